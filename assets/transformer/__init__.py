@@ -1,0 +1,1 @@
+"""The power transformer asset class."""

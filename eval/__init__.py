@@ -1,0 +1,1 @@
+"""Scoring of generated scenarios (static checks, judges, dry runs)."""

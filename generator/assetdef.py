@@ -1,0 +1,237 @@
+"""Asset classes as data: ``assets/<class>/asset.yaml`` validated into pydantic models."""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from generator.config import PROJECT_ROOT
+from generator.errors import UserError
+
+ASSETS_DIR = PROJECT_ROOT / "assets"
+Domain = Literal["iot", "fmsr", "tsfm", "wo", "vibration", "multiagent"]
+DOMAINS: tuple[str, ...] = ("iot", "fmsr", "tsfm", "wo", "vibration", "multiagent")
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Sensor(_Strict):
+    """One measured quantity of the asset class."""
+
+    name: str = Field(
+        description="Field name in the stored documents", pattern=r"^[a-z][a-z0-9_]*$"
+    )
+    source: Literal["telemetry", "oil_sample", "vibration"] = Field(
+        description="Where readings live: hourly telemetry, oil samples or vibration records"
+    )
+    unit: str = Field(description="Engineering unit of the readings")
+    range: tuple[float, float] = Field(description="Plausible [low, high] of a reading")
+    description: str = Field(description="What the sensor measures")
+
+    @model_validator(mode="after")
+    def _range_ordered(self) -> Sensor:
+        low, high = self.range
+        if not low < high:
+            raise ValueError(f"range low must be below high, got [{low}, {high}]")
+        return self
+
+
+class FailureMode(_Strict):
+    """A way the asset fails and the sensors that reveal it."""
+
+    id: str = Field(description="Stable identifier", pattern=r"^[a-z][a-z0-9_]*$")
+    name: str = Field(description="Human name")
+    description: str = Field(description="Mechanism in one sentence")
+    failure_code: str = Field(description="Code used on work orders")
+    iec60599_code: Literal["PD", "D1", "D2", "T1", "T2", "T3"] | None = Field(
+        default=None, description="IEC 60599 fault class when DGA reveals this mode"
+    )
+    sensors: list[str] = Field(min_length=1, description="Sensors whose readings reveal the mode")
+
+
+class Standard(_Strict):
+    """A standard the tools of the class follow, with the edition they implement."""
+
+    id: str = Field(description="Designation, e.g. IEC 60599")
+    edition: str = Field(description="Edition or year implemented")
+    title: str = Field(description="Full title")
+
+
+class Databases(_Strict):
+    """Logical database names of the class (a prefix may be added per deployment)."""
+
+    telemetry: str = Field(description="Flat telemetry documents")
+    oil_samples: str | None = Field(default=None, description="Oil sample documents")
+    nameplate: str = Field(description="One nameplate document per asset")
+    workorders: str = Field(description="Tagged work orders, events, alerts and failure codes")
+
+
+class AssetClass(_Strict):
+    """Everything the pipeline knows about an asset class, loaded from its asset.yaml."""
+
+    asset_class: str = Field(description="Slug, equal to the folder name")
+    display_name: str = Field(description="Human name")
+    description: str = Field(description="What the class covers")
+    simulator: str | None = Field(
+        default=None, description='Fleet simulator as "module:function"', pattern=r"^[\w.]+:\w+$"
+    )
+    databases: Databases = Field(description="Where the data lives")
+    domains: list[Domain] = Field(min_length=1, description="Scenario domains the class supports")
+    sensors: list[Sensor] = Field(min_length=1, description="Measured quantities")
+    failure_modes: list[FailureMode] = Field(description="Failure modes and revealing sensors")
+    standards: list[Standard] = Field(description="Standards followed, with editions")
+
+    @model_validator(mode="after")
+    def _cross_references(self) -> AssetClass:
+        names = [s.name for s in self.sensors]
+        dupes = sorted({n for n in names if names.count(n) > 1})
+        if dupes:
+            raise ValueError(f"duplicate sensor names {dupes}")
+        known = set(names)
+        for i, fm in enumerate(self.failure_modes):
+            for j, sensor in enumerate(fm.sensors):
+                if sensor not in known:
+                    raise _RefError(
+                        f"failure_modes.{i}.sensors.{j}",
+                        sensor,
+                        sorted(known),
+                        f"failure mode {fm.id!r} references unknown sensor",
+                    )
+        return self
+
+    def sensor(self, name: str) -> Sensor:
+        """The sensor called ``name``."""
+        for s in self.sensors:
+            if s.name == name:
+                return s
+        raise UserError(
+            f"asset class {self.asset_class!r} has no sensor {name!r}",
+            options=[s.name for s in self.sensors],
+        )
+
+    def sensors_of(self, source: str) -> list[Sensor]:
+        """Sensors whose readings live in ``source``."""
+        return [s for s in self.sensors if s.source == source]
+
+    def load_simulator(self) -> Callable[..., Any]:
+        """Import the simulator hook."""
+        if self.simulator is None:
+            raise UserError(
+                f"asset class {self.asset_class!r} has no simulator",
+                fix="add `simulator: module:function` to its asset.yaml",
+            )
+        module, func = self.simulator.split(":")
+        fn: Callable[..., Any] = getattr(importlib.import_module(module), func)
+        return fn
+
+
+class _RefError(ValueError):
+    """A cross-reference to an unknown name, carrying what the error message needs."""
+
+    def __init__(self, loc: str, value: str, options: list[str], what: str) -> None:
+        self.loc, self.value, self.options, self.what = loc, value, options, what
+        super().__init__(f"{what} {value!r}")
+
+
+def available_asset_classes(root: Path = ASSETS_DIR) -> list[str]:
+    """Asset classes discovered as folders holding an asset.yaml."""
+    return sorted(p.parent.name for p in root.glob("*/asset.yaml"))
+
+
+def _field_options(model: type[BaseModel], loc: tuple[Any, ...]) -> list[str]:
+    """The valid keys at ``loc`` (for a misspelt key)."""
+    current: Any = model
+    for part in loc[:-1]:
+        if isinstance(part, int):
+            continue
+        field = current.model_fields.get(part) if hasattr(current, "model_fields") else None
+        if field is None:
+            return []
+        ann = field.annotation
+        args = getattr(ann, "__args__", ()) or ()
+        candidates = [ann, *args]
+        current = next(
+            (c for c in candidates if isinstance(c, type) and issubclass(c, BaseModel)), None
+        )
+        if current is None:
+            return []
+    return list(current.model_fields)
+
+
+def parse_asset_class(data: Any, source: str) -> AssetClass:
+    """Validate raw YAML data; raise one :class:`UserError` naming file, field, value, options."""
+    if not isinstance(data, dict):
+        raise UserError(f"{source}: expected a mapping at the top level", value=type(data).__name__)
+    try:
+        return AssetClass.model_validate(data)
+    except ValidationError as exc:
+        errors = exc.errors()
+        # A misspelt key is the root cause of the "missing field" error it leaves behind.
+        err = next((e for e in errors if e["type"] == "extra_forbidden"), errors[0])
+        ctx_error = (err.get("ctx") or {}).get("error")
+        if isinstance(ctx_error, _RefError):
+            raise UserError(
+                f"{source}: field {ctx_error.loc}: {ctx_error.what}",
+                value=ctx_error.value,
+                options=ctx_error.options,
+                fix="correct the name or add the sensor to `sensors`",
+            ) from None
+        loc = ".".join(str(p) for p in err["loc"])
+        options: list[str] | None = None
+        if err["type"] == "extra_forbidden":
+            options = _field_options(AssetClass, tuple(err["loc"]))
+            what = f"{source}: unknown key {loc!r}"
+            fix = "correct the key's spelling"
+        else:
+            expected = (err.get("ctx") or {}).get("expected")
+            if expected:
+                options = [o.strip(" '") for o in str(expected).replace(" or ", ",").split(",")]
+            what = f"{source}: field {loc or '(top)'}: {err['msg']}"
+            fix = "correct the value in the file"
+        value = None if err["type"] == "missing" else err.get("input")
+        raise UserError(what, value=value, options=options, fix=fix) from None
+
+
+def load_asset_file(path: Path) -> AssetClass:
+    """Load and validate one asset.yaml."""
+    try:
+        data = yaml.safe_load(path.read_text())
+    except OSError as exc:
+        raise UserError(f"cannot read {path}: {exc.strerror}") from None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" line {mark.line + 1} column {mark.column + 1}" if mark else ""
+        raise UserError(
+            f"{path}:{where} is not valid YAML ({getattr(exc, 'problem', exc)})",
+            fix="fix the YAML syntax at that position",
+        ) from None
+    asset = parse_asset_class(data, str(path))
+    if asset.asset_class != path.parent.name:
+        raise UserError(
+            f"{path}: field asset_class must equal its folder name",
+            value=asset.asset_class,
+            options=[path.parent.name],
+            fix="rename the folder or the asset_class",
+        )
+    return asset
+
+
+@lru_cache(maxsize=32)
+def load_asset_class(name: str, root: Path = ASSETS_DIR) -> AssetClass:
+    """Load the asset class ``name`` from ``assets/<name>/asset.yaml``."""
+    path = root / name / "asset.yaml"
+    if not path.exists():
+        raise UserError(
+            f"unknown asset class {name!r}",
+            options=available_asset_classes(root),
+            fix="pick one of the listed classes or add assets/<name>/asset.yaml",
+        )
+    return load_asset_file(path)

@@ -1,0 +1,215 @@
+"""The ``scenariogen`` command line. Thin: each command defers its imports and calls a stage."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from generator.errors import ExitCode, UserError
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
+
+    from generator.assetdef import AssetClass
+
+app = typer.Typer(
+    help="Generate evaluation scenarios with computed answers for asset-operations agents.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+env_app = typer.Typer(
+    help="The CouchDB-protocol store: start, stop, inspect, seed.", no_args_is_help=True
+)
+bench_app = typer.Typer(
+    help="Benchmarks (timings are measured here, never in unit tests).", no_args_is_help=True
+)
+app.add_typer(env_app, name="env")
+app.add_typer(bench_app, name="bench")
+
+AssetArg = Annotated[str, typer.Argument(help="Asset class (a folder under assets/)")]
+
+
+@env_app.command("up")
+def env_up(
+    port: Annotated[int, typer.Option(help="TCP port on 127.0.0.1")] = 5984,
+) -> None:
+    """Start the bundled CouchDB-protocol server in the background."""
+    from generator.store import server
+
+    rec = server.up(port=port)
+    typer.echo(
+        f"bundled CouchDB-protocol server running on {rec.url} (pid {rec.pid}, data {rec.data_dir})"
+    )
+
+
+@env_app.command("down")
+def env_down() -> None:
+    """Stop the bundled server by its recorded PID."""
+    from generator.store import server
+
+    typer.echo(server.down())
+
+
+@env_app.command("status")
+def env_status() -> None:
+    """Say whether the bundled server runs, and what the store holds."""
+    from generator.config import store_settings
+    from generator.store import server
+
+    settings = store_settings()
+    if settings.external:
+        typer.echo(f"COUCHDB_URL points at {settings.url} (external server, not managed here)")
+    else:
+        st = server.status()
+        typer.echo(st.detail)
+        if not st.running:
+            raise typer.Exit(1)
+    from generator.store.couch import CouchClient
+    from generator.store.seed import META_DB
+
+    with CouchClient(settings) as client:
+        client.server_info()
+        meta = settings.db(META_DB)
+        if client.db_exists(meta):
+            for doc in client.all_docs(meta):
+                spec = doc.get("spec", {})
+                typer.echo(
+                    f"  {doc['_id']}: {doc.get('status')} (seed {spec.get('seed')}, "
+                    f"{spec.get('sites')}×{spec.get('units_per_site')} units, "
+                    f"{spec.get('days')} days)"
+                )
+        else:
+            typer.echo("  store not seeded: run `scenariogen env seed`")
+
+
+@env_app.command("seed")
+def env_seed(
+    asset: Annotated[str, typer.Option(help="Asset class to simulate")] = "transformer",
+    seed: Annotated[int, typer.Option(help="Seed of the fleet")] = 42,
+    sites: Annotated[int, typer.Option(min=1, help="Number of sites")] = 3,
+    units_per_site: Annotated[int, typer.Option(min=1, help="Units per site")] = 4,
+    days: Annotated[int, typer.Option(min=7, help="Days of hourly telemetry")] = 90,
+    drop: Annotated[bool, typer.Option("--drop", help="Replace a fleet already stored")] = False,
+) -> None:
+    """Simulate a fleet and write it into the store (idempotent, resumable)."""
+    from generator.assetdef import load_asset_class
+    from generator.config import store_settings
+    from generator.store.couch import CouchClient
+    from generator.store.seed import seed as run_seed
+
+    asset_cls = load_asset_class(asset)
+    spec = _fleet_spec(asset_cls, seed=seed, sites=sites, units_per_site=units_per_site, days=days)
+    settings = store_settings()
+    with CouchClient(settings) as client:
+        report = run_seed(client, asset_cls, spec, prefix=settings.db_prefix, replace=drop)
+    if report.action == "unchanged":
+        typer.echo(
+            f"store already holds this {asset} fleet (fingerprint {report.fingerprint}); "
+            "nothing to do"
+        )
+        return
+    total = sum(report.written.values())
+    typer.echo(
+        f"{report.action} {asset} fleet {report.fingerprint}: {total} documents "
+        f"({', '.join(f'{k} {v}' for k, v in report.written.items())}) in "
+        f"{sum(report.seconds.values()):.1f} s"
+    )
+
+
+def _fleet_spec(asset_cls: AssetClass, **values: int) -> BaseModel:
+    """Build the simulator's ``FleetSpec`` (declared beside the simulator function)."""
+    import importlib
+
+    from pydantic import ValidationError
+
+    module = importlib.import_module((asset_cls.simulator or "").split(":")[0])
+    try:
+        spec: BaseModel = module.FleetSpec(**values)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        raise UserError(
+            f"invalid fleet option --{str(err['loc'][0]).replace('_', '-')}: {err['msg']}",
+            value=err.get("input"),
+        ) from None
+    return spec
+
+
+@app.command("inventory")
+def inventory(asset: AssetArg = "transformer") -> None:
+    """Print what the store holds for an asset class (sites, assets, sensors, coverage)."""
+    from generator.assetdef import load_asset_class
+    from generator.store.query import FleetStore
+
+    store = FleetStore(load_asset_class(asset))
+    try:
+        inv = asyncio.run(store.inventory())
+    finally:
+        store.close()
+    typer.echo(
+        f"{inv.asset_class}: {len(inv.sites)} sites ({', '.join(inv.sites)}), "
+        f"{len(inv.assets)} assets"
+    )
+    for a in inv.assets:
+        plate = a.nameplate
+        typer.echo(
+            f"  {a.asset_id:<12} {a.site_name:<8} {plate.get('rated_mva'):>5} MVA "
+            f"{plate.get('cooling'):<5} telemetry {a.telemetry.start} → {a.telemetry.end} "
+            f"({len(a.sensors)} sensors), oil {a.oil_samples.start} → {a.oil_samples.end}, "
+            f"{a.work_orders} work orders"
+        )
+
+
+@bench_app.command("seed")
+def bench_seed(
+    sites: Annotated[int, typer.Option(min=1)] = 3,
+    units_per_site: Annotated[int, typer.Option(min=1)] = 4,
+    days: Annotated[int, typer.Option(min=7)] = 90,
+    seed: Annotated[int, typer.Option()] = 42,
+) -> None:
+    """Time seeding a fleet into scratch databases (dropped afterwards)."""
+    import os
+    import time
+    import uuid
+
+    from generator.assetdef import load_asset_class
+    from generator.config import store_settings
+    from generator.store.couch import CouchClient
+    from generator.store.seed import META_DB, database_names, drop
+    from generator.store.seed import seed as run_seed
+
+    asset_cls = load_asset_class("transformer")
+    spec = _fleet_spec(asset_cls, seed=seed, sites=sites, units_per_site=units_per_site, days=days)
+    settings = store_settings().model_copy(update={"db_prefix": f"bench_{uuid.uuid4().hex[:8]}_"})
+    with CouchClient(settings) as client:
+        t = time.perf_counter()
+        try:
+            report = run_seed(client, asset_cls, spec, prefix=settings.db_prefix)
+            elapsed = time.perf_counter() - t
+        finally:
+            drop(client, asset_cls, settings.db_prefix)
+            client.delete_db(settings.db_prefix + META_DB)
+    n = sum(report.written.values())
+    typer.echo(
+        f"seeded {n} documents ({report.written.get('telemetry', 0)} telemetry) for "
+        f"{sites}×{units_per_site} units × {days} days in {elapsed:.1f} s "
+        f"({n / elapsed:.0f} docs/s); phases: "
+        + ", ".join(f"{k} {v:.1f} s" for k, v in report.seconds.items())
+        + f"; cores {os.cpu_count()}; dbs {sorted(database_names(asset_cls, ''))}"
+    )
+
+
+def main() -> None:
+    """Entry point: user errors print one line (no traceback) and exit with code 2."""
+    try:
+        app()
+    except UserError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        sys.exit(ExitCode.USER_ERROR)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,55 @@
+"""The one exception type for user errors.
+
+A user error (bad config, unknown asset, unreachable store) is printed by the CLI as one
+line without a traceback; anything else is a bug and propagates.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+
+class UserError(Exception):
+    """An error the user can fix: names the object, the bad value, the options and the fix."""
+
+    def __init__(
+        self,
+        what: str,
+        *,
+        value: object = None,
+        options: Iterable[str] | None = None,
+        fix: str | None = None,
+    ) -> None:
+        self.what = what
+        self.value = value
+        self.options = list(options) if options is not None else None
+        self.fix = fix
+        super().__init__(self.render())
+
+    def render(self) -> str:
+        """Return the error as one line."""
+        parts = [self.what]
+        if self.value is not None:
+            shown_value = repr(self.value)
+            if len(shown_value) > 160:
+                shown_value = shown_value[:157] + "..."
+            parts.append(f"got {shown_value}")
+        if self.options:
+            shown = ", ".join(self.options[:20])
+            more = f" (+{len(self.options) - 20} more)" if len(self.options) > 20 else ""
+            parts.append(f"valid: {shown}{more}")
+        if self.fix:
+            parts.append(f"fix: {self.fix}")
+        return "; ".join(parts)
+
+
+class StoreUnavailable(UserError):
+    """The CouchDB-protocol store cannot be reached or answered with a server error."""
+
+
+class ExitCode:
+    """Process exit codes of the CLI, documented in the README."""
+
+    OK = 0
+    USER_ERROR = 2
+    SHORTFALL = 3

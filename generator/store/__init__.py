@@ -1,0 +1,1 @@
+"""The CouchDB-protocol store: HTTP client, bundled server management, query layer."""

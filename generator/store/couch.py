@@ -1,0 +1,238 @@
+"""A small, blocking CouchDB HTTP client using only the standard CouchDB API.
+
+It works unchanged against Apache CouchDB 3 and the bundled express-pouchdb server:
+no temporary views, ``_bulk_docs`` results paired by id (never by position),
+``Accept: application/json`` on every request, explicit ``limit`` on ``_find``, and a
+client-side timeout on every call. Call it from a worker thread in async code
+(:func:`generator.concurrency.to_thread`).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any
+from urllib.parse import quote
+
+import httpx
+
+from generator.config import StoreSettings
+from generator.errors import StoreUnavailable, UserError
+
+Doc = dict[str, Any]
+
+
+class CouchError(Exception):
+    """An unexpected reply from the server (a bug or a server fault)."""
+
+    def __init__(self, method: str, path: str, status: int, body: str) -> None:
+        self.status = status
+        super().__init__(f"CouchDB {method} {path} answered HTTP {status}: {body[:300]}")
+
+
+class CouchClient:
+    """Blocking client for one CouchDB-protocol server."""
+
+    def __init__(self, settings: StoreSettings) -> None:
+        self.settings = settings
+        auth = (
+            httpx.BasicAuth(settings.username, settings.password or "")
+            if settings.username
+            else None
+        )
+        self._http = httpx.Client(
+            base_url=settings.url,
+            auth=auth,
+            timeout=httpx.Timeout(settings.timeout_s, connect=min(5.0, settings.timeout_s)),
+            headers={"Accept": "application/json", "Content-Type": "application/json"},
+        )
+
+    def close(self) -> None:
+        """Close the connection pool."""
+        self._http.close()
+
+    def __enter__(self) -> CouchClient:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- transport -----------------------------------------------------------------
+
+    def _request(
+        self,
+        method: str,
+        path: str,
+        *,
+        json: Any = None,
+        params: dict[str, Any] | None = None,
+        ok: Sequence[int] = (200, 201, 202),
+    ) -> httpx.Response:
+        try:
+            resp = self._http.request(method, path, json=json, params=params)
+        except httpx.TimeoutException:
+            raise StoreUnavailable(
+                f"CouchDB at {self.settings.url} did not answer {method} {path} within "
+                f"{self.settings.timeout_s:g} s",
+                fix="check the server (`scenariogen env status`) or raise SCENARIOGEN_HTTP_TIMEOUT",
+            ) from None
+        except httpx.TransportError as exc:
+            raise StoreUnavailable(
+                f"cannot reach CouchDB at {self.settings.url} ({exc.__class__.__name__}: {exc})",
+                fix="start the bundled server with `scenariogen env up`, or set COUCHDB_URL "
+                "(and COUCHDB_USERNAME / COUCHDB_PASSWORD) to a running CouchDB",
+            ) from None
+        if resp.status_code in (401, 403):
+            raise UserError(
+                f"CouchDB at {self.settings.url} refused the credentials (HTTP {resp.status_code})",
+                fix="set COUCHDB_USERNAME and COUCHDB_PASSWORD to an account with access",
+            )
+        if resp.status_code >= 500:
+            raise StoreUnavailable(
+                f"CouchDB at {self.settings.url} failed on {method} {path} "
+                f"(HTTP {resp.status_code}: {resp.text[:200]})",
+                fix="check the server log (`scenariogen env status`) and retry",
+            )
+        if resp.status_code not in ok:
+            raise CouchError(method, path, resp.status_code, resp.text)
+        return resp
+
+    @staticmethod
+    def _db(db: str) -> str:
+        return "/" + quote(db, safe="")
+
+    # -- server and databases --------------------------------------------------------
+
+    def server_info(self) -> Doc:
+        """``GET /``: the server's welcome document."""
+        result: Doc = self._request("GET", "/").json()
+        return result
+
+    def all_dbs(self) -> list[str]:
+        """Names of all databases."""
+        result: list[str] = self._request("GET", "/_all_dbs").json()
+        return result
+
+    def db_exists(self, db: str) -> bool:
+        """Whether ``db`` exists."""
+        return self._request("HEAD", self._db(db), ok=(200, 404)).status_code == 200
+
+    def create_db(self, db: str) -> bool:
+        """Create ``db``; returns False when it already existed."""
+        resp = self._request("PUT", self._db(db), ok=(201, 202, 412))
+        return resp.status_code != 412
+
+    def delete_db(self, db: str) -> bool:
+        """Delete ``db``; returns False when it did not exist."""
+        return self._request("DELETE", self._db(db), ok=(200, 202, 404)).status_code != 404
+
+    def doc_count(self, db: str) -> int:
+        """Number of documents (design documents included) in ``db``."""
+        return int(self._request("GET", self._db(db)).json()["doc_count"])
+
+    # -- documents -------------------------------------------------------------------
+
+    def get(self, db: str, doc_id: str) -> Doc | None:
+        """The document ``doc_id`` or None when missing."""
+        resp = self._request("GET", f"{self._db(db)}/{quote(doc_id, safe='')}", ok=(200, 404))
+        if resp.status_code == 404:
+            return None
+        result: Doc = resp.json()
+        return result
+
+    def put(self, db: str, doc: Doc) -> str:
+        """Create or replace ``doc`` (by ``_id``, fetching the current ``_rev``); returns rev."""
+        doc_id = str(doc["_id"])
+        body = dict(doc)
+        if "_rev" not in body:
+            current = self.get(db, doc_id)
+            if current is not None:
+                body["_rev"] = current["_rev"]
+        resp = self._request("PUT", f"{self._db(db)}/{quote(doc_id, safe='')}", json=body)
+        return str(resp.json()["rev"])
+
+    def delete(self, db: str, doc_id: str) -> bool:
+        """Delete the current revision of ``doc_id``; False when it did not exist."""
+        current = self.get(db, doc_id)
+        if current is None:
+            return False
+        path = f"{self._db(db)}/{quote(doc_id, safe='')}"
+        self._request("DELETE", path, params={"rev": current["_rev"]}, ok=(200, 202, 404))
+        return True
+
+    def bulk_docs(self, db: str, docs: Sequence[Doc]) -> dict[str, Doc]:
+        """Write ``docs`` in one ``_bulk_docs`` call; results keyed by document id.
+
+        Results are paired by id because some servers do not keep request order.
+        Every document must carry an ``_id``.
+        """
+        ids = [d.get("_id") for d in docs]
+        if any(not isinstance(i, str) for i in ids):
+            raise ValueError("bulk_docs needs an _id on every document")
+        rows = self._request("POST", f"{self._db(db)}/_bulk_docs", json={"docs": list(docs)})
+        return {str(r["id"]): r for r in rows.json()}
+
+    def all_doc_ids(self, db: str, *, page: int = 5000) -> set[str]:
+        """Every document id in ``db`` (design documents included), paged by key."""
+        return {str(r["id"]) for r in self._all_docs_rows(db, page=page, include_docs=False)}
+
+    def _all_docs_rows(self, db: str, *, page: int, include_docs: bool) -> Iterator[Doc]:
+        start: str | None = None
+        while True:
+            params: dict[str, Any] = {"limit": page, "include_docs": str(include_docs).lower()}
+            if start is not None:
+                params["startkey"] = json.dumps(start)
+                params["skip"] = 1
+            rows = self._request("GET", f"{self._db(db)}/_all_docs", params=params).json()["rows"]
+            yield from rows
+            if len(rows) < page:
+                return
+            start = rows[-1]["id"]
+
+    def all_docs(self, db: str, *, page: int = 2000) -> Iterator[Doc]:
+        """Every non-design document in ``db``, paged by key."""
+        for row in self._all_docs_rows(db, page=page, include_docs=True):
+            if not row["id"].startswith("_design/"):
+                yield row["doc"]
+
+    # -- Mango -----------------------------------------------------------------------
+
+    def create_index(self, db: str, fields: Sequence[str], name: str) -> None:
+        """Create (idempotently) a Mango JSON index over ``fields``."""
+        self._request(
+            "POST",
+            f"{self._db(db)}/_index",
+            json={"index": {"fields": list(fields)}, "name": name, "ddoc": name, "type": "json"},
+        )
+
+    def find(
+        self,
+        db: str,
+        selector: Doc,
+        *,
+        fields: Iterable[str] | None = None,
+        sort: list[dict[str, str]] | None = None,
+        limit: int | None = None,
+        page: int = 5000,
+    ) -> list[Doc]:
+        """Run a Mango query and return every match (paged with explicit limit/skip).
+
+        Apache CouchDB returns 25 rows unless ``limit`` is given and the bundled
+        server returns no bookmark, so paging uses ``skip``, which both support.
+        """
+        out: list[Doc] = []
+        skip = 0
+        while True:
+            want = page if limit is None else min(page, limit - len(out))
+            if want <= 0:
+                return out
+            body: Doc = {"selector": selector, "limit": want, "skip": skip}
+            if fields is not None:
+                body["fields"] = list(fields)
+            if sort is not None:
+                body["sort"] = sort
+            docs = self._request("POST", f"{self._db(db)}/_find", json=body).json()["docs"]
+            out.extend(docs)
+            skip += len(docs)
+            if len(docs) < want:
+                return out

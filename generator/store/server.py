@@ -1,0 +1,254 @@
+"""Start, stop and inspect the bundled CouchDB-protocol server (``server/`` Node package)."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import time
+from pathlib import Path
+
+import httpx
+from pydantic import BaseModel, ConfigDict, Field
+
+from generator.config import DEFAULT_PORT, PROJECT_ROOT, server_state_file, state_dir
+from generator.errors import UserError
+
+SERVER_DIR = PROJECT_ROOT / "server"
+SERVER_JS = SERVER_DIR / "server.js"
+HOST = "127.0.0.1"
+
+
+class ServerRecord(BaseModel):
+    """What ``env up`` records about the server it started."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    pid: int = Field(description="PID of the node process")
+    url: str = Field(description="Base URL the server listens on")
+    port: int = Field(description="TCP port")
+    data_dir: str = Field(description="LevelDB data directory")
+    log: str = Field(description="Log file of the server")
+    started_at: float = Field(description="Unix time of start")
+
+
+class ServerStatus(BaseModel):
+    """Answer of ``env status``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    running: bool = Field(description="The recorded process is alive and answers HTTP")
+    record: ServerRecord | None = Field(description="The recorded server, if any")
+    detail: str = Field(description="One line for the user")
+
+
+def read_record() -> ServerRecord | None:
+    """The recorded server, or None when none was started (or the record is unreadable)."""
+    path = server_state_file()
+    if not path.exists():
+        return None
+    try:
+        return ServerRecord.model_validate_json(path.read_text())
+    except ValueError:
+        return None
+
+
+def _pid_is_our_server(pid: int) -> bool:
+    try:
+        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+    except OSError:
+        try:
+            os.kill(pid, 0)
+        except OSError:
+            return False
+        return True
+    return any(part.endswith(b"server.js") for part in cmdline)
+
+
+def _healthy(url: str, timeout: float = 1.0) -> bool:
+    try:
+        resp = httpx.get(url + "/", timeout=timeout, headers={"Accept": "application/json"})
+    except httpx.HTTPError:
+        return False
+    return resp.status_code == 200
+
+
+def _port_busy(port: int) -> bool:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.settimeout(0.5)
+        return sock.connect_ex((HOST, port)) == 0
+
+
+def _tail(path: Path, lines: int = 15) -> str:
+    try:
+        text = path.read_text(errors="replace").splitlines()
+    except OSError:
+        return "(no log)"
+    return "\n".join(text[-lines:]) or "(empty log)"
+
+
+def ensure_node_modules() -> None:
+    """Install the server's pinned dependencies with ``npm ci`` when they are missing."""
+    if (SERVER_DIR / "node_modules" / "express-pouchdb").exists():
+        return
+    npm = shutil.which("npm")
+    if npm is None or shutil.which("node") is None:
+        raise UserError(
+            "Node.js and npm are needed for the bundled CouchDB-protocol server",
+            fix="install Node.js >= 18 (e.g. `apt-get install nodejs npm`) or set COUCHDB_URL "
+            "to an Apache CouchDB",
+        )
+    proc = subprocess.run(
+        [npm, "ci", "--no-audit", "--no-fund", "--loglevel=error"],
+        cwd=SERVER_DIR,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if proc.returncode != 0:
+        raise UserError(
+            f"`npm ci` in {SERVER_DIR} failed: {proc.stderr.strip()[-400:]}",
+            fix="check the npm registry is reachable, then run `make setup` again",
+        )
+
+
+def up(
+    port: int = DEFAULT_PORT, data_dir: Path | None = None, wait_s: float = 15.0
+) -> ServerRecord:
+    """Start the bundled server in the background and wait until it answers.
+
+    Returns the existing record when our server already runs. Raises
+    :class:`UserError` for a busy port or a server that fails to start, with the tail
+    of its log.
+    """
+    record = read_record()
+    if record and _pid_is_our_server(record.pid) and _healthy(record.url):
+        if record.port == port:
+            return record
+        raise UserError(
+            f"the bundled server already runs on port {record.port} (pid {record.pid})",
+            value=port,
+            fix="run `scenariogen env down` first to move it to another port",
+        )
+    if _port_busy(port):
+        owner = (
+            "another CouchDB-protocol server"
+            if _healthy(f"http://{HOST}:{port}")
+            else ("another process")
+        )
+        raise UserError(
+            f"port {port} on {HOST} is already in use by {owner}",
+            value=port,
+            fix=f"stop that process, start ours on a free port (`scenariogen env up --port "
+            f"{port + 1}`), or use that server by setting COUCHDB_URL=http://{HOST}:{port}",
+        )
+    ensure_node_modules()
+    node = shutil.which("node")
+    if node is None:
+        raise UserError("`node` is not on PATH", fix="install Node.js >= 18")
+    home = state_dir()
+    data = (data_dir or home / "couch").resolve()
+    data.mkdir(parents=True, exist_ok=True)
+    log_path = home / "server.log"
+    url = f"http://{HOST}:{port}"
+    with log_path.open("ab") as log:
+        proc = subprocess.Popen(
+            [node, str(SERVER_JS), "--port", str(port), "--host", HOST, "--data-dir", str(data)],
+            cwd=SERVER_DIR,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+    deadline = time.monotonic() + wait_s
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise UserError(
+                f"the bundled server exited with code {proc.returncode} during start; "
+                f"log {log_path}:\n{_tail(log_path)}",
+                fix="read the log above; a busy port or a locked data directory are the usual "
+                "causes",
+            )
+        if _healthy(url, timeout=0.5):
+            rec = ServerRecord(
+                pid=proc.pid,
+                url=url,
+                port=port,
+                data_dir=str(data),
+                log=str(log_path),
+                started_at=time.time(),
+            )
+            server_state_file().write_text(rec.model_dump_json(indent=2))
+            return rec
+        time.sleep(0.1)
+    proc.kill()
+    proc.wait(timeout=5)
+    raise UserError(
+        f"the bundled server did not answer on {url} within {wait_s:g} s; log {log_path}:\n"
+        f"{_tail(log_path)}",
+        fix="read the log above and retry `scenariogen env up`",
+    )
+
+
+def down(timeout_s: float = 10.0) -> str:
+    """Stop the recorded server by PID; returns a one-line description."""
+    record = read_record()
+    path = server_state_file()
+    if record is None:
+        return "no bundled server is recorded as running"
+    if not _pid_is_our_server(record.pid):
+        path.unlink(missing_ok=True)
+        return f"bundled server (pid {record.pid}) was not running; record removed"
+    os.kill(record.pid, signal.SIGTERM)
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline and _alive(record.pid):
+        time.sleep(0.1)
+    if _alive(record.pid):
+        os.kill(record.pid, signal.SIGKILL)
+    path.unlink(missing_ok=True)
+    return f"stopped bundled server (pid {record.pid}) on {record.url}"
+
+
+def _alive(pid: int) -> bool:
+    with contextlib.suppress(ChildProcessError):
+        # Reap it if it is our child (tests start it in-process).
+        os.waitpid(pid, os.WNOHANG)
+    try:
+        os.kill(pid, 0)
+    except OSError:
+        return False
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().split()[2]
+    except (OSError, IndexError):
+        return True
+    return state != "Z"
+
+
+def status() -> ServerStatus:
+    """Whether the recorded server runs and answers."""
+    record = read_record()
+    if record is None:
+        return ServerStatus(running=False, record=None, detail="no bundled server recorded")
+    if not _pid_is_our_server(record.pid):
+        return ServerStatus(
+            running=False,
+            record=record,
+            detail=f"recorded server pid {record.pid} is gone; run `scenariogen env up`",
+        )
+    if not _healthy(record.url):
+        return ServerStatus(
+            running=False,
+            record=record,
+            detail=f"pid {record.pid} runs but {record.url} does not answer; log {record.log}:\n"
+            f"{_tail(Path(record.log))}",
+        )
+    return ServerStatus(running=True, record=record, detail=f"running on {record.url}")
+
+
+def describe(record: ServerRecord) -> str:
+    """JSON text of a record, for the CLI."""
+    return json.dumps(record.model_dump(), indent=2)

@@ -1,0 +1,91 @@
+#!/usr/bin/env node
+// The bundled CouchDB-protocol server of scenariogen: express-pouchdb over LevelDB.
+//
+// Usage: node server.js --port 5984 --host 127.0.0.1 --data-dir DIR
+//
+// Middleware here smooths two protocol deviations of express-pouchdb (JSON
+// replies need an Accept header; _bulk_docs results may come back out of
+// request order), but the Python client never relies on either fix, so it
+// runs unchanged against Apache CouchDB.
+'use strict';
+
+const fs = require('fs');
+const path = require('path');
+const express = require('express');
+const PouchDB = require('pouchdb-core')
+  .plugin(require('pouchdb-adapter-leveldb'))
+  .plugin(require('pouchdb-adapter-http'))
+  .plugin(require('pouchdb-mapreduce'))
+  .plugin(require('pouchdb-find'))
+  .plugin(require('pouchdb-replication'));
+
+function parseArgs(argv) {
+  const opts = { port: 5984, host: '127.0.0.1', dataDir: path.resolve('.scenariogen/couch') };
+  for (let i = 0; i < argv.length; i += 1) {
+    const key = argv[i];
+    const value = argv[i + 1];
+    if (key === '--port') { opts.port = Number(value); i += 1; }
+    else if (key === '--host') { opts.host = value; i += 1; }
+    else if (key === '--data-dir') { opts.dataDir = path.resolve(value); i += 1; }
+    else { console.error(`unknown argument ${key}; valid: --port, --host, --data-dir`); process.exit(2); }
+  }
+  if (!Number.isInteger(opts.port) || opts.port <= 0 || opts.port > 65535) {
+    console.error(`invalid --port ${opts.port}; use an integer in 1..65535`);
+    process.exit(2);
+  }
+  return opts;
+}
+
+const opts = parseArgs(process.argv.slice(2));
+fs.mkdirSync(opts.dataDir, { recursive: true });
+const LocalPouch = PouchDB.defaults({ prefix: opts.dataDir + path.sep, adapter: 'leveldb' });
+
+const app = express();
+app.use((req, _res, next) => {
+  // express-pouchdb answers text/plain unless JSON is asked for.
+  req.headers.accept = 'application/json';
+  next();
+});
+app.use((req, res, next) => {
+  // Return _bulk_docs results in request order (the LevelDB adapter may not).
+  if (req.method !== 'POST' || !/\/_bulk_docs$/.test(req.path)) { next(); return; }
+  const originalSend = res.send.bind(res);
+  res.send = (body) => {
+    try {
+      const ids = (req.body && Array.isArray(req.body.docs)) ? req.body.docs.map((d) => d && d._id) : null;
+      const parsed = typeof body === 'string' ? JSON.parse(body) : (Buffer.isBuffer(body) ? JSON.parse(body.toString()) : body);
+      if (ids && Array.isArray(parsed) && ids.every((id) => typeof id === 'string')) {
+        const byId = new Map(parsed.map((r) => [r.id, r]));
+        if (byId.size === parsed.length && ids.every((id) => byId.has(id))) {
+          return originalSend(JSON.stringify(ids.map((id) => byId.get(id))));
+        }
+      }
+    } catch (err) {
+      // Leave the reply untouched: the client pairs results by id anyway.
+    }
+    return originalSend(body);
+  };
+  next();
+});
+app.use(express.json({ limit: '256mb' }));
+app.use('/', require('express-pouchdb')(LocalPouch, {
+  configPath: path.join(opts.dataDir, 'config.json'),
+  logPath: path.join(opts.dataDir, 'log.txt'),
+  mode: 'fullCouchDB',
+  overrideMode: { exclude: ['routes/fauxton'] },
+}));
+
+const server = app.listen(opts.port, opts.host, () => {
+  console.log(`scenariogen-couch listening on http://${opts.host}:${opts.port} data=${opts.dataDir} pid=${process.pid}`);
+});
+server.on('error', (err) => {
+  if (err.code === 'EADDRINUSE') {
+    console.error(`port ${opts.port} on ${opts.host} is already in use`);
+  } else {
+    console.error(`server error: ${err.message}`);
+  }
+  process.exit(3);
+});
+function stop() { server.close(() => process.exit(0)); setTimeout(() => process.exit(0), 2000).unref(); }
+process.on('SIGTERM', stop);
+process.on('SIGINT', stop);

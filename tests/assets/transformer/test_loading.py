@@ -1,0 +1,236 @@
+"""Golden and property tests of assets.transformer.loading.
+
+Expected values are worked by hand: S = (V12·I1 + V23·I2 + V31·I3)/√3 with kV and A (kVA,
+/1000 for MVA); NEMA imbalance = max |Xi − Xavg| / Xavg × 100.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from pydantic import ValidationError
+
+from assets.transformer.loading import (
+    DEFAULT_LOADING_BANDS,
+    LoadingBand,
+    LoadInputs,
+    apparent_power_mva,
+    assess_load_profile,
+    current_imbalance_pct,
+    loading_status,
+)
+
+SQRT3 = math.sqrt(3)
+# 11 kV line voltage → 11/√3 = 6.351 kV phase-to-neutral.
+V_PHASE = 11 / SQRT3
+
+
+def _reading(**overrides: Any) -> dict[str, Any]:
+    values: dict[str, Any] = {
+        "asset_name": "TX-1",
+        "vl1": V_PHASE,
+        "vl2": V_PHASE,
+        "vl3": V_PHASE,
+        "il1": 100.0,
+        "il2": 100.0,
+        "il3": 100.0,
+        "vl12": 11.0,
+        "vl23": 11.0,
+        "vl31": 11.0,
+        "inut": 0.0,
+        "rated_mva": 2.5,
+    }
+    values.update(overrides)
+    return values
+
+
+def test_balanced_apparent_power() -> None:
+    # S = (3 · 11 kV · 100 A)/√3 = √3 · 11 · 100 = 1905.26 kVA = 1.905 MVA
+    assert apparent_power_mva(11, 11, 11, 100, 100, 100) == pytest.approx(1.90526, abs=1e-5)
+
+
+def test_balanced_assessment() -> None:
+    # S = 1.90526 MVA; rated 2.5 MVA → 76.21 % → "normal" (20 ≤ 76.21 ≤ 100).
+    # Phase-voltage cross-check: 3 · 6.351 kV · 100 A = 1905.26 kVA, same.
+    a = assess_load_profile(**_reading())
+    assert a.load_mva == pytest.approx(1.90526, abs=1e-5)
+    assert a.load_mva_phase_voltages == pytest.approx(1.90526, abs=1e-5)
+    assert a.load_factor_pct == pytest.approx(76.210, abs=1e-3)
+    assert a.loading_status == "normal"
+    assert a.current_imbalance_pct == 0.0
+    assert a.voltage_unbalance_pct == 0.0
+    assert a.neutral_current_pct == 0.0
+    assert a.neutral_flag is False
+    assert a.imbalance_definition == "NEMA MG-1: max deviation from mean / mean"
+    assert "IEC 60076-7" in a.standard
+    assert a.notes == []
+
+
+def test_unbalanced_currents() -> None:
+    # I = 80, 100, 150 A: mean = 330/3 = 110; deviations 30, 10, 40 → 40/110 = 36.36 %.
+    assert current_imbalance_pct(80, 100, 150) == pytest.approx(36.3636, abs=1e-4)
+    # I = 90, 100, 110: mean 100, max deviation 10 → 10 %.
+    assert current_imbalance_pct(90, 100, 110) == pytest.approx(10.0)
+    # S = 11 · (80 + 100 + 150)/√3 = 11 · 330/1.73205 = 2095.79 kVA.
+    assert apparent_power_mva(11, 11, 11, 80, 100, 150) == pytest.approx(2.09579, abs=1e-5)
+
+
+def test_unbalanced_line_voltages() -> None:
+    # V = 11, 10.8, 11.2 kV: mean 11, max deviation 0.2 → 1.818 %.
+    # S = (11·100 + 10.8·100 + 11.2·100)/√3 = 3300/√3 = 1905.26 kVA.
+    a = assess_load_profile(**_reading(vl23=10.8, vl31=11.2))
+    assert a.voltage_unbalance_pct == pytest.approx(1.81818, abs=1e-5)
+    assert a.load_mva == pytest.approx(1.90526, abs=1e-5)
+
+
+@pytest.mark.parametrize(
+    ("inut", "pct", "flag"),
+    [(9.0, 9.0, False), (10.0, 10.0, False), (11.0, 11.0, True), (15.0, 15.0, True)],
+)
+def test_neutral_flag(inut: float, pct: float, flag: bool) -> None:
+    # Mean phase current 100 A: neutral % = inut; flag when strictly above 10 %.
+    a = assess_load_profile(**_reading(inut=inut))
+    assert a.neutral_current_pct == pytest.approx(pct)
+    assert a.neutral_flag is flag
+
+
+def test_zero_load() -> None:
+    a = assess_load_profile(**_reading(il1=0, il2=0, il3=0))
+    assert a.load_mva == 0.0
+    assert a.load_factor_pct == 0.0
+    assert a.loading_status == "light"
+    assert a.current_imbalance_pct == 0.0
+    assert a.neutral_current_pct is None
+    assert a.neutral_flag is False
+    assert current_imbalance_pct(0, 0, 0) == 0.0
+    # Neutral current with no phase current is flagged.
+    assert assess_load_profile(**_reading(il1=0, il2=0, il3=0, inut=2)).neutral_flag is True
+
+
+@pytest.mark.parametrize(
+    ("load_factor", "status"),
+    [
+        (0.15, "light"),
+        (0.5, "normal"),
+        (1.2, "overload (normal cyclic)"),
+        (1.4, "long-time emergency"),
+        (1.6, "beyond emergency limits"),
+    ],
+)
+def test_loading_bands(load_factor: float, status: str) -> None:
+    # S = √3 · 11 · 100 / 1000 MVA; rated = S / load_factor gives that load factor.
+    rated = SQRT3 * 11 * 100 / 1000 / load_factor
+    a = assess_load_profile(**_reading(rated_mva=rated))
+    assert a.load_factor_pct == pytest.approx(100 * load_factor)
+    assert a.loading_status == status
+
+
+def test_band_edges_and_override() -> None:
+    # Exactly 100 % is "normal" (≤ 100 inclusive); exactly 20 % is not "light" (< 20 strict).
+    assert loading_status(20.0, DEFAULT_LOADING_BANDS) == "normal"
+    assert loading_status(19.999, DEFAULT_LOADING_BANDS) == "light"
+    assert loading_status(100.0, DEFAULT_LOADING_BANDS) == "normal"
+    assert loading_status(100.001, DEFAULT_LOADING_BANDS) == "overload (normal cyclic)"
+    assert loading_status(130.0, DEFAULT_LOADING_BANDS) == "overload (normal cyclic)"
+    assert loading_status(150.0, DEFAULT_LOADING_BANDS) == "long-time emergency"
+    assert loading_status(150.001, DEFAULT_LOADING_BANDS) == "beyond emergency limits"
+    s = SQRT3 * 11 * 100 / 1000
+    custom = (
+        LoadingBand(upper_pct=50, inclusive=True, status="low"),
+        LoadingBand(upper_pct=90, inclusive=True, status="ok"),
+    )
+    # 76.2 % → "ok"; 120 % → beyond the last band.
+    assert assess_load_profile(**_reading(), bands=custom).loading_status == "ok"
+    over = assess_load_profile(**_reading(rated_mva=s / 1.2), bands=custom)
+    assert over.loading_status == "beyond emergency limits"
+    assert any("above nameplate" in note for note in over.notes)
+
+
+def test_inconsistent_phase_voltages_noted() -> None:
+    # Phase voltages 5 kV instead of 6.351: phase estimate 1.5 MVA vs 1.905 MVA (21 % apart).
+    a = assess_load_profile(**_reading(vl1=5, vl2=5, vl3=5))
+    assert a.load_mva_phase_voltages == pytest.approx(1.5)
+    assert any("differ" in note for note in a.notes)
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("il2", -1.0),
+        ("vl12", math.nan),
+        ("inut", math.inf),
+        ("vl3", -0.5),
+        ("rated_mva", 0.0),
+        ("rated_mva", math.nan),
+    ],
+)
+def test_invalid_inputs_name_the_field(field: str, value: float) -> None:
+    with pytest.raises(ValidationError) as excinfo:
+        assess_load_profile(**_reading(**{field: value}))
+    assert [err["loc"] for err in excinfo.value.errors()] == [(field,)]
+
+
+def test_missing_input_names_the_field() -> None:
+    values = _reading()
+    del values["il3"]
+    with pytest.raises(ValidationError, match="il3"):
+        LoadInputs.model_validate(values)
+    with pytest.raises(ValidationError, match="vl31"):
+        assess_load_profile(**_reading(vl31=None))
+
+
+def test_helpers_validate_inputs() -> None:
+    with pytest.raises(ValidationError, match="il1"):
+        current_imbalance_pct(-1, 1, 1)
+    with pytest.raises(ValidationError, match="vl23"):
+        apparent_power_mva(11, math.nan, 11, 1, 1, 1)
+
+
+_VALUE = st.floats(min_value=0, max_value=1e6, allow_nan=False, allow_infinity=False)
+_POSITIVE = st.floats(min_value=1e-3, max_value=1e6, allow_nan=False, allow_infinity=False)
+_FIELDS = ("vl1", "vl2", "vl3", "il1", "il2", "il3", "vl12", "vl23", "vl31", "inut")
+
+
+@settings(database=None, max_examples=300, deadline=None)
+@given(st.tuples(*[_VALUE] * len(_FIELDS)), _POSITIVE)
+def test_never_raises_on_valid_input(values: tuple[float, ...], rated: float) -> None:
+    a = assess_load_profile(**_reading(**dict(zip(_FIELDS, values, strict=True)), rated_mva=rated))
+    assert a.load_mva >= 0
+    assert a.load_factor_pct >= 0
+    assert a.current_imbalance_pct >= 0
+    assert a.voltage_unbalance_pct >= 0
+    assert math.isfinite(a.load_factor_pct)
+    a.model_dump_json()
+
+
+@settings(database=None, max_examples=100, deadline=None)
+@given(
+    st.sampled_from((*_FIELDS, "rated_mva")),
+    st.floats(max_value=-1e-9, allow_nan=False) | st.just(math.nan),
+)
+def test_negative_or_nan_names_the_field(field: str, value: float) -> None:
+    with pytest.raises(ValidationError) as excinfo:
+        assess_load_profile(**_reading(**{field: value}))
+    assert [err["loc"] for err in excinfo.value.errors()] == [(field,)]
+
+
+@settings(database=None, max_examples=200, deadline=None)
+@given(
+    st.tuples(*[st.just(0.0) | st.floats(min_value=1e-3, max_value=1e4)] * 3),
+    st.floats(min_value=0.01, max_value=100),
+)
+def test_load_factor_scales_linearly_with_current(
+    currents: tuple[float, float, float], k: float
+) -> None:
+    il1, il2, il3 = currents
+    base = assess_load_profile(**_reading(il1=il1, il2=il2, il3=il3))
+    scaled = assess_load_profile(**_reading(il1=k * il1, il2=k * il2, il3=k * il3))
+    assert scaled.load_factor_pct == pytest.approx(k * base.load_factor_pct, rel=1e-9, abs=1e-9)
+    # Imbalance is scale-free.
+    assert scaled.current_imbalance_pct == pytest.approx(
+        base.current_imbalance_pct, rel=1e-6, abs=1e-6
+    )
