@@ -83,6 +83,9 @@ class AssetClass(_Strict):
     simulator: str | None = Field(
         default=None, description='Fleet simulator as "module:function"', pattern=r"^[\w.]+:\w+$"
     )
+    tools: list[str] = Field(
+        default_factory=list, description="Modules that register the class's tools when imported"
+    )
     databases: Databases = Field(description="Where the data lives")
     domains: list[Domain] = Field(min_length=1, description="Scenario domains the class supports")
     sensors: list[Sensor] = Field(min_length=1, description="Measured quantities")

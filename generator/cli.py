@@ -27,7 +27,9 @@ env_app = typer.Typer(
 bench_app = typer.Typer(
     help="Benchmarks (timings are measured here, never in unit tests).", no_args_is_help=True
 )
+tools_app = typer.Typer(help="Deterministic tools: list, describe, call.", no_args_is_help=True)
 app.add_typer(env_app, name="env")
+app.add_typer(tools_app, name="tools")
 app.add_typer(bench_app, name="bench")
 
 AssetArg = Annotated[str, typer.Argument(help="Asset class (a folder under assets/)")]
@@ -161,6 +163,68 @@ def inventory(asset: AssetArg = "transformer") -> None:
             f"({len(a.sensors)} sensors), oil {a.oil_samples.start} → {a.oil_samples.end}, "
             f"{a.work_orders} work orders"
         )
+
+
+@tools_app.command("list")
+def tools_list(
+    domain: Annotated[str | None, typer.Option(help="Only this domain")] = None,
+) -> None:
+    """List the registered tools with their domain and description."""
+    from generator.tools.registry import load_tools
+
+    registry = load_tools()
+    for name in registry.names():
+        spec = registry.get(name)
+        if domain is None or spec.domain == domain:
+            typer.echo(f"{spec.domain:<6} {name:<34} {spec.description}")
+
+
+@tools_app.command("describe")
+def tools_describe(name: Annotated[str, typer.Argument(help="Tool name")]) -> None:
+    """Print a tool's description and the JSON Schemas of its arguments and result."""
+    import json
+
+    from generator.tools.registry import load_tools
+
+    typer.echo(json.dumps(load_tools().get(name).schema(), indent=2))
+
+
+@tools_app.command("call")
+def tools_call(
+    name: Annotated[str, typer.Argument(help="Tool name")],
+    args: Annotated[str, typer.Option("--args", help="Arguments as a JSON object")] = "{}",
+) -> None:
+    """Call a tool and print its result as JSON."""
+    import json
+
+    from generator.assetdef import load_asset_class
+    from generator.tools.registry import ToolContext, call_tool, load_tools
+
+    try:
+        raw = json.loads(args)
+    except json.JSONDecodeError as exc:
+        raise UserError(
+            f"--args is not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})",
+            fix='pass a JSON object, e.g. --args \'{"asset_name": "T1", "hydrogen": 50}\'',
+        ) from None
+    if not isinstance(raw, dict):
+        raise UserError("--args must be a JSON object", value=type(raw).__name__,
+                        fix="wrap the arguments in {...}")
+    spec = load_tools().get(name)
+    ctx = ToolContext(load_asset_class(spec.asset_classes[0]))
+    try:
+        result = asyncio.run(call_tool(name, raw, ctx))
+    finally:
+        ctx.close()
+    typer.echo(json.dumps(result.model_dump(mode="json"), indent=2))
+
+
+@app.command("serve-tools")
+def serve_tools() -> None:
+    """Serve every tool over MCP on stdin/stdout (for AssetOpsBench agents, any MCP client)."""
+    from generator.tools.mcp_server import serve_stdio
+
+    asyncio.run(serve_stdio())
 
 
 @bench_app.command("seed")

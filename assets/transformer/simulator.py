@@ -32,7 +32,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from assets.transformer import dga
 from assets.transformer.thermal import COOLING, simulate
 
-SIMULATOR_VERSION = "1"
+SIMULATOR_VERSION = "2"
 SITE_NAMES = ["NORTH", "SOUTH", "EAST", "WEST", "CENTRAL", "HARBOR", "RIDGE", "VALLEY"]
 FAULT_TYPES = ["T3", "D2", "T1", "PD", "T2", "D1"]
 FAULT_LABELS = {
@@ -387,8 +387,10 @@ def _oil_samples(spec: FleetSpec, unit: _Unit) -> tuple[list[dict[str, Any]], fl
         "ethane": rng.uniform(2, 20),
         "ethylene": rng.uniform(0.5, 4),
         "acetylene": rng.uniform(0.1, 0.5) if rng.random() < 0.2 else 0.0,
-        "co": rng.uniform(100, 350),
-        "co2": rng.uniform(1000, 3500),
+        # Healthy background stays inside IEC 60599 typical values and IEEE C57.104-2008
+        # condition 1 (CO ≤ 350, CO2 ≤ 2500) after drift (+5 %) and lab noise (2 %).
+        "co": rng.uniform(100, 300),
+        "co2": rng.uniform(800, 2200),
         "oxygen": rng.uniform(5000, 20000),
         "nitrogen": rng.uniform(40000, 60000),
     }

@@ -155,3 +155,16 @@ def test_short_windows_still_hold_every_fault_in_the_latest_sample(seed: int, da
             **{g: latest[g] for g in ("hydrogen", "methane", "ethane", "ethylene", "acetylene")}
         )
         assert classify_all(sample) == (t["fault_type"],) * 3
+
+
+@pytest.mark.parametrize("seed", [7, 8, 42])
+def test_healthy_units_read_as_normal_under_both_screens(seed: int) -> None:
+    fleet = simulate_fleet(FleetSpec(seed=seed))
+    truth = _truth(fleet)
+    for s in fleet.docs["oil_samples"]:
+        if truth[s["asset_id"]]["fault_type"] != "none":
+            continue
+        sample = dga.GasSample(**{g: s[g] for g in ("hydrogen", "methane", "ethane", "ethylene",
+                                                   "acetylene", "co", "co2")})
+        screen = dga.concentration_screen(sample)
+        assert screen.all_within_iec_typical and screen.ieee_condition == 1, (s["_id"], screen)

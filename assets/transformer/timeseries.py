@@ -1,0 +1,228 @@
+"""Classical time-series methods behind the tsfm tools, as pure numpy functions.
+
+Anomaly detection: the residual of each reading from an hour-of-day seasonal profile
+(the median of the window's readings at that hour), scored with the modified z-score of
+Iglewicz & Hoaglin (1993), ``z = 0.6745 (r - median(r)) / MAD``; a reading is anomalous
+when ``|z| > threshold`` (3.5 is their recommended cut-off).
+
+Forecasting: seasonal naive (``y[t+h] = y[t+h-m]``) and additive Holt-Winters (triple
+exponential smoothing, Winters 1960) with period ``m``, its smoothing constants chosen
+by a small grid search on the in-sample one-step mean absolute error.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+FloatArray = NDArray[np.float64]
+
+# 1 / Φ⁻¹(0.75): makes the MAD a consistent estimator of σ for normal data.
+MAD_SCALE = 0.6745
+# √(π/2): the same for the mean absolute deviation, used when the MAD is zero.
+MEAN_AD_SCALE = 1.253314
+DEFAULT_THRESHOLD = 3.5
+PERIOD = 24
+ALPHA_GRID = (0.05, 0.1, 0.2, 0.4, 0.6)
+BETA_GRID = (0.0, 0.01, 0.05, 0.1)
+GAMMA_GRID = (0.05, 0.1, 0.3, 0.5)
+
+
+def robust_z(values: ArrayLike) -> FloatArray:
+    """Modified z-scores ``0.6745 (x - median) / MAD`` (Iglewicz & Hoaglin 1993).
+
+    When more than half the values are equal the MAD is zero; then the mean absolute
+    deviation from the median is used, ``(x - median) / (1.253314 · MeanAD)``; when that
+    is zero too every value equals the median and every score is 0.
+
+    Args:
+        values: The series.
+
+    Returns:
+        One score per value.
+    """
+    x = np.asarray(values, dtype=float)
+    if x.size == 0:
+        return x.copy()
+    med = float(np.median(x))
+    dev = x - med
+    mad = float(np.median(np.abs(dev)))
+    if mad > 0:
+        return np.asarray(MAD_SCALE * dev / mad, dtype=float)
+    mean_ad = float(np.mean(np.abs(dev)))
+    if mean_ad > 0:
+        return np.asarray(dev / (MEAN_AD_SCALE * mean_ad), dtype=float)
+    return np.zeros_like(x)
+
+
+def hour_profile(hours: ArrayLike, values: ArrayLike, period: int = PERIOD) -> FloatArray:
+    """Median reading per hour of day (``period`` slots); a slot with no reading is NaN."""
+    h = np.asarray(hours, dtype=int) % period
+    x = np.asarray(values, dtype=float)
+    profile = np.full(period, np.nan)
+    for slot in range(period):
+        sel = x[h == slot]
+        if sel.size:
+            profile[slot] = float(np.median(sel))
+    return profile
+
+
+@dataclass(frozen=True)
+class Anomalies:
+    """Result of :func:`detect_anomalies`: indices into the series and per-point arrays."""
+
+    index: NDArray[np.int64]
+    expected: FloatArray
+    score: FloatArray
+
+
+def detect_anomalies(
+    hours: ArrayLike, values: ArrayLike, threshold: float = DEFAULT_THRESHOLD
+) -> Anomalies:
+    """Flag readings far from their hour-of-day profile.
+
+    ``expected[t] = profile[hour(t)]`` (median per hour of day over the window),
+    ``r = x - expected`` and ``score = robust_z(r)``; anomalies are ``|score| > threshold``.
+
+    Args:
+        hours: Hour of day (or any hour count; taken modulo 24) of each reading.
+        values: The readings.
+        threshold: Cut-off on the absolute modified z-score.
+
+    Returns:
+        The anomalous indices (ascending) and, for every reading, expected value and score.
+    """
+    h = np.asarray(hours, dtype=int)
+    x = np.asarray(values, dtype=float)
+    expected = hour_profile(h, x)[h % PERIOD]
+    score = robust_z(x - expected)
+    index = np.flatnonzero(np.abs(score) > threshold).astype(np.int64)
+    return Anomalies(index=index, expected=expected, score=score)
+
+
+def seasonal_naive(values: ArrayLike, horizon: int, period: int = PERIOD) -> FloatArray:
+    """Forecast ``y[n+h] = y[n+h-period·k]`` with the smallest k ≥ 1 (last season repeated)."""
+    y = np.asarray(values, dtype=float)
+    if y.size < period:
+        raise ValueError(f"seasonal naive needs at least {period} values, got {y.size}")
+    last = y[-period:]
+    return np.asarray(last[np.arange(horizon) % period], dtype=float)
+
+
+def seasonal_naive_mae(values: ArrayLike, period: int = PERIOD) -> float:
+    """In-sample one-step MAE of seasonal naive: ``mean |y[t] - y[t-period]|`` for t ≥ period."""
+    y = np.asarray(values, dtype=float)
+    if y.size <= period:
+        raise ValueError(f"seasonal naive MAE needs more than {period} values, got {y.size}")
+    return float(np.mean(np.abs(y[period:] - y[:-period])))
+
+
+@dataclass(frozen=True)
+class HoltWinters:
+    """A fitted additive Holt-Winters model."""
+
+    alpha: float
+    beta: float
+    gamma: float
+    level: float
+    trend: float
+    season: FloatArray  # season[i] applies to time n + i (the next ``period`` steps)
+    fitted: FloatArray  # one-step predictions for t = period .. n-1
+    mae: float  # mean |y - fitted| over those t
+
+    def forecast(self, horizon: int) -> FloatArray:
+        """``ŷ[n+h] = level + h·trend + season[(h-1) mod period]`` for h = 1..horizon."""
+        h = np.arange(1, horizon + 1)
+        period = self.season.size
+        return np.asarray(self.level + h * self.trend + self.season[(h - 1) % period], dtype=float)
+
+
+def holt_winters(
+    values: ArrayLike, alpha: float, beta: float, gamma: float, period: int = PERIOD
+) -> HoltWinters:
+    """Fit additive Holt-Winters with fixed smoothing constants.
+
+    Initial state at t = period-1 from the first two seasons: trend
+    ``b = (mean(y[m:2m]) - mean(y[:m])) / m``, level ``l = mean(y[:m]) + b(m-1)/2`` and
+    seasonal ``s_i = y_i - (mean(y[:m]) + b(i - (m-1)/2))`` (so a linear trend plus a
+    zero-mean season is represented exactly). Then for t ≥ m, with ``ŷ_t = l + b + s_{t-m}``:
+    ``l' = α(y_t - s_{t-m}) + (1-α)(l + b)``, ``b' = β(l' - l) + (1-β)b``,
+    ``s_t = γ(y_t - l') + (1-γ)s_{t-m}``.
+
+    Args:
+        values: The series (at least two seasons).
+        alpha: Level smoothing in [0, 1].
+        beta: Trend smoothing in [0, 1].
+        gamma: Seasonal smoothing in [0, 1].
+        period: Season length.
+
+    Returns:
+        The fitted model with its in-sample one-step predictions and MAE.
+    """
+    y = np.asarray(values, dtype=float)
+    m = period
+    if y.size < 2 * m:
+        raise ValueError(f"Holt-Winters needs at least {2 * m} values, got {y.size}")
+    first, second = float(y[:m].mean()), float(y[m : 2 * m].mean())
+    trend = (second - first) / m
+    level = first + trend * (m - 1) / 2
+    season = list(y[:m] - (first + trend * (np.arange(m) - (m - 1) / 2)))
+    fitted = np.empty(y.size - m)
+    for t in range(m, y.size):
+        s_old = season[t - m]
+        fitted[t - m] = level + trend + s_old
+        new_level = alpha * (y[t] - s_old) + (1 - alpha) * (level + trend)
+        trend = beta * (new_level - level) + (1 - beta) * trend
+        level = new_level
+        season.append(gamma * (y[t] - level) + (1 - gamma) * s_old)
+    mae = float(np.mean(np.abs(y[m:] - fitted)))
+    return HoltWinters(
+        alpha=alpha,
+        beta=beta,
+        gamma=gamma,
+        level=level,
+        trend=trend,
+        season=np.asarray(season[-m:], dtype=float),
+        fitted=fitted,
+        mae=mae,
+    )
+
+
+def fit_holt_winters(values: ArrayLike, period: int = PERIOD) -> HoltWinters:
+    """Holt-Winters with (α, β, γ) minimising the in-sample one-step MAE over a small grid.
+
+    Grid: α ∈ {0.05, 0.1, 0.2, 0.4, 0.6}, β ∈ {0, 0.01, 0.05, 0.1}, γ ∈ {0.05, 0.1, 0.3,
+    0.5}; ties keep the first in that order (smallest constants, the smoothest model).
+    """
+    best: HoltWinters | None = None
+    for a, b, g in itertools.product(ALPHA_GRID, BETA_GRID, GAMMA_GRID):
+        model = holt_winters(values, a, b, g, period)
+        if best is None or model.mae < best.mae:
+            best = model
+    if best is None:  # the grids are non-empty constants; kept for the type checker
+        raise RuntimeError("empty Holt-Winters grid")
+    return best
+
+
+def regular_hourly(
+    seconds: ArrayLike, values: ArrayLike
+) -> tuple[NDArray[np.int64], FloatArray, int]:
+    """Put readings on a regular hourly grid, filling missing hours by linear interpolation.
+
+    Args:
+        seconds: Epoch seconds of the readings, ascending.
+        values: The readings.
+
+    Returns:
+        Grid times (epoch seconds), values on the grid, and how many hours were filled.
+    """
+    t = np.asarray(seconds, dtype=np.int64)
+    x = np.asarray(values, dtype=float)
+    if t.size == 0:
+        return t, x, 0
+    grid = np.arange(int(t[0]), int(t[-1]) + 1, 3600, dtype=np.int64)
+    filled = int(grid.size - np.isin(grid, t).sum())
+    return grid, np.interp(grid, t, x), filled

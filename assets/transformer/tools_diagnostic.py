@@ -1,0 +1,263 @@
+"""Deterministic diagnostic tools of the transformer asset class (domain "fmsr").
+
+Each tool is a thin wrapper: a pydantic argument model (``extra="forbid"``), a call of the
+computing function in this package, and that function's result model. Importing this module
+registers the tools in :data:`generator.tools.registry.TOOLS`.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from assets.transformer.dga import STANDARD as DGA_STANDARD
+from assets.transformer.dga import DgaInterpretation, Ppm, interpret_dga
+from assets.transformer.health_index import (
+    CITATION as HEALTH_INDEX_CITATION,
+)
+from assets.transformer.health_index import (
+    HealthIndexPrediction,
+    HealthInputs,
+    predict_health_index,
+)
+from assets.transformer.loading import STANDARD as LOAD_STANDARD
+from assets.transformer.loading import LoadAssessment, LoadInputs, assess_load_profile
+from assets.transformer.winding import (
+    STANDARD_EQA,
+    STANDARD_THERMAL,
+    STANDARD_WINDING,
+    EquivalentAgeingInputs,
+    EquivalentAgeingResult,
+    HotSpotInputs,
+    HotSpotResult,
+    LossOfLifeInputs,
+    LossOfLifeResult,
+    WindingAssessment,
+    WindingInputs,
+    assess_winding_temperature,
+    compute_equivalent_ageing,
+    compute_hot_spot,
+    compute_loss_of_life,
+)
+from generator.tools.registry import ToolContext, tool
+
+DOMAIN = "fmsr"
+
+
+class DgaArgs(BaseModel):
+    """Arguments of the ``interpret_dga`` tool."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    asset_name: str = Field(min_length=1, description="Asset the oil sample was taken from.")
+    hydrogen: Ppm = Field(description="Dissolved H2, ppm.")
+    methane: Ppm = Field(description="Dissolved CH4, ppm.")
+    acetylene: Ppm = Field(description="Dissolved C2H2, ppm.")
+    ethylene: Ppm = Field(description="Dissolved C2H4, ppm.")
+    ethane: Ppm = Field(description="Dissolved C2H6, ppm.")
+    co: Ppm | None = Field(default=None, description="Dissolved CO, ppm; omit if not measured.")
+    co2: Ppm | None = Field(default=None, description="Dissolved CO2, ppm; omit if not measured.")
+
+
+class LoadProfileArgs(LoadInputs):
+    """Arguments of the ``assess_load_profile`` tool (one three-phase reading)."""
+
+
+class WindingArgs(WindingInputs):
+    """Arguments of the ``assess_winding_temperature`` tool (one WTI/OTI/ATI reading)."""
+
+
+class HealthIndexArgs(HealthInputs):
+    """Arguments of the ``predict_health_index`` tool (one oil sample)."""
+
+    asset_name: str = Field(min_length=1, description="Asset the oil sample was taken from.")
+
+
+class HotSpotArgs(HotSpotInputs):
+    """Arguments of the ``compute_hot_spot`` tool."""
+
+
+class LossOfLifeArgs(LossOfLifeInputs):
+    """Arguments of the ``compute_loss_of_life`` tool."""
+
+
+class EquivalentAgeingArgs(EquivalentAgeingInputs):
+    """Arguments of the ``compute_equivalent_ageing`` tool."""
+
+
+@tool(
+    "interpret_dga",
+    domain=DOMAIN,
+    args=DgaArgs,
+    result=DgaInterpretation,
+    standard=DGA_STANDARD,
+)
+def interpret_dga_tool(args: DgaArgs, ctx: ToolContext) -> DgaInterpretation:
+    """Interpret a dissolved gas analysis: IEC 60599 ratio class, Rogers codes, Duval triangle 1
+    and IEEE C57.104-2008 condition, with a confidence and a recommended action.
+
+    Concentrations in ppm; CO and CO2 are optional.
+    """
+    return interpret_dga(
+        args.asset_name,
+        args.hydrogen,
+        args.methane,
+        args.acetylene,
+        args.ethylene,
+        args.ethane,
+        args.co,
+        args.co2,
+    )
+
+
+@tool(
+    "assess_load_profile",
+    domain=DOMAIN,
+    args=LoadProfileArgs,
+    result=LoadAssessment,
+    standard=LOAD_STANDARD,
+)
+def assess_load_profile_tool(args: LoadProfileArgs, ctx: ToolContext) -> LoadAssessment:
+    """Assess one three-phase reading: apparent power, load factor and loading band, current
+    imbalance, voltage unbalance and neutral current.
+
+    Voltages in kV, currents in A, rated power in MVA.
+    """
+    return assess_load_profile(
+        args.asset_name,
+        args.vl1,
+        args.vl2,
+        args.vl3,
+        args.il1,
+        args.il2,
+        args.il3,
+        args.vl12,
+        args.vl23,
+        args.vl31,
+        args.inut,
+        args.rated_mva,
+    )
+
+
+@tool(
+    "assess_winding_temperature",
+    domain=DOMAIN,
+    args=WindingArgs,
+    result=WindingAssessment,
+    standard=STANDARD_WINDING,
+)
+def assess_winding_temperature_tool(args: WindingArgs, ctx: ToolContext) -> WindingAssessment:
+    """Assess a winding/top-oil/ambient temperature reading: hot spot (the WTI reading),
+    temperature rises, relative ageing rate, IEC 60076-7 loading band, alarm/trip state and
+    contact inconsistencies, and a risk level.
+
+    oti_a and oti_t are the OTI alarm and trip contact states (1 = active, 0 = not).
+    """
+    return assess_winding_temperature(
+        args.asset_name,
+        args.wti,
+        args.oti,
+        args.ati,
+        args.oti_a,
+        args.oti_t,
+        args.paper,
+        args.wti_alarm,
+        args.wti_trip,
+        args.oti_alarm,
+        args.oti_trip,
+    )
+
+
+@tool(
+    "predict_health_index",
+    domain=DOMAIN,
+    args=HealthIndexArgs,
+    result=HealthIndexPrediction,
+    standard=HEALTH_INDEX_CITATION,
+)
+def predict_health_index_tool(args: HealthIndexArgs, ctx: ToolContext) -> HealthIndexPrediction:
+    """Estimate a transformer health index (0–100) and condition band from one oil sample
+    (dissolved gases and oil quality), with the rule-based Jahromi et al. 2009 score beside it.
+
+    The model is trained on the project's rule-based score, not on field data.
+    """
+    return predict_health_index(
+        args.asset_name,
+        args.hydrogen,
+        args.oxygen,
+        args.nitrogen,
+        args.methane,
+        args.co,
+        args.co2,
+        args.ethylene,
+        args.ethane,
+        args.acetylene,
+        args.dbds,
+        args.power_factor,
+        args.interfacial_v,
+        args.dielectric_rigidity,
+        args.water_content,
+    )
+
+
+@tool(
+    "compute_hot_spot",
+    domain=DOMAIN,
+    args=HotSpotArgs,
+    result=HotSpotResult,
+    standard=STANDARD_THERMAL,
+)
+def compute_hot_spot_tool(args: HotSpotArgs, ctx: ToolContext) -> HotSpotResult:
+    """Compute the steady-state top-oil and hot-spot temperatures and the relative ageing rate
+    for a load factor, ambient temperature and cooling class (IEC 60076-7).
+    """
+    return compute_hot_spot(
+        args.asset_name, args.load_factor, args.ambient_c, args.cooling, args.paper
+    )
+
+
+@tool(
+    "compute_loss_of_life",
+    domain=DOMAIN,
+    args=LossOfLifeArgs,
+    result=LossOfLifeResult,
+    standard=STANDARD_THERMAL,
+)
+def compute_loss_of_life_tool(args: LossOfLifeArgs, ctx: ToolContext) -> LossOfLifeResult:
+    """Simulate top-oil and hot-spot temperatures over a series of load factors and ambients
+    (IEC 60076-7 dynamic model) and compute the insulation loss of life and peak hot spot.
+    """
+    return compute_loss_of_life(
+        args.asset_name,
+        list(args.load_factors),
+        args.ambient_c if not isinstance(args.ambient_c, list) else list(args.ambient_c),
+        args.step_minutes,
+        args.cooling,
+        args.paper,
+    )
+
+
+@tool(
+    "compute_equivalent_ageing",
+    domain=DOMAIN,
+    args=EquivalentAgeingArgs,
+    result=EquivalentAgeingResult,
+    standard=STANDARD_EQA,
+)
+def compute_equivalent_ageing_tool(
+    args: EquivalentAgeingArgs, ctx: ToolContext
+) -> EquivalentAgeingResult:
+    """Compute the IEEE C57.91 equivalent ageing factor F_EQA over a window of equally spaced
+    hot-spot temperatures, with the equivalent aged hours and the share of normal life.
+    """
+    return compute_equivalent_ageing(args.asset_name, list(args.hot_spot_c), args.step_minutes)
+
+
+TOOL_NAMES: tuple[str, ...] = (
+    "interpret_dga",
+    "assess_load_profile",
+    "assess_winding_temperature",
+    "predict_health_index",
+    "compute_hot_spot",
+    "compute_loss_of_life",
+    "compute_equivalent_ageing",
+)

@@ -1,0 +1,1 @@
+"""The tool registry, tool calls and the MCP server."""
