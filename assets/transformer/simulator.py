@@ -69,16 +69,6 @@ PROTOTYPES: dict[str, tuple[float, float, float, float, float]] = {
     "T2": (40.0, 110.0, 40.0, 80.0, 1.0),
     "T3": (50.0, 200.0, 50.0, 300.0, 2.0),
 }
-ROGERS_TO_IEC = {
-    "HTH": "T3",
-    "MTH": "T2",
-    "LTH1": "T1",
-    "LTH4": "T1",
-    "HED": "D2",
-    "LED": "D1",
-    "PDLED": "PD",
-    "PDHED": "PD",
-}
 # (cooling class, rated MVA, LV line kV, HV line kV, paper)
 CATALOG: list[tuple[str, float, float, float, str]] = [
     ("ONAN_distribution", 1.6, 0.415, 11.0, "kraft"),
@@ -347,7 +337,7 @@ def classify_all(sample: dga.GasSample) -> tuple[str, str, str]:
     rogers = dga.classify_rogers(dga.rogers_codes(ratios))
     return (
         dga.classify_iec60599(ratios),
-        ROGERS_TO_IEC.get(rogers, rogers),
+        dga.ROGERS_TO_IEC.get(rogers, rogers),
         dga.duval_triangle1(sample).zone,
     )
 
