@@ -58,6 +58,14 @@ class Inventory(BaseModel):
     )
 
 
+def _window(start: str | None, end: str | None) -> dict[str, Any]:
+    """Mango condition for a timestamp in [start, end); open ends match any non-null value."""
+    window: dict[str, Any] = {"$gte": start} if start else {"$gt": None}
+    if end:
+        window["$lt"] = end
+    return window
+
+
 def _strip(doc: Doc) -> Doc:
     return {k: v for k, v in doc.items() if k not in ("_id", "_rev")}
 
@@ -129,11 +137,7 @@ class FleetStore:
         end: str | None,
         fields: list[str] | None,
     ) -> list[Doc]:
-        window: dict[str, Any] = {"$gt": None}
-        if start:
-            window = {"$gte": start}
-        if end:
-            window["$lt"] = end
+        window = _window(start, end)
         keep = None if fields is None else ["asset_id", "timestamp", *fields]
         docs = self.client.find(
             db,
@@ -152,11 +156,7 @@ class FleetStore:
         end: str | None,
         extra: Doc | None = None,
     ) -> list[Doc]:
-        window: dict[str, Any] = {"$gt": None}
-        if start:
-            window = {"$gte": start}
-        if end:
-            window["$lt"] = end
+        window = _window(start, end)
         selector: Doc = {
             "dataset": dataset,
             "equipment_id": equipment_id or {"$gt": None},
