@@ -130,6 +130,14 @@ class CouchClient:
         """Number of documents (design documents included) in ``db``."""
         return int(self._request("GET", self._db(db)).json()["doc_count"])
 
+    def db_info(self, db: str) -> Doc | None:
+        """``GET /{db}`` (doc_count, update_seq, ...), or None when ``db`` does not exist."""
+        resp = self._request("GET", self._db(db), ok=(200, 404))
+        if resp.status_code == 404:
+            return None
+        result: Doc = resp.json()
+        return result
+
     # -- documents -------------------------------------------------------------------
 
     def get(self, db: str, doc_id: str) -> Doc | None:

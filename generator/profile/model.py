@@ -1,0 +1,204 @@
+"""The asset profile: what scenarios can be about, grounded in the store and the literature.
+
+Everything under ``inventory``, ``failure_modes`` and the domain lists comes from the
+store and the tool registry through code, never from an LLM or retrieved text.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from generator.literature.model import Reference, SourceName
+from generator.store.query import TimeRange
+
+PROFILE_SCHEMA_VERSION = 1
+
+EvidenceCategory = Literal[
+    "condition_monitoring",
+    "maintenance_practice",
+    "sensor_modalities",
+    "failure_modes",
+    "standards",
+    "operator_manager_tasks",
+    "gaps",
+]
+EVIDENCE_CATEGORIES: tuple[str, ...] = (
+    "condition_monitoring",
+    "maintenance_practice",
+    "sensor_modalities",
+    "failure_modes",
+    "standards",
+    "operator_manager_tasks",
+    "gaps",
+)
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class SensorCoverage(_Strict):
+    """A sensor present in the store."""
+
+    name: str = Field(description="Field name in the stored documents")
+    unit: str = Field(description="Engineering unit (from the asset definition)")
+    source: Literal["telemetry", "oil_sample", "vibration"] = Field(
+        description="Where its readings live"
+    )
+    description: str = Field(description="What it measures")
+
+
+class GroundedAsset(_Strict):
+    """One asset instance found in the store."""
+
+    asset_id: str = Field(description="Asset id")
+    site_name: str = Field(description="Site")
+    rated_mva: float | None = Field(default=None, description="Rating from the nameplate")
+    cooling: str | None = Field(default=None, description="Cooling class from the nameplate")
+    sensors: list[str] = Field(description="Telemetry sensors present for this asset")
+    telemetry: TimeRange = Field(
+        description="Telemetry coverage (count left None: counting every reading is costly)"
+    )
+    oil_samples: TimeRange = Field(description="Oil-sample coverage, with the sample count")
+    work_orders: int = Field(description="Number of work orders")
+    enough_history: bool = Field(
+        default=False,
+        description="At least 48 hourly telemetry readings (what tsfm tasks need), checked "
+        "in the store",
+    )
+
+
+class GroundedInventory(_Strict):
+    """The store's holdings for the asset class, read through the query layer."""
+
+    sites: list[str] = Field(description="Sites, sorted")
+    assets: list[GroundedAsset] = Field(description="Assets, sorted by id")
+    sensors: list[SensorCoverage] = Field(
+        description="Sensors present in the store (telemetry keys and oil-sample fields)"
+    )
+    telemetry: TimeRange = Field(description="Earliest start and latest end over all assets")
+    oil_samples: TimeRange = Field(description="Earliest and latest oil sample over all assets")
+    work_orders: int = Field(description="Work orders over all assets")
+    fingerprint: str = Field(
+        description="sha256 of the inventory content; changes when the store's holdings change"
+    )
+
+
+class FailureModeProfile(_Strict):
+    """A failure mode with what reveals it and whether the store can show it."""
+
+    id: str = Field(description="Failure mode id from the asset definition")
+    name: str = Field(description="Human name")
+    failure_code: str = Field(description="Work-order failure code")
+    iec60599_code: str | None = Field(default=None, description="IEC 60599 fault class, if any")
+    sensors: list[str] = Field(description="Non-gas sensors that reveal it")
+    gases: list[str] = Field(description="Dissolved gases that reveal it")
+    observable: bool = Field(description="True when every revealing sensor/gas is in the store")
+
+
+class DomainSupport(_Strict):
+    """Whether a scenario domain is supported, with its tools and the reason."""
+
+    domain: str = Field(description="iot, fmsr, tsfm, wo, vibration or multiagent")
+    supported: bool = Field(description="True when scenarios of this domain can be answered")
+    tools: list[str] = Field(description="Registered tools of the domain for this asset class")
+    reason: str = Field(description="Why the domain is (not) supported, citing the data")
+
+
+class TaskTheme(_Strict):
+    """A kind of task an operator or a manager asks about."""
+
+    role: Literal["operator", "manager"] = Field(description="Who asks")
+    theme: str = Field(description="The task theme in a few words")
+    domains: list[str] = Field(description="Supported domains the theme draws on")
+
+
+class StandardRef(_Strict):
+    """A standard the tools follow."""
+
+    id: str = Field(description="Designation, e.g. IEC 60599")
+    edition: str = Field(description="Edition implemented")
+    title: str = Field(description="Full title")
+
+
+class Citation(_Strict):
+    """Where an evidence item comes from; resolves to ``AssetProfile.references``."""
+
+    ref_id: str = Field(description="Id of a record in the profile's references")
+    source: SourceName = Field(description="local, arxiv or semanticscholar")
+    title: str = Field(description="Title of the cited record")
+    year: int | None = Field(default=None, description="Year of the cited record")
+
+
+class EvidenceItem(_Strict):
+    """One claim of the evidence brief, always with a citation."""
+
+    category: EvidenceCategory = Field(description="Evidence category")
+    statement: str = Field(description="The claim, in the project's words")
+    citation: Citation = Field(description="The record it rests on")
+
+
+class ProfileProvenance(_Strict):
+    """How the profile was made: inputs, fallbacks, timings."""
+
+    created_at: str = Field(description="UTC time of the build (ISO 8601)")
+    generator_version: str = Field(description="scenariogen version")
+    schema_version: int = Field(default=PROFILE_SCHEMA_VERSION, description="Profile schema")
+    retriever: str = Field(description="Retriever asked for")
+    retrievers_used: list[str] = Field(description="Retrievers that actually answered")
+    llm: str = Field(description="LLM spec used for expansion/digests/merge, or 'none'")
+    prompt_version: str = Field(description="Version of the profiling prompts")
+    cache_key: str = Field(description="Key of the profile in the two-level cache")
+    store_url: str = Field(description="Store the inventory was read from (no credentials)")
+    fallbacks: list[str] = Field(
+        default_factory=list, description="What failed and what replaced it (arXiv 429 → local)"
+    )
+    timings: dict[str, float] = Field(
+        default_factory=dict,
+        description="Seconds per phase: tools, discovery, retrieval, digests, merge, total",
+    )
+    queries: list[str] = Field(default_factory=list, description="Literature queries issued")
+    tokens: dict[str, int] = Field(default_factory=dict, description="LLM tokens per phase")
+
+
+class AssetProfile(_Strict):
+    """Stage-1 output: the contract the budget and the generator read."""
+
+    asset_class: str = Field(description="Asset class slug")
+    display_name: str = Field(description="Human name")
+    description: str = Field(description="What the class covers")
+    generation_mode: Literal["open_form", "closed_form"] = Field(
+        description="open_form when live instances exist in the store, else closed_form"
+    )
+    inventory: GroundedInventory = Field(description="Grounded from the store")
+    failure_modes: list[FailureModeProfile] = Field(description="Failure modes and revealers")
+    supported_domains: list[DomainSupport] = Field(description="Domains with tools and data")
+    unsupported_domains: list[DomainSupport] = Field(description="Domains that cannot be served")
+    task_themes: list[TaskTheme] = Field(description="Operator and manager task themes")
+    standards: list[StandardRef] = Field(description="Standards the tools follow")
+    evidence: list[EvidenceItem] = Field(description="Evidence brief; every item cited")
+    references: list[Reference] = Field(description="Every record the evidence cites")
+    provenance: ProfileProvenance = Field(description="How the profile was made")
+
+    @model_validator(mode="after")
+    def _citations_resolve(self) -> AssetProfile:
+        # The evidence brief is only as good as its citations: each must name a record here.
+        known = {r.ref_id for r in self.references}
+        dangling = sorted({e.citation.ref_id for e in self.evidence} - known)
+        if dangling:
+            raise ValueError(f"evidence cites records missing from references: {dangling}")
+        return self
+
+    def domain(self, name: str) -> DomainSupport | None:
+        """The support record of a domain, if listed."""
+        for d in (*self.supported_domains, *self.unsupported_domains):
+            if d.domain == name:
+                return d
+        return None
+
+    @property
+    def supported(self) -> list[str]:
+        """Names of the supported domains."""
+        return [d.domain for d in self.supported_domains]
