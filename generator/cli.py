@@ -266,6 +266,16 @@ def bench_seed(
     )
 
 
+def _register_stage_commands() -> None:
+    from generator import cli_generate, cli_profile, cli_validate
+
+    for module in (cli_profile, cli_generate, cli_validate):
+        module.register(app, bench_app)
+
+
+_register_stage_commands()
+
+
 def main() -> None:
     """Entry point: user errors print one line (no traceback) and exit with code 2."""
     try:

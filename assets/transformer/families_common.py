@@ -1,0 +1,170 @@
+"""Helpers shared by the transformer task families: picking entities, windows, formatting."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from datetime import date, datetime, timedelta
+from typing import Any, TypeVar
+
+import numpy as np
+
+from generator.generate.families import Ambiguous, FamilyContext
+from generator.generate.model import ToolCall
+from generator.profile.model import GroundedAsset
+
+T = TypeVar("T")
+
+# Telemetry quantities worth asking about (alarm/trip contacts are flags, not levels).
+LEVEL_SENSORS: tuple[str, ...] = (
+    "vl1", "vl2", "vl3", "vl12", "vl23", "vl31", "il1", "il2", "il3", "inut", "load_mva",
+    "ati", "oti", "wti",
+)
+# Sensors whose daily profile makes anomaly detection and forecasting meaningful.
+SERIES_SENSORS: tuple[str, ...] = ("oti", "wti", "load_mva", "il1", "il2", "il3", "ati")
+GASES: tuple[str, ...] = ("hydrogen", "methane", "acetylene", "ethylene", "ethane", "co", "co2")
+HEALTH_FIELDS: tuple[str, ...] = (
+    "hydrogen", "oxygen", "nitrogen", "methane", "co", "co2", "ethylene", "ethane", "acetylene",
+    "dbds", "power_factor", "interfacial_v", "dielectric_rigidity", "water_content",
+)
+
+
+def pick(rng: np.random.Generator, items: Sequence[T]) -> T:
+    """One item, uniformly."""
+    if not items:
+        raise ValueError("pick from an empty sequence")
+    return items[int(rng.integers(len(items)))]
+
+
+def day(ts: str) -> date:
+    """The date of an ISO timestamp."""
+    return datetime.fromisoformat(ts[:19]).date()
+
+
+def iso_day(d: date) -> str:
+    """YYYY-MM-DD."""
+    return d.isoformat()
+
+
+def asset_with_telemetry(ctx: FamilyContext, rng: np.random.Generator) -> GroundedAsset | None:
+    """A random asset that has telemetry."""
+    usable = [a for a in ctx.assets if a.telemetry.start and a.telemetry.end and a.sensors]
+    return pick(rng, usable) if usable else None
+
+
+def asset_with_oil(ctx: FamilyContext, rng: np.random.Generator) -> GroundedAsset | None:
+    """A random asset that has oil samples."""
+    usable = [a for a in ctx.assets if a.oil_samples.start and a.oil_samples.end]
+    return pick(rng, usable) if usable else None
+
+
+def full_days(a: GroundedAsset) -> tuple[date, date]:
+    """First and last whole day of telemetry (the first day is whole when it starts at 0 h)."""
+    start = a.telemetry.start or ""
+    end = a.telemetry.end or ""
+    first = day(start) if start[11:13] in ("", "00") else day(start) + timedelta(days=1)
+    return first, day(end)
+
+
+def draw_window(
+    a: GroundedAsset, rng: np.random.Generator, min_days: int = 1, max_days: int = 14
+) -> tuple[str, str] | None:
+    """A window [start, end) of whole days inside the asset's telemetry, as YYYY-MM-DD."""
+    first, last = full_days(a)
+    span = (last - first).days  # days with a following midnight inside the data
+    if span < min_days:
+        return None
+    length = int(rng.integers(min_days, min(max_days, span) + 1))
+    offset = int(rng.integers(0, span - length + 1))
+    start = first + timedelta(days=offset)
+    return iso_day(start), iso_day(start + timedelta(days=length))
+
+
+def unit(ctx: FamilyContext, sensor: str) -> str:
+    """Engineering unit of a sensor."""
+    u = ctx.tools.asset.sensor(sensor).unit
+    return "°C" if u == "degC" else u
+
+
+def label(ctx: FamilyContext, sensor: str) -> str:
+    """Plain label of a sensor (its description, lower-cased first letter)."""
+    d = ctx.tools.asset.sensor(sensor).description
+    # Drop parentheticals ("(hot-spot)", "(IEC 60156, 2.5 mm gap)"): the name follows in
+    # parentheses in the text, and nested brackets read badly.
+    d = re.sub(r"\s*\([^)]*\)", "", d).strip()
+    # Keep acronyms ("DGA ...") as they are; lower-case a plain first word.
+    return d if len(d) > 1 and d[1].isupper() else d[0].lower() + d[1:]
+
+
+def num(value: float, digits: int = 2) -> str:
+    """A number for text: rounded, without trailing zeros."""
+    text = f"{value:.{digits}f}".rstrip("0").rstrip(".")
+    return "0" if text == "-0" else text
+
+
+def history_call(
+    a: GroundedAsset, start: str, end: str | None, sensors: list[str] | None
+) -> ToolCall:
+    """A `history` call for some sensors of an asset (None = every telemetry sensor)."""
+    args: dict[str, Any] = {"site_name": a.site_name, "asset_id": a.asset_id, "start": start}
+    if sensors is not None:
+        args["sensors"] = sensors
+    if end is not None:
+        args["final"] = end
+    return ToolCall(name="history", args=args)
+
+
+def oil_call(a: GroundedAsset, start: str | None = None, end: str | None = None) -> ToolCall:
+    """An `oil_samples` call over the asset's whole oil-sample range (or a window)."""
+    args: dict[str, Any] = {
+        "site_name": a.site_name,
+        "asset_id": a.asset_id,
+        "start": start or iso_day(day(a.oil_samples.start or "")),
+    }
+    if end is not None:
+        args["final"] = end
+    return ToolCall(name="oil_samples", args=args)
+
+
+def values_of(records: list[dict[str, Any]], sensor: str) -> list[tuple[str, float]]:
+    """(timestamp, value) of the records that carry the sensor."""
+    return [
+        (str(r["timestamp"]), float(r[sensor])) for r in records if r.get(sensor) is not None
+    ]
+
+
+def unique_argmax(pairs: list[tuple[str, float]], sign: float = 1.0) -> tuple[str, float]:
+    """The (timestamp, value) of the extreme; :class:`Ambiguous` on a tie."""
+    if not pairs:
+        raise Ambiguous("no readings")
+    best = max(sign * v for _, v in pairs)
+    hits = [(t, v) for t, v in pairs if sign * v == best]
+    if len(hits) > 1:
+        raise Ambiguous(f"{len(hits)} readings share the extreme")
+    return hits[0]
+
+
+def dga_args(asset_id: str, sample: dict[str, Any]) -> dict[str, Any]:
+    """`interpret_dga` arguments from a stored oil sample."""
+    args: dict[str, Any] = {"asset_name": asset_id}
+    for g in GASES:
+        if sample.get(g) is not None:
+            args[g] = sample[g]
+    return args
+
+
+def hi_args(asset_id: str, sample: dict[str, Any]) -> dict[str, Any] | None:
+    """`predict_health_index` arguments from a stored oil sample; None if a field is missing."""
+    if any(sample.get(f) is None for f in HEALTH_FIELDS):
+        return None
+    return {"asset_name": asset_id, **{f: sample[f] for f in HEALTH_FIELDS}}
+
+
+def and_join(items: Sequence[str]) -> str:
+    """'a', 'a and b', 'a, b and c'; 'none' when empty."""
+    items = list(items)
+    if not items:
+        return "none"
+    if len(items) == 1:
+        return items[0]
+    return ", ".join(items[:-1]) + " and " + items[-1]

@@ -1,0 +1,261 @@
+"""Multi-agent task families of the transformer class: chains across domains.
+
+Each family extends a single-domain parent seed (``compose_from``): it keeps the parent's
+entities and tool calls and appends the calls of another domain, so the tool sequence spans
+two or three domains and the answer is computed from all of their outputs.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+import numpy as np
+
+from assets.transformer.families_common import (
+    and_join,
+    day,
+    history_call,
+    iso_day,
+    num,
+    unique_argmax,
+    values_of,
+)
+from assets.transformer.families_fmsr import (
+    WINDING_SENSORS,
+    pick_sample,
+    same_gases,
+    winding_args,
+    winding_stable,
+)
+from generator.generate.families import Ambiguous, FamilyContext, Plan, family
+from generator.generate.model import TaskSeed, ToolCall
+
+NO_FAULT = ("normal", "ND")
+
+
+# -- latest oil sample → diagnosis → work-order decision ----------------------------------
+
+
+def _dga_wo_derive(params: dict[str, Any], outputs: list[dict[str, Any]]) -> dict[str, Any]:
+    oil, dga, codes, corrective = outputs
+    sample = pick_sample(oil["records"], params["which"])
+    if not same_gases(sample, dga["sample"]):
+        raise Ambiguous("the interpreted gases are not those of the chosen sample")
+    if dga["confidence"] < 1.0:
+        raise Ambiguous("DGA near a boundary")
+    fault = dga["fault_type"]
+    answer: dict[str, Any] = {"sample_timestamp": sample["timestamp"], "fault_type": fault}
+    if fault in NO_FAULT:
+        return answer | {
+            "failure_code": None, "work_orders": [], "decision": "no corrective work needed",
+        }
+    matching = [c["code"] for c in codes["failure_codes"] if c["fault_type"] == fault]
+    if len(matching) != 1:
+        raise Ambiguous(f"{len(matching)} failure codes for {fault}")
+    code = matching[0]
+    since = str(sample["timestamp"])[:10]
+    raised = [
+        o["wo_id"] for o in corrective["work_orders"]
+        if o["primary_code"] == code and str(o["reported_date"])[:10] >= since
+    ]
+    return answer | {
+        "failure_code": code,
+        "work_orders": raised,
+        "decision": "already raised" if raised else f"raise a corrective work order ({code})",
+    }
+
+
+def _dga_wo_summary(params: dict[str, Any], answer: dict[str, Any]) -> str:
+    text = (
+        f"{params['asset_id']} oil sample {answer['sample_timestamp']}: DGA {answer['fault_type']}"
+    )
+    if answer["failure_code"]:
+        text += f", failure code {answer['failure_code']}"
+        if answer["work_orders"]:
+            text += f", corrective work already raised ({and_join(answer['work_orders'])})"
+    return text + f"; decision: {answer['decision']}"
+
+
+@family(
+    "ma_dga_to_workorder",
+    domain="multiagent",
+    category="Decision Support",
+    derive=_dga_wo_derive,
+    summarise=_dga_wo_summary,
+    compose_from=("fmsr_dga_stored",),
+)
+async def dga_to_workorder(
+    ctx: FamilyContext, rng: np.random.Generator, parents: list[TaskSeed]
+) -> Plan | None:
+    """Oil sample → DGA diagnosis → is corrective work raised for the fault since the sample?"""
+    if not parents:
+        return None
+    parent = parents[0]
+    p = parent.params
+    since = str(parent.answer["sample_timestamp"])[:10]
+    calls = [
+        *parent.tool_sequence,
+        ToolCall(name="get_failure_codes", args={}),
+        ToolCall(name="get_corrective_work_orders",
+                 args={"equipment_id": p["asset_id"], "start_date": since}),
+    ]
+    params = {"asset_id": p["asset_id"], "site": p["site"], "which": p["which"]}
+    return Plan(
+        params=params,
+        tool_sequence=calls,
+        mentions=list(parent.mentions),
+        grounding=dict(parent.grounding),
+        difficulty="hard",
+        hard_features=["conditional"],
+        constraint="if the sample shows a fault and no corrective work order with the matching "
+        "failure code exists since the sample, say which failure code to raise",
+    )
+
+
+# -- anomalies → corrective work in the window ---------------------------------------------
+
+
+def _anomaly_wo_derive(params: dict[str, Any], outputs: list[dict[str, Any]]) -> dict[str, Any]:
+    tsad, corrective = outputs
+    stamps = [x["timestamp"] for x in tsad["anomalies"]]
+    first = stamps[0] if stamps else None
+    orders = corrective["work_orders"]
+    after = [o["wo_id"] for o in orders if first is not None and o["reported_date"] > first]
+    return {
+        "anomalies": len(stamps),
+        "first_anomaly": first,
+        "corrective_work_orders": [o["wo_id"] for o in orders],
+        "followed_by_corrective": bool(after) if first is not None else None,
+    }
+
+
+def _anomaly_wo_summary(params: dict[str, Any], answer: dict[str, Any]) -> str:
+    text = (
+        f"{answer['anomalies']} {params['sensor']} anomalies on {params['asset_id']} in "
+        f"[{params['start']}, {params['end']})"
+    )
+    if answer["first_anomaly"]:
+        text += f", first at {answer['first_anomaly']}"
+    text += f"; corrective work orders in the window: {and_join(answer['corrective_work_orders'])}"
+    if answer["followed_by_corrective"] is not None:
+        text += (
+            "; corrective work after the first anomaly: "
+            + ("yes" if answer["followed_by_corrective"] else "no")
+        )
+    return text
+
+
+@family(
+    "ma_anomaly_to_workorder",
+    domain="multiagent",
+    category="Workflow Coordination",
+    derive=_anomaly_wo_derive,
+    summarise=_anomaly_wo_summary,
+    compose_from=("tsfm_anomalies",),
+)
+async def anomaly_to_workorder(
+    ctx: FamilyContext, rng: np.random.Generator, parents: list[TaskSeed]
+) -> Plan | None:
+    """Sensor anomalies in a window → corrective work orders in the same window."""
+    if not parents:
+        return None
+    parent = parents[0]
+    p = parent.params
+    if parent.answer["count"] == 0 and rng.random() < 0.6:
+        return None  # mostly chain windows that hold anomalies
+    tsad = parent.tool_sequence[0]
+    calls = [
+        tsad,
+        ToolCall(name="get_corrective_work_orders",
+                 args={"equipment_id": p["asset_id"], "start_date": p["start"],
+                       "end_date": p["end"]}),
+    ]
+    params = {
+        k: p[k] for k in ("asset_id", "site", "sensor", "sensor_label", "start", "end",
+                          "threshold", "threshold_text")
+    }
+    return Plan(
+        params=params,
+        tool_sequence=calls,
+        mentions=list(parent.mentions),
+        grounding=dict(parent.grounding),
+        difficulty="hard",
+        hard_features=["multi_output", "constraint"] if parent.constraint else ["multi_output"],
+        constraint=parent.constraint,
+    )
+
+
+# -- window peak → winding assessment → alarms ---------------------------------------------
+
+
+def _peak_derive(params: dict[str, Any], outputs: list[dict[str, Any]]) -> dict[str, Any]:
+    hist, assessment, events = outputs
+    ts, wti = unique_argmax(values_of(hist["records"], "wti"))
+    if abs(wti - assessment["hot_spot_c"]) > 1e-9:
+        raise Ambiguous("the assessed reading is not the window's peak")
+    alarms = [e for e in events["events"] if e["event_group"] == "ALERT"]
+    return {
+        "timestamp": ts,
+        "hot_spot_c": wti,
+        "thermal_status": assessment["thermal_status"],
+        "risk_level": assessment["risk_level"],
+        "alarm_events": len(alarms),
+    }
+
+
+def _peak_summary(params: dict[str, Any], answer: dict[str, Any]) -> str:
+    return (
+        f"{params['asset_id']} winding peak in [{params['start']}, {params['end']}): "
+        f"{num(answer['hot_spot_c'], 1)} °C at {answer['timestamp']}, thermal status "
+        f"{answer['thermal_status']}, risk {answer['risk_level']}; "
+        f"{answer['alarm_events']} temperature alarm events in the window"
+    )
+
+
+@family(
+    "ma_peak_winding_review",
+    domain="multiagent",
+    category="Diagnostic Assessment",
+    derive=_peak_derive,
+    summarise=_peak_summary,
+    compose_from=("iot_sensor_stat",),
+)
+async def peak_winding_review(
+    ctx: FamilyContext, rng: np.random.Generator, parents: list[TaskSeed]
+) -> Plan | None:
+    """Winding-temperature peak of a window → thermal assessment → alarm events logged."""
+    if not parents:
+        return None
+    p = parents[0].params
+    a = ctx.asset(p["asset_id"])
+    start, end = p["start"], p["end"]
+    if day(end) - day(start) > timedelta(days=14):
+        end = iso_day(day(start) + timedelta(days=14))
+    hist = history_call(a, start, end, WINDING_SENSORS)
+    records = (await ctx.run([hist]))[0]["records"]
+    try:
+        ts, _ = unique_argmax(values_of(records, "wti"))
+    except Ambiguous:
+        return None
+    reading = next(r for r in records if r["timestamp"] == ts)
+    args = winding_args(a.asset_id, reading)
+    if not await winding_stable(ctx, args):
+        return None
+    calls = [
+        hist,
+        ToolCall(name="assess_winding_temperature", args=args),
+        ToolCall(name="get_events",
+                 args={"equipment_id": a.asset_id, "start_date": start, "end_date": end}),
+    ]
+    params = {"asset_id": a.asset_id, "site": a.site_name, "start": start, "end": end}
+    return Plan(
+        params=params,
+        tool_sequence=calls,
+        mentions=[a.asset_id, a.site_name, start, end],
+        grounding={"site": a.site_name, "asset_id": a.asset_id, "start": start, "end": end,
+                   "sensor": "wti"},
+        difficulty="hard",
+        hard_features=["multi_output"],
+        tolerance={"hot_spot_c": 0.01},
+    )

@@ -1,0 +1,169 @@
+"""CLI commands `generate` and `bench generate` (registered on the main app by generator.cli)."""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from generator.errors import ExitCode
+
+if TYPE_CHECKING:
+    from generator.generate.run_config import GenerateConfig, RunSummary
+
+
+def _run(config: GenerateConfig, resume: str | None, show_progress: bool) -> RunSummary:
+    import asyncio
+
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn
+
+    from generator.generate.pipeline import Pipeline
+
+    if not show_progress:
+        return asyncio.run(Pipeline(config, resume=resume).run())
+    with Progress(
+        TextColumn("{task.description:<11}"), BarColumn(), MofNCompleteColumn(), transient=False
+    ) as bars:
+        tasks: dict[str, TaskID] = {}
+
+        def progress(domain: str, accepted: int, quota: int) -> None:
+            if domain not in tasks:
+                tasks[domain] = bars.add_task(domain, total=quota)
+            bars.update(tasks[domain], completed=accepted)
+
+        return asyncio.run(Pipeline(config, resume=resume, progress=progress).run())
+
+
+def _report(summary: RunSummary) -> None:
+    typer.echo(
+        f"run {summary.run_id}: {summary.total}/{summary.requested} scenarios accepted, "
+        f"{summary.negatives} negative, {summary.rejected} rejection lines → {summary.path}"
+    )
+    for domain, count in summary.accepted.items():
+        typer.echo(f"  {domain:<11} {count:>5} / {summary.budget.get(domain, 0)}")
+    timing = ", ".join(f"{k} {v:.2f} s" for k, v in summary.timings.items())
+    typer.echo(f"  timings: {timing}")
+    if summary.tokens:
+        for stage, use in summary.tokens.items():
+            typer.echo(f"  tokens {stage}: {use}")
+    if summary.shortfalls:
+        typer.echo("shortfall (the run kept what it accepted):", err=True)
+        typer.echo(f"  {'domain':<11} {'wanted':>6} {'got':>5}  reason", err=True)
+        for s in summary.shortfalls:
+            typer.echo(f"  {s.domain:<11} {s.requested:>6} {s.accepted:>5}  {s.reason}", err=True)
+
+
+def register(app: typer.Typer, bench_app: typer.Typer) -> None:
+    """Add this module's commands to the app."""
+
+    @app.command("generate")
+    def generate(
+        asset: Annotated[str, typer.Argument(help="Asset class (a folder under assets/)")],
+        n: Annotated[int, typer.Option("-n", "--n", min=1, help="Scenarios wanted (N)")] = 50,
+        llm: Annotated[
+            str, typer.Option(help="none | smollm2 | openai:MODEL | ollama:MODEL | fake:FILE")
+        ] = "none",
+        base_url: Annotated[
+            str | None, typer.Option(help="OpenAI-compatible server for --llm openai:MODEL")
+        ] = None,
+        negatives: Annotated[int, typer.Option(min=0, help="Negative scenarios (extra)")] = 2,
+        seed: Annotated[
+            int | None,
+            typer.Option(help="Run seed (default: $SCENARIOGEN_SEED or 0); never written out"),
+        ] = None,
+        out: Annotated[str, typer.Option(help="Parent folder of run folders")] = "scenarios",
+        run_id: Annotated[str | None, typer.Option(help="Run folder name")] = None,
+        resume: Annotated[
+            str | None, typer.Option(help="Finish the run folder RUN_ID (same options)")
+        ] = None,
+        budget: Annotated[
+            str | None, typer.Option(help="Manual budget, e.g. iot=10,fmsr=15,wo=5")
+        ] = None,
+        concurrency: Annotated[int, typer.Option(min=1, help="Domains in parallel")] = 3,
+        threads: Annotated[int, typer.Option(min=1, help="Thread pool size")] = 4,
+        batch_size: Annotated[int, typer.Option(min=1, help="Seeds per LLM call")] = 10,
+        max_repairs: Annotated[int, typer.Option(min=0, help="Repairs per candidate")] = 3,
+        multiagent_cap: Annotated[float, typer.Option(help="Max share of multi-agent")] = 0.75,
+        retriever: Annotated[str, typer.Option(help="local | arxiv | semanticscholar")] = "local",
+        against: Annotated[
+            str | None, typer.Option(help="Reject near-duplicates of this scenario file")
+        ] = None,
+        baseline: Annotated[
+            bool, typer.Option("--baseline", help="Unoptimised path, for comparison")
+        ] = False,
+        no_progress: Annotated[bool, typer.Option("--no-progress", help="No bars")] = False,
+    ) -> None:
+        """Generate N scenarios with computed answers into scenarios/<run_id>/.
+
+        Exit codes: 0 all N accepted; 2 usage or input error; 3 shortfall (some domain
+        fell short; what was accepted is written).
+        """
+        from generator.generate.budget import parse_budget
+        from generator.generate.run_config import GenerateConfig
+
+        run_seed = seed if seed is not None else int(os.environ.get("SCENARIOGEN_SEED", "0"))
+        config = GenerateConfig(
+            asset_class=asset,
+            n=n,
+            llm=llm,
+            base_url=base_url,
+            negatives=negatives,
+            seed=run_seed,
+            out_dir=out,
+            run_id=run_id,
+            concurrency=concurrency,
+            threads=threads,
+            batch_size=1 if baseline else batch_size,
+            max_repairs=max_repairs,
+            budget=parse_budget(budget) if budget else None,
+            multiagent_cap=multiagent_cap,
+            baseline=baseline,
+            retriever=retriever,
+            against=against,
+        )
+        summary = _run(config, resume, show_progress=not no_progress)
+        _report(summary)
+        if summary.shortfalls:
+            raise typer.Exit(ExitCode.SHORTFALL)
+
+    @bench_app.command("generate")
+    def bench_generate(
+        n: Annotated[int, typer.Option("-n", "--n", min=1, help="Scenarios to generate")] = 1000,
+        baseline: Annotated[bool, typer.Option("--baseline", help="Unoptimised path")] = False,
+        seed: Annotated[int, typer.Option(help="Run seed")] = 1,
+        concurrency: Annotated[int, typer.Option(min=1)] = 3,
+        keep: Annotated[bool, typer.Option("--keep", help="Keep the run folder")] = False,
+    ) -> None:
+        """Time the template path: accepted scenarios per second, phases, rejections."""
+        import shutil
+        import tempfile
+
+        from generator.generate.run_config import GenerateConfig
+
+        out = tempfile.mkdtemp(prefix="scenariogen-bench-")
+        config = GenerateConfig(
+            n=n,
+            seed=seed,
+            out_dir=out,
+            negatives=0,
+            baseline=baseline,
+            concurrency=1 if baseline else concurrency,
+            batch_size=1 if baseline else 10,
+        )
+        try:
+            summary = _run(config, None, show_progress=False)
+        finally:
+            if not keep:
+                shutil.rmtree(out, ignore_errors=True)
+        total_s = summary.timings.get("total", 0.0) or 1e-9
+        domains_s = summary.timings.get("domains", 0.0) + summary.timings.get("multiagent", 0.0)
+        typer.echo(
+            f"{'baseline' if baseline else 'optimised'} template path: {summary.total}/{n} "
+            f"accepted in {total_s:.1f} s = {summary.total / total_s:.1f} scenarios/s "
+            f"(generation phases alone {summary.total / max(domains_s, 1e-9):.1f}/s); "
+            f"{summary.rejected} rejection lines; cores {os.cpu_count()}"
+        )
+        typer.echo("  " + ", ".join(f"{k} {v:.2f} s" for k, v in summary.timings.items()))
+        if summary.shortfalls:
+            typer.echo(f"  shortfalls: {[s.model_dump() for s in summary.shortfalls]}")

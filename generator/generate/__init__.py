@@ -1,0 +1,1 @@
+"""Stages 2-3: budget, task seeds, verbalisation, checks, repair, output."""

@@ -1,0 +1,381 @@
+"""Task families: seeded draws over the grounded inventory whose answers the tools compute.
+
+A family is registered with :func:`family` in an asset class's ``families`` modules (listed
+in its asset.yaml, imported once by :func:`load_families`). It has two functions:
+
+- ``draw(ctx, rng, parents) -> Plan | None``: picks entities with the local generator
+  ``rng`` (from :func:`rng_for`), may call tools through ``ctx.run`` to chain arguments
+  (an oil sample's gases into ``interpret_dga``) or to test a draw for ambiguity, and returns
+  the parameters, the expected tool calls and the wording facts (mentions, difficulty,
+  constraint). ``None`` means the draw is unusable (no data, ambiguous); the caller tries the
+  next draw index.
+- ``derive(params, outputs) -> answer``: a pure function of the parameters and the tool
+  outputs (JSON, in call order). It raises :class:`Ambiguous` when the outputs admit no
+  single answer (a tie in an argmax). Because the answer comes from the outputs only,
+  :func:`recompute` can re-run the tool calls and check the stored answer.
+
+Multi-agent families name the single-domain families they extend in ``compose_from``;
+:func:`draw_seed` draws their parents first (or :func:`compose_seed` takes accepted ones)
+and passes them to ``draw``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import json
+import math
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from generator.assetdef import AssetClass
+from generator.generate.model import Difficulty, HardFeature, Role, TaskSeed, ToolCall
+from generator.profile.model import AssetProfile, GroundedAsset
+from generator.registry import Registry
+from generator.tools.registry import ToolContext, call_tool
+
+CATEGORIES: tuple[str, ...] = (
+    "Data Query",
+    "Knowledge Query",
+    "Inference Query",
+    "Tuning Query",
+    "Diagnostic Assessment",
+    "Anomaly Detection Query",
+    "Prediction",
+    "Decision Support",
+    "Workflow Coordination",
+    "Recommendation",
+    "Complex Query",
+)
+
+
+class Ambiguous(Exception):
+    """The tool outputs admit no single answer (a tie, a value on a boundary)."""
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What a family's draw decided: parameters, expected calls and wording facts."""
+
+    params: dict[str, Any]
+    tool_sequence: list[ToolCall]
+    mentions: list[str]
+    grounding: dict[str, str] = field(default_factory=dict)
+    difficulty: Difficulty = "easy"
+    hard_features: list[HardFeature] = field(default_factory=list)
+    constraint: str | None = None
+    closed_form: bool = False
+    tolerance: dict[str, float] = field(default_factory=dict)
+    role: Role | None = None
+
+
+DrawFn = Callable[["FamilyContext", np.random.Generator, list[TaskSeed]], Awaitable[Plan | None]]
+DeriveFn = Callable[[dict[str, Any], list[dict[str, Any]]], dict[str, Any]]
+SummariseFn = Callable[[dict[str, Any], dict[str, Any]], str]
+
+
+@dataclass(frozen=True)
+class FamilySpec:
+    """One registered task family."""
+
+    name: str
+    domain: str
+    category: str
+    draw: DrawFn
+    derive: DeriveFn
+    summarise: SummariseFn
+    roles: tuple[Role, ...] = ("operator", "manager")
+    compose_from: tuple[str, ...] = ()
+    description: str = ""
+
+
+FAMILIES: Registry[FamilySpec] = Registry("task family")
+
+
+def family(
+    name: str,
+    *,
+    domain: str,
+    category: str,
+    derive: DeriveFn,
+    summarise: SummariseFn,
+    roles: tuple[Role, ...] = ("operator", "manager"),
+    compose_from: tuple[str, ...] = (),
+) -> Callable[[DrawFn], DrawFn]:
+    """Register the decorated draw function as task family ``name``.
+
+    Args:
+        name: Family name, unique over all asset classes.
+        domain: iot, fmsr, tsfm, wo, vibration or multiagent.
+        category: AssetOpsBench category (one of :data:`CATEGORIES`).
+        derive: Pure ``(params, outputs) -> answer``.
+        summarise: ``(params, answer) -> one line`` with the answer's key values.
+        roles: Who may ask.
+        compose_from: For multi-agent families, the single-domain families they extend.
+    """
+    if category not in CATEGORIES:
+        raise ValueError(f"family {name!r}: unknown category {category!r}")
+
+    def deco(fn: DrawFn) -> DrawFn:
+        doc = (fn.__doc__ or "").strip().split("\n\n")[0].replace("\n", " ")
+        FAMILIES.add(
+            name,
+            FamilySpec(
+                name=name,
+                domain=domain,
+                category=category,
+                draw=fn,
+                derive=derive,
+                summarise=summarise,
+                roles=roles,
+                compose_from=compose_from,
+                description=doc,
+            ),
+        )
+        return fn
+
+    return deco
+
+
+_loaded: set[str] = set()
+
+
+def load_families(asset: AssetClass) -> Registry[FamilySpec]:
+    """Import the asset class's family modules (once each) and return the registry."""
+    for module in asset.families:
+        if module not in _loaded:
+            importlib.import_module(module)
+            _loaded.add(module)
+    return FAMILIES
+
+
+def families_of(asset: AssetClass, domain: str | None = None) -> list[FamilySpec]:
+    """The families registered by ``asset``'s modules, optionally of one domain, by name."""
+    load_families(asset)
+    modules = set(asset.families)
+    out = []
+    for name in FAMILIES:
+        spec = FAMILIES.get(name)
+        if spec.draw.__module__ in modules and (domain is None or spec.domain == domain):
+            out.append(spec)
+    return out
+
+
+def rng_for(run_seed: int, family_name: str, draw: int) -> np.random.Generator:
+    """A local generator for one draw, stable across processes (no ``hash()``)."""
+    digest = int.from_bytes(hashlib.sha256(family_name.encode()).digest()[:8], "big")
+    return np.random.default_rng(np.random.SeedSequence([run_seed, digest, draw]))
+
+
+def _call_key(call: ToolCall) -> str:
+    return call.name + json.dumps(call.args, sort_keys=True, default=str)
+
+
+class FamilyContext:
+    """What a family may use: the profile, the tools and the run seed.
+
+    Tool outputs are memoised per call (tools are deterministic and the store is read-only
+    during generation), so chained draws and the seed's final run share work.
+    """
+
+    def __init__(self, profile: AssetProfile, tools: ToolContext, run_seed: int) -> None:
+        self.profile = profile
+        self.tools = tools
+        self.run_seed = run_seed
+        self._memo: dict[str, dict[str, Any]] = {}
+
+    @property
+    def assets(self) -> list[GroundedAsset]:
+        """Grounded assets, sorted by id."""
+        return sorted(self.profile.inventory.assets, key=lambda a: a.asset_id)
+
+    def asset(self, asset_id: str) -> GroundedAsset:
+        """The grounded asset ``asset_id``."""
+        for a in self.profile.inventory.assets:
+            if a.asset_id == asset_id:
+                return a
+        raise KeyError(asset_id)
+
+    async def run(self, calls: list[ToolCall], *, fresh: bool = False) -> list[dict[str, Any]]:
+        """Run tool calls in order; return their outputs as JSON dicts.
+
+        Args:
+            calls: The calls.
+            fresh: Bypass (and refresh) the memo, e.g. when recomputing an answer.
+        """
+        outs = []
+        for call in calls:
+            key = _call_key(call)
+            if fresh or key not in self._memo:
+                result = await call_tool(call.name, dict(call.args), self.tools)
+                self._memo[key] = result.model_dump(mode="json")
+            outs.append(self._memo[key])
+        return outs
+
+    async def run1(self, name: str, **args: Any) -> dict[str, Any]:
+        """Run one call given as keyword arguments."""
+        return (await self.run([ToolCall(name=name, args=args)]))[0]
+
+
+async def _parents_for(spec: FamilySpec, ctx: FamilyContext, draw: int) -> list[TaskSeed] | None:
+    parents = []
+    for name in spec.compose_from[:1]:
+        parent = await draw_seed(FAMILIES.get(name), ctx, draw)
+        if parent is None:
+            return None
+        parents.append(parent)
+    return parents
+
+
+async def draw_seed(
+    spec: FamilySpec, ctx: FamilyContext, draw: int, parents: list[TaskSeed] | None = None
+) -> TaskSeed | None:
+    """Draw seed ``draw`` of a family; ``None`` when the draw is unusable or ambiguous.
+
+    Args:
+        spec: The family.
+        ctx: The family context.
+        draw: Draw index; with the run seed it fixes the random stream.
+        parents: For a multi-agent family, accepted parent seeds; drawn at the same index
+            from ``compose_from`` when omitted.
+    """
+    if spec.compose_from and parents is None:
+        parents = await _parents_for(spec, ctx, draw)
+        if parents is None:
+            return None
+    rng = rng_for(ctx.run_seed, spec.name, draw)
+    role: Role = spec.roles[int(rng.integers(len(spec.roles)))]
+    plan = await spec.draw(ctx, rng, parents or [])
+    if plan is None:
+        return None
+    outputs = await ctx.run(plan.tool_sequence)
+    try:
+        answer = spec.derive(plan.params, outputs)
+    except Ambiguous:
+        return None
+    return TaskSeed(
+        family=spec.name,
+        domain=spec.domain,
+        category=spec.category,
+        role=plan.role or role,
+        draw=draw,
+        params=plan.params,
+        grounding=plan.grounding,
+        mentions=list(dict.fromkeys(plan.mentions)),
+        tool_sequence=plan.tool_sequence,
+        answer=answer,
+        answer_summary=spec.summarise(plan.params, answer),
+        tolerance=plan.tolerance,
+        difficulty=plan.difficulty,
+        hard_features=plan.hard_features,
+        constraint=plan.constraint,
+        closed_form=plan.closed_form,
+        parents=[p.key for p in parents or []],
+    )
+
+
+async def compose_seed(
+    spec: FamilySpec, parents: list[TaskSeed], ctx: FamilyContext, draw: int
+) -> TaskSeed | None:
+    """Compose a multi-agent seed from accepted single-domain seeds (see :func:`draw_seed`)."""
+    wanted = spec.compose_from[: len(parents)]
+    got = tuple(p.family for p in parents)
+    if not spec.compose_from or got != wanted:
+        raise ValueError(f"family {spec.name!r} composes from {spec.compose_from}, got {got}")
+    return await draw_seed(spec, ctx, draw, parents=parents)
+
+
+def params_key(seed: TaskSeed) -> str:
+    """Identity of a seed's task: family and parameters (not the draw index or role)."""
+    return seed.family + json.dumps(seed.params, sort_keys=True, default=str)
+
+
+async def draw_many(
+    spec: FamilySpec,
+    ctx: FamilyContext,
+    start: int,
+    count: int,
+    max_tries: int,
+    *,
+    unique: bool = True,
+) -> list[TaskSeed]:
+    """Draw up to ``count`` seeds from index ``start`` on, skipping unusable draws.
+
+    Draw indices are tried in order, at most ``max_tries`` of them, so the result is the
+    same for the same run seed however often it is called.
+
+    Args:
+        spec: The family.
+        ctx: The family context.
+        start: First draw index.
+        count: Seeds wanted.
+        max_tries: Draw indices tried at most.
+        unique: Also skip a draw whose parameters repeat an earlier seed's (same task).
+    """
+    seeds: list[TaskSeed] = []
+    seen: set[str] = set()
+    for draw in range(start, start + max_tries):
+        if len(seeds) >= count:
+            break
+        seed = await draw_seed(spec, ctx, draw)
+        if seed is None:
+            continue
+        key = params_key(seed)
+        if unique and key in seen:
+            continue
+        seen.add(key)
+        seeds.append(seed)
+    return seeds
+
+
+def compare(expected: Any, actual: Any, tolerance: dict[str, float], path: str = "") -> list[str]:
+    """Differences between two answers; numbers within the tolerance of their top-level key."""
+    key = path.split(".")[0].split("[")[0]
+    if isinstance(expected, bool) or isinstance(actual, bool):
+        # True == 1 in Python; an answer's flag must stay a flag.
+        same = type(expected) is type(actual) and expected == actual
+        return [] if same else [f"{path}: expected {expected!r}, got {actual!r}"]
+    if isinstance(expected, int | float) and isinstance(actual, int | float):
+        tol = tolerance.get(key, 0.0)
+        if math.isclose(float(expected), float(actual), rel_tol=0.0, abs_tol=tol + 1e-12):
+            return []
+        return [f"{path}: expected {expected!r}, got {actual!r} (tolerance {tol:g})"]
+    if isinstance(expected, dict) and isinstance(actual, dict):
+        problems = []
+        for k in sorted(set(expected) | set(actual)):
+            sub = f"{path}.{k}" if path else str(k)
+            if k not in actual:
+                problems.append(f"{sub}: missing from the recomputed answer")
+            elif k not in expected:
+                problems.append(f"{sub}: not in the stored answer")
+            else:
+                problems.extend(compare(expected[k], actual[k], tolerance, sub))
+        return problems
+    if isinstance(expected, list) and isinstance(actual, list):
+        if len(expected) != len(actual):
+            return [f"{path}: expected {len(expected)} items, got {len(actual)}"]
+        problems = []
+        for i, (e, a) in enumerate(zip(expected, actual, strict=True)):
+            problems.extend(compare(e, a, tolerance, f"{path}[{i}]"))
+        return problems
+    return [] if expected == actual else [f"{path}: expected {expected!r}, got {actual!r}"]
+
+
+async def recompute(seed: TaskSeed, ctx: FamilyContext) -> list[str]:
+    """Re-run the seed's tool calls and derive; problems with the stored answer (empty = ok)."""
+    try:
+        spec = FAMILIES.get(seed.family)
+    except Exception as exc:  # an unknown family is a problem of the seed, reported as such
+        return [f"family: {exc}"]
+    try:
+        outputs = await ctx.run(seed.tool_sequence, fresh=True)
+    except Exception as exc:  # a tool that now fails means the answer does not reproduce
+        return [f"tools: {type(exc).__name__}: {exc}"]
+    try:
+        answer = spec.derive(seed.params, outputs)
+    except Ambiguous as exc:
+        return [f"answer: ambiguous on recompute ({exc})"]
+    return compare(seed.answer, answer, seed.tolerance)

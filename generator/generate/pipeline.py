@@ -1,0 +1,255 @@
+"""The generation pipeline: profile → budget → domains (in parallel) → multi-agent →
+negatives → output. Composes stages; the work is in the stage modules."""
+
+from __future__ import annotations
+
+import hashlib
+import platform
+import time
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from generator import __version__
+from generator.concurrency import configure_threads, fan_out
+from generator.config import StoreSettings, store_settings
+from generator.errors import UserError
+from generator.generate.domain_run import DomainJob, DomainOutcome, DomainRunner, Progress
+from generator.generate.model import GENERATOR_VERSION, ScenarioRecord
+from generator.generate.run_config import GenerateConfig, RunSummary, Shortfall
+from generator.generate.run_folder import AcceptedLine, RunFolder, seed_fingerprint
+
+if TYPE_CHECKING:
+    from generator.llm.client import LLMClient
+
+DOMAIN_ORDER = ("iot", "fmsr", "tsfm", "wo", "vibration", "multiagent")
+
+
+def new_run_id(config: GenerateConfig) -> str:
+    """``<asset>-<UTC time>-<6 hex of the seed fingerprint>``."""
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S")
+    return f"{config.asset_class}-{stamp}-{seed_fingerprint(config.seed)[:6]}"
+
+
+def _check_resume(manifest: dict[str, Any], config: GenerateConfig) -> None:
+    """A resume must continue the same run: same asset, N, seed, LLM and budget."""
+    old = manifest.get("config", {})
+    mismatched = [
+        key
+        for key in ("asset_class", "n", "llm", "budget", "multiagent_cap", "negatives")
+        if old.get(key) != getattr(config, key)
+    ]
+    if manifest.get("seed_fingerprint") != seed_fingerprint(config.seed):
+        mismatched.append("seed")
+    if mismatched:
+        raise UserError(
+            f"cannot resume run {manifest.get('run_id')!r}: options differ from the original "
+            f"run ({', '.join(mismatched)})",
+            fix="repeat the original options (see its manifest.json) with --resume",
+        )
+
+
+class Pipeline:
+    """One generation run (``generate`` and ``--resume``)."""
+
+    def __init__(
+        self,
+        config: GenerateConfig,
+        *,
+        settings: StoreSettings | None = None,
+        llm_client: LLMClient | None = None,
+        progress: Progress | None = None,
+        resume: str | None = None,
+    ) -> None:
+        self.config = config
+        self.settings = settings or store_settings()
+        self.client = llm_client
+        self.progress = progress
+        self.resume = resume
+        self.timings: dict[str, float] = {}
+        run_id = resume or config.run_id or new_run_id(config)
+        self.folder = RunFolder(Path(config.out_dir) / run_id)
+
+    def _client(self) -> LLMClient | None:
+        if self.client is None and self.config.llm != "none":
+            from generator.llm.client import LLMClient
+            from generator.llm.spec import parse_llm
+
+            self.client = LLMClient(parse_llm(self.config.llm, base_url=self.config.base_url))
+        return self.client
+
+    def _timed(self, phase: str, started: float) -> None:
+        self.timings[phase] = round(time.perf_counter() - started, 4)
+
+    async def run(self) -> RunSummary:
+        """Generate (or finish) the run and write its folder."""
+        from generator.assetdef import load_asset_class
+        from generator.generate import stages
+        from generator.profile.build import build_profile
+
+        cfg = self.config
+        t_total = time.perf_counter()
+        configure_threads(cfg.threads)
+        asset = load_asset_class(cfg.asset_class)
+        if self.resume:
+            _check_resume(self.folder.manifest(), cfg)
+            resumed = self.folder.accepted()
+        else:
+            self.folder.create()
+            resumed = []
+        client = self._client()
+
+        t = time.perf_counter()
+        profile = await build_profile(
+            cfg.asset_class,
+            retriever=cfg.retriever,
+            llm=None,
+            settings=self.settings,
+            use_cache=not cfg.baseline,
+        )
+        self._timed("profile", t)
+
+        t = time.perf_counter()
+        env = await stages.prepare(asset, profile, cfg, self.settings, client)
+        budget = env.budget
+        self._timed("budget", t)
+        manifest = self._manifest(profile, budget, status="running")
+        self.folder.write_manifest(manifest)
+        for line in resumed:
+            env.dedup.add(line.record.text, line.record.id)
+
+        offsets, width = _id_offsets(budget.per_domain, cfg.n)
+        by_domain: dict[str, list[AcceptedLine]] = {}
+        for line in resumed:
+            by_domain.setdefault(line.domain, []).append(line)
+
+        def job(domain: str) -> DomainJob:
+            return env.job(
+                domain,
+                folder=self.folder,
+                id_offset=offsets[domain],
+                id_width=width,
+                resumed=by_domain.get(domain, []),
+                progress=self.progress,
+            )
+
+        single = [
+            d for d in DOMAIN_ORDER if d != "multiagent" and budget.per_domain.get(d, 0) > 0
+        ]
+        t = time.perf_counter()
+        limit = 1 if cfg.baseline else cfg.concurrency
+        outcomes: list[DomainOutcome] = await fan_out(
+            single, lambda d: DomainRunner(job(d)).run(), limit=limit
+        )
+        self._timed("domains", t)
+        for out in outcomes:
+            self.timings[f"domain_{out.domain}"] = round(out.seconds, 4)
+
+        if budget.per_domain.get("multiagent", 0) > 0:
+            t = time.perf_counter()
+            outcomes.append(await DomainRunner(job("multiagent")).run())
+            self._timed("multiagent", t)
+
+        t = time.perf_counter()
+        negatives = await env.negatives(cfg.negatives, run_id=self.folder.run_id)
+        self._timed("negatives", t)
+
+        t = time.perf_counter()
+        records = self._records()
+        self.folder.write_records("scenarios.json", records)
+        self.folder.write_records("negative_scenarios.json", negatives)
+        self._timed("write", t)
+        self._timed("total", t_total)
+
+        shortfalls = [
+            Shortfall(domain=o.domain, requested=o.requested, accepted=o.accepted, reason=o.reason)
+            for o in outcomes
+            if o.accepted < o.requested
+        ]
+        summary = RunSummary(
+            run_id=self.folder.run_id,
+            path=str(self.folder.path),
+            requested=cfg.n,
+            accepted={o.domain: o.accepted for o in outcomes},
+            budget=dict(budget.per_domain),
+            negatives=len(negatives),
+            rejected=self.folder.rejected_count(),
+            shortfalls=shortfalls,
+            timings=self.timings,
+            tokens=client.usage if client is not None else {},
+        )
+        manifest = self._manifest(profile, budget, status="complete")
+        manifest.update(
+            counts={
+                "requested": cfg.n,
+                "accepted": summary.total,
+                "per_domain": summary.accepted,
+                "negatives": summary.negatives,
+                "rejected_lines": summary.rejected,
+                "candidates": {o.domain: o.candidates for o in outcomes},
+                "ambiguous_draws": {o.domain: o.ambiguous for o in outcomes},
+                "repaired": {o.domain: o.repaired for o in outcomes},
+                "hard": {o.domain: o.hard for o in outcomes},
+                "passed_over_for_hard_share": {o.domain: o.mix_skipped for o in outcomes},
+            },
+            shortfalls=[s.model_dump() for s in shortfalls],
+            timings=self.timings,
+            tokens=summary.tokens,
+            finished_at=datetime.now(UTC).isoformat(timespec="seconds"),
+        )
+        self.folder.write_manifest(manifest)
+        return summary
+
+    def _records(self) -> list[ScenarioRecord]:
+        lines = self.folder.accepted()
+        order = {d: i for i, d in enumerate(DOMAIN_ORDER)}
+        lines.sort(key=lambda ln: (order.get(ln.domain, 99), ln.slot))
+        return [ln.record for ln in lines]
+
+    def _manifest(self, profile: Any, budget: Any, *, status: str) -> dict[str, Any]:
+        import langchain_core
+        import pydantic
+
+        cfg = self.config
+        return {
+            "run_id": self.folder.run_id,
+            "status": status,
+            "asset_class": cfg.asset_class,
+            "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
+            "config": cfg.public(),
+            "seed_fingerprint": seed_fingerprint(cfg.seed),
+            "versions": {
+                "scenariogen": __version__,
+                "generator": GENERATOR_VERSION,
+                "python": platform.python_version(),
+                "pydantic": pydantic.VERSION,
+                "langchain_core": getattr(langchain_core, "__version__", "?"),
+            },
+            "profile": {
+                "cache_key": profile.provenance.cache_key,
+                "generation_mode": profile.generation_mode,
+                "inventory_fingerprint": profile.inventory.fingerprint,
+                "supported_domains": profile.supported,
+                "timings": profile.provenance.timings,
+            },
+            "budget": budget.model_dump(),
+        }
+
+
+def _id_offsets(per_domain: dict[str, int], n: int) -> tuple[dict[str, int], int]:
+    """First id number of each domain, in domain order, so ids are stable at acceptance."""
+    offsets: dict[str, int] = {}
+    running = 0
+    for domain in DOMAIN_ORDER:
+        offsets[domain] = running
+        running += per_domain.get(domain, 0)
+    return offsets, max(2, len(str(max(n, running))))
+
+
+def config_digest(config: GenerateConfig) -> str:
+    """Short digest of the public config (for logs)."""
+    return hashlib.sha256(config.model_dump_json(exclude={"seed"}).encode()).hexdigest()[:12]
+
+
+ProgressFactory = Callable[[dict[str, int]], Progress]

@@ -1,0 +1,86 @@
+"""The generation run's configuration and summary (serialisable, so a run can be mapped
+over workers and resumed from its manifest)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class GenerateConfig(BaseModel):
+    """Everything that decides what a run generates (plus how fast it goes)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    asset_class: str = Field(default="transformer", description="Asset class to generate for")
+    n: int = Field(default=50, ge=1, le=100_000, description="Accepted scenarios wanted (N)")
+    llm: str = Field(default="none", description="LLM spec: none, smollm2, openai:M, ollama:M")
+    base_url: str | None = Field(default=None, description="OpenAI-compatible server URL")
+    negatives: int = Field(default=2, ge=0, description="Negative scenarios (not counted in N)")
+    seed: int = Field(default=0, description="Run seed (recorded only as a fingerprint)")
+    out_dir: str = Field(default="scenarios", description="Parent folder of run folders")
+    run_id: str | None = Field(default=None, description="Run folder name (default: generated)")
+    concurrency: int = Field(default=3, ge=1, description="Domains generated in parallel")
+    threads: int = Field(default=4, ge=1, description="Thread pool for blocking calls")
+    batch_size: int = Field(default=10, ge=1, description="Seeds per verbalisation call")
+    max_repairs: int = Field(default=3, ge=0, description="Repair attempts per candidate (R)")
+    budget: dict[str, int] | None = Field(default=None, description="Manual budget override")
+    multiagent_cap: float = Field(
+        default=0.75, gt=0, le=1, description="Largest share of N for multi-agent scenarios"
+    )
+    baseline: bool = Field(
+        default=False,
+        description="Unoptimised path: sequential domains, no cache, one seed per call, "
+        "no early rejection",
+    )
+    retriever: str = Field(default="local", description="Literature retriever for the profile")
+    against: str | None = Field(
+        default=None, description="Earlier scenario file: near-duplicates of it are rejected"
+    )
+    dedup_threshold: float = Field(
+        default=0.9, gt=0, le=1, description="Text similarity at which scenarios are duplicates"
+    )
+    open_share: float = Field(
+        default=0.1, ge=0, le=0.5, description="Share of each domain for open LLM scenarios"
+    )
+    candidates_per_slot: int = Field(
+        default=8, ge=1, description="Candidates tried per requested scenario before a shortfall"
+    )
+
+    def public(self) -> dict[str, Any]:
+        """The config as the manifest records it: the run seed is left out."""
+        return self.model_dump(exclude={"seed"})
+
+
+class Shortfall(BaseModel):
+    """A domain that ended with fewer scenarios than budgeted."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    domain: str = Field(description="Domain")
+    requested: int = Field(description="Budgeted scenarios")
+    accepted: int = Field(description="Scenarios accepted")
+    reason: str = Field(description="Why it fell short")
+
+
+class RunSummary(BaseModel):
+    """What a run produced; the CLI prints it and picks the exit code from it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    run_id: str = Field(description="Run folder name")
+    path: str = Field(description="Run folder")
+    requested: int = Field(description="N")
+    accepted: dict[str, int] = Field(description="Accepted scenarios per domain")
+    budget: dict[str, int] = Field(description="Budget per domain")
+    negatives: int = Field(description="Negative scenarios written")
+    rejected: int = Field(description="Lines in rejected.jsonl")
+    shortfalls: list[Shortfall] = Field(description="Domains that fell short")
+    timings: dict[str, float] = Field(description="Seconds per phase")
+    tokens: dict[str, dict[str, int]] = Field(description="LLM tokens per stage")
+
+    @property
+    def total(self) -> int:
+        """Accepted scenarios over all domains."""
+        return sum(self.accepted.values())

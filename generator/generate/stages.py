@@ -1,0 +1,262 @@
+"""What the pipeline hands each domain: budget, dedup index, drawer, vetter, verbalisers.
+
+:func:`prepare` builds a :class:`RunEnv` once per run from serialisable inputs (the asset
+class, its profile, the config and the store settings); :meth:`RunEnv.job` then makes the
+:class:`DomainJob` of one domain.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from generator.errors import UserError
+from generator.generate.budget import Budget, allocate, propose_budget
+from generator.generate.checks import CheckContext, CheckItem, GroundingSets, run_checks
+from generator.generate.dedup import DedupIndex
+from generator.generate.domain_run import DomainJob, Progress
+from generator.generate.families import (
+    FamilyContext,
+    FamilySpec,
+    compose_seed,
+    draw_seed,
+    families_of,
+    recompute,
+)
+from generator.generate.model import Draft, ScenarioRecord, TaskSeed
+from generator.generate.negatives import build_negatives
+from generator.generate.policy import DomainPolicy, load_policies
+from generator.generate.run_config import GenerateConfig
+from generator.generate.run_folder import AcceptedLine, RunFolder
+from generator.generate.verbalise_llm import LLMVerbaliser
+from generator.generate.verbalise_template import TemplateVerbaliser
+from generator.tools.registry import ToolContext, load_tools
+
+if TYPE_CHECKING:
+    from generator.assetdef import AssetClass
+    from generator.config import StoreSettings
+    from generator.llm.client import LLMClient
+    from generator.profile.model import AssetProfile
+
+
+def _read_against(path: str) -> list[tuple[str, str]]:
+    """(text, id) pairs of an earlier scenario file (JSON list or JSONL)."""
+    file = Path(path)
+    try:
+        raw = file.read_text()
+    except OSError as exc:
+        raise UserError(f"cannot read --against file {path!r} ({exc.strerror})") from None
+    try:
+        data = json.loads(raw)
+        records = data if isinstance(data, list) else [data]
+    except ValueError:
+        try:
+            records = [json.loads(line) for line in raw.splitlines() if line.strip()]
+        except ValueError as exc:
+            raise UserError(
+                f"--against file {path!r} is neither JSON nor JSONL ({exc})",
+                fix="pass a scenarios.json or a .jsonl file of scenario records",
+            ) from None
+    return [
+        (str(r["text"]), f"against:{r.get('id', i)}")
+        for i, r in enumerate(records)
+        if isinstance(r, dict) and r.get("text")
+    ]
+
+
+@dataclass
+class RunEnv:
+    """Shared, per-run objects (safe to use from every domain's task)."""
+
+    asset: AssetClass
+    profile: AssetProfile
+    config: GenerateConfig
+    policies: dict[str, DomainPolicy]
+    budget: Budget
+    dedup: DedupIndex
+    checks: CheckContext
+    family_ctx: FamilyContext
+    template: TemplateVerbaliser
+    llm: LLMVerbaliser | None
+    model_label: str
+    families: dict[str, list[FamilySpec]]
+    accepted_seeds: dict[str, list[TaskSeed]] = field(default_factory=dict)
+
+    # -- per-candidate hooks ---------------------------------------------------------
+
+    async def draw(self, domain: str, candidate: int) -> TaskSeed | None:
+        """Candidate ``c`` of a domain's stream: draw ``c // F`` of family ``c % F``.
+
+        A multi-agent family composes from an accepted seed of its parent family when the
+        run has one (chosen by the draw index), else it draws its parent itself.
+        """
+        specs = self.families[domain]
+        spec = specs[candidate % len(specs)]
+        draw = candidate // len(specs)
+        if spec.compose_from:
+            pool = self.accepted_seeds.get(spec.compose_from[0], [])
+            if pool and draw < len(pool):
+                return await compose_seed(spec, [pool[draw]], self.family_ctx, draw)
+        return await draw_seed(spec, self.family_ctx, draw)
+
+    async def early(self, seed: TaskSeed | None, draft: Draft, domain: str) -> list[str]:
+        """The cheap checks (fields, length, tool names, near-duplicates)."""
+        return await run_checks("early", CheckItem.from_draft(draft, seed, domain), self.checks)
+
+    async def deterministic(self, seed: TaskSeed | None, draft: Draft, domain: str) -> list[str]:
+        """The costly checks; with early rejection off (baseline) the early ones run here."""
+        item = CheckItem.from_draft(draft, seed, domain)
+        if self.config.baseline:
+            return await run_checks("all", item, self.checks)
+        return await run_checks("deterministic", item, self.checks)
+
+    async def on_accept(self, line: AcceptedLine) -> None:
+        """Remember accepted seeds so multi-agent chains can compose from them."""
+        if line.seed is not None:
+            self.accepted_seeds.setdefault(line.seed.family, []).append(line.seed)
+
+    # -- jobs --------------------------------------------------------------------------
+
+    def core_tools(self) -> dict[str, list[str]]:
+        """Core tools per domain, from the policies."""
+        return {d: list(p.core_tools) for d, p in self.policies.items()}
+
+    def job(
+        self,
+        domain: str,
+        *,
+        folder: RunFolder,
+        id_offset: int,
+        id_width: int,
+        resumed: list[AcceptedLine],
+        progress: Progress | None,
+    ) -> DomainJob:
+        """The job of one domain."""
+        cfg = self.config
+        quota = self.budget.per_domain.get(domain, 0)
+        for line in resumed:
+            if line.seed is not None:
+                self.accepted_seeds.setdefault(line.seed.family, []).append(line.seed)
+        has_families = bool(self.families.get(domain))
+        return DomainJob(
+            asset_class=cfg.asset_class,
+            domain=domain,
+            quota=quota,
+            id_offset=id_offset,
+            id_width=id_width,
+            folder=folder,
+            dedup=self.dedup,
+            drawer=self.draw,
+            vetter=self,
+            core_tools=self.core_tools(),
+            template=self.template,
+            llm=self.llm,
+            model_label=self.model_label,
+            prompt_version=self.llm.prompt_version if self.llm else self.template.prompt_version,
+            batch_size=1 if cfg.baseline else cfg.batch_size,
+            max_repairs=cfg.max_repairs,
+            max_candidates=quota * cfg.candidates_per_slot if has_families else 0,
+            early_rejection=not cfg.baseline,
+            min_hard=math.ceil(quota * self.policies[domain].hardness_mix)
+            if domain in self.policies
+            else 0,
+            open_quota=int(quota * cfg.open_share) if self.llm and not cfg.baseline else 0,
+            profile=self.profile,
+            resumed=resumed,
+            progress=progress,
+            on_accept=self.on_accept,
+        )
+
+    async def negatives(self, k: int, *, run_id: str) -> list[ScenarioRecord]:
+        """``k`` verified negative scenarios with ids ``<asset>_negative_NN``."""
+        if k == 0:
+            return []
+        records = await build_negatives(
+            self.profile, self.family_ctx.tools, k, self.config.seed, dedup=self.dedup
+        )
+        out = []
+        for i, rec in enumerate(records):
+            provenance = rec.provenance.model_copy(update={"run_id": run_id})
+            out.append(
+                rec.model_copy(
+                    update={"id": f"{self.config.asset_class}_negative_{i + 1:02d}",
+                            "provenance": provenance}
+                )
+            )
+        return out
+
+
+async def prepare(
+    asset: AssetClass,
+    profile: AssetProfile,
+    config: GenerateConfig,
+    settings: StoreSettings,
+    client: LLMClient | None,
+) -> RunEnv:
+    """Policies, budget, checks, families and verbalisers for one run."""
+    policies = load_policies()
+    proposal: dict[str, float] | None = None
+    if client is not None and config.budget is None and not config.baseline:
+        proposal = await propose_budget(profile, config.n, client)
+    budget = allocate(
+        profile,
+        policies,
+        config.n,
+        multiagent_cap=config.multiagent_cap,
+        override=config.budget,
+        proposal=proposal,
+    )
+    load_tools()
+    tools_ctx = ToolContext(asset, settings)
+    family_ctx = FamilyContext(profile, tools_ctx, config.seed)
+    dedup = DedupIndex(threshold=config.dedup_threshold)
+    against: DedupIndex | None = None
+    if config.against:
+        against = DedupIndex(threshold=config.dedup_threshold)
+        against.load(_read_against(config.against))
+
+    async def _recompute(seed: TaskSeed) -> list[str]:
+        return await recompute(seed, family_ctx)
+
+    checks = CheckContext.with_registered_tools(
+        policies,
+        dedup=dedup,
+        against=against,
+        grounding=GroundingSets.from_profile(profile),
+        recompute=_recompute,
+        tools_ctx=tools_ctx,
+    )
+    families = {
+        d: families_of(asset, d) for d in budget.per_domain if budget.per_domain[d] > 0
+    }
+    llm = LLMVerbaliser(client) if client is not None else None
+    return RunEnv(
+        asset=asset,
+        profile=profile,
+        config=config,
+        policies=policies,
+        budget=budget,
+        dedup=dedup,
+        checks=checks,
+        family_ctx=family_ctx,
+        template=TemplateVerbaliser(config.seed),
+        llm=llm,
+        model_label=client.label if client is not None else "none",
+        families=families,
+    )
+
+
+def accepted_texts(lines: list[AcceptedLine]) -> list[tuple[str, str]]:
+    """(text, id) pairs of resumed scenarios, for the dedup index."""
+    return [(ln.record.text, ln.record.id) for ln in lines]
+
+
+def describe(records: list[ScenarioRecord]) -> dict[str, Any]:
+    """Counts per domain (for logs)."""
+    out: dict[str, int] = {}
+    for r in records:
+        out[r.type] = out.get(r.type, 0) + 1
+    return dict(out)

@@ -1,0 +1,204 @@
+"""The LLM verbaliser: up to B seeds per call, repair with reasons, open scenarios.
+
+The model only words a seed: entities, values, the answer and the tools come from the
+seed, which code computed. A reply that is not JSON, misses a seed or a field, is data:
+it comes back as a :class:`VerbaliseFailure` with the raw text, never an exception.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from typing import TYPE_CHECKING
+
+from pydantic import BaseModel, ConfigDict, Field, create_model
+
+from generator.generate.model import Draft, TaskSeed
+
+if TYPE_CHECKING:
+    from generator.llm.client import LLMClient
+    from generator.profile.model import AssetProfile
+
+PROMPT_VERSION = "verbalise-v1"
+
+SYSTEM = (
+    "You write requests that operators and maintenance managers of power transformers send "
+    "to an AI assistant. You are given structured tasks; for each, write the request (field "
+    "'text') and a rubric (field 'characteristic_form') saying what a correct response does "
+    "and contains. Rules: keep every listed mention verbatim in the text; state the "
+    "constraint when one is given; never write a tool name in the text; name the listed "
+    "tools in the rubric together with the key values of the answer. Reply with JSON only."
+)
+
+
+class _Item(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    seed_key: str = Field(max_length=80, description="The task's key, copied")
+    text: str = Field(min_length=1, max_length=700, description="The request")
+    characteristic_form: str = Field(
+        min_length=1, max_length=900, description="What a correct response does and contains"
+    )
+
+
+class _Batch(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    items: list[_Item] = Field(description="One item per task, same keys")
+
+
+@lru_cache(maxsize=64)
+def _batch_of(k: int) -> type[_Batch]:
+    """The batch schema for exactly ``k`` items (a grammar-constrained model then cannot
+    answer with an empty list)."""
+    return create_model(
+        f"Batch{k}",
+        __base__=_Batch,
+        items=(list[_Item], Field(min_length=k, max_length=k, description="One per task")),
+    )
+
+
+class _Open(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    text: str = Field(min_length=1, max_length=700, description="The request")
+    characteristic_form: str = Field(min_length=1, max_length=900, description="The rubric")
+    category: str = Field(max_length=40, description="AssetOpsBench category")
+
+
+class _OpenBatch(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    items: list[_Open] = Field(description="The open scenarios")
+
+
+class VerbaliseFailure(BaseModel):
+    """A seed the model did not word usably."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    seed_key: str = Field(description="TaskSeed.key")
+    raw: str = Field(description="The raw reply")
+    reason: str = Field(description="What was wrong")
+
+
+def _task_block(seed: TaskSeed, tools: list[str]) -> dict[str, object]:
+    return {
+        "seed_key": seed.key,
+        "role": seed.role,
+        "category": seed.category,
+        "task": seed.family.replace("_", " "),
+        "mentions": seed.mentions,
+        "constraint": seed.constraint,
+        "answer": seed.answer_summary,
+        "tools_for_rubric": tools,
+    }
+
+
+class LLMVerbaliser:
+    """Words seeds in batches through an :class:`LLMClient`."""
+
+    name = "llm"
+
+    def __init__(self, client: LLMClient, *, prompt_version: str = PROMPT_VERSION) -> None:
+        self.client = client
+        self.prompt_version = prompt_version
+
+    async def verbalise(
+        self, seeds: list[TaskSeed], core_tools: dict[str, list[str]]
+    ) -> list[Draft | VerbaliseFailure]:
+        """One call for the whole batch; results in input order."""
+        tasks = [_task_block(s, _rubric_tools(s, core_tools)) for s in seeds]
+        user = (
+            "Tasks (JSON):\n" + json.dumps(tasks, indent=1) + "\n\nReply as "
+            '{"items": [{"seed_key": ..., "text": ..., "characteristic_form": ...}, ...]} '
+            "with one item per task."
+        )
+        result = await self.client.ask_json("verbalise", SYSTEM, user, _batch_of(len(seeds)))
+        if not result.ok or result.value is None:
+            reason = result.error or "no reply"
+            return [VerbaliseFailure(seed_key=s.key, raw=result.raw, reason=reason) for s in seeds]
+        by_key = {item.seed_key: item for item in result.value.items}
+        out: list[Draft | VerbaliseFailure] = []
+        for seed in seeds:
+            item = by_key.get(seed.key)
+            if item is None:
+                out.append(
+                    VerbaliseFailure(
+                        seed_key=seed.key, raw=result.raw, reason="reply has no item for this task"
+                    )
+                )
+                continue
+            out.append(self._draft(seed, item))
+        return out
+
+    async def repair(
+        self, seed: TaskSeed, draft: Draft | None, reasons: list[str], core_tools: list[str]
+    ) -> Draft | VerbaliseFailure:
+        """Ask again for one seed, quoting the previous attempt and what failed."""
+        previous = (
+            {"text": draft.text, "characteristic_form": draft.characteristic_form}
+            if draft
+            else None
+        )
+        user = (
+            "Task (JSON):\n"
+            + json.dumps(_task_block(seed, _rubric_tools(seed, {seed.domain: core_tools})))
+            + "\n\nPrevious attempt (JSON):\n"
+            + json.dumps(previous)
+            + "\n\nIt failed these checks:\n- "
+            + "\n- ".join(reasons)
+            + '\n\nReply as {"seed_key": ..., "text": ..., "characteristic_form": ...}.'
+        )
+        result = await self.client.ask_json("repair", SYSTEM, user, _Item)
+        if not result.ok or result.value is None:
+            return VerbaliseFailure(seed_key=seed.key, raw=result.raw, reason=result.error or "")
+        return self._draft(seed, result.value)
+
+    async def open_scenarios(
+        self, profile: AssetProfile, domain: str, k: int, tools: list[str]
+    ) -> list[Draft] | VerbaliseFailure:
+        """Ask for ``k`` open (non-deterministic) scenarios of ``domain``."""
+        facts = {
+            "asset_class": profile.display_name,
+            "sites": profile.inventory.sites,
+            "assets": [a.asset_id for a in profile.inventory.assets][:12],
+            "failure_modes": [f.name for f in profile.failure_modes],
+            "standards": [f"{s.id} ({s.edition})" for s in profile.standards],
+            "tools_for_rubric": tools,
+        }
+        user = (
+            f"Write {k} open {domain} requests (knowledge or decision support, no single "
+            "correct answer) grounded in these facts (JSON):\n"
+            + json.dumps(facts)
+            + '\n\nReply as {"items": [{"text": ..., "characteristic_form": ..., '
+            '"category": "Knowledge Query" or "Decision Support"}]}.'
+        )
+        result = await self.client.ask_json("open", SYSTEM, user, _OpenBatch)
+        if not result.ok or result.value is None:
+            return VerbaliseFailure(
+                seed_key=f"open:{domain}", raw=result.raw, reason=result.error or ""
+            )
+        return [
+            Draft(
+                seed_key=f"open:{domain}#{i}",
+                text=item.text.strip(),
+                characteristic_form=item.characteristic_form.strip(),
+                category=item.category.strip(),
+                verbaliser=self.name,
+            )
+            for i, item in enumerate(result.value.items[:k])
+        ]
+
+    def _draft(self, seed: TaskSeed, item: _Item) -> Draft:
+        return Draft(
+            seed_key=seed.key,
+            text=item.text.strip(),
+            characteristic_form=item.characteristic_form.strip(),
+            category=seed.category,
+            verbaliser=self.name,
+        )
+
+
+def _rubric_tools(seed: TaskSeed, core_tools: dict[str, list[str]]) -> list[str]:
+    return seed.expected_tools or core_tools.get(seed.domain, [])

@@ -1,0 +1,251 @@
+"""Transformer task families over the seeded test fleet: answers checked against the raw store.
+
+The golden tests recompute answers without the tools (raw FleetStore documents, the DGA
+module's classification, the simulator's injected faults), so a family whose derive or
+tool chain drifts fails here, not only in its own recompute.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+
+import pytest
+
+from assets.transformer import dga
+from generator.config import StoreSettings
+from generator.generate.families import (
+    FAMILIES,
+    draw_many,
+    families_of,
+    load_families,
+    params_key,
+    recompute,
+)
+from generator.generate.model import TaskSeed, ToolCall
+from generator.profile.model import AssetProfile
+from generator.store.query import FleetStore
+from generator.tools.registry import load_tools
+from tests.generator.generate.test_families import ASSET, family_context, grounded_profile
+
+RUN_SEED = 11
+PER_FAMILY = 6
+# Families whose parameter space is small on 2 sites x 3 units: the fleet listing has one
+# task, a site listing two sites x two variants, the next-work-order estimate needs work
+# orders that make the top code unambiguous.
+FEW_DISTINCT = {"iot_fleet_overview": 1, "iot_site_units": 2, "wo_next_prediction": 1}
+
+
+@pytest.fixture(scope="module")
+async def profile(seeded_settings: StoreSettings) -> AssetProfile:
+    return await grounded_profile(seeded_settings)
+
+
+@pytest.fixture(scope="module")
+async def seeds(seeded_settings: StoreSettings, profile: AssetProfile) -> dict[str, list[TaskSeed]]:
+    load_families(ASSET)
+    ctx = family_context(profile, seeded_settings, RUN_SEED)
+    out = {}
+    for spec in families_of(ASSET):
+        out[spec.name] = await draw_many(spec, ctx, 0, PER_FAMILY, PER_FAMILY * 8)
+    return out
+
+
+def test_every_family_draws_distinct_seeds(seeds: dict[str, list[TaskSeed]]) -> None:
+    assert len(seeds) >= 20
+    for name, drawn in seeds.items():
+        wanted = FEW_DISTINCT.get(name, 3)
+        assert len({params_key(s) for s in drawn}) >= wanted, name
+
+
+def test_seeds_are_json_and_well_formed(seeds: dict[str, list[TaskSeed]]) -> None:
+    tools = load_tools()
+    for name, drawn in seeds.items():
+        spec = FAMILIES.get(name)
+        for s in drawn:
+            assert TaskSeed.model_validate_json(s.model_dump_json()) == s
+            assert s.domain == spec.domain and s.category == spec.category
+            assert all(c.name in tools for c in s.tool_sequence)
+            assert s.answer_summary
+            if s.difficulty == "hard":
+                assert s.hard_features, s.key
+            if {"constraint", "conditional"} & set(s.hard_features):
+                assert s.constraint, s.key
+            for value in s.grounding.values():
+                assert value in s.mentions or value == "wti", (s.key, value)
+
+
+async def test_fresh_seeds_recompute_in_a_fresh_context(
+    seeds: dict[str, list[TaskSeed]], seeded_settings: StoreSettings, profile: AssetProfile
+) -> None:
+    ctx = family_context(profile, seeded_settings, RUN_SEED)
+    for drawn in seeds.values():
+        for s in drawn:
+            assert await recompute(s, ctx) == [], s.key
+
+
+async def test_tampered_answers_are_caught(
+    seeds: dict[str, list[TaskSeed]], seeded_settings: StoreSettings, profile: AssetProfile
+) -> None:
+    ctx = family_context(profile, seeded_settings, RUN_SEED)
+    for name in ("fmsr_dga_stored", "wo_count", "tsfm_forecast", "ma_dga_to_workorder"):
+        s = seeds[name][0]
+        key = next(iter(s.answer))
+        value = s.answer[key]
+        bad = "X" if isinstance(value, str) else (value + 5 if isinstance(value, int | float)
+                                                     else ["X"])
+        tampered = s.model_copy(update={"answer": dict(s.answer, **{key: bad})})
+        assert await recompute(tampered, ctx), name
+
+
+async def test_same_run_seed_gives_identical_seeds(
+    seeds: dict[str, list[TaskSeed]], seeded_settings: StoreSettings, profile: AssetProfile
+) -> None:
+    ctx = family_context(profile, seeded_settings, RUN_SEED)
+    other = family_context(profile, seeded_settings, RUN_SEED + 1)
+    differ = 0
+    for name in seeds:
+        again = await draw_many(FAMILIES.get(name), ctx, 0, 2, 16)
+        assert [s.model_dump() for s in again] == [s.model_dump() for s in seeds[name][:2]]
+        moved = await draw_many(FAMILIES.get(name), other, 0, 2, 16)
+        differ += [params_key(s) for s in moved] != [params_key(s) for s in seeds[name][:2]]
+    assert differ >= len(seeds) // 2  # another run seed draws other tasks
+
+
+def test_multiagent_seeds_span_two_domains(seeds: dict[str, list[TaskSeed]]) -> None:
+    tools = load_tools()
+    for spec in families_of(ASSET, "multiagent"):
+        assert seeds[spec.name], spec.name
+        for s in seeds[spec.name]:
+            domains = {tools.get(c.name).domain for c in s.tool_sequence}
+            assert len(domains) >= 2, (s.key, domains)
+            assert s.parents and s.parents[0].startswith(spec.compose_from[0] + "#")
+
+
+# -- golden answers from the raw store ---------------------------------------------------
+
+
+async def test_sensor_stat_matches_raw_store_documents(
+    seeds: dict[str, list[TaskSeed]], seeded_settings: StoreSettings
+) -> None:
+    store = FleetStore(ASSET, seeded_settings)
+    try:
+        for s in seeds["iot_sensor_stat"]:
+            p = s.params
+            docs = await store.history(p["asset_id"], p["start"], p["end"], [p["sensor"]])
+            values = [float(d[p["sensor"]]) for d in docs if d.get(p["sensor"]) is not None]
+            expected = {"max": max, "min": min, "mean": lambda v: sum(v) / len(v)}[p["stat"]](
+                values
+            )
+            assert s.answer["value"] == pytest.approx(expected, abs=1e-9), s.key
+            if "timestamp" in s.answer:
+                hits = [d["timestamp"] for d in docs if float(d[p["sensor"]]) == expected]
+                assert hits == [s.answer["timestamp"]]
+    finally:
+        store.close()
+
+
+async def test_site_threshold_matches_raw_store_and_keeps_its_margin(
+    seeds: dict[str, list[TaskSeed]], seeded_settings: StoreSettings
+) -> None:
+    store = FleetStore(ASSET, seeded_settings)
+    try:
+        for s in seeds["iot_site_threshold"]:
+            p = s.params
+            above = []
+            for plate in await store.assets(p["site"]):
+                docs = await store.history(plate["asset_id"], p["start"], p["end"], [p["sensor"]])
+                peak = max(float(d[p["sensor"]]) for d in docs)
+                assert abs(peak - p["threshold"]) > p["margin"]  # unambiguous draw
+                if peak > p["threshold"]:
+                    above.append(plate["asset_id"])
+            assert s.answer["assets_above"] == sorted(above), s.key
+            assert s.constraint and p["threshold_text"] in s.constraint
+    finally:
+        store.close()
+
+
+async def test_work_order_counts_match_raw_store(
+    seeds: dict[str, list[TaskSeed]], seeded_settings: StoreSettings
+) -> None:
+    store = FleetStore(ASSET, seeded_settings)
+    try:
+        for s in seeds["wo_count"]:
+            p = s.params
+            docs = await store.work_orders(p["asset_id"], p["start"], p["end"], p["kind"])
+            assert s.answer["count"] == len(docs), s.key
+    finally:
+        store.close()
+
+
+def test_given_dga_samples_classify_away_from_every_boundary(
+    seeds: dict[str, list[TaskSeed]],
+) -> None:
+    for s in seeds["fmsr_dga_given"]:
+        gases = s.params["gases"]
+        sample = dga.GasSample(**gases)
+        ratios = dga.iec60599_ratios(sample)
+        screen = dga.concentration_screen(sample)
+        normal = screen.all_within_iec_typical and screen.ieee_condition == 1
+        expected = "normal" if normal else dga.classify_iec60599(ratios)
+        assert s.answer["fault_type"] == expected, s.key
+        if not normal:
+            assert dga.boundary_margin(ratios, dga.duval_triangle1(sample)) == 1.0
+        assert all(str(v) in s.mentions for v in gases.values())
+        assert s.closed_form
+
+
+async def test_stored_dga_finds_the_simulated_faults(
+    seeded_settings: StoreSettings, profile: AssetProfile
+) -> None:
+    # The test fleet injects T3 in NORTH-TX01 and T1 in NORTH-TX02 (tests/conftest.py).
+    ctx = family_context(profile, seeded_settings, RUN_SEED)
+    spec = FAMILIES.get("fmsr_dga_stored")
+    for asset_id, fault in (("NORTH-TX01", "T3"), ("NORTH-TX02", "T1")):
+        a = ctx.asset(asset_id)
+        oil = ToolCall(name="oil_samples", args={
+            "site_name": a.site_name, "asset_id": asset_id, "start": "2026-06-01"})
+        (oil_out,) = await ctx.run([oil])
+        last = oil_out["records"][-1]
+        dga_call = ToolCall(name="interpret_dga", args={
+            "asset_name": asset_id, **{g: last[g] for g in
+                                       ("hydrogen", "methane", "ethane", "ethylene", "acetylene")}})
+        outputs = await ctx.run([oil, dga_call])
+        answer = spec.derive({"which": "latest", "with_details": False}, outputs)
+        assert answer == {"sample_timestamp": last["timestamp"], "fault_type": fault}
+
+
+async def test_anomaly_seeds_have_no_score_near_the_cutoff(
+    seeds: dict[str, list[TaskSeed]], seeded_settings: StoreSettings, profile: AssetProfile
+) -> None:
+    ctx = family_context(profile, seeded_settings, RUN_SEED)
+    for s in seeds["tsfm_anomalies"]:
+        args = dict(s.tool_sequence[0].args)
+        t = args["threshold"]
+        low = await ctx.run1("run_tsad", **dict(args, threshold=t - 0.1))
+        high = await ctx.run1("run_tsad", **dict(args, threshold=t + 0.1))
+        assert [x["timestamp"] for x in low["anomalies"]] == s.answer["timestamps"]
+        assert [x["timestamp"] for x in high["anomalies"]] == s.answer["timestamps"]
+
+
+async def test_dga_to_workorder_decision_follows_the_diagnosis(
+    seeds: dict[str, list[TaskSeed]],
+) -> None:
+    for s in seeds["ma_dga_to_workorder"]:
+        a = s.answer
+        if a["fault_type"] in ("normal", "ND"):
+            assert a["failure_code"] is None and a["decision"] == "no corrective work needed"
+        elif a["work_orders"]:
+            assert a["decision"] == "already raised"
+        else:
+            assert a["decision"] == f"raise a corrective work order ({a['failure_code']})"
+
+
+def test_many_distinct_seeds_are_reachable(seeds: dict[str, list[TaskSeed]]) -> None:
+    # Not a count for n=1000 on the small fleet, but every domain has several tasks.
+    per_domain: dict[str, set[str]] = defaultdict(set)
+    for drawn in seeds.values():
+        for s in drawn:
+            per_domain[s.domain].add(json.dumps([s.family, s.params], sort_keys=True))
+    for domain in ("iot", "fmsr", "tsfm", "wo", "multiagent"):
+        assert len(per_domain[domain]) >= 12, domain

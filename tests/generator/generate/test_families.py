@@ -1,0 +1,298 @@
+"""The task-family framework: registry, RNG streams, redraws, answer comparison, recompute."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from generator.assetdef import load_asset_class
+from generator.config import StoreSettings
+from generator.generate.families import (
+    CATEGORIES,
+    FAMILIES,
+    Ambiguous,
+    FamilyContext,
+    FamilySpec,
+    Plan,
+    compare,
+    compose_seed,
+    draw_many,
+    draw_seed,
+    families_of,
+    family,
+    load_families,
+    recompute,
+    rng_for,
+)
+from generator.generate.model import TaskSeed, ToolCall
+from generator.profile.grounding import failure_mode_profiles, ground
+from generator.profile.model import (
+    AssetProfile,
+    DomainSupport,
+    GroundedInventory,
+    ProfileProvenance,
+)
+from generator.tools.registry import ToolContext
+
+ASSET = load_asset_class("transformer")
+
+
+def profile_from_inventory(inventory: GroundedInventory) -> AssetProfile:
+    """A minimal profile around a grounded inventory (no literature, no LLM)."""
+    return AssetProfile(
+        asset_class=ASSET.asset_class,
+        display_name=ASSET.display_name,
+        description=ASSET.description,
+        generation_mode="open_form",
+        inventory=inventory,
+        failure_modes=failure_mode_profiles(ASSET, inventory),
+        supported_domains=[
+            DomainSupport(domain=d, supported=True, tools=[], reason="test") for d in ASSET.domains
+        ],
+        unsupported_domains=[],
+        task_themes=[],
+        standards=[],
+        evidence=[],
+        references=[],
+        provenance=ProfileProvenance(
+            created_at="2026-11-30T00:00:00Z", generator_version="test", retriever="local",
+            retrievers_used=[], llm="none", prompt_version="test", cache_key="test",
+            store_url="http://test",
+        ),
+    )
+
+
+async def grounded_profile(settings: StoreSettings) -> AssetProfile:
+    """The profile of the seeded test fleet, grounded through the profiling layer."""
+    inventory = await ground(ASSET, settings)
+    if inventory is None:
+        raise RuntimeError("the seeded store holds no transformer data")
+    return profile_from_inventory(inventory)
+
+
+def family_context(profile: AssetProfile, settings: StoreSettings, run_seed: int) -> FamilyContext:
+    """A fresh family context (fresh memo, fresh store connection)."""
+    return FamilyContext(profile, ToolContext(ASSET, settings), run_seed)
+
+
+def _empty_profile() -> AssetProfile:
+    from generator.profile.grounding import empty_inventory
+
+    return profile_from_inventory(empty_inventory())
+
+
+# -- a store-free family: draws every odd index, answers from `get_ai_tasks` ---------------
+
+
+def _tasks_derive(params: dict[str, Any], outputs: list[dict[str, Any]]) -> dict[str, Any]:
+    if params.get("tie"):
+        raise Ambiguous("forced tie")
+    return {"n_tasks": len(outputs[0]["tasks"]), "first": outputs[0]["tasks"][0]["task_id"]}
+
+
+async def _odd_draws(
+    ctx: FamilyContext, rng: np.random.Generator, parents: list[TaskSeed]
+) -> Plan | None:
+    if int(rng.integers(0, 1_000_000)) % 2 == 0:
+        return None  # an "ambiguous" draw: the caller moves to the next index
+    return Plan(
+        params={"pick": int(rng.integers(0, 3)), "tie": False},
+        tool_sequence=[ToolCall(name="get_ai_tasks", args={})],
+        mentions=[],
+    )
+
+
+ODD = FamilySpec(
+    name="test_odd", domain="tsfm", category="Knowledge Query", draw=_odd_draws,
+    derive=_tasks_derive, summarise=lambda p, a: f"{a['n_tasks']} tasks",
+)
+
+
+async def _tied(
+    ctx: FamilyContext, rng: np.random.Generator, parents: list[TaskSeed]
+) -> Plan | None:
+    return Plan(
+        params={"tie": True}, tool_sequence=[ToolCall(name="get_ai_tasks", args={})], mentions=[]
+    )
+
+
+TIED = FamilySpec(
+    name="test_tied", domain="tsfm", category="Knowledge Query", draw=_tied,
+    derive=_tasks_derive, summarise=lambda p, a: "",
+)
+
+
+@pytest.fixture
+def offline_ctx() -> FamilyContext:
+    # get_ai_tasks never touches the store, so no settings are needed.
+    return FamilyContext(_empty_profile(), ToolContext(ASSET), run_seed=5)
+
+
+def _is_odd_draw(run_seed: int, draw: int) -> bool:
+    rng = rng_for(run_seed, "test_odd", draw)
+    rng.integers(len(ODD.roles))  # the role pick comes first in draw_seed
+    return int(rng.integers(0, 1_000_000)) % 2 == 1
+
+
+# -- RNG ---------------------------------------------------------------------------------
+
+
+def test_rng_streams_are_stable_and_distinct() -> None:
+    a = rng_for(1, "fam", 0).integers(0, 2**31, 4).tolist()
+    assert a == rng_for(1, "fam", 0).integers(0, 2**31, 4).tolist()
+    assert a != rng_for(1, "fam", 1).integers(0, 2**31, 4).tolist()
+    assert a != rng_for(2, "fam", 0).integers(0, 2**31, 4).tolist()
+    assert a != rng_for(1, "other", 0).integers(0, 2**31, 4).tolist()
+
+
+def test_rng_is_the_same_in_another_process() -> None:
+    # Python's hash() is salted per process; the stream must not depend on it.
+    code = (
+        "from generator.generate.families import rng_for;"
+        "print(rng_for(11, 'iot_sensor_stat', 3).integers(0, 2**31, 3).tolist())"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True,
+        env={"PYTHONHASHSEED": "123", "PATH": ""},
+        cwd=str(Path(__file__).resolve().parents[3]),
+    ).stdout.strip()
+    assert out == str(rng_for(11, "iot_sensor_stat", 3).integers(0, 2**31, 3).tolist())
+
+
+# -- comparison --------------------------------------------------------------------------
+
+
+def test_compare_numbers_within_tolerance_of_their_key() -> None:
+    assert compare({"value": 1.0}, {"value": 1.004}, {"value": 0.005}) == []
+    assert compare({"value": 1.0}, {"value": 1.006}, {"value": 0.005})
+    assert compare({"value": 1.0}, {"value": 1.0000001}, {}) != []  # exact without tolerance
+    assert compare({"peaks": {"A": 2.0}}, {"peaks": {"A": 2.009}}, {"peaks": 0.01}) == []
+
+
+def test_compare_lists_dicts_and_types() -> None:
+    assert compare({"ids": ["a", "b"]}, {"ids": ["a", "b"]}, {}) == []
+    assert compare({"ids": ["a", "b"]}, {"ids": ["b", "a"]}, {})
+    assert compare({"ids": ["a"]}, {"ids": ["a", "b"]}, {}) == ["ids: expected 1 items, got 2"]
+    assert compare({"x": 1}, {}, {}) == ["x: missing from the recomputed answer"]
+    assert compare({}, {"x": 1}, {}) == ["x: not in the stored answer"]
+    assert compare({"flag": True}, {"flag": 1}, {"flag": 1.0})  # a bool is not a number
+    assert compare({"code": None}, {"code": None}, {}) == []
+
+
+# -- drawing -----------------------------------------------------------------------------
+
+
+async def test_draw_seed_returns_none_for_an_unusable_draw(offline_ctx: FamilyContext) -> None:
+    results = [await draw_seed(ODD, offline_ctx, d) for d in range(12)]
+    expected = [_is_odd_draw(5, d) for d in range(12)]
+    assert [r is not None for r in results] == expected
+    assert any(expected) and not all(expected)
+
+
+async def test_draw_seed_returns_none_when_derive_finds_a_tie(offline_ctx: FamilyContext) -> None:
+    assert await draw_seed(TIED, offline_ctx, 0) is None
+
+
+async def test_draw_many_skips_unusable_draws_and_respects_max_tries(
+    offline_ctx: FamilyContext,
+) -> None:
+    usable = [d for d in range(40) if _is_odd_draw(5, d)]
+    seeds = await draw_many(ODD, offline_ctx, 0, 3, 40, unique=False)
+    assert [s.draw for s in seeds] == usable[:3]
+    limited = await draw_many(ODD, offline_ctx, 0, 100, 6, unique=False)
+    assert [s.draw for s in limited] == [d for d in usable if d < 6]
+
+
+async def test_draw_many_unique_skips_repeated_parameters(offline_ctx: FamilyContext) -> None:
+    seeds = await draw_many(ODD, offline_ctx, 0, 10, 60)
+    picks = [s.params["pick"] for s in seeds]
+    assert len(picks) == len(set(picks)) == 3  # only three distinct parameter sets exist
+
+
+async def test_seed_carries_the_answer_computed_by_derive(offline_ctx: FamilyContext) -> None:
+    seed = (await draw_many(ODD, offline_ctx, 0, 1, 10))[0]
+    assert seed.answer == {"n_tasks": 2, "first": "tsad"}
+    assert seed.answer_summary == "2 tasks"
+    assert seed.family == "test_odd" and seed.key == f"test_odd#{seed.draw}"
+    assert seed.role in ODD.roles
+
+
+def test_family_rejects_an_unknown_category() -> None:
+    with pytest.raises(ValueError, match="unknown category"):
+        family("test_bad_category", domain="iot", category="Gossip",
+               derive=_tasks_derive, summarise=lambda p, a: "")
+
+
+def test_categories_cover_the_assetopsbench_set() -> None:
+    for c in ("Data Query", "Knowledge Query", "Diagnostic Assessment", "Decision Support",
+              "Anomaly Detection Query", "Prediction", "Workflow Coordination"):
+        assert c in CATEGORIES
+
+
+# -- registry --------------------------------------------------------------------------
+
+
+def test_load_families_registers_every_domain_of_the_transformer() -> None:
+    load_families(ASSET)
+    load_families(ASSET)  # idempotent: a second import would raise on duplicate names
+    for domain in ("iot", "fmsr", "tsfm", "wo", "multiagent"):
+        specs = families_of(ASSET, domain)
+        assert len(specs) >= 3, domain
+        assert all(s.domain == domain and s.category in CATEGORIES for s in specs)
+    for spec in families_of(ASSET, "multiagent"):
+        assert spec.compose_from and all(p in FAMILIES for p in spec.compose_from)
+        assert all(FAMILIES.get(p).domain != "multiagent" for p in spec.compose_from)
+    assert "test_odd" not in FAMILIES  # test specs are never registered
+
+
+def test_unknown_family_suggests_names() -> None:
+    from generator.errors import UserError
+
+    load_families(ASSET)
+    with pytest.raises(UserError, match="did you mean"):
+        FAMILIES.get("iot_sensor_stats")
+
+
+# -- recompute -----------------------------------------------------------------------------
+
+
+async def test_recompute_reports_an_unknown_family(offline_ctx: FamilyContext) -> None:
+    seed = (await draw_many(ODD, offline_ctx, 0, 1, 10))[0]
+    problems = await recompute(seed, offline_ctx)
+    assert problems and problems[0].startswith("family:")
+
+
+async def test_recompute_and_tampering(seeded_settings: StoreSettings) -> None:
+    load_families(ASSET)
+    profile = await grounded_profile(seeded_settings)
+    ctx = family_context(profile, seeded_settings, 1)
+    seed = (await draw_many(FAMILIES.get("iot_sensor_stat"), ctx, 0, 1, 10))[0]
+    fresh = family_context(profile, seeded_settings, 1)
+    assert await recompute(seed, fresh) == []
+    tampered = seed.model_copy(update={"answer": dict(seed.answer, value=seed.answer["value"] + 1)})
+    problems = await recompute(tampered, fresh)
+    assert problems and problems[0].startswith("value: expected")
+    bad_call = ToolCall(
+        name="history", args={"site_name": "NOWHERE", "asset_id": "X", "start": "2026-06-01"}
+    )
+    broken = seed.model_copy(update={"tool_sequence": [bad_call]})
+    assert (await recompute(broken, fresh))[0].startswith("tools:")
+
+
+async def test_compose_seed_checks_the_parent_family(seeded_settings: StoreSettings) -> None:
+    load_families(ASSET)
+    profile = await grounded_profile(seeded_settings)
+    ctx = family_context(profile, seeded_settings, 2)
+    parent = (await draw_many(FAMILIES.get("fmsr_dga_stored"), ctx, 0, 1, 20))[0]
+    spec = FAMILIES.get("ma_dga_to_workorder")
+    seed = await compose_seed(spec, [parent], ctx, 0)
+    assert seed is not None and seed.parents == [parent.key]
+    assert seed.tool_sequence[: len(parent.tool_sequence)] == parent.tool_sequence
+    wrong = (await draw_many(FAMILIES.get("iot_sensor_stat"), ctx, 0, 1, 10))[0]
+    with pytest.raises(ValueError, match="composes from"):
+        await compose_seed(spec, [wrong], ctx, 0)

@@ -1,0 +1,275 @@
+"""The whole generation pipeline on a seeded store: template path, resume, fake LLMs."""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+from langchain_core.callbacks import CallbackManagerForLLMRun
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.outputs import ChatGeneration, ChatResult
+from pydantic import PrivateAttr
+from rapidfuzz import fuzz
+
+from generator.assetdef import load_asset_class
+from generator.config import StoreSettings
+from generator.generate.families import FamilyContext, load_families, recompute
+from generator.generate.model import ScenarioRecord, TaskSeed
+from generator.generate.pipeline import Pipeline
+from generator.generate.policy import load_policies
+from generator.generate.run_config import GenerateConfig
+from generator.generate.run_folder import RunFolder
+from generator.llm.client import LLMClient
+from generator.profile.build import build_profile
+from generator.tools.registry import ToolContext
+
+SCHEMAS = Path(__file__).resolve().parents[3] / "schemas"
+
+
+@pytest.fixture(autouse=True)
+def _isolated_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SCENARIOGEN_CACHE_DIR", str(tmp_path / "cache"))
+
+
+def _load(run: Path, name: str) -> list[dict[str, Any]]:
+    data: list[dict[str, Any]] = json.loads((run / name).read_text())
+    return data
+
+
+async def _run(cfg: GenerateConfig, settings: StoreSettings, **kw: Any) -> Any:
+    return await Pipeline(cfg, settings=settings, **kw).run()
+
+
+# -- the template path (embedded default) -------------------------------------------------
+
+
+async def test_template_run_is_answerable_distinct_and_loads(
+    seeded_settings: StoreSettings, tmp_path: Path
+) -> None:
+    cfg = GenerateConfig(n=24, seed=918273645, out_dir=str(tmp_path), run_id="t1", negatives=2)
+    summary = await _run(cfg, seeded_settings)
+    run = tmp_path / "t1"
+    records = _load(run, "scenarios.json")
+
+    assert summary.shortfalls == [] and summary.total == 24 and len(records) == 24
+    assert Counter(r["type"] for r in records) == Counter(
+        {d: k for d, k in summary.budget.items() if k}
+    )
+    assert len({r["id"] for r in records}) == 24 and len({r["uuid"] for r in records}) == 24
+    # No two texts at similarity >= 0.9 (computed here, independently of the dedup index).
+    texts = [r["text"].lower() for r in records]
+    worst = max(
+        fuzz.ratio(a, b) / 100 for i, a in enumerate(texts) for b in texts[i + 1 :]
+    )
+    assert worst < 0.9
+
+    # AssetOpsBench core fields, and the exported JSON Schema.
+    schema = json.loads((SCHEMAS / "scenario.schema.json").read_text())
+    for rec in records:
+        assert {"id", "type", "text", "category", "characteristic_form", "deterministic"} <= set(
+            rec
+        )
+        jsonschema.validate(rec, schema)
+    negatives = _load(run, "negative_scenarios.json")
+    assert len(negatives) == 2 and all(r["negative"] for r in negatives)
+
+    # Every deterministic scenario: its tool sequence, re-run in a fresh context, gives
+    # back its reference answer.
+    asset = load_asset_class("transformer")
+    load_families(asset)
+    profile = await build_profile("transformer", settings=seeded_settings)
+    fresh = FamilyContext(profile, ToolContext(asset, seeded_settings), run_seed=0)
+    lines = {ln.record.id: ln for ln in RunFolder(run).accepted()}
+    for rec in records:
+        assert rec["deterministic"] is True
+        seed = lines[rec["id"]].seed
+        assert isinstance(seed, TaskSeed) and seed.answer == rec["reference_answer"]
+        assert await recompute(seed, fresh) == [], rec["id"]
+
+    # The policy's minimum share of hard scenarios holds in every domain.
+    policies = load_policies()
+    for domain, quota in summary.budget.items():
+        hard = sum(r["type"] == domain and r["difficulty"] == "hard" for r in records)
+        assert hard >= math.ceil(quota * policies[domain].hardness_mix), domain
+
+    manifest = json.loads((run / "manifest.json").read_text())
+    assert manifest["status"] == "complete" and manifest["counts"]["accepted"] == 24
+    assert "seed" not in manifest["config"]
+    assert "918273645" not in (run / "manifest.json").read_text()
+    assert all("918273645" not in p.read_text() for p in run.iterdir())
+    assert manifest["budget"]["per_domain"] == summary.budget
+
+
+async def test_a_killed_run_resumes_to_the_same_scenarios(
+    seeded_settings: StoreSettings, tmp_path: Path
+) -> None:
+    cfg = GenerateConfig(n=14, seed=5, out_dir=str(tmp_path), run_id="whole", negatives=1)
+    await _run(cfg, seeded_settings)
+    whole = _load(tmp_path / "whole", "scenarios.json")
+
+    class Killed(Exception):
+        pass
+
+    seen = 0
+
+    def kill_after_six(domain: str, accepted: int, quota: int) -> None:
+        nonlocal seen
+        seen += 1
+        if seen == 6:
+            raise Killed
+
+    cut = cfg.model_copy(update={"run_id": "cut"})
+    with pytest.raises(Killed):
+        await _run(cut, seeded_settings, progress=kill_after_six)
+    partial = RunFolder(tmp_path / "cut").accepted()
+    assert 0 < len(partial) < 14
+
+    summary = await _run(cut, seeded_settings, resume="cut")
+    resumed = _load(tmp_path / "cut", "scenarios.json")
+    assert summary.total == 14
+    assert [(r["id"], r["uuid"], r["text"]) for r in resumed] == [
+        (r["id"], r["uuid"], r["text"]) for r in whole
+    ]
+    assert len(RunFolder(tmp_path / "cut").accepted()) == 14  # nothing accepted twice
+
+
+# -- a scripted fake LLM -------------------------------------------------------------------
+
+
+def _tasks(prompt: str) -> list[dict[str, Any]]:
+    match = re.search(r"Task[s]? \(JSON\):\n(.*?)\n\n", prompt, re.S)
+    assert match, prompt[:300]
+    data = json.loads(match.group(1))
+    return data if isinstance(data, list) else [data]
+
+
+LONG = (
+    " Background for the control room: we are reconciling last month's condition report "
+    "with the maintenance planner, the regional manager wants the figure before the "
+    "Thursday review, and the numbers must come from the stored records only."
+)
+
+
+def _good(task: dict[str, Any], salt: str, long: bool = False) -> dict[str, Any]:
+    text = (
+        f"Request {salt} from the {task['role']} desk: please give me the figures for "
+        + "; ".join(task["mentions"])
+        + (f". Constraint: {task['constraint']}" if task.get("constraint") else ".")
+        + (LONG if long else "")
+    )
+    cf = (
+        "The response should use "
+        + ", ".join(f"`{t}`" for t in task["tools_for_rubric"])
+        + f" and report: {task['answer']}"
+    )
+    return {"seed_key": task["seed_key"], "text": text, "characteristic_form": cf}
+
+
+class PromptFake(BaseChatModel):
+    """A scripted fake whose reply to a task depends on how often that task was asked.
+
+    Attempt 1 of every task: garbled JSON. Attempt 2: task 0 names a tool in its text,
+    task 1 copies task 0's (long) good text plus its own values, a near-duplicate caught
+    when task 0 is accepted first; task 2 misses a field. Attempt 3+: good.
+    """
+
+    _attempts: Counter[str] = PrivateAttr(default_factory=Counter)
+    _order: list[str] = PrivateAttr(default_factory=list)
+    _tasks: dict[str, dict[str, Any]] = PrivateAttr(default_factory=dict)
+
+    @property
+    def _llm_type(self) -> str:
+        return "prompt-fake"
+
+    def _reply(self, prompt: str) -> str:
+        tasks = _tasks(prompt)
+        if len(tasks) != 1 or "Previous attempt" not in prompt:
+            for t in tasks:
+                self._attempts[t["seed_key"]] += 1
+                self._tasks[t["seed_key"]] = t
+                if t["seed_key"] not in self._order:
+                    self._order.append(t["seed_key"])
+            return '{"items": [ {"seed_key": "broken'
+        task = tasks[0]
+        key = task["seed_key"]
+        self._attempts[key] += 1
+        which = self._order.index(key)
+        good = _good(task, key, long=which == 0)
+        if self._attempts[key] == 2:
+            if which == 0:
+                good["text"] += " Run interpret_dga first."
+            elif which == 2:
+                del good["characteristic_form"]
+            elif which == 1:
+                first = self._order[0]
+                copied = _good(self._tasks[first], first, long=True)["text"]
+                good["text"] = copied + " " + " ".join(task["mentions"])
+        return json.dumps(good)
+
+    def _generate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        prompt = "\n".join(str(m.content) for m in messages)
+        return ChatResult(generations=[ChatGeneration(message=AIMessage(self._reply(prompt)))])
+
+
+async def test_fake_llm_garbage_is_rejected_with_reasons_and_repaired(
+    seeded_settings: StoreSettings, tmp_path: Path
+) -> None:
+    cfg = GenerateConfig(
+        n=3, seed=2, out_dir=str(tmp_path), run_id="fake", negatives=0, budget={"iot": 3},
+        llm="fake", concurrency=1, batch_size=3, max_repairs=3, open_share=0,
+    )
+    client = LLMClient.from_model(PromptFake(), label="fake:prompt")
+    summary = await _run(cfg, seeded_settings, llm_client=client)
+    run = tmp_path / "fake"
+    assert summary.total == 3 and summary.shortfalls == []
+    rejected = [json.loads(x) for x in (run / "rejected.jsonl").read_text().splitlines()]
+    reasons = " | ".join(r for rej in rejected for r in rej["reasons"])
+    assert "reply is not JSON" in reasons or "verbalise:" in reasons
+    assert "no_tool_name_in_text" in reasons
+    assert "characteristic_form" in reasons
+    assert "near_duplicate" in reasons
+    assert all(rej["raw"] is not None and rej["stage"] for rej in rejected)
+    records = [ScenarioRecord.model_validate(r) for r in _load(run, "scenarios.json")]
+    assert all(r.provenance.verbaliser == "llm" and r.provenance.attempts >= 2 for r in records)
+    assert "verbalise" in summary.tokens and summary.tokens["repair"]["calls"] >= 6
+
+
+def test_a_fake_that_always_fails_gives_a_shortfall_and_exit_code_3(
+    seeded_settings: StoreSettings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from typer.testing import CliRunner
+
+    from generator.cli import app
+
+    script = tmp_path / "garbage.json"
+    script.write_text(json.dumps(["I cannot help with that."] * 400))
+    monkeypatch.setenv("COUCHDB_URL", seeded_settings.url)
+    monkeypatch.setenv("SCENARIOGEN_DB_PREFIX", seeded_settings.db_prefix)
+    result = CliRunner().invoke(
+        app,
+        [
+            "generate", "transformer", "-n", "2", "--budget", "iot=2", "--llm", f"fake:{script}",
+            "--out", str(tmp_path), "--run-id", "bad", "--negatives", "0", "--max-repairs", "1",
+            "--concurrency", "1", "--no-progress",
+        ],
+    )
+    assert result.exit_code == 3, result.output
+    assert "shortfall" in result.output and "iot" in result.output
+    run = tmp_path / "bad"
+    assert _load(run, "scenarios.json") == []
+    manifest = json.loads((run / "manifest.json").read_text())
+    assert manifest["shortfalls"][0]["domain"] == "iot"
+    assert (run / "rejected.jsonl").read_text().count("\n") >= 2

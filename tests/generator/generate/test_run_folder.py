@@ -1,0 +1,119 @@
+"""The run folder: durable appends, torn last lines, resume checks, no seed in the output."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from generator.errors import UserError
+from generator.generate.model import (
+    Rejection,
+    ScenarioProvenance,
+    ScenarioRecord,
+    TaskSeed,
+    ToolCall,
+)
+from generator.generate.pipeline import _check_resume, _id_offsets
+from generator.generate.run_config import GenerateConfig
+from generator.generate.run_folder import AcceptedLine, RunFolder, seed_fingerprint
+
+
+def _record(i: int) -> ScenarioRecord:
+    return ScenarioRecord(
+        id=f"transformer_scenario_{i:02d}",
+        type="iot",
+        text=f"What was the top-oil temperature of NORTH-TX0{i} at 2026-06-02?",
+        category="Data Query",
+        characteristic_form="The response uses `history` and reports 61.2 degC.",
+        deterministic=True,
+        uuid=f"u{i}",
+        asset_class="transformer",
+        difficulty="easy",
+        expected_tools=["history"],
+        tool_sequence=[ToolCall(name="history", args={"asset_id": f"NORTH-TX0{i}"})],
+        reference_answer={"value": 61.2},
+        tolerance={"value": 0.05},
+        family="latest_value",
+        grounding={"asset_id": f"NORTH-TX0{i}"},
+        provenance=ScenarioProvenance(
+            generator_version="t", run_id="r", verbaliser="template", model="none",
+            prompt_version="p", batch=1, attempts=1, family="latest_value", draw=i,
+        ),
+    )
+
+
+def _line(i: int) -> AcceptedLine:
+    return AcceptedLine(domain="iot", slot=i, cursor=i * 2, record=_record(i), seed=None)
+
+
+def test_accepted_lines_round_trip_and_a_torn_last_line_is_dropped(tmp_path: Path) -> None:
+    folder = RunFolder(tmp_path / "run")
+    folder.create()
+    folder.accept(_line(1))
+    folder.accept(_line(2))
+    with (folder.path / "accepted.jsonl").open("a") as fh:
+        fh.write(_line(3).model_dump_json()[:40])  # the write a kill interrupted
+    lines = folder.accepted()
+    assert [ln.record.id for ln in lines] == ["transformer_scenario_01", "transformer_scenario_02"]
+    assert lines[1].cursor == 4
+
+
+def test_a_corrupt_line_in_the_middle_is_a_user_error(tmp_path: Path) -> None:
+    folder = RunFolder(tmp_path / "run")
+    folder.create()
+    folder.accept(_line(1))
+    with (folder.path / "accepted.jsonl").open("a") as fh:
+        fh.write("{not json}\n")
+    folder.accept(_line(2))
+    with pytest.raises(UserError, match="line 2"):
+        folder.accepted()
+
+
+def test_an_existing_run_folder_is_not_overwritten(tmp_path: Path) -> None:
+    folder = RunFolder(tmp_path / "run")
+    folder.create()
+    folder.reject(
+        Rejection(domain="iot", seed_key=None, stage="early", reasons=["x: y"], raw="r", attempt=1)
+    )
+    with pytest.raises(UserError, match="--resume run"):
+        RunFolder(tmp_path / "run").create()
+    assert folder.rejected_count() == 1
+
+
+def test_resume_refuses_other_options_and_a_missing_manifest(tmp_path: Path) -> None:
+    cfg = GenerateConfig(n=10, seed=1234)
+    manifest = {"run_id": "r", "config": cfg.public(), "seed_fingerprint": seed_fingerprint(1234)}
+    _check_resume(manifest, cfg)
+    with pytest.raises(UserError, match=r"\(n, seed\)"):
+        _check_resume(manifest, GenerateConfig(n=11, seed=99))
+    with pytest.raises(UserError, match=r"manifest\.json missing"):
+        RunFolder(tmp_path / "nope").manifest()
+
+
+def test_the_manifest_config_never_holds_the_seed() -> None:
+    cfg = GenerateConfig(seed=987654321)
+    public = json.dumps(cfg.public())
+    assert "987654321" not in public and "seed" not in cfg.public()
+    assert seed_fingerprint(987654321) != seed_fingerprint(987654322)
+
+
+def test_ids_are_offset_by_domain_in_a_fixed_order() -> None:
+    offsets, width = _id_offsets({"wo": 3, "iot": 5, "multiagent": 2}, 10)
+    assert offsets["iot"] == 0 and offsets["wo"] == 5 and offsets["multiagent"] == 8
+    assert width == 2
+    assert _id_offsets({"iot": 1000}, 1000)[1] == 4
+
+
+def test_task_seed_key_and_expected_tools() -> None:
+    seed = TaskSeed(
+        family="f", domain="fmsr", category="Diagnostic Assessment", role="operator", draw=3,
+        params={}, mentions=[], answer={}, answer_summary="", difficulty="easy",
+        tool_sequence=[
+            ToolCall(name="oil_samples", args={}),
+            ToolCall(name="interpret_dga", args={}),
+            ToolCall(name="oil_samples", args={}),
+        ],
+    )
+    assert seed.key == "f#3" and seed.expected_tools == ["oil_samples", "interpret_dga"]
