@@ -8,11 +8,11 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from generator.config import PROJECT_ROOT
 from generator.errors import UserError
+from generator.yamlfile import read_yaml
 
 ASSETS_DIR = PROJECT_ROOT / "assets"
 Domain = Literal["iot", "fmsr", "tsfm", "wo", "vibration", "multiagent"]
@@ -210,17 +210,7 @@ def parse_asset_class(data: Any, source: str) -> AssetClass:
 
 def load_asset_file(path: Path) -> AssetClass:
     """Load and validate one asset.yaml."""
-    try:
-        data = yaml.safe_load(path.read_text())
-    except OSError as exc:
-        raise UserError(f"cannot read {path}: {exc.strerror}") from None
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" line {mark.line + 1} column {mark.column + 1}" if mark else ""
-        raise UserError(
-            f"{path}:{where} is not valid YAML ({getattr(exc, 'problem', exc)})",
-            fix="fix the YAML syntax at that position",
-        ) from None
+    data = read_yaml(path)
     asset = parse_asset_class(data, str(path))
     if asset.asset_class != path.parent.name:
         raise UserError(

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import json
 import re
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
@@ -227,6 +228,7 @@ class CheckContext:
     tool_domains: dict[str, str] = field(default_factory=dict)
     dedup: DedupIndex | None = None
     against: DedupIndex | None = None
+    against_tasks: dict[str, str] = field(default_factory=dict)
     grounding: GroundingSets | None = None
     recompute: Callable[[TaskSeed], Awaitable[list[str]]] | None = None
     # A generator.tools.registry.ToolContext (typed loosely: checks need not import tools).
@@ -729,10 +731,24 @@ async def _recomputes(item: CheckItem, ctx: CheckContext) -> list[str]:
     reason="a new set must not repeat an earlier one given with --against FILE",
 )
 def _against(item: CheckItem, ctx: CheckContext) -> list[str]:
-    if not item.text or ctx.against is None:
-        return []
-    hit = ctx.against.is_duplicate(item.text)
-    return [] if hit is None else [f"similarity {hit[1]:.2f} to {hit[0]} in the --against set"]
+    problems = []
+    if item.text and ctx.against is not None:
+        hit = ctx.against.is_duplicate(item.text)
+        if hit is not None:
+            problems.append(f"similarity {hit[1]:.2f} to {hit[0]} in the --against set")
+    family = item.seed.family if item.seed else (item.record or {}).get("family")
+    if family and item.tool_sequence:
+        earlier = ctx.against_tasks.get(task_key(str(family), item.tool_sequence))
+        if earlier is not None:
+            # The same task in other words would leak a held-out answer just the same.
+            problems.append(f"same task (family and tool calls) as {earlier} in the --against set")
+    return problems
+
+
+def task_key(family: str, tool_sequence: list[ToolCall]) -> str:
+    """Identity of a task across sets: its family and its exact tool calls."""
+    calls = [c.model_dump(mode="json") for c in tool_sequence]
+    return family + json.dumps(calls, sort_keys=True, default=str)
 
 
 # provably_unanswerable lives beside the negatives it checks; importing registers it.

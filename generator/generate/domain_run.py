@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from generator.concurrency import fan_out
+from generator.generate.families import params_key
 from generator.generate.model import (
     GENERATOR_VERSION,
     Draft,
@@ -73,6 +74,7 @@ class DomainOutcome:
     reason: str = ""
     hard: int = 0
     mix_skipped: int = 0
+    repeats: int = 0
 
 
 @dataclass
@@ -159,6 +161,9 @@ class DomainRunner:
         )
         self.cursor = max((line.cursor for line in job.resumed), default=-1) + 1
         self._last: AcceptedLine | None = None
+        # Tasks already accepted (family + parameters): the same task in other words is a
+        # duplicate however its text differs.
+        self.tasks = {params_key(ln.seed) for ln in job.resumed if ln.seed is not None}
 
     def _reject(
         self, seed_key: str | None, stage: Stage, reasons: list[str], raw: str, attempt: int
@@ -313,6 +318,9 @@ class DomainRunner:
             )
             live = [(c, s) for c, s in zip(candidates, drawn, strict=True) if s is not None]
             self.out.ambiguous += width - len(live)
+            fresh = [(c, s) for c, s in live if params_key(s) not in self.tasks]
+            self.out.repeats += len(live) - len(fresh)
+            live = fresh
             if not live:
                 continue
             drafts = await self._words([s for _, s in live])
@@ -324,6 +332,9 @@ class DomainRunner:
             for (cand, seed), outcome in zip(live, vetted, strict=True):
                 if outcome is None or self.out.accepted >= job.quota:
                     continue
+                if params_key(seed) in self.tasks:  # the same task earlier in this batch
+                    self.out.repeats += 1
+                    continue
                 easier_left = job.quota - job.min_hard - (self.out.accepted - self.out.hard)
                 if seed.difficulty != "hard" and easier_left <= 0:
                     self.out.mix_skipped += 1  # the policy's hard share needs this slot
@@ -332,6 +343,7 @@ class DomainRunner:
                 if unique is None:
                     continue
                 draft, attempts = unique
+                self.tasks.add(params_key(seed))
                 self._write(cand, seed, draft, batch_no, attempts)
                 await self._announce()
         self.out.seconds = time.perf_counter() - started
@@ -339,6 +351,7 @@ class DomainRunner:
             self.out.reason = (
                 f"{self.out.candidates} candidates tried (bound {job.max_candidates}): "
                 f"{self.out.ambiguous} ambiguous or unavailable draws, "
+                f"{self.out.repeats} repeats of accepted tasks, "
                 f"{self.out.rejected} rejections, {self.out.mix_skipped} passed over for the "
                 f"hard share"
             )

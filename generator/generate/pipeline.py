@@ -3,10 +3,8 @@ negatives → output. Composes stages; the work is in the stage modules."""
 
 from __future__ import annotations
 
-import hashlib
 import platform
 import time
-from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -189,6 +187,7 @@ class Pipeline:
                 "rejected_lines": summary.rejected,
                 "candidates": {o.domain: o.candidates for o in outcomes},
                 "ambiguous_draws": {o.domain: o.ambiguous for o in outcomes},
+                "repeated_tasks": {o.domain: o.repeats for o in outcomes},
                 "repaired": {o.domain: o.repaired for o in outcomes},
                 "hard": {o.domain: o.hard for o in outcomes},
                 "passed_over_for_hard_share": {o.domain: o.mix_skipped for o in outcomes},
@@ -245,11 +244,3 @@ def _id_offsets(per_domain: dict[str, int], n: int) -> tuple[dict[str, int], int
         offsets[domain] = running
         running += per_domain.get(domain, 0)
     return offsets, max(2, len(str(max(n, running))))
-
-
-def config_digest(config: GenerateConfig) -> str:
-    """Short digest of the public config (for logs)."""
-    return hashlib.sha256(config.model_dump_json(exclude={"seed"}).encode()).hexdigest()[:12]
-
-
-ProgressFactory = Callable[[dict[str, int]], Progress]

@@ -10,12 +10,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from generator.assetdef import DOMAINS
 from generator.config import PROJECT_ROOT
 from generator.errors import UserError
+from generator.yamlfile import read_yaml
 
 POLICIES_DIR = PROJECT_ROOT / "policies"
 GroundingKind = Literal["site", "asset_id", "sensor"]
@@ -143,17 +143,7 @@ def parse_policy(data: object, source: str) -> DomainPolicy:
 
 def load_policy_file(path: Path) -> DomainPolicy:
     """Load and validate one ``policies/<domain>.yaml``."""
-    try:
-        data = yaml.safe_load(path.read_text())
-    except OSError as exc:
-        raise UserError(f"cannot read {path}: {exc.strerror}") from None
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" line {mark.line + 1} column {mark.column + 1}" if mark else ""
-        raise UserError(
-            f"{path}:{where} is not valid YAML ({getattr(exc, 'problem', exc)})",
-            fix="fix the YAML syntax at that position",
-        ) from None
+    data = read_yaml(path)
     policy = parse_policy(data, str(path))
     if policy.domain != path.stem:
         raise UserError(

@@ -7,13 +7,11 @@ class, its profile, the config and the store settings); :meth:`RunEnv.job` then 
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from generator.errors import UserError
 from generator.generate.budget import Budget, allocate, propose_budget
 from generator.generate.checks import CheckContext, CheckItem, GroundingSets, run_checks
 from generator.generate.dedup import DedupIndex
@@ -31,6 +29,7 @@ from generator.generate.negatives import build_negatives
 from generator.generate.policy import DomainPolicy, load_policies
 from generator.generate.run_config import GenerateConfig
 from generator.generate.run_folder import AcceptedLine, RunFolder
+from generator.generate.validate import against_index, against_tasks
 from generator.generate.verbalise_llm import LLMVerbaliser
 from generator.generate.verbalise_template import TemplateVerbaliser
 from generator.tools.registry import ToolContext, load_tools
@@ -40,31 +39,6 @@ if TYPE_CHECKING:
     from generator.config import StoreSettings
     from generator.llm.client import LLMClient
     from generator.profile.model import AssetProfile
-
-
-def _read_against(path: str) -> list[tuple[str, str]]:
-    """(text, id) pairs of an earlier scenario file (JSON list or JSONL)."""
-    file = Path(path)
-    try:
-        raw = file.read_text()
-    except OSError as exc:
-        raise UserError(f"cannot read --against file {path!r} ({exc.strerror})") from None
-    try:
-        data = json.loads(raw)
-        records = data if isinstance(data, list) else [data]
-    except ValueError:
-        try:
-            records = [json.loads(line) for line in raw.splitlines() if line.strip()]
-        except ValueError as exc:
-            raise UserError(
-                f"--against file {path!r} is neither JSON nor JSONL ({exc})",
-                fix="pass a scenarios.json or a .jsonl file of scenario records",
-            ) from None
-    return [
-        (str(r["text"]), f"against:{r.get('id', i)}")
-        for i, r in enumerate(records)
-        if isinstance(r, dict) and r.get("text")
-    ]
 
 
 @dataclass
@@ -213,10 +187,9 @@ async def prepare(
     tools_ctx = ToolContext(asset, settings)
     family_ctx = FamilyContext(profile, tools_ctx, config.seed)
     dedup = DedupIndex(threshold=config.dedup_threshold)
-    against: DedupIndex | None = None
-    if config.against:
-        against = DedupIndex(threshold=config.dedup_threshold)
-        against.load(_read_against(config.against))
+    against = (
+        against_index(Path(config.against), config.dedup_threshold) if config.against else None
+    )
 
     async def _recompute(seed: TaskSeed) -> list[str]:
         return await recompute(seed, family_ctx)
@@ -225,6 +198,7 @@ async def prepare(
         policies,
         dedup=dedup,
         against=against,
+        against_tasks=against_tasks(Path(config.against)) if config.against else {},
         grounding=GroundingSets.from_profile(profile),
         recompute=_recompute,
         tools_ctx=tools_ctx,
@@ -247,16 +221,3 @@ async def prepare(
         model_label=client.label if client is not None else "none",
         families=families,
     )
-
-
-def accepted_texts(lines: list[AcceptedLine]) -> list[tuple[str, str]]:
-    """(text, id) pairs of resumed scenarios, for the dedup index."""
-    return [(ln.record.text, ln.record.id) for ln in lines]
-
-
-def describe(records: list[ScenarioRecord]) -> dict[str, Any]:
-    """Counts per domain (for logs)."""
-    out: dict[str, int] = {}
-    for r in records:
-        out[r.type] = out.get(r.type, 0) + 1
-    return dict(out)

@@ -34,9 +34,10 @@ from generator.generate.checks import (
     GroundingSets,
     check_names,
     evaluate,
+    task_key,
 )
 from generator.generate.dedup import DedupIndex
-from generator.generate.model import TaskSeed
+from generator.generate.model import TaskSeed, ToolCall
 from generator.generate.policy import DomainPolicy, load_policies
 
 UNIQUE_ID = "unique_id"
@@ -184,6 +185,21 @@ def against_index(path: Path, threshold: float) -> DedupIndex:
     return index
 
 
+def against_tasks(path: Path) -> dict[str, str]:
+    """Task keys (family + tool calls) of an earlier set's records that carry them."""
+    tasks: dict[str, str] = {}
+    for i, rec in enumerate(load_scenario_file(path)):
+        family, calls = rec.get("family"), rec.get("tool_sequence")
+        if not isinstance(family, str) or not isinstance(calls, list) or not calls:
+            continue
+        try:
+            sequence = [ToolCall.model_validate(c) for c in calls]
+        except ValidationError:
+            continue  # a record the schema check reports; nothing to compare here
+        tasks[task_key(family, sequence)] = f"{path.name}:{rec.get('id', i)}"
+    return tasks
+
+
 async def validate_records(
     records: list[dict[str, Any]],
     ctx: CheckContext,
@@ -268,6 +284,7 @@ async def validate_file(
         policies if policies is not None else load_policies(),
         dedup=DedupIndex(threshold),
         against=against_index(against, threshold) if against is not None else None,
+        against_tasks=against_tasks(against) if against is not None else {},
     )
     if not use_store:
         return await validate_records(records, ctx, path=str(path), seeds=seeds)

@@ -11,7 +11,6 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.metrics.pairwise import linear_kernel
@@ -20,6 +19,7 @@ from generator.config import PROJECT_ROOT
 from generator.errors import UserError
 from generator.literature.model import Reference
 from generator.profile.model import EvidenceCategory
+from generator.yamlfile import read_yaml
 
 CORPUS_FILE = "literature.yaml"
 
@@ -117,10 +117,7 @@ def parse_corpus(data: Any, source: str) -> CorpusFile:
 @lru_cache(maxsize=8)
 def _load(path: Path, mtime: float) -> tuple[Reference, ...]:
     # mtime is part of the cache key so an edited file is re-read.
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except yaml.YAMLError as exc:
-        raise UserError(f"{path}: not valid YAML ({str(exc).splitlines()[0]})") from None
+    data = read_yaml(path)
     parsed = parse_corpus(data, str(path))
     return tuple(e.to_reference() for e in parsed.references)
 

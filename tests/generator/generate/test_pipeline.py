@@ -87,6 +87,10 @@ async def test_template_run_is_answerable_distinct_and_loads(
     profile = await build_profile("transformer", settings=seeded_settings)
     fresh = FamilyContext(profile, ToolContext(asset, seeded_settings), run_seed=0)
     lines = {ln.record.id: ln for ln in RunFolder(run).accepted()}
+    # No task twice, in whatever words: family + parameters are unique.
+    tasks = [ln.seed.family + json.dumps(ln.seed.params, sort_keys=True) for ln in lines.values()
+             if ln.seed is not None]
+    assert len(set(tasks)) == len(tasks) == 24
     for rec in records:
         assert rec["deterministic"] is True
         seed = lines[rec["id"]].seed
@@ -273,3 +277,25 @@ def test_a_fake_that_always_fails_gives_a_shortfall_and_exit_code_3(
     manifest = json.loads((run / "manifest.json").read_text())
     assert manifest["shortfalls"][0]["domain"] == "iot"
     assert (run / "rejected.jsonl").read_text().count("\n") >= 2
+
+
+async def test_against_an_earlier_set_rejects_its_texts_and_its_tasks(
+    seeded_settings: StoreSettings, tmp_path: Path
+) -> None:
+    first = GenerateConfig(n=8, seed=4, out_dir=str(tmp_path), run_id="a", negatives=0)
+    await _run(first, seeded_settings)
+    earlier = _load(tmp_path / "a", "scenarios.json")
+    # The same seed draws the same tasks again: every one must be refused, reworded or not.
+    second = first.model_copy(
+        update={"run_id": "b", "against": str(tmp_path / "a" / "scenarios.json")}
+    )
+    await _run(second, seeded_settings)
+    later = _load(tmp_path / "b", "scenarios.json")
+    old_tasks = {
+        r["family"] + json.dumps(r["tool_sequence"], sort_keys=True) for r in earlier
+    }
+    for rec in later:
+        assert rec["family"] + json.dumps(rec["tool_sequence"], sort_keys=True) not in old_tasks
+        assert max(fuzz.ratio(rec["text"].lower(), e["text"].lower()) for e in earlier) < 90
+    reasons = (tmp_path / "b" / "rejected.jsonl").read_text()
+    assert "duplicate_against_file: same task" in reasons
