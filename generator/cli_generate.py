@@ -15,24 +15,33 @@ if TYPE_CHECKING:
 
 def _run(config: GenerateConfig, resume: str | None, show_progress: bool) -> RunSummary:
     import asyncio
+    import contextlib
 
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn
 
     from generator.generate.pipeline import Pipeline
 
-    if not show_progress:
-        return asyncio.run(Pipeline(config, resume=resume).run())
-    with Progress(
+    bars = Progress(
         TextColumn("{task.description:<11}"), BarColumn(), MofNCompleteColumn(), transient=False
-    ) as bars:
-        tasks: dict[str, TaskID] = {}
+    )
+    tasks: dict[str, TaskID] = {}
 
-        def progress(domain: str, accepted: int, quota: int) -> None:
-            if domain not in tasks:
-                tasks[domain] = bars.add_task(domain, total=quota)
-            bars.update(tasks[domain], completed=accepted)
+    def progress(domain: str, accepted: int, quota: int) -> None:
+        if domain not in tasks:
+            tasks[domain] = bars.add_task(domain, total=quota)
+        bars.update(tasks[domain], completed=accepted)
 
-        return asyncio.run(Pipeline(config, resume=resume, progress=progress).run())
+    pipeline = Pipeline(config, resume=resume, progress=progress if show_progress else None)
+    try:
+        with bars if show_progress else contextlib.nullcontext():
+            return asyncio.run(pipeline.run())
+    except KeyboardInterrupt:
+        typer.echo(
+            f"interrupted: accepted scenarios are kept in {pipeline.folder.path}; finish the "
+            f"run with the same command and {pipeline.resume_hint}",
+            err=True,
+        )
+        raise typer.Exit(130) from None
 
 
 def _report(summary: RunSummary) -> None:

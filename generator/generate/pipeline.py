@@ -80,14 +80,21 @@ class Pipeline:
     def _timed(self, phase: str, started: float) -> None:
         self.timings[phase] = round(time.perf_counter() - started, 4)
 
+    @property
+    def resume_hint(self) -> str:
+        """The command line fragment that finishes this run."""
+        return f"--resume {self.folder.run_id} --out {self.config.out_dir}"
+
     async def run(self) -> RunSummary:
-        """Generate (or finish) the run and write its folder."""
+        """Generate (or finish) the run and write its folder.
+
+        Raises:
+            UserError: Bad input, or an outage (store, LLM server) during the run; the
+                message says the finished work is kept and how to resume.
+        """
         from generator.assetdef import load_asset_class
-        from generator.generate import stages
-        from generator.profile.build import build_profile
 
         cfg = self.config
-        t_total = time.perf_counter()
         configure_threads(cfg.threads)
         asset = load_asset_class(cfg.asset_class)
         if self.resume:
@@ -95,7 +102,27 @@ class Pipeline:
             resumed = self.folder.accepted()
         else:
             self.folder.create()
+            self.folder.write_manifest(self._base_manifest("running"))
             resumed = []
+        try:
+            return await self._run(asset, resumed)
+        except UserError as exc:
+            kept = len(self.folder.accepted())
+            raise UserError(
+                f"{exc.what} (run {self.folder.run_id} stopped; {kept} accepted scenarios "
+                f"are kept in {self.folder.path})",
+                value=exc.value,
+                options=exc.options,
+                fix=(f"{exc.fix}; then " if exc.fix else "")
+                + f"re-run the same command with {self.resume_hint}",
+            ) from None
+
+    async def _run(self, asset: Any, resumed: list[AcceptedLine]) -> RunSummary:
+        from generator.generate import stages
+        from generator.profile.build import build_profile
+
+        cfg = self.config
+        t_total = time.perf_counter()
         client = self._client()
 
         t = time.perf_counter()
@@ -207,6 +234,20 @@ class Pipeline:
         return [ln.record for ln in lines]
 
     def _manifest(self, profile: Any, budget: Any, *, status: str) -> dict[str, Any]:
+        manifest = self._base_manifest(status)
+        manifest.update(
+            profile={
+                "cache_key": profile.provenance.cache_key,
+                "generation_mode": profile.generation_mode,
+                "inventory_fingerprint": profile.inventory.fingerprint,
+                "supported_domains": profile.supported,
+                "timings": profile.provenance.timings,
+            },
+            budget=budget.model_dump(),
+        )
+        return manifest
+
+    def _base_manifest(self, status: str) -> dict[str, Any]:
         import langchain_core
         import pydantic
 
@@ -225,14 +266,6 @@ class Pipeline:
                 "pydantic": pydantic.VERSION,
                 "langchain_core": getattr(langchain_core, "__version__", "?"),
             },
-            "profile": {
-                "cache_key": profile.provenance.cache_key,
-                "generation_mode": profile.generation_mode,
-                "inventory_fingerprint": profile.inventory.fingerprint,
-                "supported_domains": profile.supported,
-                "timings": profile.provenance.timings,
-            },
-            "budget": budget.model_dump(),
         }
 
 

@@ -299,3 +299,36 @@ async def test_against_an_earlier_set_rejects_its_texts_and_its_tasks(
         assert max(fuzz.ratio(rec["text"].lower(), e["text"].lower()) for e in earlier) < 90
     reasons = (tmp_path / "b" / "rejected.jsonl").read_text()
     assert "duplicate_against_file: same task" in reasons
+
+
+async def test_a_store_outage_mid_run_says_how_to_resume_and_keeps_the_work(
+    seeded_settings: StoreSettings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from generator.errors import StoreUnavailable, UserError
+
+    real_run = FamilyContext.run
+    calls = 0
+
+    async def flaky(self: FamilyContext, *args: Any, **kwargs: Any) -> Any:
+        nonlocal calls
+        calls += 1
+        if calls > 40:
+            raise StoreUnavailable(
+                "cannot reach the store at http://127.0.0.1:1", fix="start it: scenariogen env up"
+            )
+        return await real_run(self, *args, **kwargs)
+
+    monkeypatch.setattr(FamilyContext, "run", flaky)
+    cfg = GenerateConfig(n=12, seed=8, out_dir=str(tmp_path), run_id="out", negatives=0)
+    with pytest.raises(UserError) as info:
+        await _run(cfg, seeded_settings)
+    message = str(info.value)
+    assert "cannot reach the store" in message and "scenariogen env up" in message
+    assert f"--resume out --out {tmp_path}" in message and "kept" in message
+    kept = RunFolder(tmp_path / "out").accepted()
+
+    monkeypatch.setattr(FamilyContext, "run", real_run)
+    summary = await _run(cfg, seeded_settings, resume="out")
+    assert summary.total == 12
+    ids = [r["id"] for r in _load(tmp_path / "out", "scenarios.json")]
+    assert {ln.record.id for ln in kept} <= set(ids) and len(set(ids)) == 12
