@@ -75,7 +75,8 @@ def same_gases(sample: dict[str, Any], used: dict[str, Any]) -> bool:
 def _stored_sample_plan(
     ctx: FamilyContext, rng: np.random.Generator, records: list[dict[str, Any]]
 ) -> tuple[str, dict[str, Any]]:
-    which = "latest" if rng.random() < 0.5 else str(pick(rng, records)["timestamp"])[:10]
+    # One "latest" task per asset but one dated task per sample: ask mostly about dates.
+    which = "latest" if rng.random() < 0.3 else str(pick(rng, records)["timestamp"])[:10]
     return which, pick_sample(records, which)
 
 

@@ -175,6 +175,8 @@ async def sensor_stat(
 
 # -- which units exceed a threshold ------------------------------------------------------
 
+THRESHOLD_SENSORS: tuple[str, ...] = ("oti", "wti", "load_mva", "il1", "il2", "il3", "inut")
+
 
 def _threshold_derive(params: dict[str, Any], outputs: list[dict[str, Any]]) -> dict[str, Any]:
     threshold, margin = params["threshold"], params["margin"]
@@ -226,7 +228,9 @@ async def site_threshold(
     units = [a for a in ctx.assets if a.site_name == site and a.telemetry.start]
     if len(units) < 2:
         return None
-    sensor = pick(rng, ["oti", "wti", "load_mva", "ati", "il1", "inut"])
+    # Not the ambient temperature: the units of a site share it, so no threshold separates
+    # them and every such draw was dropped after reading each unit's telemetry.
+    sensor = pick(rng, THRESHOLD_SENSORS)
     if any(sensor not in a.sensors for a in units):
         return None
     window = draw_window(units[0], rng, 2, 14)

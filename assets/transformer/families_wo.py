@@ -221,7 +221,8 @@ async def wo_next(
     args: dict[str, Any] = {"equipment_id": a.asset_id}
     orders = (await ctx.run1("get_work_orders", equipment_id=a.asset_id))["work_orders"]
     as_of = ""
-    if len(orders) > 1 and rng.random() < 0.5:
+    # Without a cut-off there is one task per asset; "as of" dates give the variety.
+    if len(orders) > 1 and rng.random() < 0.7:
         # "As of" a date after one of its work orders: the history before that date only.
         cut = pick(rng, orders[1:])
         as_of = iso_day(day(cut["reported_date"]))
@@ -286,14 +287,15 @@ async def wo_alert_followup(
     start, end = window
     within = float(pick(rng, [1, 2, 3, 7, 14]))
     args = _window_args(a.asset_id, start, end) | {"within_days": within}
+    base = await ctx.run1("analyze_alert_to_failure", **args)
+    if base["alerts"] == 0 and rng.random() < 0.7:
+        return None  # mostly ask about windows that hold alerts
+    # Only a draw we may keep pays for the second (longer-horizon) analysis.
     longer = await ctx.run1(
         "analyze_alert_to_failure", **(args | {"within_days": within * 1.25})
     )
-    base = await ctx.run1("analyze_alert_to_failure", **args)
     if longer["followed"] != base["followed"]:
         return None
-    if base["alerts"] == 0 and rng.random() < 0.7:
-        return None  # mostly ask about windows that hold alerts
     within_text = num(within)
     params = {
         "asset_id": a.asset_id, "site": a.site_name, "start": start, "end": end,

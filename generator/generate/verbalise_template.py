@@ -4,9 +4,18 @@ Templates live in ``assets/<class>/templates.yaml``, validated on load: per fami
 chosen by the seed's parameters (``when``), each with at least three phrasings per role, and
 an ``action`` that the characteristic form states next to the tools and the answer's key
 values. Phrasings are ``str.format`` strings over the seed's parameters, grounding and a few
-derived fields (``window``, ``constraint``). The choice is deterministic in (run seed, seed
-key, prompt version). No phrasing may contain a registered tool name as a word; the loader
-rejects one that does.
+derived fields (``window``, ``constraint``). A request is an optional opener (the context a
+person writes before asking: a shift handover, a review meeting, an alarm), the phrasing, the
+constraint of a hard seed and an optional closer; openers and closers are per role, global
+or per family, and one whose placeholders the seed cannot fill is not used.
+
+The choice is deterministic in (run seed, seed key, prompt version, repair variant): the
+(phrasing, opener, closer) combinations of a family's role and variant are shuffled once per
+run seed, and draw ``d`` of the family takes combination ``d`` of that order. Two draws of a
+family therefore never share a combination (until the combinations run out), which keeps
+requests that differ only in an asset id or a date from being near-duplicates; a repair
+moves the draw to a combination far from every other draw's. No phrasing may contain a
+registered tool name as a word; the loader rejects one that does.
 """
 
 from __future__ import annotations
@@ -27,7 +36,10 @@ from generator.assetdef import ASSETS_DIR
 from generator.errors import UserError
 from generator.generate.model import Draft, TaskSeed
 
-PROMPT_VERSION = "templates-v1"
+PROMPT_VERSION = "templates-v2"
+# A repair moves draw d to combination d + variant * REPAIR_STRIDE of the shuffled order: far
+# beyond the draw indices a run reaches, so the new combination is no other draw's first one.
+REPAIR_STRIDE = 7919
 
 
 class _Strict(BaseModel):
@@ -49,12 +61,27 @@ class Variant(_Strict):
     )
 
 
+class RolePhrases(_Strict):
+    """Optional sentences per role (openers or closers of a request)."""
+
+    operator: list[str] = Field(default_factory=list, description="Sentences for operators")
+    manager: list[str] = Field(default_factory=list, description="Sentences for managers")
+
+
 class FamilyTemplates(_Strict):
     """The templates of one task family."""
 
     action: str = Field(description="What a correct response does, for the characteristic form")
     variants: list[Variant] = Field(
         min_length=1, description="Checked in order; the first whose `when` matches is used"
+    )
+    openers: RolePhrases = Field(
+        default_factory=RolePhrases,
+        description="Context sentences of this family, used besides the global openers",
+    )
+    closers: RolePhrases = Field(
+        default_factory=RolePhrases,
+        description="Closing sentences of this family, used besides the global closers",
     )
 
 
@@ -67,6 +94,14 @@ class TemplateFile(_Strict):
     )
     constraints: list[str] = Field(
         min_length=3, description="Sentences stating a hard seed's constraint"
+    )
+    openers: RolePhrases = Field(
+        default_factory=RolePhrases,
+        description="Context sentences put before a request (no opener is also an option)",
+    )
+    closers: RolePhrases = Field(
+        default_factory=RolePhrases,
+        description="Sentences put after a request (no closer is also an option)",
     )
     families: dict[str, FamilyTemplates] = Field(description="Family name → templates")
 
@@ -103,23 +138,35 @@ def parse_templates(data: Any, source: str, tool_names: list[str]) -> TemplateFi
             f"{source}: field {loc}: {err['msg']}", fix="correct the templates file"
         ) from None
     banned = tool_name_pattern(tool_names)
+    for where, text in _all_texts(parsed):
+        hit = banned.search(text)
+        if hit:
+            raise UserError(
+                f"{source}: {where} names the tool {hit.group(0)!r}",
+                value=text,
+                fix="rephrase without tool names (e.g. 'site list', not 'sites')",
+            )
+    return parsed
+
+
+def _all_texts(parsed: TemplateFile) -> Iterable[tuple[str, str]]:
+    """(location, text) of every phrasing, opener, closer, window and constraint frame."""
+    for field_name, texts in (("windows", parsed.windows), ("constraints", parsed.constraints)):
+        for j, text in enumerate(texts):
+            yield f"{field_name}.{j}", text
+    for role in ("operator", "manager"):
+        for kind in ("openers", "closers"):
+            for j, text in enumerate(getattr(getattr(parsed, kind), role)):
+                yield f"{kind}.{role}.{j}", text
     for name, fam in parsed.families.items():
         for i, variant in enumerate(fam.variants):
             for role in ("operator", "manager"):
                 for j, text in enumerate(getattr(variant, role)):
-                    hit = banned.search(text)
-                    if hit:
-                        raise UserError(
-                            f"{source}: families.{name}.variants.{i}.{role}.{j} names the tool "
-                            f"{hit.group(0)!r}",
-                            value=text,
-                            fix="rephrase without tool names (e.g. 'site list', not 'sites')",
-                        )
-    for field_name, texts in (("windows", parsed.windows), ("constraints", parsed.constraints)):
-        for j, text in enumerate(texts):
-            if banned.search(text):
-                raise UserError(f"{source}: {field_name}.{j} names a tool", value=text)
-    return parsed
+                    yield f"families.{name}.variants.{i}.{role}.{j}", text
+        for role in ("operator", "manager"):
+            for kind in ("openers", "closers"):
+                for j, text in enumerate(getattr(getattr(fam, kind), role)):
+                    yield f"families.{name}.{kind}.{role}.{j}", text
 
 
 @lru_cache(maxsize=8)
@@ -138,6 +185,13 @@ def load_templates(asset_class: str = "transformer", root: Path = ASSETS_DIR) ->
 def _choice_rng(run_seed: int, key: str, version: str) -> np.random.Generator:
     digest = int.from_bytes(hashlib.sha256(f"{version}|{key}".encode()).digest()[:8], "big")
     return np.random.default_rng(np.random.SeedSequence([run_seed, digest]))
+
+
+@lru_cache(maxsize=4096)
+def _order(run_seed: int, key: str, version: str, sizes: tuple[int, int, int]) -> np.ndarray:
+    """A shuffled order of the ``prod(sizes)`` combinations, fixed per run seed and key."""
+    total = sizes[0] * sizes[1] * sizes[2]
+    return _choice_rng(run_seed, f"order|{key}", version).permutation(total)
 
 
 def _text_value(value: Any) -> str:
@@ -228,6 +282,37 @@ class TemplateVerbaliser:
         """The seed's role's phrasings of its variant (for tests and repair)."""
         return list(getattr(self.variant(seed), seed.role))
 
+    def _frames(self, seed: TaskSeed, kind: str, values: dict[str, str]) -> list[str]:
+        """Openers or closers for the seed's role, global then the family's, each filled.
+
+        A frame whose placeholders the seed cannot fill (``{asset_id}`` for a fleet-wide
+        question) is left out; ``""`` (no frame) is always the first option.
+        """
+        fam = self._family(seed)
+        pool = getattr(getattr(self.templates, kind), seed.role) + getattr(
+            getattr(fam, kind), seed.role
+        )
+        return [""] + [f.format_map(values) for f in pool if _fields(f) <= set(values)]
+
+    def frames(self, seed: TaskSeed) -> tuple[list[str], list[str]]:
+        """The openers and closers a seed may get (each list starts with ``""``)."""
+        values = self._values(seed, np.random.default_rng(0))
+        return self._frames(seed, "openers", values), self._frames(seed, "closers", values)
+
+    def combination(self, seed: TaskSeed, variant: int = 0) -> tuple[int, int, int]:
+        """(phrasing, opener, closer) indices of a seed's draft; see the module docstring."""
+        openers, closers = self.frames(seed)
+        sizes = (len(self.phrasings(seed)), len(openers), len(closers))
+        fam = self._family(seed)
+        which = next(i for i, v in enumerate(fam.variants) if _matches(v.when, seed.params))
+        order = _order(
+            self.run_seed, f"{seed.family}|{seed.role}|{which}", self.prompt_version, sizes
+        )
+        flat = int(order[(seed.draw + variant * REPAIR_STRIDE) % len(order)])
+        body, rest = divmod(flat, sizes[1] * sizes[2])
+        opener, closer = divmod(rest, sizes[2])
+        return body, opener, closer
+
     def characteristic_form(self, seed: TaskSeed) -> str:
         """What a correct response does and contains: tools by name and the key values."""
         fam = self._family(seed)
@@ -243,13 +328,15 @@ class TemplateVerbaliser:
         return form
 
     def verbalise_one(self, seed: TaskSeed, variant: int = 0) -> Draft:
-        """One draft; ``variant`` > 0 moves to the next phrasings (deterministic repair)."""
+        """One draft; ``variant`` > 0 moves to another combination (deterministic repair)."""
         rng = _choice_rng(self.run_seed, seed.key, self.prompt_version)
-        options = self.phrasings(seed)
-        template = options[(int(rng.integers(len(options))) + variant) % len(options)]
+        body, opener, closer = self.combination(seed, variant)
+        openers, closers = self.frames(seed)
+        text = self.render(seed, self.phrasings(seed)[body], rng)
+        text = _tidy(f"{openers[opener]} {text} {closers[closer]}")
         return Draft(
             seed_key=seed.key,
-            text=self.render(seed, template, rng),
+            text=text,
             characteristic_form=self.characteristic_form(seed),
             category=seed.category,
             verbaliser=self.name,
@@ -260,7 +347,7 @@ class TemplateVerbaliser:
 
         Args:
             seeds: The seeds.
-            variant: 0 for the seeded choice of phrasing; 1, 2, ... for the following
-                phrasings of the same variant (a repair after a failed check).
+            variant: 0 for the seeded choice of phrasing, opener and closer; 1, 2, ... for
+                other combinations of the same variant (a repair after a failed check).
         """
         return [self.verbalise_one(s, variant) for s in seeds]

@@ -165,6 +165,20 @@ async def test_site_threshold_matches_raw_store_and_keeps_its_margin(
         store.close()
 
 
+async def test_site_threshold_draws_rarely_waste_the_telemetry_they_read(
+    seeded_settings: StoreSettings, profile: AssetProfile
+) -> None:
+    """Ambient temperature is shared by a site's units, so no threshold splits them: it is
+    not offered, and most draws (each reading every unit of a site) give a usable seed."""
+    from assets.transformer.families_iot import THRESHOLD_SENSORS
+
+    assert "ati" not in THRESHOLD_SENSORS
+    ctx = family_context(profile, seeded_settings, RUN_SEED)
+    drawn = await draw_many(FAMILIES.get("iot_site_threshold"), ctx, 0, 40, 40, unique=False)
+    assert {s.params["sensor"] for s in drawn} <= set(THRESHOLD_SENSORS)
+    assert len(drawn) >= 36  # usable draws out of 40 (33 when ambient was offered)
+
+
 async def test_work_order_counts_match_raw_store(
     seeds: dict[str, list[TaskSeed]], seeded_settings: StoreSettings
 ) -> None:

@@ -12,6 +12,7 @@ import yaml
 
 from generator.config import PROJECT_ROOT, StoreSettings
 from generator.errors import UserError
+from generator.generate.dedup import DedupIndex
 from generator.generate.families import FAMILIES, draw_many, families_of, load_families
 from generator.generate.model import TaskSeed, ToolCall
 from generator.generate.verbalise_template import (
@@ -69,7 +70,7 @@ def test_tool_name_pattern_matches_whole_words_only() -> None:
 def test_templates_cover_exactly_the_registered_families() -> None:
     load_families(ASSET)
     templates = load_templates("transformer")
-    assert templates.version == "templates-v1"
+    assert templates.version == "templates-v2"
     names = {s.name for s in families_of(ASSET)}
     assert names <= set(templates.families)
     assert set(templates.families) <= set(FAMILIES.names())
@@ -170,3 +171,84 @@ def test_characteristic_form_names_the_tools_and_key_values(seeds: list[TaskSeed
         assert seed.answer_summary in form
         if seed.domain == "multiagent":
             assert len({tools.get(t).domain for t in seed.expected_tools}) >= 2
+
+
+# -- openers, closers and the combination order ----------------------------------------------
+
+
+def test_loader_rejects_a_tool_name_in_an_opener_or_closer() -> None:
+    data = _data()
+    data["openers"]["manager"].append("Check the history of {asset_id}.")
+    with pytest.raises(UserError, match=r"openers\.manager\.\d+ names the tool 'history'"):
+        parse_templates(data, "t.yaml", load_tools().names())
+    data = _data()
+    data["families"]["wo_count"]["closers"] = {"operator": ["Use get_work_orders."]}
+    with pytest.raises(UserError, match=r"families\.wo_count\.closers\.operator\.0"):
+        parse_templates(data, "t.yaml", load_tools().names())
+
+
+def test_frames_skip_placeholders_the_seed_lacks() -> None:
+    verbaliser = TemplateVerbaliser(RUN_SEED)
+    fleet = _seed(family="iot_fleet_overview", params={}, grounding={}, mentions=[])
+    openers, closers = verbaliser.frames(fleet)
+    assert openers[0] == "" and closers[0] == ""
+    assert all("{" not in o for o in openers)
+    raw = load_templates().openers.operator
+    assert len(openers) - 1 == sum("{" not in o for o in raw)  # {site}/{asset_id} left out
+    site = verbaliser.frames(_seed())[0]
+    assert "I'm at the NORTH substation today." in site
+
+
+def test_every_combination_keeps_mentions_and_fits_the_policy(seeds: list[TaskSeed]) -> None:
+    """The longest opener and closer around every phrasing stay within the length bounds."""
+    verbaliser = TemplateVerbaliser(RUN_SEED)
+    banned = tool_name_pattern(load_tools().names())
+    for seed in seeds:
+        policy = yaml.safe_load((PROJECT_ROOT / f"policies/{seed.domain}.yaml").read_text())
+        hi = policy["text_length"]["max_chars"]
+        openers, closers = verbaliser.frames(seed)
+        longest = f"{max(openers, key=len)} {{}} {max(closers, key=len)}"
+        for template in verbaliser.phrasings(seed):
+            for k in range(3):
+                body = verbaliser.render(seed, template, np.random.default_rng(k))
+                text = longest.format(body)
+                assert len(text) <= hi, (seed.key, len(text), text)
+                assert all(m in text for m in seed.mentions), (seed.key, text)
+        for text in openers + closers:
+            assert not banned.search(text), text
+
+
+def test_draws_of_a_family_take_distinct_combinations(seeds: list[TaskSeed]) -> None:
+    verbaliser = TemplateVerbaliser(RUN_SEED)
+    seed = next(s for s in seeds if s.family == "fmsr_load_assessment")
+    openers, closers = verbaliser.frames(seed)
+    total = len(verbaliser.phrasings(seed)) * len(openers) * len(closers)
+    combos = [verbaliser.combination(seed.model_copy(update={"draw": d})) for d in range(total)]
+    assert len(set(combos)) == total  # a permutation: no two draws share a combination
+    # A repair moves to a combination that is not another early draw's first one.
+    firsts = set(combos[:200])
+    repaired = [verbaliser.combination(seed.model_copy(update={"draw": d}), 1) for d in range(50)]
+    assert sum(r in firsts for r in repaired) < 50 * 200 / total + 10
+    assert verbaliser.combination(seed, 1) != verbaliser.combination(seed)
+
+
+def test_texts_of_one_family_are_rarely_near_duplicates(seeds: list[TaskSeed]) -> None:
+    """Sixty draws of one task that differ only in asset and day: few texts collide."""
+    verbaliser = TemplateVerbaliser(RUN_SEED)
+    base = next(s for s in seeds if s.family == "fmsr_load_assessment")
+    index = DedupIndex(threshold=0.9)
+    accepted = 0
+    for d in range(60):
+        day_text = f"2026-06-{1 + d % 28:02d}"
+        asset = f"NORTH-TX0{1 + d % 3}"
+        seed = base.model_copy(update={
+            "draw": d,
+            "params": base.params | {"day": day_text, "asset_id": asset, "site": "NORTH"},
+            "mentions": [asset, "NORTH", day_text],
+        })
+        for variant in range(4):  # the pipeline's repairs
+            ok, _, _ = index.check_and_add(verbaliser.verbalise([seed], variant)[0].text, seed.key)
+            if ok:
+                accepted += 1
+                break
+    assert accepted >= 57
