@@ -31,6 +31,7 @@ from assets.transformer.families_common import (
 )
 from generator.generate.families import Ambiguous, FamilyContext, Plan, family
 from generator.generate.model import TaskSeed, ToolCall
+from generator.profile.model import GroundedAsset
 
 GAS_ORDER: tuple[str, ...] = ("hydrogen", "methane", "ethane", "ethylene", "acetylene")
 GAS_SYMBOL = {
@@ -72,12 +73,20 @@ def same_gases(sample: dict[str, Any], used: dict[str, Any]) -> bool:
     )
 
 
-def _stored_sample_plan(
-    ctx: FamilyContext, rng: np.random.Generator, records: list[dict[str, Any]]
-) -> tuple[str, dict[str, Any]]:
+async def _stored_sample(
+    ctx: FamilyContext, rng: np.random.Generator
+) -> tuple[GroundedAsset, ToolCall, str, dict[str, Any]] | None:
+    """An asset with oil samples, its oil-sample call, and the sample a task asks about."""
+    a = asset_with_oil(ctx, rng)
+    if a is None:
+        return None
+    oil = oil_call(a)
+    records = (await ctx.run([oil]))[0]["records"]
+    if not records:
+        return None
     # One "latest" task per asset but one dated task per sample: ask mostly about dates.
     which = "latest" if rng.random() < 0.3 else str(pick(rng, records)["timestamp"])[:10]
-    return which, pick_sample(records, which)
+    return a, oil, which, pick_sample(records, which)
 
 
 # -- DGA of a stored sample ----------------------------------------------------------------
@@ -125,14 +134,10 @@ async def dga_stored(
     ctx: FamilyContext, rng: np.random.Generator, parents: list[TaskSeed]
 ) -> Plan | None:
     """DGA fault class of an asset's latest (or dated) stored oil sample."""
-    a = asset_with_oil(ctx, rng)
-    if a is None:
+    stored = await _stored_sample(ctx, rng)
+    if stored is None:
         return None
-    oil = oil_call(a)
-    records = (await ctx.run([oil]))[0]["records"]
-    if not records:
-        return None
-    which, sample = _stored_sample_plan(ctx, rng, records)
+    a, oil, which, sample = stored
     with_details = bool(rng.random() < 0.35)
     params = {
         "asset_id": a.asset_id, "site": a.site_name, "which": which, "with_details": with_details,
@@ -432,14 +437,10 @@ async def health_index(
     ctx: FamilyContext, rng: np.random.Generator, parents: list[TaskSeed]
 ) -> Plan | None:
     """Health index and condition band of an asset from its latest (or dated) oil sample."""
-    a = asset_with_oil(ctx, rng)
-    if a is None:
+    stored = await _stored_sample(ctx, rng)
+    if stored is None:
         return None
-    oil = oil_call(a)
-    records = (await ctx.run([oil]))[0]["records"]
-    if not records:
-        return None
-    which, sample = _stored_sample_plan(ctx, rng, records)
+    a, oil, which, sample = stored
     args = hi_args(a.asset_id, sample)
     if args is None:
         return None
