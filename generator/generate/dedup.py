@@ -8,9 +8,9 @@ Similarity is rapidfuzz's ``fuzz.ratio`` / 100 (normalised Indel similarity,
 ``1 - edits / (len(a) + len(b))``) on normalised text (lower case, whitespace collapsed).
 We use ``ratio`` rather than ``token_sort_ratio`` because word order carries meaning in a
 request ("NORTH-TX01 before SOUTH-TX02"), and because two template requests differ by
-phrasing, opener, closer and entities, which ``ratio`` weighs by their length. ``process.extractOne`` with
-``score_cutoff`` skips candidates whose length alone rules them out, so a check against
-thousands of accepted texts stays fast.
+phrasing, opener, closer and entities, which ``ratio`` weighs by their length.
+``process.extractOne`` with ``score_cutoff`` skips candidates whose length alone rules them
+out, so a check against thousands of accepted texts stays fast.
 """
 
 from __future__ import annotations
