@@ -123,7 +123,7 @@ def register(app: typer.Typer, bench_app: typer.Typer) -> None:
             run_id=run_id,
             concurrency=concurrency,
             threads=threads,
-            batch_size=1 if baseline else batch_size,
+            batch_size=batch_size,
             max_repairs=max_repairs,
             budget=parse_budget(budget) if budget else None,
             multiagent_cap=multiagent_cap,
@@ -157,8 +157,7 @@ def register(app: typer.Typer, bench_app: typer.Typer) -> None:
             out_dir=out,
             negatives=0,
             baseline=baseline,
-            concurrency=1 if baseline else concurrency,
-            batch_size=1 if baseline else 10,
+            concurrency=concurrency,
         )
         try:
             summary = _run(config, None, show_progress=False)

@@ -110,7 +110,10 @@ class RunFolder:
     def rejected_count(self) -> int:
         """Lines in rejected.jsonl."""
         path = self.path / "rejected.jsonl"
-        return sum(1 for _ in path.open()) if path.exists() else 0
+        if not path.exists():
+            return 0
+        with path.open() as fh:
+            return sum(1 for _ in fh)
 
     def write_records(self, name: str, records: list[ScenarioRecord]) -> None:
         """Atomically (re)write a record list such as scenarios.json."""
