@@ -154,23 +154,20 @@ def dga_outcome(answer: dict[str, Any]) -> str:
     return "normal" if fault == "normal" else "undetermined" if fault == "ND" else "fault"
 
 
-def dga_method_choice(
-    out: dict[str, Any], rng: np.random.Generator
-) -> tuple[bool, bool]:
+def dga_method_choice(out: dict[str, Any]) -> tuple[bool, bool]:
     """(usable, name_the_method) for a DGA interpretation.
 
     Never a reference that Duval triangle 1 contradicts: a fault class whose Duval zone maps
     to another determined class is dropped (the unit's true fault is then in doubt). When
-    Rogers alone disagrees (often "undetermined"), the text names the IEC method; otherwise
-    it names it in a fifth of the draws.
+    Rogers alone disagrees (often "undetermined"), the text names the IEC method. The choice
+    depends on the sample only, so one sample never makes two tasks that differ only in it.
     """
     fault = out["fault_type"]
     if fault not in NO_FAULT_CLASSES and dga_class(out, "duval") != fault:
         return False, False
     if fault == "ND":
         return False, False
-    rogers_differs = dga_class(out, "rogers") != fault
-    return True, rogers_differs or bool(rng.random() < 0.2)
+    return True, dga_class(out, "rogers") != fault
 
 
 def _dga_stored_derive(params: dict[str, Any], outputs: list[dict[str, Any]]) -> dict[str, Any]:
@@ -229,7 +226,7 @@ async def dga_stored(
         return None
     a, oil, which, sample = stored
     dga = ToolCall(name="interpret_dga", args=dga_args(a.asset_id, sample))
-    usable, named = dga_method_choice((await ctx.run([dga]))[0], rng)
+    usable, named = dga_method_choice((await ctx.run([dga]))[0])
     if not usable:
         return None
     with_details = bool(rng.random() < 0.35)
@@ -288,7 +285,7 @@ async def dga_given(
         args: dict[str, Any] = {"asset_name": asset_id, **gases}
         out = await ctx.run1("interpret_dga", **args)
         if out["fault_type"] == target and _component(out, "iec") >= 1.0:
-            usable, named = dga_method_choice(out, rng)
+            usable, named = dga_method_choice(out)
             if usable:
                 break
     else:
@@ -496,8 +493,8 @@ async def winding_assessment(
         grounding = {"site": a.site_name, "asset_id": a.asset_id, "start": iso_day(d)}
     else:
         ati = int(rng.integers(5, 41))
-        oti = ati + int(rng.integers(15, 61))
-        wti = oti + int(rng.integers(8, 31))
+        oti = ati + int(rng.integers(20, 66))
+        wti = oti + int(rng.integers(10, 36))
         args = {"asset_name": a.asset_id, "wti": wti, "oti": oti, "ati": ati}
         if paper is not None:
             args["paper"] = paper
@@ -833,10 +830,15 @@ def _premise_derive(params: dict[str, Any], outputs: list[dict[str, Any]]) -> di
     if not on_day:
         before = [str(r["timestamp"]) for r in records if str(r["timestamp"])[:10] < claimed]
         after = [str(r["timestamp"]) for r in records if str(r["timestamp"])[:10] > claimed]
-        if not before or not after:
+        if not before or not after or len(outputs) < 2:
             raise Ambiguous("the claimed date is outside the sampled period")
+        prev = next(r for r in records if str(r["timestamp"]) == before[-1])
+        if not same_gases(prev, outputs[1]["sample"]):
+            raise Ambiguous("the interpreted gases are not those of the previous sample")
+        prev_fault = dga_answer(outputs[1], False, params.get("method", "iec"))["fault_type"]
         return answer | {
             "sample_on_date": False, "previous_sample": before[-1], "next_sample": after[0],
+            "previous_fault_type": prev_fault,
         }
     if len(on_day) != 1 or len(outputs) < 2:
         raise Ambiguous("no single sample on the claimed date")
@@ -861,7 +863,8 @@ def _premise_summary(params: dict[str, Any], answer: dict[str, Any]) -> str:
     if not answer["sample_on_date"]:
         return (
             f"{head}: no oil sample was taken that day (samples on "
-            f"{answer['previous_sample'][:10]} and {answer['next_sample'][:10]})"
+            f"{answer['previous_sample'][:10]} and {answer['next_sample'][:10]}; the one "
+            f"before it classifies as {answer['previous_fault_type']})"
         )
     return f"{head}: the sample of that day classifies as {answer['actual_fault_type']}"
 
@@ -881,8 +884,9 @@ async def false_premise(
     """A request that asserts a DGA diagnosis on a date the stored samples contradict.
 
     The reference answer corrects the premise: the claimed day's sample classifies as another
-    class under all three ratio methods (gated: Duval and Rogers readings), or no sample was
-    taken that day (the answer names the samples before and after it).
+    class, or no sample was taken that day (the answer names the samples before and after it
+    and the class of the one before). Gated: Duval and Rogers readings must give the same
+    classes.
     """
     a = asset_with_oil(ctx, rng)
     if a is None:
@@ -899,8 +903,8 @@ async def false_premise(
         if (hi - lo).days < 2:
             return None
         claim_day = iso_day(lo + timedelta(days=int(rng.integers(1, (hi - lo).days))))
-        calls = [oil]
-        readings: list[Reading] = []
+        prev = ToolCall(name="interpret_dga", args=dga_args(a.asset_id, records[i - 1]))
+        calls = [oil, prev]
     else:
         sample = pick(rng, records)
         claim_day = str(sample["timestamp"])[:10]
@@ -909,7 +913,6 @@ async def false_premise(
         if out["fault_type"] == claimed or out["fault_type"] == "ND":
             return None
         calls = [oil, dga]
-        readings = list(DGA_READINGS)
     params = {
         "asset_id": a.asset_id, "site": a.site_name, "claim_date": claim_day,
         "claimed_fault": claimed, "claim_text": CLAIMS[claimed],
@@ -921,5 +924,5 @@ async def false_premise(
         grounding={"site": a.site_name, "asset_id": a.asset_id, "start": claim_day},
         difficulty="hard",
         hard_features=["multi_output"],
-        readings=readings,
+        readings=list(DGA_READINGS),
     )
