@@ -210,12 +210,13 @@ async def anomalies(
         ["multi_output"] if with_worst else []
     )
     calls = [ToolCall(name="run_tsad", args=args)]
-    readings = window_end_readings(calls, "final", end) + [
+    readings = [
+        *window_end_readings(calls, "final", end),
         Reading(
             name=EPISODES,
             description="counts a run of consecutive anomalous hours as one anomaly",
             params={"reading": EPISODES},
-        )
+        ),
     ]
     if not custom:
         readings += [
@@ -242,7 +243,7 @@ async def anomalies(
         "robust standard deviations from the usual level for that time"
         if custom else None,
         readings=readings,
-        stated=WINDOW_STATED + [EPISODES],
+        stated=[*WINDOW_STATED, EPISODES],
     )
 
 
@@ -346,7 +347,7 @@ async def forecast(
             name=HW_SIMPLE_INIT,
             description="starts Holt-Winters from the first day's mean level and seasonal "
             "deviations (the textbook heuristic) instead of a trend through two days",
-            tool_sequence=calls + [history_call(a, start, end, [sensor])],
+            tool_sequence=[*calls, history_call(a, start, end, [sensor])],
             params={"reading": HW_SIMPLE_INIT},
         ))
     return Plan(

@@ -242,7 +242,9 @@ async def wo_distribution(
         "asset_id": a.asset_id, "site": a.site_name, "start": start, "end": end,
         "with_mode": with_mode,
     }
-    calls = [ToolCall(name="get_work_order_distribution", args=_window_args(a.asset_id, start, end))]
+    calls = [
+        ToolCall(name="get_work_order_distribution", args=_window_args(a.asset_id, start, end))
+    ]
     return Plan(
         params=params,
         tool_sequence=calls,
@@ -430,7 +432,8 @@ async def wo_alert_followup(
         "within_days": within, "within_text": within_text,
     }
     calls = [ToolCall(name="analyze_alert_to_failure", args=args)]
-    readings = window_end_readings(calls, "end_date", end) + [
+    readings = [
+        *window_end_readings(calls, "end_date", end),
         Reading(
             name=CALENDAR_DAYS,
             description=f"counts a work order reported any time on the {within_text}th day "
