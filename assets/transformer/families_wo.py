@@ -535,7 +535,8 @@ async def wo_decision(
     The diagnosis is the store's: an oil sample of the unit that the DGA tool classifies as
     that fault, on that sample's date (a task never states a finding the store lacks).
     Gated readings: the generic abnormal-DGA code counting as matching, and "since" counted
-    from the sample's hour rather than its day. The text says earlier orders do not count.
+    from the sample's hour rather than its day. The text says earlier orders do not count
+    (in so many words when the unit has matching work from before the date).
     """
     codes_call = ToolCall(name="get_failure_codes", args={})
     codes = (await ctx.run([codes_call]))[0]["failure_codes"]
@@ -555,10 +556,18 @@ async def wo_decision(
     sample, fault = pick(rng, diagnosed)
     sample_time = str(sample["timestamp"])
     since = iso_day(day(sample_time))
-    repeat = any(f == fault and str(r["timestamp"]) < sample_time for r, f in diagnosed)
+    # Matching corrective work reported before the diagnosis: the text must then say that
+    # only work since the date counts (its own phrasings), or "do we still owe one?" would
+    # have two answers.
+    code = {str(c["fault_type"]): str(c["code"]) for c in codes if c.get("fault_type")}.get(fault)
+    history = await ctx.run1("get_corrective_work_orders", equipment_id=a.asset_id)
+    earlier_work = any(
+        o["primary_code"] == code and str(o["reported_date"]) < since
+        for o in history["work_orders"]
+    )
     params = {
         "asset_id": a.asset_id, "site": a.site_name, "fault": fault, "start": since,
-        "repeat": repeat,
+        "earlier_work": earlier_work,
     }
     corrective = ToolCall(
         name="get_corrective_work_orders", args={"equipment_id": a.asset_id, "start_date": since}
