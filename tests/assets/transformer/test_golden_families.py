@@ -88,7 +88,8 @@ def _workorders() -> list[dict[str, Any]]:
               "description": f"fault {f}"} for f, c in CODES.items()]
     codes += [{"_id": f"fc:{c}", "dataset": "failure_codes", "code": c, "fault_type": None,
                "description": c} for c in ("PM-INSP", "OP-OVL", "DGA-ABN")]
-    return codes + [
+    return [
+        *codes,
         _work_order("WO-GOLD-001", "2026-06-01T08:00:00", "PM-INSP", True),
         # Corrective work for the T3 finding, two days after the sample of 2026-06-02.
         _work_order("WO-GOLD-002", "2026-06-04T10:00:00", "TH-T3", False),
