@@ -21,9 +21,8 @@ import statistics
 from collections.abc import Sequence
 from typing import Any, Protocol
 
-from generator.errors import UserError
-
 from eval.score_model import JUDGE_WEIGHTS, Component, JudgeVerdict, Part
+from generator.errors import UserError
 
 DIMENSIONS: tuple[str, ...] = tuple(JUDGE_WEIGHTS)
 RUBRIC_VERSION = "judge-rubric-v1"

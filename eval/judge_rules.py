@@ -36,12 +36,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from eval.score_model import DimensionVerdict, JudgeVerdict
+from eval.score_static import domain_of
 from generator.generate.checks import named_tools
 from generator.generate.dedup import similarity
 from generator.generate.policy import DomainPolicy, load_policies
-
-from eval.score_model import DimensionVerdict, JudgeVerdict
-from eval.score_static import domain_of
 
 _TOOLISH = re.compile(
     r"(?<![A-Za-z0-9_])((?:get|run|compute|assess|predict|interpret|analy[sz]e|list|"
@@ -50,7 +49,7 @@ _TOOLISH = re.compile(
 )
 _CONSTRAINT = re.compile(
     r"\b(if|unless|only|above|below|exceed\w*|between|more than|less than|at least|"
-    r"at most|whether|otherwise|then|compare\w*|rank\w*|before|after|within)\b",
+    r"at most|whether|otherwise|then|compare\w*|rank\w*|before|after|within|exclud\w*)\b",
     re.IGNORECASE,
 )
 _OUTCOME = re.compile(
@@ -147,7 +146,8 @@ class RuleJudge:
         """The rule verdict on one record."""
         dom = domain_of(rec)
         policy = self.policies.get(dom)
-        text = rec.get("text") if isinstance(rec.get("text"), str) else ""
+        raw_text = rec.get("text")
+        text: str = raw_text if isinstance(raw_text, str) else ""
         form = rec.get("characteristic_form")
         form = form if isinstance(form, str) else ""
         tools = self.needed_tools(rec)
@@ -174,13 +174,16 @@ class RuleJudge:
         else:
             ref = _Criterion("reference_answer", isinstance(reference, dict) and bool(reference),
                              "no computed reference answer")
-        entities: set[str] = set()
+        # As the generator's grounding check: only a kind of entity the calls read ONE
+        # value of must be named; a scan over every site names none of them.
+        by_kind: dict[str, set[str]] = {}
         for call in calls or []:
             args = call.get("args") if isinstance(call, dict) else None
             for key in _ENTITY_ARGS:
                 value = args.get(key) if isinstance(args, dict) else None
                 if isinstance(value, str) and value:
-                    entities.add(value)
+                    by_kind.setdefault(key, set()).add(value)
+        entities = {next(iter(v)) for v in by_kind.values() if len(v) == 1}
         unnamed = sorted(e for e in entities if e not in text)
         named_entities = _Criterion(
             "entities_named", None if not calls or negative else not unnamed,

@@ -24,9 +24,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from generator.errors import UserError
-from generator.generate.policy import DomainPolicy, load_policies
-
 from eval.judge import Judge, judge_part, median_ratings, parse_judge_specs, refuse_self_judge
 from eval.judge_agreement import agreement
 from eval.model import DryRunReport
@@ -39,6 +36,8 @@ from eval.score_model import (
     StageCost,
 )
 from eval.score_static import domain_of, score_static
+from generator.errors import UserError
+from generator.generate.policy import DomainPolicy, load_policies
 
 DRY_RUN_FORMS = ["reference", "llm:SPEC", "off"]
 
@@ -198,7 +197,13 @@ def score_records(
         if dry.ran and dry_pts[i] is not None:
             pts += dry_pts[i] or 0.0
             mx += 50.0
-        low = [f"judge {d} {r:g}/5" for d, r in medians[i].items() if r < 4]
+        low = []
+        for d, r in medians[i].items():
+            if r < 4:
+                why = next((v[i].dimensions[d].reason for v in verdicts
+                            if v[i].scored and d in v[i].dimensions
+                            and v[i].dimensions[d].rating < 4), "")
+                low.append(f"judge {d} {r:g}/5" + (f": {why}" if why else ""))
         diff = rec.get("difficulty")
         scenarios.append(ScenarioScore(
             id=str(rec.get("id", f"#{i}")),

@@ -29,10 +29,9 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from generator.errors import UserError
-
 from eval.model import DryRunReport, DryRunResult
 from eval.score_model import DRYRUN_WEIGHTS, Component, Part
+from generator.errors import UserError
 
 ERROR_CLASSES = frozenset(
     {"tool_error", "infrastructure", "max_steps", "no_final_answer", "asked_clarification"}

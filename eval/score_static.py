@@ -32,12 +32,11 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
+from eval.score_model import STATIC_WEIGHTS, Component, Part
 from generator.generate.checks import normalise_type
 from generator.generate.dedup import DedupIndex
 from generator.generate.policy import DomainPolicy
 from generator.generate.schemas import load_schema
-
-from eval.score_model import STATIC_WEIGHTS, Component, Part
 
 FOCUS_GROUPS = ("iot", "fmsr", "tsfm", "wo", "multiagent")
 # A record carrying one of these is one of ours and must validate as a full ScenarioRecord.
