@@ -16,6 +16,8 @@ check, which tool) but never a reference answer's values.
 from __future__ import annotations
 
 import asyncio
+import importlib
+import inspect
 import json
 import statistics
 import time
@@ -259,7 +261,8 @@ def score_records(
 
 
 def _dry_run_for(records: list[dict[str, Any]], mode: str, file: Path | None,
-                 out: Path | None) -> tuple[DryRunReport | None, str]:
+                 out: Path | None, scenarios_path: Path | None = None
+                 ) -> tuple[DryRunReport | None, str]:
     """The dry-run report to score (or None) and the note saying why there is none."""
     if file is not None:
         return load_dry_run(file), ""
@@ -272,17 +275,22 @@ def _dry_run_for(records: list[dict[str, Any]], mode: str, file: Path | None,
         return None, ("the set has no reference answers (an upstream-style file): a dry run "
                       "could not be graded, so the judge carries the weight")
     try:
-        from eval import dryrun  # type: ignore[attr-defined]
+        dryrun = importlib.import_module("eval.dryrun")
     except ImportError:
         raise UserError(
             f"--dry-run {mode} needs eval.dryrun, which this build does not have",
             fix="pass --dry-run-file F (a dryrun.json written by a dry run) or --dry-run off",
         ) from None
-    agent = "reference" if mode == "reference" else mode[4:]
+    # The contract says `run_dry(scenarios, agent, ...)`; pass only the keywords this
+    # build's run_dry accepts, and run it whether it is a coroutine function or not.
+    params = inspect.signature(dryrun.run_dry).parameters
     kwargs: dict[str, Any] = {}
-    if out is not None:
+    if out is not None and "out" in params:
         kwargs["out"] = out / "dryrun"
-    report = dryrun.run_dry(records, agent, **kwargs)
+    if "scenarios_path" in params:
+        kwargs["scenarios_path"] = scenarios_path
+    result = dryrun.run_dry(records, mode, **kwargs)
+    report = asyncio.run(result) if inspect.iscoroutine(result) else result
     if not isinstance(report, DryRunReport):
         report = DryRunReport.model_validate(report)
     return report, ""
@@ -330,7 +338,56 @@ def score_path(
         judges = build_judges(specs, base_url)
     else:
         refuse_self_judge([j.label for j in judges], model, allow=allow_self_judge)
-    report, note = _dry_run_for(records, dry_run, dry_run_file, out)
+    report, note = _dry_run_for(records, dry_run, dry_run_file, out, path)
     return score_records(records, path=str(path), judges=judges, dry_run=report,
                          dry_run_note=note, manifest=manifest,
                          usd_per_1k_tokens=usd_per_1k_tokens)
+
+
+def dryrun_available() -> bool:
+    """True when this build has the dry-run stage (eval.dryrun)."""
+    import importlib.util
+
+    return importlib.util.find_spec("eval.dryrun") is not None
+
+
+def score_run(run_path: str | Path) -> str:
+    """`generate --score`: score a finished run folder and record the score in its manifest.
+
+    Rule judge; the reference dry run when this build has ``eval.dryrun`` (else static and
+    judge only, and the manifest says so). Reports go to ``<run>/score/``.
+
+    Returns:
+        One line for the terminal.
+    """
+    from eval.report import headline, write_reports
+    from generator.generate.run_folder import RunFolder
+
+    folder = RunFolder(Path(run_path))
+    path = folder.path / "scenarios.json"
+    mode = "reference" if dryrun_available() else "off"
+    try:
+        result = score_path(path, dry_run=mode, out=folder.path / "score")
+    except UserError as exc:
+        if mode == "off":
+            raise
+        # The run is written; a dry-run outage must not lose it or its static/judge score.
+        result = score_path(path, dry_run="off")
+        result.notes.append(f"reference dry run failed: {exc}")
+    if mode == "off":
+        result.notes.append("eval.dryrun is not in this build: static and judge parts only")
+    write_reports(result, folder.path / "score")
+    manifest = folder.manifest()
+    manifest["score"] = {
+        "score_100": result.score_100,
+        "points": result.points,
+        "max_points": result.max_points,
+        "parts": {p.name: p.points for p in result.parts},
+        "judges": result.judges,
+        "dry_run_agent": result.dry_run_agent,
+        "high_quality": result.high_quality,
+        "notes": result.notes,
+        "report": "score/score.json",
+    }
+    folder.write_manifest(manifest)
+    return "score: " + headline(result)
