@@ -59,7 +59,6 @@ from eval.extract import (
     extract,
     normalise_text,
     normalise_timestamp,
-    parse_number,
     precision,
 )
 from eval.model import ClassScore, EvaluationReport, GradeResult, Violation
@@ -82,10 +81,11 @@ _DOMAIN_ALIASES = {
 }
 _NEGATION = re.compile(r"\b(?:not|no|non|never|without|none|isn't|aren't|wasn't|doesn't|"
                        r"didn't|cannot|can't|neither|nor|false)\b")
-_STOPWORDS = frozenset(
-    "the a an of to in on at for and or is are was were be by with from as it its this that "
-    "any has have had flag status value".split()
-)
+_STOPWORDS = frozenset({
+    "the", "a", "an", "of", "to", "in", "on", "at", "for", "and", "or", "is", "are", "was",
+    "were", "be", "by", "with", "from", "as", "it", "its", "this", "that", "any", "has",
+    "have", "had", "flag", "status", "value",
+})
 _EMPTY_WORDS = re.compile(r"\b(?:no|none|zero|0|nothing|empty)\b")
 
 # Refusal: the answer says the request cannot be answered from what is available.
