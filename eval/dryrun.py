@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from eval.grade import aggregate, grade, scenario_difficulty, scenario_domain, scenario_id
+from eval.grade import aggregate, grade, scenario_difficulty, scenario_domain
 from eval.model import DryRunReport, DryRunResult, FailureClass, GradeResult, TrajectoryStep
 from generator.concurrency import fan_out
 from generator.errors import UserError

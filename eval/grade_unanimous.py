@@ -109,7 +109,8 @@ def build_report(
             label, k = f"{name}#{k}", k + 1
         names.append(label)
     common = [sid for sid in sources[0][1] if all(sid in s for _, s in sources)]
-    unanimous, split = [], []
+    unanimous: list[ScenarioAttempts] = []
+    split: list[ScenarioAttempts] = []
     for sid in common:
         meta = sources[0][1][sid][0]
         attempts = [s[sid][1].model_copy(update={"source": label})
