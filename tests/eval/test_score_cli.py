@@ -61,3 +61,24 @@ def test_bad_options_are_user_errors(tmp_path: Path) -> None:
         result = runner.invoke(app, ["score", str(path), *args])
         assert result.exit_code != 0
         assert needle in str(result.exception)
+
+
+def test_cli_rules_and_a_scripted_llm_judge(tmp_path: Path) -> None:
+    records = [{"id": i, "type": "iot", "category": "Knowledge Query",
+                "text": f"Which transformers are installed at site EAST, part {i}?",
+                "characteristic_form": "The response should list the assets using `assets`."}
+               for i in (1, 2)]
+    path = tmp_path / "set.json"
+    path.write_text(json.dumps(records))
+    dims = ("answerability", "tool_usability", "difficulty", "characteristic_form", "clarity")
+    replies = [json.dumps({d: {"rating": 5, "reason": "ok"} for d in dims}), "not json"]
+    script = tmp_path / "judge.json"
+    script.write_text(json.dumps(replies))
+    result = CliRunner().invoke(app, ["score", str(path), "--judge",
+                                      f"rules,llm:fake:{script}", "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert data["judges"] == ["rules", "fake:judge.json"]
+    assert data["agreement"]["statistic"] == "cohen"
+    assert len(data["unscored"]) == 1  # which one depends on the call order
+    assert "not JSON" in data["unscored"][0]["unscored_reason"]
