@@ -101,6 +101,9 @@ class DryRunResult(_Strict):
     tokens: int = Field(description="Tokens over the attempt")
     latency_s: float = Field(description="Wall time of the attempt, seconds")
     retries: int = Field(default=0, description="Infrastructure retries taken (at most 1)")
+    error: str | None = Field(
+        default=None, description="Why the attempt failed outside the answer (timeout, crash)"
+    )
 
 
 class DryRunReport(_Strict):

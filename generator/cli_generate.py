@@ -102,6 +102,10 @@ def register(app: typer.Typer, bench_app: typer.Typer) -> None:
             bool, typer.Option("--baseline", help="Unoptimised path, for comparison")
         ] = False,
         no_progress: Annotated[bool, typer.Option("--no-progress", help="No bars")] = False,
+        score: Annotated[
+            bool, typer.Option("--score", help="Score the set at the end (rule judge, and "
+                               "the reference dry run when available); into the manifest")
+        ] = False,
     ) -> None:
         """Generate N scenarios with computed answers into scenarios/<run_id>/.
 
@@ -133,6 +137,10 @@ def register(app: typer.Typer, bench_app: typer.Typer) -> None:
         )
         summary = _run(config, resume, show_progress=not no_progress)
         _report(summary)
+        if score:
+            from eval.score import score_run
+
+            typer.echo(score_run(summary.path))
         if summary.shortfalls:
             raise typer.Exit(ExitCode.SHORTFALL)
 

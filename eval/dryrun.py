@@ -1,0 +1,303 @@
+"""Dry runs: an agent attempts every scenario, the grader grades its final answer.
+
+Agents (:func:`make_agent`):
+
+- ``reference``: replays each scenario's expected tool sequence in a fresh tool context and
+  derives the answer from the outputs with the family's own ``derive`` (seed parameters from
+  the run's ``accepted.jsonl``); negatives answer with the refusal the calls demonstrate. A
+  reference that fails here is a scenario defect, not an agent's.
+- ``llm:SPEC``: langgraph's prebuilt ReAct agent over our MCP tool server, any ``--llm``
+  backend (:mod:`eval.dryrun_llm`).
+
+Each attempt records its trajectory (thought / tool call / observation / answer, tokens,
+latency) and gets one failure class, decided in this order: ``infrastructure`` (the model or
+the tool server failed, or the attempt timed out: retried once), ``max_steps``,
+``no_final_answer``, then for a feasible answer ``wrong_tools`` if an expected tool was never
+called (positives only) else none; for an infeasible one ``asked_clarification`` (the answer
+asks back), ``tool_error`` (an expected tool was called but every call of it failed),
+``wrong_tools`` (an expected tool was never called), else ``wrong_answer``.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+import time
+from collections import defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from eval.grade import aggregate, grade, scenario_difficulty, scenario_domain
+from eval.model import DryRunReport, DryRunResult, FailureClass, GradeResult, TrajectoryStep
+from generator.concurrency import fan_out
+from generator.errors import UserError
+
+AGENT_FORMS = ["reference", "llm:smollm2", "llm:openai:MODEL", "llm:ollama:MODEL",
+               "llm:fake:PATH"]
+_CLARIFY = re.compile(
+    r"\b(?:could|can|would) you (?:please )?(?:clarify|specify|confirm|provide|tell me|let me "
+    r"know)|\bplease (?:clarify|specify|provide|confirm)\b|\bwhich (?:asset|unit|transformer|"
+    r"site|sensor|date|period) do you mean\b",
+    re.IGNORECASE,
+)
+
+
+@dataclass
+class Attempt:
+    """What an agent returns for one scenario."""
+
+    final_answer: str | None = None
+    answer: Any = None
+    outcome: str = "answered"  # answered | max_steps | no_final_answer | infrastructure
+    error: str | None = None
+    steps: list[TrajectoryStep] = field(default_factory=list)
+
+
+class Agent(Protocol):
+    """An agent that attempts one scenario, appending its steps to ``attempt.steps``."""
+
+    name: str
+
+    async def run(self, scenario: dict[str, Any], attempt: Attempt, max_steps: int) -> None:
+        """Attempt ``scenario``; fill ``attempt`` (steps as they happen)."""
+
+
+def make_agent(
+    spec: str,
+    *,
+    scenarios_path: Path | None = None,
+    chat_model_factory: Callable[[dict[str, Any]], Any] | None = None,
+    server_env: dict[str, str] | None = None,
+    errlog: Path | None = None,
+) -> Agent:
+    """The agent named by ``spec``: ``reference`` or ``llm:SPEC``.
+
+    Raises:
+        UserError: Unknown form, or an invalid LLM spec.
+    """
+    if spec == "reference":
+        from eval.dryrun_reference import ReferenceAgent
+
+        return ReferenceAgent(scenarios_path)
+    if spec.startswith("llm:") and spec[4:].strip():
+        from eval.dryrun_llm import LLMAgent
+
+        return LLMAgent(spec[4:].strip(), chat_model_factory=chat_model_factory,
+                        server_env=server_env, errlog=errlog)
+    raise UserError("unknown --agent", value=spec, options=AGENT_FORMS,
+                    fix="pass --agent reference or --agent llm:smollm2 (any --llm form after llm:)")
+
+
+def sample_scenarios(scenarios: list[dict[str, Any]], k: int | None,
+                     seed: int = 0) -> list[dict[str, Any]]:
+    """Up to ``k`` scenarios, spread over domains (round robin), in file order.
+
+    Within a domain the order is shuffled by a generator seeded with ``seed``.
+    """
+    if k is None or k >= len(scenarios):
+        return list(scenarios)
+    rng = random.Random(seed)
+    buckets: dict[str, list[int]] = defaultdict(list)
+    for i, s in enumerate(scenarios):
+        buckets[scenario_domain(s)].append(i)
+    for idx in buckets.values():
+        rng.shuffle(idx)
+    chosen: list[int] = []
+    while len(chosen) < k:
+        for name in sorted(buckets):
+            if buckets[name] and len(chosen) < k:
+                chosen.append(buckets[name].pop())
+    return [scenarios[i] for i in sorted(chosen)]
+
+
+def _expected_tools(scenario: dict[str, Any]) -> list[str]:
+    raw = scenario.get("expected_tools")
+    if isinstance(raw, list):
+        return [str(t) for t in raw if isinstance(t, str)]
+    calls = scenario.get("tool_sequence")
+    if isinstance(calls, list):
+        names = [c.get("name") for c in calls if isinstance(c, dict)]
+        return list(dict.fromkeys(n for n in names if isinstance(n, str)))
+    return []
+
+
+def classify(
+    attempt: Attempt, result: GradeResult, expected: list[str], steps: list[TrajectoryStep]
+) -> FailureClass | None:
+    """The failure class of a graded attempt (order in the module docstring)."""
+    if attempt.outcome == "infrastructure":
+        return "infrastructure"
+    if attempt.outcome == "max_steps":
+        return "max_steps"
+    if attempt.outcome == "no_final_answer" or (
+        attempt.answer is None and not (attempt.final_answer or "").strip()
+    ):
+        return "no_final_answer"
+    called = [s.tool for s in steps if s.kind == "tool_call" and s.tool]
+    missing = [t for t in expected if t not in called]
+    if not result.gradable:
+        return None
+    if result.feasible:
+        return "wrong_tools" if missing and not result.negative else None
+    if _CLARIFY.search(attempt.final_answer or "") or (attempt.final_answer or "").rstrip(
+    ).endswith("?"):
+        return "asked_clarification"
+    if not result.negative:
+        ok_tools = {s.tool for s in steps if s.kind == "observation" and not s.is_error}
+        if any(t in called and t not in ok_tools for t in expected):
+            return "tool_error"
+        if missing:
+            return "wrong_tools"
+    return "wrong_answer"
+
+
+def _safe_name(sid: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]", "_", sid)[:120] or "_"
+
+
+async def _attempt_once(agent: Agent, scenario: dict[str, Any], max_steps: int,
+                        timeout: float) -> Attempt:
+    import asyncio
+
+    attempt = Attempt()
+    try:
+        await asyncio.wait_for(agent.run(scenario, attempt, max_steps), timeout)
+    except TimeoutError:
+        attempt.outcome, attempt.error = "infrastructure", f"timed out after {timeout:g} s"
+    except Exception as exc:  # a model or tool-server failure is data about this attempt
+        attempt.outcome = "infrastructure"
+        attempt.error = f"{type(exc).__name__}: {str(exc)[:500]}"
+    return attempt
+
+
+async def run_one(agent: Agent, scenario: dict[str, Any], index: int, *, max_steps: int = 15,
+                  timeout: float = 120.0) -> DryRunResult:
+    """One scenario: attempt (one retry for infrastructure failures), grade, classify."""
+    t0 = time.perf_counter()
+    retries = 0
+    attempt = await _attempt_once(agent, scenario, max_steps, timeout)
+    if attempt.outcome == "infrastructure":
+        retries = 1
+        attempt = await _attempt_once(agent, scenario, max_steps, timeout)
+    answer = attempt.answer if attempt.answer is not None else attempt.final_answer
+    result = grade(scenario, answer, index=index)
+    expected = _expected_tools(scenario)
+    steps = attempt.steps
+    if attempt.error:
+        steps = [*steps, TrajectoryStep(kind="thought", content=f"error: {attempt.error}")]
+    return DryRunResult(
+        id=result.id,
+        agent=agent.name,
+        domain=scenario_domain(scenario),
+        difficulty=scenario_difficulty(scenario),
+        grade=result,
+        failure_class=classify(attempt, result, expected, attempt.steps),
+        final_answer=attempt.final_answer,
+        expected_tools=expected,
+        tools_called=[s.tool for s in attempt.steps if s.kind == "tool_call" and s.tool],
+        tool_errors=sum(1 for s in attempt.steps if s.kind == "observation" and s.is_error),
+        steps=steps,
+        tokens=sum(s.tokens for s in attempt.steps),
+        latency_s=round(time.perf_counter() - t0, 3),
+        retries=retries,
+        error=attempt.error,
+    )
+
+
+def summarise(agent: str, results: list[DryRunResult], seconds: float) -> DryRunReport:
+    """Aggregate per-scenario results into a report (pass rate over gradable scenarios)."""
+    mean, _, _ = aggregate(r.grade for r in results)
+    gradable = [r for r in results if r.grade.gradable]
+    classes: dict[str, int] = defaultdict(int)
+    for r in results:
+        if r.failure_class is not None:
+            classes[r.failure_class] += 1
+    return DryRunReport(
+        agent=agent,
+        scenarios=len(results),
+        mean_score=mean,
+        pass_rate=round(sum(r.failure_class is None for r in gradable) / len(gradable), 6)
+        if gradable else 0.0,
+        failure_classes=dict(sorted(classes.items())),
+        tokens=sum(r.tokens for r in results),
+        seconds=round(seconds, 3),
+        results=results,
+    )
+
+
+async def run_dry(
+    scenarios: list[dict[str, Any]],
+    agent: str | Agent,
+    *,
+    sample: int | None = None,
+    seed: int = 0,
+    max_steps: int = 15,
+    timeout: float = 120.0,
+    concurrency: int = 2,
+    out: Path | None = None,
+    scenarios_path: Path | None = None,
+    chat_model_factory: Callable[[dict[str, Any]], Any] | None = None,
+    server_env: dict[str, str] | None = None,
+    progress: Callable[[DryRunResult], None] | None = None,
+) -> DryRunReport:
+    """Run ``agent`` on the scenarios (concurrently, at most ``concurrency`` at once).
+
+    Args:
+        scenarios: Scenario records.
+        agent: ``reference``, ``llm:SPEC`` or an :class:`Agent`.
+        sample: Attempt only this many (spread over domains, see :func:`sample_scenarios`).
+        seed: Seed of the sample.
+        max_steps: Model calls an LLM agent may make.
+        timeout: Seconds per attempt.
+        concurrency: Scenarios in flight at once.
+        out: Folder for ``dryrun.json`` and ``trajectories/<id>.json``.
+        scenarios_path: The scenario file (the reference agent finds seeds beside it).
+        chat_model_factory: For ``llm:`` agents, a chat model per scenario (tests).
+        server_env: Extra environment for the MCP tool server.
+        progress: Called with each result as it completes.
+
+    Returns:
+        The report; results keep file order.
+    """
+    chosen = sample_scenarios(scenarios, sample, seed)
+    if isinstance(agent, str):
+        errlog = None
+        if out is not None:
+            out.mkdir(parents=True, exist_ok=True)
+            errlog = out / "tool_server.log"
+        runner = make_agent(agent, scenarios_path=scenarios_path,
+                            chat_model_factory=chat_model_factory, server_env=server_env,
+                            errlog=errlog)
+    else:
+        runner = agent
+    index = {id(s): i for i, s in enumerate(scenarios)}
+    traj = out / "trajectories" if out is not None else None
+    if traj is not None:
+        traj.mkdir(parents=True, exist_ok=True)
+
+    async def one(s: dict[str, Any]) -> DryRunResult:
+        result = await run_one(runner, s, index[id(s)], max_steps=max_steps, timeout=timeout)
+        if traj is not None:
+            (traj / f"{_safe_name(result.id)}.json").write_text(
+                result.model_dump_json(indent=2), encoding="utf-8")
+        if progress is not None:
+            progress(result)
+        return result
+
+    t0 = time.perf_counter()
+    results = await fan_out(chosen, one, limit=max(1, concurrency))
+    report = summarise(runner.name, results, time.perf_counter() - t0)
+    if out is not None:
+        (out / "dryrun.json").write_text(report.model_dump_json(indent=2), encoding="utf-8")
+    return report
+
+
+def steps_json(value: Any) -> str:
+    """Tool arguments or outputs as compact JSON text for a trajectory step."""
+    try:
+        return json.dumps(value, default=str)[:20_000]
+    except (TypeError, ValueError, RecursionError):
+        return str(value)[:20_000]

@@ -1,0 +1,92 @@
+"""Our MCP tool server as langchain tools, through a real MCP client session over stdio.
+
+``langchain-mcp-adapters`` (0.3.2, the newest release) pins ``mcp<2``, and this project runs
+``mcp>=2.3``, so this module is the adapter: it starts ``scenariogen serve-tools`` as a
+child process, lists its tools (following pagination) and wraps each in a langchain
+``StructuredTool`` whose argument schema is the tool's MCP input schema. A result with
+``isError`` set raises ``ToolException``, which the agent's tool node turns into an error
+observation the model can read and correct.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any, TextIO
+
+from langchain_core.tools import BaseTool, StructuredTool, ToolException
+from mcp import ClientSession, StdioServerParameters, stdio_client
+
+
+def server_parameters(env: dict[str, str] | None = None) -> StdioServerParameters:
+    """How to start our tool server: this interpreter, ``generator.cli serve-tools``."""
+    return StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "generator.cli", "serve-tools"],
+        env={**os.environ, **(env or {})},
+    )
+
+
+def _result_text(result: Any) -> str:
+    texts = [getattr(block, "text", None) for block in result.content or []]
+    joined = "\n".join(t for t in texts if isinstance(t, str))
+    if joined:
+        return joined
+    if result.structured_content is not None:
+        return json.dumps(result.structured_content)
+    return ""
+
+
+def as_langchain_tool(session: ClientSession, tool: Any) -> BaseTool:
+    """Wrap one listed MCP tool; calling it sends ``tools/call`` over ``session``."""
+    name = str(tool.name)
+
+    async def call(**kwargs: Any) -> str:
+        result = await session.call_tool(name, kwargs)
+        text = _result_text(result)
+        if result.is_error:
+            raise ToolException(text or f"tool {name} failed")
+        return text
+
+    return StructuredTool(
+        name=name,
+        description=str(tool.description or name),
+        args_schema=dict(tool.input_schema),
+        coroutine=call,
+        handle_tool_error=True,
+    )
+
+
+@asynccontextmanager
+async def mcp_tools(
+    env: dict[str, str] | None = None, errlog: Path | None = None
+) -> AsyncIterator[list[BaseTool]]:
+    """Start the tool server, yield its tools as langchain tools, stop it on exit.
+
+    Args:
+        env: Extra environment for the server (store URL, database prefix).
+        errlog: File for the server's stderr (default: discarded).
+    """
+    sink: TextIO = (
+        errlog.open("a", encoding="utf-8") if errlog is not None
+        else open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115 (closed below)
+    )
+    try:
+        async with stdio_client(server_parameters(env), errlog=sink) as (read, write), \
+                ClientSession(read, write) as session:
+            await session.initialize()
+            listed = await session.list_tools()
+            tools = list(listed.tools)
+            while listed.next_cursor:
+                from mcp_types import PaginatedRequestParams
+
+                listed = await session.list_tools(
+                    params=PaginatedRequestParams(cursor=listed.next_cursor))
+                tools.extend(listed.tools)
+            yield [as_langchain_tool(session, t) for t in tools]
+    finally:
+        sink.close()

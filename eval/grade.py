@@ -1,0 +1,701 @@
+"""The answer grader: an answer against a scenario's computed reference, deterministically.
+
+No LLM and no tool is involved: the grader reads the scenario's ``reference_answer``,
+``tolerance`` and ``rel_tolerance`` and the answer, nothing else.
+
+**Facts.** The reference is flattened into leaf facts: every scalar (string, number,
+bool) under a dict key or list index. A list of scalars is a *set* of facts (matched in any
+order, each given element used once); a list of dicts is matched position by position. An
+empty list is one fact ("nothing": matched by an empty list, or in text by no / none / zero /
+nothing / empty); ``null`` leaves carry no fact and are skipped.
+
+**Score.** Every top-level key that holds at least one fact weighs the same, ``1/K``, and
+shares its weight equally among its facts; ``score`` is the matched weight. So
+``{"asset_id": "X", "readings": [5 numbers]}`` gives the asset id 1/2 and each reading
+1/10. ``feasible`` means every fact matched (score 1).
+
+**Answers.** A dict (or a string holding a JSON object, bare or in a code fence) that
+shares a top-level key with the reference is *structured*: each fact is looked up at its
+path (keys compared exactly, then case-insensitively). Anything else is *free text* (a
+dict or list without shared keys is read as the text of its keys and values), and each fact
+is searched for with :mod:`eval.extract`:
+
+- numbers: any extracted number within tolerance; with a unit of the same dimension as the
+  key's suffix (``_kv``, ``_mva``, ``_a``, ...) the converted value counts too, and a
+  percentage also counts divided by 100 when the reference is a fraction in [-1, 1];
+- timestamps / dates: the normalised timestamp (minute precision) or date must occur;
+- IEC 60599 codes (PD, D1, D2, DT, T1, T2, T3, ND): must be among the codes read (token or
+  the fault's name in words);
+- booleans: a leading yes/no when the reference has exactly one boolean; otherwise a
+  sentence naming the key's words is read as true, or false when it holds a negation;
+- other strings: the normalised string as whole words, not preceded by a negation (``not``,
+  ``no``, ``non``) or an intensifier (``very``) it does not itself contain; strings of more
+  than four words match when 60 % of their content words occur.
+
+**Tolerance** (shared with the generator, see contracts): a number passes when
+``|e - a| <= tolerance[key]`` or ``|e - a| <= rel_tolerance[key] * |e|`` for its top-level
+key; additionally a value written with ``d`` decimals and at least two significant digits
+passes when it is the reference rounded to ``d`` decimals (``|e - a| <= 0.5·10^-d``).
+
+**Negatives** (``negative: true`` or ``reference_answer.answerable == false``) are graded
+on refusal, see :func:`grade_refusal`.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections import defaultdict
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from eval.extract import (
+    FAULT_CODES,
+    UNITS,
+    Extracted,
+    Quantity,
+    extract,
+    normalise_text,
+    normalise_timestamp,
+    precision,
+)
+from eval.model import ClassScore, EvaluationReport, GradeResult, Violation
+
+MAX_DEPTH = 64
+MAX_NODES = 20_000
+_SHOWN = 200
+
+# Key suffix → (canonical unit, factor of the key's unit to it): `load_mva` is in MVA.
+_KEY_UNITS: dict[str, tuple[str, float]] = {
+    "kv": ("V", 1e3), "v": ("V", 1.0), "ka": ("A", 1e3), "a": ("A", 1.0),
+    "mva": ("VA", 1e6), "kva": ("VA", 1e3), "mw": ("W", 1e6), "kw": ("W", 1e3),
+    "pct": ("%", 1.0), "percent": ("%", 1.0), "c": ("°C", 1.0), "ppm": ("ppm", 1.0),
+    "hours": ("h", 1.0), "h": ("h", 1.0), "days": ("d", 1.0),
+}
+_DOMAIN_ALIASES = {
+    "iot": "iot", "fmsr": "fmsr", "tsfm": "tsfm", "wo": "wo", "workorder": "wo",
+    "work_order": "wo", "vibration": "vibration", "multiagent": "multiagent",
+    "multi-agent": "multiagent", "multi_agent": "multiagent", "": "multiagent",
+}
+_NEGATION = re.compile(r"\b(?:not|no|non|never|without|none|isn't|aren't|wasn't|doesn't|"
+                       r"didn't|cannot|can't|neither|nor|false)\b")
+_STOPWORDS = frozenset({
+    "the", "a", "an", "of", "to", "in", "on", "at", "for", "and", "or", "is", "are", "was",
+    "were", "be", "by", "with", "from", "as", "it", "its", "this", "that", "any", "has",
+    "have", "had", "flag", "status", "value",
+})
+_EMPTY_WORDS = re.compile(r"\b(?:no|none|zero|0|nothing|empty)\b")
+
+# Refusal: the answer says the request cannot be answered from what is available.
+REFUSAL_PATTERNS: tuple[str, ...] = (
+    r"\bcannot\b", r"\bcan ?not\b", r"\bcan't\b", r"\bcould not\b", r"\bcouldn't\b",
+    r"\bunable to\b", r"\bnot (?:be )?(?:possible|determin|answer|availab|predict|know)",
+    r"\bimpossible\b", r"\bno (?:data|records?|readings?|samples?|telemetry|information|tool)\b",
+    r"\b(?:does|do|did) not (?:contain|exist|hold|have|include|provide)",
+    r"\b(?:doesn't|don't|didn't) (?:contain|exist|hold|have|include|provide)",
+    r"\bnot (?:found|in the (?:data|store|database))\b", r"\bunknown (?:asset|transformer|unit)\b",
+    r"\bno such\b", r"\binsufficient\b", r"\bnot enough\b", r"\boutside (?:the )?(?:available|"
+    r"data|recorded|stored)", r"\bno (?:available|registered) tool\b", r"\bnot supported\b",
+)
+_REFUSAL_RE = re.compile("|".join(REFUSAL_PATTERNS), re.IGNORECASE)
+
+
+# -- scenario fields ----------------------------------------------------------------------
+
+
+def scenario_id(scenario: Mapping[str, Any], index: int | None = None) -> str:
+    """The scenario's id as a string (upstream files use ints), or ``#index`` without one."""
+    raw = scenario.get("id")
+    if raw is None or isinstance(raw, dict | list):
+        return f"#{index}" if index is not None else "#?"
+    return str(raw)
+
+
+def scenario_domain(scenario: Mapping[str, Any]) -> str:
+    """The scenario's domain, normalised (``IoT`` → iot, empty → multiagent, absent → fmsr).
+
+    Upstream FMSR records carry no ``type``; everything else unknown stays as written.
+    """
+    raw = scenario.get("type")
+    if raw is None:
+        return "fmsr"
+    if not isinstance(raw, str):
+        return "unknown"
+    key = raw.strip().lower()
+    return _DOMAIN_ALIASES.get(key, key)
+
+
+def scenario_difficulty(scenario: Mapping[str, Any]) -> str:
+    """``easy`` / ``medium`` / ``hard``, or ``unknown``."""
+    raw = scenario.get("difficulty")
+    return raw if raw in ("easy", "medium", "hard") else "unknown"
+
+
+def is_negative(scenario: Mapping[str, Any]) -> bool:
+    """True for an unanswerable scenario (flag, or a reference that says so)."""
+    ref = scenario.get("reference_answer")
+    return scenario.get("negative") is True or (
+        isinstance(ref, dict) and ref.get("answerable") is False
+    )
+
+
+def _tolerances(scenario: Mapping[str, Any]) -> tuple[dict[str, float], dict[str, float]]:
+    def clean(raw: Any) -> dict[str, float]:
+        if not isinstance(raw, dict):
+            return {}
+        out = {}
+        for k, v in raw.items():
+            if isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v):
+                out[str(k)] = abs(float(v))
+        return out
+
+    return clean(scenario.get("tolerance")), clean(scenario.get("rel_tolerance"))
+
+
+# -- facts --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Fact:
+    """One leaf of the reference."""
+
+    path: str
+    keys: tuple[str | int, ...]
+    top: str
+    value: Any
+    in_set: bool = False
+    empty_list: bool = False
+
+
+def _is_scalar(v: Any) -> bool:
+    return isinstance(v, str | int | float | bool)
+
+
+def facts_of(reference: Mapping[str, Any]) -> list[Fact]:
+    """The reference's leaf facts (see the module docstring), in key order."""
+    out: list[Fact] = []
+    stack: list[tuple[tuple[str | int, ...], str, Any]] = [
+        ((str(k),), str(k), v) for k, v in reversed(list(reference.items()))
+    ]
+    while stack and len(out) < MAX_NODES:
+        keys, path, value = stack.pop()
+        top = str(keys[0])
+        if len(keys) > MAX_DEPTH or value is None:
+            continue
+        if _is_scalar(value):
+            out.append(Fact(path, keys, top, value))
+        elif isinstance(value, dict):
+            stack.extend(
+                ((*keys, str(k)), f"{path}.{k}", v) for k, v in reversed(list(value.items()))
+            )
+        elif isinstance(value, list):
+            if not value:
+                out.append(Fact(path, keys, top, [], empty_list=True))
+            elif all(_is_scalar(v) for v in value):
+                out.extend(Fact(f"{path}[{i}]", keys, top, v, in_set=True)
+                           for i, v in enumerate(value))
+            else:
+                stack.extend(((*keys, i), f"{path}[{i}]", v)
+                             for i, v in reversed(list(enumerate(value))))
+    return out
+
+
+# -- answer normalisation -----------------------------------------------------------------
+
+
+def safe_text(obj: Any) -> str:
+    """Text of any JSON-like value (keys and scalars), without recursion, bounded."""
+    parts: list[str] = []
+    stack: list[tuple[Any, int]] = [(obj, 0)]
+    nodes = 0
+    while stack and nodes < MAX_NODES:
+        value, depth = stack.pop()
+        nodes += 1
+        if depth > MAX_DEPTH:
+            continue
+        if isinstance(value, dict):
+            for k, v in reversed(list(value.items())):
+                stack.append((v, depth + 1))
+                stack.append((f"{k}:", depth + 1))
+        elif isinstance(value, list | tuple):
+            stack.extend((v, depth + 1) for v in reversed(value))
+        elif isinstance(value, bytes):
+            parts.append(value.decode("utf-8", errors="replace"))
+        elif isinstance(value, float) and not math.isfinite(value):
+            parts.append("nan" if math.isnan(value) else "inf")
+        elif isinstance(value, int) and not isinstance(value, bool) and abs(value) > 10**300:
+            parts.append("<huge integer>")
+        else:
+            parts.append(str(value))
+    return " ".join(parts)
+
+
+_FENCE = re.compile(r"```(?:json)?\s*(\{.*?\})\s*```", re.DOTALL)
+
+
+def _json_object(text: str) -> dict[str, Any] | None:
+    candidates = [text.strip()]
+    candidates.extend(m.group(1) for m in _FENCE.finditer(text))
+    for cand in candidates:
+        if not cand.startswith("{") or len(cand) > 1_000_000:
+            continue
+        try:
+            parsed = json.loads(cand)
+        except (ValueError, RecursionError):
+            continue
+        if isinstance(parsed, dict):
+            return parsed
+    return None
+
+
+def _shares_keys(given: Mapping[Any, Any], reference: Mapping[str, Any]) -> bool:
+    have = {str(k).lower() for k in given}
+    return any(str(k).lower() in have for k in reference)
+
+
+def _shown(value: Any) -> Any:
+    """A value as shown in a violation: JSON-safe and short."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) > 10**15:
+        return "<huge integer>"
+    if isinstance(value, str | int | float | bool) or value is None:
+        return value[:_SHOWN] if isinstance(value, str) else value
+    text = safe_text(value)
+    return text[:_SHOWN]
+
+
+# -- matching -----------------------------------------------------------------------------
+
+
+class _Tol:
+    def __init__(self, abs_tol: dict[str, float], rel_tol: dict[str, float]) -> None:
+        self.abs_tol = abs_tol
+        self.rel_tol = rel_tol
+
+    def describe(self, top: str) -> str:
+        parts = []
+        if top in self.abs_tol:
+            parts.append(f"±{self.abs_tol[top]:g}")
+        if top in self.rel_tol:
+            parts.append(f"±{self.rel_tol[top]:g}×|e|")
+        return " or ".join(parts) or "exact"
+
+    def ok(self, top: str, expected: float, given: float, decimals: int | None, sig: int) -> bool:
+        if not (math.isfinite(expected) and math.isfinite(given)):
+            return False
+        diff = abs(expected - given)
+        if diff <= 1e-9 * max(1.0, abs(expected)):
+            return True
+        if diff <= self.abs_tol.get(top, 0.0) or diff <= self.rel_tol.get(top, 0.0) * abs(expected):
+            return True
+        return decimals is not None and sig >= 2 and diff <= 0.5 * 10.0 ** (-decimals) + 1e-12
+
+
+def _float(value: Any) -> float | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        try:
+            return float(value)
+        except OverflowError:
+            return None
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    return None
+
+
+def _key_unit(fact: Fact) -> tuple[str, float] | None:
+    last = next((k for k in reversed(fact.keys) if isinstance(k, str)), "")
+    suffix = last.lower().rsplit("_", 1)[-1]
+    return _KEY_UNITS.get(suffix) if "_" in last else None
+
+
+def _candidates(fact: Fact, q: Quantity, expected: float) -> list[float]:
+    values = [q.value]
+    unit = _key_unit(fact)
+    if unit is not None:
+        converted = q.in_unit(*unit)
+        if converted is not None and converted != q.value:
+            values.append(converted)
+    if q.unit is not None and UNITS[q.unit.lower()][0] == "%" and abs(expected) <= 1 and (
+        unit is None or unit[0] != "%"
+    ):
+        values.append(q.value / 100.0)
+    return values
+
+
+def _match_number_text(fact: Fact, expected: float, ex: Extracted, tol: _Tol,
+                       used: set[int]) -> tuple[bool, str]:
+    for i, q in enumerate(ex.numbers):
+        if fact.in_set and i in used:
+            continue
+        for v in _candidates(fact, q, expected):
+            if tol.ok(fact.top, expected, v, q.decimals, q.sig_digits):
+                if fact.in_set:
+                    used.add(i)
+                return True, f"{fact.path}: {expected!r} matched {q.text!r} in the text"
+    return False, ""
+
+
+def _word_match(expected: str, text: str) -> bool:
+    needle = normalise_text(expected)
+    if not needle:
+        return False
+    words = needle.split()
+    if len(words) > 4:
+        content = {w for w in words if len(w) >= 3 and w not in _STOPWORDS}
+        if not content:
+            return needle in text
+        have = set(re.findall(r"[a-z0-9.]+", text))
+        return len(content & have) >= 0.6 * len(content)
+    for m in re.finditer(rf"(?<![a-z0-9]){re.escape(needle)}(?![a-z0-9])", text):
+        before = text[max(0, m.start() - 12):m.start()].split()
+        prev = before[-1] if before else ""
+        if prev in ("not", "no", "non") or (prev == "very" and not needle.startswith("very")):
+            continue
+        return True
+    return False
+
+
+def _match_bool_text(fact: Fact, expected: bool, ex: Extracted, n_bools: int) -> tuple[bool, Any]:
+    if n_bools == 1 and ex.yes_no is not None:
+        return ex.yes_no == expected, ex.yes_no
+    last = next((k for k in reversed(fact.keys) if isinstance(k, str)), fact.top)
+    words = [w for w in normalise_text(last).split() if w not in _STOPWORDS and len(w) > 1]
+    if not words:
+        return False, None
+    stems = [w[:5] for w in words]
+    for sentence in re.split(r"[.;\n!?]", ex.text):
+        if all(s in sentence for s in stems):
+            said = _NEGATION.search(sentence) is None
+            return said == expected, said
+    return False, None
+
+
+def _match_text(fact: Fact, ex: Extracted, tol: _Tol, used: set[int],
+                n_bools: int) -> tuple[bool, str, Any]:
+    """(matched, evidence, given) for one fact against a free-text answer.
+
+    A fact under a nested dict key (``units_per_site.EAST``, ``by_type.preventive``) also
+    needs that key as words in the text: there the key is data, not a label.
+    """
+    for key in fact.keys[1:]:
+        if isinstance(key, str) and not _word_match(key, ex.text):
+            return False, "", None
+    v = fact.value
+    if fact.empty_list:
+        ok = _EMPTY_WORDS.search(ex.text) is not None
+        return ok, f"{fact.path}: empty, and the text says none", None
+    if isinstance(v, bool):
+        ok, said = _match_bool_text(fact, v, ex, n_bools)
+        return ok, f"{fact.path}: {v!r} read as a yes/no statement", said
+    number = _float(v)
+    if number is not None:
+        ok, why = _match_number_text(fact, number, ex, tol, used)
+        return ok, why, [q.text for q in ex.numbers[:5]] or None
+    if not isinstance(v, str):
+        return False, "", None
+    stamp = normalise_timestamp(v)
+    if stamp is not None:
+        day, when = stamp
+        if when is not None:
+            ok = when[:16] in {t[:16] for t in ex.datetimes}
+            return ok, f"{fact.path}: timestamp {when} found", ex.datetimes[:5] or None
+        return day in ex.dates, f"{fact.path}: date {day} found", ex.dates[:5] or None
+    if v.strip().upper() in FAULT_CODES and v.strip() == v.strip().upper():
+        code = v.strip().upper()
+        ok = code in ex.fault_codes or (code == "ND" and "not determined" in ex.text)
+        return ok, f"{fact.path}: IEC code {code} found", ex.fault_codes[:5] or None
+    ok = _word_match(v, ex.text)
+    return ok, f"{fact.path}: {v!r} found as words", None
+
+
+def _lookup(given: Any, keys: tuple[str | int, ...]) -> tuple[bool, Any]:
+    node = given
+    for k in keys:
+        if isinstance(k, int):
+            if isinstance(node, list) and -len(node) <= k < len(node):
+                node = node[k]
+                continue
+            return False, None
+        if not isinstance(node, dict):
+            return False, None
+        if k in node:
+            node = node[k]
+            continue
+        lowered = {str(key).lower(): key for key in node}
+        if k.lower() not in lowered:
+            return False, None
+        node = node[lowered[k.lower()]]
+    return True, node
+
+
+def _scalar_equal(fact: Fact, expected: Any, given: Any, tol: _Tol) -> bool:
+    if isinstance(expected, bool):
+        if isinstance(given, bool):
+            return given == expected
+        if isinstance(given, str):
+            word = given.strip().lower()
+            return (word in ("yes", "true")) if expected else (word in ("no", "false"))
+        return False
+    number = _float(expected)
+    if number is not None:
+        if isinstance(given, bool):
+            return False
+        got = _float(given)
+        if got is not None:
+            decimals, sig = precision(repr(given)) if isinstance(given, float) else (0, 99)
+            return tol.ok(fact.top, number, got, decimals, sig)
+        if isinstance(given, str):
+            ex = extract(given[:1000])
+            return _match_number_text(fact, number, ex, tol, set())[0]
+        return False
+    if isinstance(expected, str):
+        if not isinstance(given, str | int | float) or isinstance(given, bool):
+            return False
+        text = str(given)
+        stamp, got_stamp = normalise_timestamp(expected), normalise_timestamp(text)
+        if stamp is not None and got_stamp is not None:
+            if stamp[1] is not None:
+                return got_stamp[1] is not None and got_stamp[1][:16] == stamp[1][:16]
+            return got_stamp[0] == stamp[0]
+        return normalise_text(expected) == normalise_text(text[:10_000])
+    return False
+
+
+def _match_structured(fact: Fact, given: dict[str, Any], tol: _Tol,
+                      used: dict[str, set[int]]) -> tuple[bool, str, Any, str]:
+    """(matched, evidence, given value, violation name) for a structured answer."""
+    found, node = _lookup(given, fact.keys)
+    if not found:
+        return False, "", None, "missing_key"
+    if fact.empty_list:
+        return (isinstance(node, list) and not node), f"{fact.path}: empty list", node, \
+            "value_mismatch"
+    if fact.in_set:
+        if not isinstance(node, list):
+            node = [node]
+        taken = used.setdefault(fact.path.rsplit("[", 1)[0], set())
+        for i, item in enumerate(node[:MAX_NODES]):
+            if i not in taken and _scalar_equal(fact, fact.value, item, tol):
+                taken.add(i)
+                return True, f"{fact.path}: {fact.value!r} in the given list", item, ""
+        return False, "", node, "value_mismatch"
+    if _scalar_equal(fact, fact.value, node, tol):
+        return True, f"{fact.path}: {fact.value!r} given as {_shown(node)!r}", node, ""
+    return False, "", node, "value_mismatch"
+
+
+# -- grading ------------------------------------------------------------------------------
+
+
+def _result(scenario: Mapping[str, Any], sid: str, **kw: Any) -> GradeResult:
+    return GradeResult(
+        id=sid,
+        domain=scenario_domain(scenario),
+        difficulty=scenario_difficulty(scenario),
+        negative=is_negative(scenario),
+        **kw,
+    )
+
+
+def _answer_text(answer: Any) -> str:
+    if isinstance(answer, bytes):
+        return answer.decode("utf-8", errors="replace")
+    if isinstance(answer, str):
+        return answer
+    return safe_text(answer)
+
+
+def grade(scenario: Mapping[str, Any], answer: Any, *, index: int | None = None) -> GradeResult:
+    """Grade one answer against one scenario (never raises on a malformed answer).
+
+    Args:
+        scenario: The scenario record (ours or upstream; int or string id).
+        answer: A dict keyed like the reference, a string (JSON object or free text), or
+            anything else (read as text); ``None`` means no answer was given.
+        index: Position of the scenario in its file, to name a record without an id.
+
+    Returns:
+        The grade; ``gradable`` is False when the scenario has no reference.
+    """
+    sid = scenario_id(scenario, index)
+    reference = scenario.get("reference_answer")
+    if not isinstance(reference, dict):
+        return _result(scenario, sid, feasible=False, score=0.0, gradable=False, violations=[
+            Violation(name="no_reference", path="", message=f"scenario {sid} has no "
+                      "reference_answer to grade against (open scenario); judge it instead")])
+    if answer is None or (isinstance(answer, str | bytes) and not answer.strip()):
+        return _result(scenario, sid, feasible=False, score=0.0, violations=[
+            Violation(name="no_answer", path="", message=f"no answer was given for {sid}")])
+    if is_negative(scenario):
+        return grade_refusal(scenario, answer, sid)
+    facts = facts_of(reference)
+    if not facts:
+        return _result(scenario, sid, feasible=False, score=0.0, gradable=False, violations=[
+            Violation(name="no_reference", path="", message=f"the reference of {sid} holds "
+                      "no facts (only nulls); nothing to grade")])
+    tol = _Tol(*_tolerances(scenario))
+    structured: dict[str, Any] | None = None
+    if isinstance(answer, dict) and _shares_keys(answer, reference):
+        structured = answer
+    elif isinstance(answer, str | bytes):
+        parsed = _json_object(_answer_text(answer)[:1_000_000])
+        if parsed is not None and _shares_keys(parsed, reference):
+            structured = parsed
+    ex = extract(_answer_text(answer)) if structured is None else None
+
+    weights: dict[str, int] = defaultdict(int)
+    for f in facts:
+        weights[f.top] += 1
+    n_bools = sum(isinstance(f.value, bool) for f in facts)
+    score = 0.0
+    violations: list[Violation] = []
+    evidence: list[str] = [
+        "answer read as structured JSON" if structured is not None else "answer read as free "
+        "text" + (" (truncated to its first 100000 characters)" if ex and ex.truncated else "")
+    ]
+    used_text: set[int] = set()
+    used_sets: dict[str, set[int]] = {}
+    for f in facts:
+        if structured is not None:
+            ok, why, given, name = _match_structured(f, structured, tol, used_sets)
+        elif ex is not None:
+            ok, why, given = _match_text(f, ex, tol, used_text, n_bools)
+            name = "missing_value"
+        else:  # unreachable: ex is set whenever structured is None
+            raise RuntimeError("grader: neither a structured nor a text answer")
+        if ok:
+            score += 1.0 / (len(weights) * weights[f.top])
+            evidence.append(why)
+            continue
+        expected = f.value if not f.empty_list else []
+        what = {
+            "missing_key": f"key {f.path!r} is absent from the answer",
+            "value_mismatch": f"{f.path}: expected {_shown(expected)!r}, got {_shown(given)!r}",
+            "missing_value": f"{f.path}: {_shown(expected)!r} not found in the text",
+        }[name]
+        if isinstance(expected, int | float) and not isinstance(expected, bool):
+            what += f" (tolerance {tol.describe(f.top)})"
+        violations.append(Violation(name=name, path=f.path, expected=_shown(expected),
+                                    given=_shown(given), message=what))
+    score = min(1.0, max(0.0, score))
+    feasible = not violations
+    return _result(scenario, sid, feasible=feasible, score=1.0 if feasible else round(score, 6),
+                   violations=violations, evidence=evidence)
+
+
+def _allowed_values(scenario: Mapping[str, Any]) -> tuple[set[str], set[float]]:
+    """Dates and numbers an answer to a negative may repeat (from its text and reference)."""
+    text = safe_text([scenario.get("text"), scenario.get("reference_answer")])
+    ex = extract(text)
+    return set(ex.dates), {q.value for q in ex.numbers}
+
+
+def fabricated_values(scenario: Mapping[str, Any], ex: Extracted) -> list[str]:
+    """Values an answer states that neither the question nor the reference holds.
+
+    A date, or a number written with a unit or decimals, counts; bare integers (counts,
+    unit numbers) do not.
+    """
+    dates, numbers = _allowed_values(scenario)
+    out = [d for d in ex.dates if d not in dates]
+    out.extend(
+        q.text for q in ex.numbers
+        if (q.unit is not None or q.decimals > 0) and q.value not in numbers
+    )
+    return out
+
+
+def refuses(text: str) -> bool:
+    """True when the text says the request cannot be answered (see REFUSAL_PATTERNS)."""
+    return _REFUSAL_RE.search(text[:100_000]) is not None
+
+
+def grade_refusal(scenario: Mapping[str, Any], answer: Any, sid: str) -> GradeResult:
+    """Grade an answer to an unanswerable scenario.
+
+    Score 1 (feasible) when the answer refuses (a structured ``{"answerable": false}`` or
+    text matching :data:`REFUSAL_PATTERNS`: cannot / unable / the data does not contain /
+    unknown asset / insufficient ...) and states no fabricated value
+    (:func:`fabricated_values`); 0.5 when it refuses but also states such a value; 0 when it
+    does not refuse.
+    """
+    if isinstance(answer, str | bytes):
+        answer = _json_object(_answer_text(answer)[:1_000_000]) or answer
+    if isinstance(answer, dict) and answer.get("answerable") is False:
+        refused = True
+    else:
+        refused = refuses(_answer_text(answer))
+    ex = extract(_answer_text(answer))
+    invented = fabricated_values(scenario, ex)
+    violations: list[Violation] = []
+    evidence: list[str] = []
+    if refused:
+        evidence.append("the answer refuses (refusal detector matched)")
+    else:
+        violations.append(Violation(
+            name="no_refusal", path="", expected="a refusal", given=_shown(ex.text[:_SHOWN]),
+            message="the scenario is unanswerable but the answer does not say it cannot be "
+            "answered"))
+    if invented:
+        violations.append(Violation(
+            name="fabricated_value", path="", expected=None, given=invented[:5],
+            message=f"the answer states values the data cannot support: {invented[:5]}"))
+    else:
+        evidence.append("no value beyond the question's and the reference's")
+    score = 0.0 if not refused else 0.5 if invented else 1.0
+    return _result(scenario, sid, feasible=score == 1.0, score=score, violations=violations,
+                   evidence=evidence)
+
+
+# -- sets ---------------------------------------------------------------------------------
+
+
+def aggregate(results: Iterable[GradeResult]) -> tuple[float, float, dict[str, ClassScore]]:
+    """Class-balanced mean score and feasible rate over the gradable results, and per class.
+
+    A class is ``domain/difficulty``; each class weighs the same whatever its size.
+    """
+    groups: dict[str, list[GradeResult]] = defaultdict(list)
+    for r in results:
+        if r.gradable:
+            groups[f"{r.domain}/{r.difficulty}"].append(r)
+    by_class = {
+        key: ClassScore(
+            n=len(rs),
+            mean_score=round(sum(r.score for r in rs) / len(rs), 6),
+            feasible_rate=round(sum(r.feasible for r in rs) / len(rs), 6),
+        )
+        for key, rs in sorted(groups.items())
+    }
+    if not by_class:
+        return 0.0, 0.0, by_class
+    mean = sum(c.mean_score for c in by_class.values()) / len(by_class)
+    rate = sum(c.feasible_rate for c in by_class.values()) / len(by_class)
+    return round(mean, 6), round(rate, 6), by_class
+
+
+def grade_set(scenarios: list[dict[str, Any]], answers: Mapping[str, Any]) -> EvaluationReport:
+    """Grade every scenario against ``answers`` (keyed by scenario id as a string).
+
+    A scenario without an answer gets a ``missing_answer`` violation and score 0.
+    """
+    results = []
+    for i, scenario in enumerate(scenarios):
+        sid = scenario_id(scenario, i)
+        if sid not in answers:
+            result = grade(scenario, None, index=i)
+            if result.gradable:
+                result = result.model_copy(update={"violations": [Violation(
+                    name="missing_answer", path="",
+                    message=f"the answers file holds no answer with id {sid!r}")]})
+            results.append(result)
+            continue
+        results.append(grade(scenario, answers[sid], index=i))
+    mean, rate, by_class = aggregate(results)
+    return EvaluationReport(mean_score=mean, feasible_rate=rate, by_class=by_class,
+                            results=results)

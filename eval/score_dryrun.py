@@ -1,0 +1,169 @@
+"""The dry-run 50 points from a :class:`eval.model.DryRunReport`.
+
+Per scenario, from the dry run's result with the same id:
+
+- **plausible (20)**: the grader's score of the final answer against the computed
+  reference (``grade.score`` in [0, 1]). Unlike the paper we do not ask an LLM whether
+  the answer looks plausible: we grade it.
+- **correct tools (15)**: 1 when every expected tool was called (``expected_tools ⊆
+  tools_called``, order-free: an agent may list sites before reading history or call a
+  tool twice), else 0. The order-aware share (expected tools appear as a subsequence of
+  the calls) is reported beside it, not scored.
+- **no errors (15)**: 1 when no tool call returned an error and the attempt ended in none
+  of the failure classes that are errors of the run (``tool_error``, ``infrastructure``,
+  ``max_steps``, ``no_final_answer``, ``asked_clarification``); a wrong answer or wrong
+  tools are scored by the two components above, not twice.
+
+A scenario the report has no result for gets 0 on all three. Results whose grade is not
+gradable (no reference to grade against: upstream files) leave the scenario out of
+*plausible*; when no result is gradable the part does not run and says so, and the
+static and judge parts carry the weight (the set score is rescaled over the parts that
+ran, see :class:`eval.score_model.SetScore`).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from eval.model import DryRunReport, DryRunResult
+from eval.score_model import DRYRUN_WEIGHTS, Component, Part
+from generator.errors import UserError
+
+ERROR_CLASSES = frozenset(
+    {"tool_error", "infrastructure", "max_steps", "no_final_answer", "asked_clarification"}
+)
+
+
+def load_dry_run(path: Path) -> DryRunReport:
+    """Read a dry-run report JSON file.
+
+    Raises:
+        UserError: The file is missing, not JSON, or not a DryRunReport.
+    """
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise UserError(f"dry-run file {path} does not exist",
+                        fix="give the dryrun.json a dry run wrote") from None
+    except (OSError, ValueError) as exc:
+        raise UserError(f"cannot read dry-run file {path}: {exc}",
+                        fix="give the dryrun.json a dry run wrote") from None
+    try:
+        return DryRunReport.model_validate(data)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        loc = ".".join(str(p) for p in err["loc"]) or "(top level)"
+        raise UserError(f"{path} is not a dry-run report: field {loc}: {err['msg']}",
+                        fix="give the dryrun.json a dry run wrote (eval.model.DryRunReport)"
+                        ) from None
+
+
+def _subsequence(expected: list[str], called: list[str]) -> bool:
+    it = iter(called)
+    return all(any(c == e for c in it) for e in expected)
+
+
+def _no_error(result: DryRunResult) -> bool:
+    return result.tool_errors == 0 and result.failure_class not in ERROR_CLASSES
+
+
+def not_run(note: str) -> Part:
+    """The dry-run part when it did not run, with the reason."""
+    return Part(
+        name="dry_run", max_points=50.0, ran=False, points=None, note=note,
+        components=[Component(name=n, max_points=w, points=None, share=None, reason=note)
+                    for n, w in DRYRUN_WEIGHTS.items()],
+    )
+
+
+def score_dry_run(records: list[dict[str, Any]], report: DryRunReport
+                  ) -> tuple[Part, list[float | None], list[list[str]]]:
+    """The dry-run part, per-scenario points (None when not gradable) and problems.
+
+    Raises:
+        UserError: The report shares no scenario id with the set (a report of another set).
+    """
+    by_id = {r.id: r for r in report.results}
+    ids = [str(r.get("id", f"#{i}")) for i, r in enumerate(records)]
+    if records and not set(ids) & set(by_id):
+        raise UserError(
+            f"the dry-run report ({report.agent}, {len(report.results)} results) shares no "
+            "scenario id with the scored file",
+            fix="give the dry run of this scenario file",
+        )
+    plausible: list[float] = []
+    tools_ok: list[bool] = []
+    ordered_ok: list[bool] = []
+    no_err: list[bool] = []
+    per: list[float | None] = []
+    problems: list[list[str]] = []
+    missing = 0
+    gradable_any = any(r.grade.gradable for r in report.results)
+    if not gradable_any:
+        note = (f"dry run by {report.agent} has no gradable result: the set carries no "
+                "reference answers, so plausibility cannot be graded; static and judge "
+                "parts carry the weight")
+        return not_run(note), [None] * len(records), [[] for _ in records]
+    for rid in ids:
+        res = by_id.get(rid)
+        issues: list[str] = []
+        if res is None:
+            missing += 1
+            plausible.append(0.0)
+            tools_ok.append(False)
+            ordered_ok.append(False)
+            no_err.append(False)
+            per.append(0.0)
+            problems.append(["dry_run: no result for this scenario"])
+            continue
+        p = res.grade.score if res.grade.gradable else None
+        if p is not None:
+            plausible.append(p)
+            if p < 1.0:
+                issues.append(f"dry_run: grade {p:.2f}"
+                              + (f" ({res.grade.violations[0].message})"
+                                 if res.grade.violations else ""))
+        expected = list(res.expected_tools)
+        t_ok = set(expected) <= set(res.tools_called)
+        tools_ok.append(t_ok)
+        ordered_ok.append(_subsequence(expected, list(res.tools_called)))
+        if not t_ok:
+            lacking = sorted(set(expected) - set(res.tools_called))
+            issues.append(f"dry_run: did not call {', '.join(lacking)}")
+        e_ok = _no_error(res)
+        no_err.append(e_ok)
+        if not e_ok:
+            issues.append(f"dry_run: {res.tool_errors} tool error(s), failure class "
+                          f"{res.failure_class}")
+        pts = (DRYRUN_WEIGHTS["plausible"] * p if p is not None else 0.0) \
+            + DRYRUN_WEIGHTS["correct_tools"] * t_ok + DRYRUN_WEIGHTS["no_errors"] * e_ok
+        # Without a gradable grade the scenario's 50 would understate it: rescale to 50.
+        per.append(round(pts if p is not None else pts * 50.0 / 30.0, 4))
+        problems.append(issues)
+    n = len(ids)
+
+    def comp(name: str, share: float, reason: str) -> Component:
+        w = DRYRUN_WEIGHTS[name]
+        return Component(name=name, max_points=w, points=round(w * share, 3),
+                         share=round(share, 4), reason=reason)
+
+    p_share = sum(plausible) / len(plausible) if plausible else 0.0
+    components = [
+        comp("plausible", p_share,
+             f"mean grade {p_share:.3f} over {len(plausible)} graded scenario(s) "
+             f"(agent {report.agent})"),
+        comp("correct_tools", sum(tools_ok) / n if n else 0.0,
+             f"{sum(tools_ok)} of {n} called every expected tool (order-aware: "
+             f"{sum(ordered_ok)})"),
+        comp("no_errors", sum(no_err) / n if n else 0.0,
+             f"{sum(no_err)} of {n} ran without tool errors or error failure classes"),
+    ]
+    note = f"{missing} scenario(s) missing from the dry run (scored 0)" if missing else ""
+    total = round(sum(c.points or 0.0 for c in components), 3)
+    part = Part(name="dry_run", max_points=50.0, ran=True, points=total,
+                components=components, note=note)
+    return part, per, problems

@@ -1,0 +1,207 @@
+"""The static 20 points: schema 6, type diversity 4, category 4, text length 2, ids 2, texts 2.
+
+Every component but type diversity is a per-record pass/fail; the set's points are the
+weight times the share of records that pass. How each is decided:
+
+- **schema (6)**: a record carrying any of our extra fields (``uuid``, ``tool_sequence``,
+  ...) is validated against ``schemas/scenario.schema.json``; any other record against
+  ``schemas/assetopsbench_scenario.schema.json`` (the six AssetOpsBench fields, extra
+  fields allowed). Both are the committed files, read with ``jsonschema``.
+- **type diversity (4)**, set level: 2 points for coverage (distinct domains present ÷
+  the five AssetOpsBench focus groups iot, fmsr, tsfm, wo, multiagent, at most 1) and
+  2 for evenness (Shannon entropy of the domain shares ÷ ln 5, at most 1). A record
+  without a type counts toward neither (we never guess a domain the record does not
+  state). Every record receives the set's diversity points.
+- **category alignment (4)**: a category fits when our policy lists it for the domain
+  (``policies/<domain>.yaml``, the files the generator reads) OR the file itself uses it
+  for at least two records of that domain: a vocabulary the file uses consistently is
+  never rejected, a one-off spelling is. A record without a category does not fit.
+- **text length (2)**: the text's stripped length lies within the policy bounds of its
+  domain; a record of unknown domain gets the widest bounds of any policy.
+- **unique id (2)**: the id is present and no earlier record has it.
+- **unique text (2)**: no earlier record has the same or a near-identical text
+  (rapidfuzz ratio ≥ the threshold, 0.9 by default: the generator's dedup measure).
+  The first of a pair passes, the second is marked.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
+
+from eval.score_model import STATIC_WEIGHTS, Component, Part
+from generator.generate.checks import normalise_type
+from generator.generate.dedup import DedupIndex
+from generator.generate.policy import DomainPolicy
+from generator.generate.schemas import load_schema
+
+FOCUS_GROUPS = ("iot", "fmsr", "tsfm", "wo", "multiagent")
+# A record carrying one of these is one of ours and must validate as a full ScenarioRecord.
+OUR_FIELDS = frozenset({
+    "uuid", "asset_class", "difficulty", "expected_tools", "tool_sequence",
+    "reference_answer", "tolerance", "family", "grounding", "provenance",
+})
+
+
+@lru_cache(maxsize=4)
+def _validator(name: str) -> Any:
+    import jsonschema
+
+    schema = load_schema(name)
+    cls = jsonschema.validators.validator_for(schema)
+    return cls(schema)
+
+
+def schema_problems(record: dict[str, Any]) -> list[str]:
+    """Schema violations of one record (at most three, one line each)."""
+    name = (
+        "scenario.schema.json" if OUR_FIELDS & set(record)
+        else "assetopsbench_scenario.schema.json"
+    )
+    errors = sorted(_validator(name).iter_errors(record), key=lambda e: list(e.path))
+    out = []
+    for err in errors[:3]:
+        where = ".".join(str(p) for p in err.path) or "(record)"
+        out.append(f"{name}: {where}: {err.message[:160]}")
+    return out
+
+
+def domain_of(record: dict[str, Any]) -> str:
+    """The record's normalised domain, or 'unknown' when it states none."""
+    return normalise_type(record.get("type")) or "unknown"
+
+
+@dataclass
+class StaticResult:
+    """The static part and the per-record points and problems."""
+
+    part: Part
+    per_record: list[float]
+    problems: list[list[str]] = field(default_factory=list)
+
+
+def _diversity(domains: list[str]) -> tuple[float, str]:
+    counts = Counter(d for d in domains if d != "unknown")
+    k = len(FOCUS_GROUPS)
+    if not counts:
+        return 0.0, "no record states a domain"
+    coverage = min(1.0, len(counts) / k)
+    total = sum(counts.values())
+    entropy = -sum((c / total) * math.log(c / total) for c in counts.values())
+    evenness = min(1.0, entropy / math.log(k))
+    share = 0.5 * coverage + 0.5 * evenness
+    shown = ", ".join(f"{d} {c}" for d, c in counts.most_common())
+    unknown = len(domains) - total
+    tail = f"; {unknown} without a type" if unknown else ""
+    return share, (
+        f"{len(counts)} of {k} focus groups ({shown}{tail}): coverage {coverage:.2f}, "
+        f"evenness H/ln{k} {evenness:.2f}"
+    )
+
+
+def score_static(
+    records: list[dict[str, Any]],
+    policies: dict[str, DomainPolicy],
+    *,
+    threshold: float = 0.9,
+) -> StaticResult:
+    """Score the static part of a set (see the module docstring for every rule).
+
+    Args:
+        records: The set, in file order.
+        policies: Domain policies (``load_policies()``).
+        threshold: Near-duplicate similarity.
+    """
+    n = len(records)
+    domains = [domain_of(r) for r in records]
+    problems: list[list[str]] = [[] for _ in records]
+    passed: dict[str, list[bool]] = {k: [] for k in STATIC_WEIGHTS if k != "type_diversity"}
+
+    # Categories the file uses for at least two records of a domain.
+    used = Counter(
+        (d, r["category"]) for d, r in zip(domains, records, strict=True)
+        if isinstance(r.get("category"), str)
+    )
+    vocabulary = {key for key, c in used.items() if c >= 2}
+    lo_all = min((p.text_length.min_chars for p in policies.values()), default=1)
+    hi_all = max((p.text_length.max_chars for p in policies.values()), default=10**6)
+
+    seen_ids: dict[str, int] = {}
+    dedup = DedupIndex(threshold)
+    for i, (rec, dom) in enumerate(zip(records, domains, strict=True)):
+        issues = schema_problems(rec)
+        passed["schema"].append(not issues)
+        problems[i] += [f"schema: {p}" for p in issues]
+
+        cat = rec.get("category")
+        policy = policies.get(dom)
+        if not isinstance(cat, str) or not cat.strip():
+            passed["category_alignment"].append(False)
+            problems[i].append("category: none given")
+        elif (policy is not None and cat in policy.categories) or (dom, cat) in vocabulary:
+            passed["category_alignment"].append(True)
+        else:
+            passed["category_alignment"].append(False)
+            allowed = ", ".join(policy.categories) if policy else "(no policy)"
+            problems[i].append(
+                f"category: {cat!r} is neither in the {dom} policy ({allowed}) nor used by "
+                f"another {dom} record of the file"
+            )
+
+        text = rec.get("text")
+        lo, hi = (
+            (policy.text_length.min_chars, policy.text_length.max_chars) if policy
+            else (lo_all, hi_all)
+        )
+        length = len(text.strip()) if isinstance(text, str) else 0
+        ok_len = isinstance(text, str) and lo <= length <= hi
+        passed["text_length"].append(ok_len)
+        if not ok_len:
+            problems[i].append(f"text_length: {length} characters, outside [{lo}, {hi}] ({dom})")
+
+        raw_id = rec.get("id")
+        if raw_id is None or raw_id == "":
+            passed["unique_id"].append(False)
+            problems[i].append("unique_id: no id")
+        elif str(raw_id) in seen_ids:
+            passed["unique_id"].append(False)
+            problems[i].append(f"unique_id: id {raw_id!r} also used by record "
+                               f"{seen_ids[str(raw_id)] + 1}")
+        else:
+            seen_ids[str(raw_id)] = i
+            passed["unique_id"].append(True)
+
+        if isinstance(text, str) and text.strip():
+            ok, other, sim = dedup.check_and_add(text, str(raw_id if raw_id is not None else i))
+            passed["unique_text"].append(ok)
+            if not ok:
+                problems[i].append(f"unique_text: similarity {sim:.2f} to record {other}")
+        else:
+            passed["unique_text"].append(False)
+            problems[i].append("unique_text: no text")
+
+    div_share, div_reason = _diversity(domains)
+    components: list[Component] = []
+    for name, weight in STATIC_WEIGHTS.items():
+        if name == "type_diversity":
+            components.append(Component(name=name, max_points=weight,
+                                        points=round(weight * div_share, 3),
+                                        share=round(div_share, 4), reason=div_reason))
+            continue
+        flags = passed[name]
+        share = sum(flags) / n if n else 0.0
+        components.append(Component(
+            name=name, max_points=weight, points=round(weight * share, 3),
+            share=round(share, 4), reason=f"{sum(flags)} of {n} records pass",
+        ))
+    per_record = []
+    for i in range(n):
+        pts = STATIC_WEIGHTS["type_diversity"] * div_share
+        pts += sum(STATIC_WEIGHTS[k] for k, flags in passed.items() if flags[i])
+        per_record.append(round(pts, 4))
+    total = round(sum(c.points or 0.0 for c in components), 3)
+    part = Part(name="static", max_points=20.0, ran=True, points=total, components=components)
+    return StaticResult(part=part, per_record=per_record, problems=problems)
