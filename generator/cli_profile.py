@@ -139,6 +139,40 @@ def register(app: typer.Typer, bench_app: typer.Typer) -> None:
             out.write_text(built.profile.model_dump_json(indent=2) + "\n")
             typer.echo(f"wrote {out}")
 
+    @bench_app.command("profile")
+    def bench_profile(
+        asset: Annotated[str, typer.Argument(help="Asset class")] = "transformer",
+        repeats: Annotated[int, typer.Option(min=1, max=1000, help="Warm lookups timed")] = 20,
+    ) -> None:
+        """Time the profile stage: cold build, warm in-process (L1) and from disk (L2)."""
+        import asyncio
+        import statistics
+        import time
+
+        from generator.profile.build import clear_memory, profile_for
+
+        async def timed(**kw: Any) -> tuple[float, str]:
+            t = time.perf_counter()
+            built = await profile_for(asset, **kw)
+            return time.perf_counter() - t, built.cache_level
+
+        async def run() -> list[str]:
+            cold, level = await timed(refresh=True)
+            warm = [(await timed())[0] for _ in range(repeats)]
+            disk = []
+            for _ in range(min(repeats, 5)):
+                clear_memory()
+                disk.append((await timed())[0])
+            return [
+                f"cold build ({level}): {cold * 1000:.0f} ms",
+                f"warm L1: median {statistics.median(warm) * 1000:.1f} ms, "
+                f"min {min(warm) * 1000:.1f} ms over {repeats}",
+                f"warm L2 (memory cleared): median {statistics.median(disk) * 1000:.1f} ms",
+            ]
+
+        for line in asyncio.run(run()):
+            typer.echo(line)
+
     @cache_app.command("path")
     def cache_path() -> None:
         """Print the cache directory (SCENARIOGEN_CACHE_DIR, default profiles_cache/)."""
