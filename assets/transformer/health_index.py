@@ -560,6 +560,18 @@ def load_model(path: Path = MODEL_PATH) -> Any:
 # ---------------------------------------------------------------------------------------------
 
 
+def _predict_one(model: Any, row: npt.NDArray[np.float64]) -> float:
+    """Model estimate of one row, clipped to 0–100, on one OpenMP thread.
+
+    One row is too little work to share: on a loaded machine the OpenMP workers spin-wait for
+    each other and a single prediction took seconds instead of milliseconds.
+    """
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(limits=1, user_api="openmp"):
+        return float(np.clip(model.predict(row)[0], 0.0, 100.0))
+
+
 class HealthIndexPrediction(BaseModel):
     """Result of :func:`predict_health_index`."""
 
@@ -647,7 +659,7 @@ def predict_health_index(
     rule = score_health_index(**p.model_dump())
     model = load_model()
     row = np.asarray([[float(getattr(p, f)) for f in FEATURES]], dtype=float)
-    hi = float(np.clip(model.predict(row)[0], 0.0, 100.0))
+    hi = _predict_one(model, row)
     notes = list(rule.notes)
     if condition_band(hi) != rule.condition:
         notes.append(
