@@ -56,7 +56,10 @@ MAX_RATED_MVA = 3000.0
 # Non-negative, finite and bounded: a bad value raises a ValidationError naming the field.
 Kilovolts = Annotated[float, Field(ge=0, le=MAX_KV, allow_inf_nan=False, strict=True)]
 Amperes = Annotated[float, Field(ge=0, le=MAX_AMPERES, allow_inf_nan=False, strict=True)]
-RatedMva = Annotated[float, Field(gt=0, le=MAX_RATED_MVA, allow_inf_nan=False, strict=True)]
+MIN_RATED_MVA = 0.001  # 1 kVA: smaller is not a power transformer
+RatedMva = Annotated[
+    float, Field(ge=MIN_RATED_MVA, le=MAX_RATED_MVA, allow_inf_nan=False, strict=True)
+]
 
 NEUTRAL_FLAG_PCT = 10.0
 IMBALANCE_DEFINITION = "NEMA MG-1: max deviation from mean / mean"
@@ -140,7 +143,8 @@ class LoadInputs(LinePowerInputs):
     inut: Amperes = Field(description="Neutral current, A, in [0, 200000].")
     rated_mva: RatedMva | None = Field(
         default=None,
-        description="Rated power, MVA, in (0, 3000]. Omit to read it from the asset's nameplate.",
+        description="Rated power, MVA, in [0.001, 3000]. Omit to read it from the asset's "
+        "nameplate.",
     )
     size_class: SizeClass | None = Field(
         default=None,
@@ -296,7 +300,7 @@ def assess_load_profile(
         vl23: Line voltage 2-3, kV.
         vl31: Line voltage 3-1, kV.
         inut: Neutral current, A.
-        rated_mva: Rated power, MVA, in (0, 3000]; None = the nameplate's.
+        rated_mva: Rated power, MVA, in [0.001, 3000]; None = the nameplate's.
         size_class: IEC 60076-7 size class; None = from the rated power.
         nameplate: Facts read from the asset's nameplate, if any.
         bands: Loading bands in ascending order; None = those of the size class.

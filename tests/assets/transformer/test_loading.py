@@ -153,7 +153,7 @@ def test_band_edges_and_override() -> None:
     # Default = medium power bands. Exactly 100 % is "normal" (≤ 100 inclusive); exactly 20 %
     # is not "light" (< 20 strict); 150 is the inclusive normal cyclic limit (1.5 pu); 180 the
     # inclusive short-time emergency limit (1.8 pu).
-    assert DEFAULT_LOADING_BANDS == loading_bands("medium")
+    assert loading_bands("medium") == DEFAULT_LOADING_BANDS
     assert loading_status(20.0, DEFAULT_LOADING_BANDS) == "normal"
     assert loading_status(19.999, DEFAULT_LOADING_BANDS) == "light"
     assert loading_status(100.0, DEFAULT_LOADING_BANDS) == "normal"
@@ -269,8 +269,9 @@ def test_load_factor_scales_linearly_with_current(
 
 def test_medium_power_unit_uses_the_medium_limits() -> None:
     # 25 MVA (2.5 < 25 ≤ 100 → medium). I = 1840 A at 11 kV: S = √3 · 11 · 1840 / 1000
-    # = 1.7320508 · 20240 / 1000 = 35.0567 MVA → 140.227 % → 100 < 140.23 ≤ 150 → "overload (normal cyclic)". (The old
-    # large-unit bands, 1.3 / 1.5, called it "long-time emergency".)
+    # = 1.7320508 · 20240 / 1000 = 35.0567 MVA → 140.227 % → 100 < 140.23 ≤ 150
+    # → "overload (normal cyclic)". (The old large-unit bands, 1.3 / 1.5, called it
+    # "long-time emergency".)
     v = dict(il1=1840.0, il2=1840.0, il3=1840.0, rated_mva=25.0)
     a = assess_load_profile(**_reading(**v))
     assert a.load_mva == pytest.approx(35.0567, abs=1e-4)
