@@ -1027,7 +1027,8 @@ def interpret_dga(
         f"Duval triangle 1: %CH4 {duval.pct_ch4:.1f}, %C2H4 {duval.pct_c2h4:.1f}, "
         f"%C2H2 {duval.pct_c2h2:.1f} → {duval.zone}; "
         f"{IEEE_EDITION} condition {screen.ieee_condition} (TDCG {screen.tdcg_ppm:.0f} ppm); "
-        f"{gate}; {agreement.methods_agreeing} of 3 methods agree ({agreement.summary})."
+        f"{gate}; {agreement.methods_agreeing} of 3 methods agree on a determined diagnosis; "
+        f"{agreement.summary}."
     )
     return DgaInterpretation(
         asset_name=asset_name,
