@@ -20,18 +20,28 @@ Boundary conventions, used everywhere in this module:
 - Concentration limits are inclusive upper bounds: a gas exceeds its IEC typical value when it
   is strictly above it, and is in IEEE condition n when it is ≤ the condition-n upper bound.
 
-Zero denominators: a ratio x/0 is ``math.inf`` when x > 0 and 0.0 when x = 0 (0/0 means
-"neither gas present", which reads as a low ratio). No function divides by zero.
+Zero denominators: a ratio x/0 with x > 0 diverges. It is reported as ``null`` (JSON) / ``None``
+and its name is listed in ``Ratios.divergent``; the classifiers treat it as larger than every
+threshold (:meth:`Ratios.value` gives ``math.inf``). 0/0 ("neither gas present") is 0.0, a low
+ratio, and is listed in ``Ratios.zero_over_zero``. A quotient that overflows a float (a trace
+denominator) is treated as divergent too. No function divides by zero and no output holds
+NaN or infinity.
 
-IEC 60599 precedence: Table 1 rows overlap in two places. D1 and D2 overlap (C2H2/C2H4 in
-1 – 2.5, CH4/H2 in 0.1 – 0.5, C2H4/C2H6 > 2) and, because the T1 entry for CH4/H2 is
-"> 1, not significant" and "not significant" means the ratio is ignored, the T1 row contains
-the PD row. Rows are therefore checked as D2, D1, T3, T2, PD, T1: the more severe fault first,
-and PD (the more specific row) before T1.
+IEC 60599 Table 1 reading. The T1 row is (C2H2/C2H4 not significant, CH4/H2 "> 1 but not
+significant", C2H4/C2H6 < 1). As commonly read (and as open implementations such as
+ToniMellin/dga-diagtool apply it) T1 requires CH4/H2 > 1: a low-temperature fault in oil and
+paper produces more methane than hydrogen. With that reading the rows overlap only in the
+D1/D2 region (C2H2/C2H4 in 1 – 2.5, CH4/H2 in 0.1 – 0.5, C2H4/C2H6 > 2), where the more severe
+fault, D2, takes precedence. Rows are checked in the order D2, D1, T3, T2, PD, T1; apart from
+D1/D2 the order does not matter.
 
 Healthy samples: the ratio methods only apply when gases are significant. When every gas given
 is at or below its IEC 60599 typical value and the IEEE C57.104-2008 condition is 1,
 :func:`interpret_dga` reports ``fault_type == "normal"``; the ratio results are still returned.
+
+Combined diagnosis: ``fault_type`` is the IEC class; Rogers (mapped to IEC codes) and Duval
+support it or not, and the confidence is the boundary margin times the share of the three
+methods that give the same answer (see :func:`interpret_dga`).
 """
 
 from __future__ import annotations
@@ -40,15 +50,18 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_serializer, field_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 # ---------------------------------------------------------------------------------------------
 # Input
 # ---------------------------------------------------------------------------------------------
 
+# A concentration above 10^6 ppm (more than the whole oil volume) is physically impossible.
+MAX_PPM = 1_000_000.0
 
-# Every concentration is non-negative and finite (NaN/inf rejected, the error names the field).
-Ppm = Annotated[float, Field(ge=0, allow_inf_nan=False)]
+# Every concentration is a real number (never a bool or a numeric string), non-negative, finite
+# and at most 10^6 ppm; the error names the field.
+Ppm = Annotated[float, Field(ge=0, le=MAX_PPM, allow_inf_nan=False, strict=True)]
 
 
 class GasSample(BaseModel):
@@ -71,46 +84,67 @@ class GasSample(BaseModel):
 # Ratios
 # ---------------------------------------------------------------------------------------------
 
-RATIO_NAMES: tuple[str, str, str] = ("c2h2_c2h4", "ch4_h2", "c2h4_c2h6")
+RatioName = Literal["c2h2_c2h4", "ch4_h2", "c2h4_c2h6"]
+RATIO_NAMES: tuple[RatioName, RatioName, RatioName] = ("c2h2_c2h4", "ch4_h2", "c2h4_c2h6")
+Ratio = Annotated[float, Field(ge=0, allow_inf_nan=False)]
 
 
 class Ratios(BaseModel):
     """The three IEC 60599 / Rogers gas ratios.
 
-    A ratio is ``math.inf`` for x/0 with x > 0 and 0.0 for 0/0. In JSON mode
-    (``model_dump(mode="json")``) an infinite ratio is written as the string ``"inf"`` so the
-    output is valid JSON; validating that string back gives ``math.inf``.
+    A ratio is ``None`` when it diverges (x/0 with x > 0, or a quotient beyond the float range)
+    and is then named in ``divergent``; 0/0 is 0.0 and named in ``zero_over_zero``. The
+    classifiers read ratios through :meth:`value`, which gives ``math.inf`` for a divergent one.
     """
 
     model_config = ConfigDict(extra="forbid")
 
-    c2h2_c2h4: float = Field(ge=0, description="C2H2/C2H4 (IEC 60599 R2); inf when C2H4 = 0.")
-    ch4_h2: float = Field(ge=0, description="CH4/H2 (IEC 60599 R1); inf when H2 = 0.")
-    c2h4_c2h6: float = Field(ge=0, description="C2H4/C2H6 (IEC 60599 R5); inf when C2H6 = 0.")
+    c2h2_c2h4: Ratio | None = Field(
+        description="C2H2/C2H4 (IEC 60599 R2); null when C2H4 = 0 and C2H2 > 0 (divergent)."
+    )
+    ch4_h2: Ratio | None = Field(
+        description="CH4/H2 (IEC 60599 R1); null when H2 = 0 and CH4 > 0 (divergent)."
+    )
+    c2h4_c2h6: Ratio | None = Field(
+        description="C2H4/C2H6 (IEC 60599 R5); null when C2H6 = 0 and C2H4 > 0 (divergent)."
+    )
+    divergent: list[RatioName] = Field(
+        default_factory=list,
+        description="Ratios whose denominator is 0 (numerator > 0): reported as null and "
+        "classified as above every threshold. Derived from the null ratios.",
+    )
+    zero_over_zero: list[RatioName] = Field(
+        default_factory=list,
+        description="Ratios with both gases 0, reported as 0 (a low ratio).",
+    )
 
-    @field_validator("c2h2_c2h4", "ch4_h2", "c2h4_c2h6")
-    @classmethod
-    def _not_nan(cls, value: float) -> float:
-        if math.isnan(value):
-            raise ValueError("a gas ratio cannot be NaN (0/0 is defined as 0.0)")
-        return value
+    @model_validator(mode="after")
+    def _divergent_matches_nulls(self) -> Ratios:
+        self.divergent = [name for name in RATIO_NAMES if getattr(self, name) is None]
+        return self
 
-    @field_serializer("c2h2_c2h4", "ch4_h2", "c2h4_c2h6", when_used="json")
-    def _inf_as_string(self, value: float) -> float | str:
-        return "inf" if math.isinf(value) else value
+    def value(self, name: RatioName) -> float:
+        """The ratio as a float for classification: ``math.inf`` when divergent."""
+        raw: float | None = getattr(self, name)
+        return math.inf if raw is None else raw
+
+    def values(self) -> tuple[float, float, float]:
+        """(C2H2/C2H4, CH4/H2, C2H4/C2H6) as floats, divergent ones as ``math.inf``."""
+        return (self.value("c2h2_c2h4"), self.value("ch4_h2"), self.value("c2h4_c2h6"))
 
 
-def _ratio(numerator: float, denominator: float) -> float:
+def _ratio(numerator: float, denominator: float) -> float | None:
     if denominator > 0:
-        return numerator / denominator
-    return math.inf if numerator > 0 else 0.0
+        quotient = numerator / denominator
+        return quotient if math.isfinite(quotient) else None
+    return None if numerator > 0 else 0.0
 
 
 def iec60599_ratios(s: GasSample) -> Ratios:
     """Compute the three gas ratios of IEC 60599:2015 (also used by the Rogers codes).
 
-    Zero denominator rule: x/0 is ``math.inf`` when x > 0 and 0.0 when x = 0; this function
-    never raises ZeroDivisionError.
+    Zero denominator rule: x/0 is divergent (``None``, listed in ``divergent``) when x > 0 and
+    0.0 when x = 0 (listed in ``zero_over_zero``); this function never divides by zero.
 
     Args:
         s: The gas sample.
@@ -118,10 +152,16 @@ def iec60599_ratios(s: GasSample) -> Ratios:
     Returns:
         C2H2/C2H4, CH4/H2 and C2H4/C2H6.
     """
+    pairs: dict[RatioName, tuple[float, float]] = {
+        "c2h2_c2h4": (s.acetylene, s.ethylene),
+        "ch4_h2": (s.methane, s.hydrogen),
+        "c2h4_c2h6": (s.ethylene, s.ethane),
+    }
     return Ratios(
-        c2h2_c2h4=_ratio(s.acetylene, s.ethylene),
-        ch4_h2=_ratio(s.methane, s.hydrogen),
-        c2h4_c2h6=_ratio(s.ethylene, s.ethane),
+        c2h2_c2h4=_ratio(*pairs["c2h2_c2h4"]),
+        ch4_h2=_ratio(*pairs["ch4_h2"]),
+        c2h4_c2h6=_ratio(*pairs["c2h4_c2h6"]),
+        zero_over_zero=[name for name, (num, den) in pairs.items() if num == 0 and den == 0],
     )
 
 
@@ -162,7 +202,7 @@ def _iec_class(c2h2_c2h4: float, ch4_h2: float, c2h4_c2h6: float) -> IecFault:
         return "T2"
     if ch4_h2 < 0.1 and c2h4_c2h6 < 0.2:  # C2H2/C2H4 not significant
         return "PD"
-    if c2h4_c2h6 < 1.0:  # C2H2/C2H4 and CH4/H2 not significant
+    if ch4_h2 > 1.0 and c2h4_c2h6 < 1.0:  # C2H2/C2H4 not significant
         return "T1"
     return "ND"
 
@@ -172,8 +212,10 @@ def classify_iec60599(r: Ratios) -> IecFault:
 
     Rows (C2H2/C2H4, CH4/H2, C2H4/C2H6), "NS" = not significant (ignored):
     PD (NS, < 0.1, < 0.2); D1 (> 1, 0.1 – 0.5, > 1); D2 (0.6 – 2.5, 0.1 – 1, > 2);
-    T1 (NS, > 1 but NS, < 1); T2 (< 0.1, > 1, 1 – 4); T3 (< 0.2, > 1, > 4).
-    Checked in the order D2, D1, T3, T2, PD, T1; boundaries as in the module docstring.
+    T1 (NS, > 1, < 1); T2 (< 0.1, > 1, 1 – 4); T3 (< 0.2, > 1, > 4). T1's CH4/H2 > 1 is the
+    common reading of the table's "> 1 but not significant". Checked in the order D2, D1, T3,
+    T2, PD, T1 (D2 wins the D1/D2 overlap); boundaries as in the module docstring; a divergent
+    ratio counts as larger than every threshold.
 
     Args:
         r: The gas ratios.
@@ -181,7 +223,7 @@ def classify_iec60599(r: Ratios) -> IecFault:
     Returns:
         "PD", "D1", "D2", "T1", "T2", "T3", or "ND" when no row matches.
     """
-    return _iec_class(r.c2h2_c2h4, r.ch4_h2, r.c2h4_c2h6)
+    return _iec_class(*r.values())
 
 
 # ---------------------------------------------------------------------------------------------
@@ -248,9 +290,9 @@ def rogers_codes(r: Ratios) -> tuple[int, int, int]:
         The code triple ordered (C2H2/C2H4, CH4/H2, C2H4/C2H6).
     """
     return (
-        ROGERS_CODING["c2h2_c2h4"][_rogers_range(r.c2h2_c2h4)],
-        ROGERS_CODING["ch4_h2"][_rogers_range(r.ch4_h2)],
-        ROGERS_CODING["c2h4_c2h6"][_rogers_range(r.c2h4_c2h6)],
+        ROGERS_CODING["c2h2_c2h4"][_rogers_range(r.value("c2h2_c2h4"))],
+        ROGERS_CODING["ch4_h2"][_rogers_range(r.value("ch4_h2"))],
+        ROGERS_CODING["c2h4_c2h6"][_rogers_range(r.value("c2h4_c2h6"))],
     )
 
 
@@ -598,7 +640,7 @@ def iec_confidence(r: Ratios) -> float:
     Returns:
         A confidence in [0.3, 1].
     """
-    point = (r.c2h2_c2h4, r.ch4_h2, r.c2h4_c2h6)
+    point = r.values()
     thresholds = [(axis, t) for axis, name in enumerate(RATIO_NAMES) for t in IEC_THRESHOLDS[name]]
     return _nearest_flip_scores(
         point,
@@ -778,6 +820,9 @@ class RogersResult(BaseModel):
     label: str = Field(description="Human label of the diagnosis.")
 
 
+MethodName = Literal["iec", "rogers", "duval"]
+
+
 class Agreement(BaseModel):
     """Agreement of the three ratio methods, on IEC 60599 codes."""
 
@@ -798,6 +843,20 @@ class Agreement(BaseModel):
     consensus: str | None = Field(
         description="The diagnosis given by at least 2 methods, None when there is none."
     )
+    supporting_methods: list[MethodName] = Field(
+        description="Methods whose diagnosis equals the reported fault_type (IEC code; "
+        "ND, UD and NA all read as 'not determined', so they support an 'ND' verdict). "
+        "Empty for a 'normal' verdict (ratio methods not applied)."
+    )
+    dissenting: dict[str, str] = Field(
+        description="Method → its diagnosis, for the methods that do not support fault_type."
+    )
+    agreement_factor: float = Field(
+        ge=0,
+        le=1,
+        description="len(supporting_methods) / 3 for a fault verdict; 1 for 'normal'.",
+    )
+    summary: str = Field(description="Which methods agree on what, in words.")
 
 
 class ConfidenceDetail(BaseModel):
@@ -807,6 +866,9 @@ class ConfidenceDetail(BaseModel):
 
     iec: float = Field(description="iec_confidence of the ratios.")
     duval: float = Field(description="duval_confidence of the Duval point.")
+    agreement: float = Field(
+        description="agreement.agreement_factor: share of the 3 methods supporting fault_type."
+    )
     concentration: float | None = Field(
         description="concentration_confidence; set only for a 'normal' verdict."
     )
@@ -829,31 +891,61 @@ class DgaInterpretation(BaseModel):
     duval: DuvalResult = Field(description="Duval triangle 1 zone and percentages.")
     screen: ScreenResult = Field(description="IEC typical values and IEEE 2008 conditions.")
     agreement: Agreement = Field(description="Agreement of the three ratio methods.")
-    confidence: float = Field(ge=0, le=1, description="Boundary-margin confidence in [0, 1].")
+    confidence: float = Field(
+        ge=0,
+        le=1,
+        description="min(IEC, Duval boundary margins) × share of methods supporting fault_type "
+        "(concentration margin for 'normal'), in [0.1, 1].",
+    )
     confidence_detail: ConfidenceDetail = Field(description="Components of the confidence.")
     reasoning: str = Field(description="Short explanation built from the numbers.")
     recommended_action: str = Field(description="From the project RECOMMENDED_ACTIONS table.")
     standard: str = Field(description="Standards and editions applied.")
 
 
-def _agreement(iec: str, rogers: str, duval: str) -> Agreement:
+def _as_verdict(diagnosis: str) -> str:
+    """A mapped diagnosis as a verdict: every 'not determined' spelling becomes "ND"."""
+    return "ND" if diagnosis in _UNDETERMINED else diagnosis
+
+
+def _agreement(iec: str, rogers: str, duval: str, fault_type: str) -> Agreement:
     mapped = (iec, ROGERS_TO_IEC[rogers], DUVAL_TO_IEC[duval])
     counts: Mapping[str, int] = {
         name: mapped.count(name) for name in set(mapped) if name not in _UNDETERMINED
     }
     best = max(counts.values(), default=0)
     consensus = next((name for name in mapped if counts.get(name, 0) >= 2), None)
+    methods: tuple[MethodName, MethodName, MethodName] = ("iec", "rogers", "duval")
+    if fault_type == "normal":
+        supporting: list[MethodName] = []
+        dissenting: dict[str, str] = {}
+        factor = 1.0
+        summary = "gases not significant: ratio methods not applied, agreement not scored"
+    else:
+        supporting = [m for m, d in zip(methods, mapped, strict=True)
+                      if _as_verdict(d) == fault_type]
+        dissenting = {m: d for m, d in zip(methods, mapped, strict=True) if m not in supporting}
+        factor = len(supporting) / 3.0
+        others = "; ".join(f"{m} says {d}" for m, d in dissenting.items())
+        summary = (
+            f"{' and '.join(supporting)} give {fault_type} ({len(supporting)} of 3)"
+            + (f"; {others}" if others else "")
+        )
     return Agreement(
         iec=mapped[0],
         rogers_as_iec=mapped[1],
         duval_as_iec=mapped[2],
         methods_agreeing=best,
         consensus=consensus,
+        supporting_methods=supporting,
+        dissenting=dissenting,
+        agreement_factor=factor,
+        summary=summary,
     )
 
 
-def _fmt(value: float) -> str:
-    return "inf" if math.isinf(value) else f"{value:.3g}"
+def _fmt(value: float | None) -> str:
+    return "divergent (x/0)" if value is None else f"{value:.3g}"
 
 
 def interpret_dga(
@@ -871,7 +963,11 @@ def interpret_dga(
     fault_type is "normal" when every measured gas is at or below its IEC 60599 typical value
     and the IEEE C57.104-2008 condition is 1 (ratio methods only apply to significant gases);
     otherwise it is the IEC 60599 Table 1 class. Confidence is
-    :func:`concentration_confidence` for "normal" and :func:`boundary_margin` otherwise.
+    :func:`concentration_confidence` for "normal"; otherwise
+    :func:`boundary_margin` × n/3, with n the number of the three methods (IEC, Rogers mapped
+    to IEC codes, Duval mapped to IEC codes) that give fault_type, undetermined answers
+    (ND, UD, NA) counting as "ND". IEC itself always supports its class, so n ≥ 1: three
+    agreeing methods keep the margin, two give 2/3 of it, a lone IEC class 1/3.
 
     Args:
         asset_name: Asset the sample was taken from.
@@ -904,10 +1000,9 @@ def interpret_dga(
     rogers = classify_rogers(codes)
     duval = duval_triangle1(sample)
     screen = concentration_screen(sample)
-    agreement = _agreement(iec, rogers, duval.zone)
-
     normal = screen.all_within_iec_typical and screen.ieee_condition == 1
     fault_type = "normal" if normal else iec
+    agreement = _agreement(iec, rogers, duval.zone, fault_type)
     iec_conf = iec_confidence(ratios)
     duval_conf = duval_confidence(duval)
     if normal:
@@ -916,8 +1011,8 @@ def interpret_dga(
         formula = "concentration margin below IEC typical / IEEE condition-1 limits"
     else:
         conc_conf = None
-        confidence = min(iec_conf, duval_conf)
-        formula = "min(iec, duval) boundary margins"
+        confidence = min(iec_conf, duval_conf) * agreement.agreement_factor
+        formula = "min(iec, duval) boundary margins × agreement (methods supporting / 3)"
 
     gate = (
         "all gases at or below IEC 60599 typical values and IEEE condition 1, so the ratio "
@@ -932,7 +1027,8 @@ def interpret_dga(
         f"Duval triangle 1: %CH4 {duval.pct_ch4:.1f}, %C2H4 {duval.pct_c2h4:.1f}, "
         f"%C2H2 {duval.pct_c2h2:.1f} → {duval.zone}; "
         f"{IEEE_EDITION} condition {screen.ieee_condition} (TDCG {screen.tdcg_ppm:.0f} ppm); "
-        f"{gate}; {agreement.methods_agreeing} of 3 methods agree."
+        f"{gate}; {agreement.methods_agreeing} of 3 methods agree on a determined diagnosis; "
+        f"{agreement.summary}."
     )
     return DgaInterpretation(
         asset_name=asset_name,
@@ -946,7 +1042,11 @@ def interpret_dga(
         agreement=agreement,
         confidence=confidence,
         confidence_detail=ConfidenceDetail(
-            iec=iec_conf, duval=duval_conf, concentration=conc_conf, formula=formula
+            iec=iec_conf,
+            duval=duval_conf,
+            agreement=agreement.agreement_factor,
+            concentration=conc_conf,
+            formula=formula,
         ),
         reasoning=reasoning,
         recommended_action=recommended_action(fault_type, screen.ieee_condition),

@@ -47,10 +47,20 @@ after Jahromi et al. 2009", not as verbatim values.
 Oxygen, nitrogen and DBDS are accepted (they are inputs of the upstream tool) but do not enter
 the Jahromi score; DBDS above 5 ppm is noted as a corrosive-sulphur concern.
 
-Model: a scikit-learn GradientBoostingRegressor trained on inputs sampled by this module
-(seeded numpy generator) and labelled with the rule-based HI above; it is therefore an
-approximation of that score, not of field data. Train and write the artifacts with
-``python -m assets.transformer.health_index --train``.
+Headline: the tool's ``health_index`` / ``condition`` are the rule-based score above. It is
+monotone by construction: a higher gas concentration, water content or dissipation factor
+never lowers a parameter score, a higher breakdown voltage or interfacial tension never raises
+one, the factor value is a positively weighted mean of scores, the rating and HIF are
+non-increasing step functions of it and HI is a positively weighted sum of HIFs. So a worse
+measurement never raises HI and a better one never lowers it.
+
+Secondary estimate: a scikit-learn HistGradientBoostingRegressor trained on inputs sampled by
+this module (seeded numpy generator) and labelled with the rule-based HI; it is an
+approximation of that score, not of field data. It is trained with monotonic constraints
+(``monotonic_cst``: −1 for the seven scored gases, water and power factor, +1 for breakdown
+voltage and interfacial tension, 0 for O2, N2 and DBDS), so it is monotone in the same
+directions. It is reported as ``model_health_index`` beside the headline. Train and write the
+artifacts with ``python -m assets.transformer.health_index --train``.
 """
 
 from __future__ import annotations
@@ -72,7 +82,7 @@ CITATION = (
     "using health index', IEEE Electrical Insulation Magazine 25(2), 2009 (project table after "
     "Jahromi et al. 2009: DGA factor and oil-quality factor, 69–230 kV oil-quality column)"
 )
-MODEL_VERSION = "health_index_v1"
+MODEL_VERSION = "health_index_v2"
 MODEL_DIR = Path(__file__).parent / "models"
 MODEL_PATH = MODEL_DIR / f"{MODEL_VERSION}.joblib"
 META_PATH = MODEL_DIR / f"{MODEL_VERSION}.json"
@@ -138,7 +148,32 @@ CONDITION_BANDS: tuple[tuple[float, Condition], ...] = (
     (30.0, "poor"),
 )
 
-Ppm = Annotated[float, Field(ge=0, le=1_000_000, allow_inf_nan=False)]
+# Real numbers only (no bools or numeric strings), finite, within physical bounds.
+Ppm = Annotated[float, Field(ge=0, le=1_000_000, allow_inf_nan=False, strict=True)]
+
+
+def _bounded(upper: float) -> Any:
+    return Field(ge=0, le=upper, allow_inf_nan=False, strict=True)
+
+
+# Direction of each feature for the model's monotonic constraints: −1 = a larger value is
+# worse (HI never rises), +1 = a larger value is better (HI never falls), 0 = not scored.
+MONOTONIC_DIRECTION: dict[str, int] = {
+    "hydrogen": -1,
+    "oxygen": 0,
+    "nitrogen": 0,
+    "methane": -1,
+    "co": -1,
+    "co2": -1,
+    "ethylene": -1,
+    "ethane": -1,
+    "acetylene": -1,
+    "dbds": 0,
+    "power_factor": -1,
+    "interfacial_v": 1,
+    "dielectric_rigidity": 1,
+    "water_content": -1,
+}
 
 
 class HealthIndexError(Exception):
@@ -164,20 +199,20 @@ class HealthInputs(BaseModel):
     ethylene: Ppm = Field(description="Dissolved C2H4, ppm.")
     ethane: Ppm = Field(description="Dissolved C2H6, ppm.")
     acetylene: Ppm = Field(description="Dissolved C2H2, ppm.")
-    dbds: float = Field(
-        ge=0, le=10_000, allow_inf_nan=False, description="Dibenzyl disulfide, ppm (not scored)."
+    dbds: Annotated[float, _bounded(10_000)] = Field(
+        description="Dibenzyl disulfide, ppm (not scored)."
     )
-    power_factor: float = Field(
-        ge=0, le=100, allow_inf_nan=False, description="Oil dissipation / power factor, %."
+    power_factor: Annotated[float, _bounded(100)] = Field(
+        description="Oil dissipation / power factor, %."
     )
-    interfacial_v: float = Field(
-        ge=0, le=100, allow_inf_nan=False, description="Interfacial tension, mN/m."
+    interfacial_v: Annotated[float, _bounded(100)] = Field(
+        description="Interfacial tension, mN/m."
     )
-    dielectric_rigidity: float = Field(
-        ge=0, le=200, allow_inf_nan=False, description="Breakdown voltage, kV."
+    dielectric_rigidity: Annotated[float, _bounded(200)] = Field(
+        description="Breakdown voltage, kV."
     )
-    water_content: float = Field(
-        ge=0, le=10_000, allow_inf_nan=False, description="Water content of the oil, ppm."
+    water_content: Annotated[float, _bounded(10_000)] = Field(
+        description="Water content of the oil, ppm."
     )
 
 
@@ -189,6 +224,7 @@ class ScoringInputs(HealthInputs):
         ge=0,
         le=100,
         allow_inf_nan=False,
+        strict=True,
         description="Neutralisation number, mg KOH/g; None when not measured.",
     )
     colour: float | None = Field(
@@ -196,6 +232,7 @@ class ScoringInputs(HealthInputs):
         ge=0,
         le=8,
         allow_inf_nan=False,
+        strict=True,
         description="ASTM D1500 colour number; None when not measured.",
     )
 
@@ -431,7 +468,7 @@ class ModelMetrics(BaseModel):
 
 
 def train_model(seed: int = DEFAULT_SEED, n: int = DEFAULT_N) -> tuple[Any, ModelMetrics]:
-    """Train a GradientBoostingRegressor on generated samples labelled by the rule score.
+    """Train a monotone-constrained HistGradientBoostingRegressor on rule-labelled samples.
 
     Args:
         seed: Seed of the data generator and of the estimator.
@@ -441,7 +478,7 @@ def train_model(seed: int = DEFAULT_SEED, n: int = DEFAULT_N) -> tuple[Any, Mode
         (fitted estimator, metrics).
     """
     import sklearn
-    from sklearn.ensemble import GradientBoostingRegressor
+    from sklearn.ensemble import HistGradientBoostingRegressor
     from sklearn.metrics import mean_absolute_error, r2_score
 
     x = sample_inputs(seed, n)
@@ -449,13 +486,13 @@ def train_model(seed: int = DEFAULT_SEED, n: int = DEFAULT_N) -> tuple[Any, Mode
     n_test = max(1, round(n * HELD_OUT_FRACTION))
     x_train, y_train, x_test, y_test = x[:-n_test], y[:-n_test], x[-n_test:], y[-n_test:]
     params: dict[str, Any] = {
-        "n_estimators": 300,
-        "max_depth": 5,
+        "max_iter": 400,
+        "max_depth": 6,
         "learning_rate": 0.08,
-        "subsample": 0.9,
+        "monotonic_cst": [MONOTONIC_DIRECTION[f] for f in FEATURES],
         "random_state": seed,
     }
-    model = GradientBoostingRegressor(**params)
+    model = HistGradientBoostingRegressor(**params)
     model.fit(x_train, y_train)
     pred = np.clip(model.predict(x_test), 0.0, 100.0)
     metrics = ModelMetrics(
@@ -465,7 +502,7 @@ def train_model(seed: int = DEFAULT_SEED, n: int = DEFAULT_N) -> tuple[Any, Mode
         n_train=len(x_train),
         n_test=n_test,
         features=list(FEATURES),
-        estimator=f"GradientBoostingRegressor({params})",
+        estimator=f"HistGradientBoostingRegressor({params})",
         r2_held_out=float(r2_score(y_test, pred)),
         mae_held_out=float(mean_absolute_error(y_test, pred)),
         sklearn_version=sklearn.__version__,
@@ -523,17 +560,36 @@ def load_model(path: Path = MODEL_PATH) -> Any:
 # ---------------------------------------------------------------------------------------------
 
 
+def _predict_one(model: Any, row: npt.NDArray[np.float64]) -> float:
+    """Model estimate of one row, clipped to 0–100, on one OpenMP thread.
+
+    One row is too little work to share: on a loaded machine the OpenMP workers spin-wait for
+    each other and a single prediction took seconds instead of milliseconds.
+    """
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(limits=1, user_api="openmp"):
+        return float(np.clip(model.predict(row)[0], 0.0, 100.0))
+
+
 class HealthIndexPrediction(BaseModel):
     """Result of :func:`predict_health_index`."""
 
     model_config = ConfigDict(extra="forbid")
 
     asset_name: str = Field(description="Asset the sample was taken from.")
-    health_index: float = Field(description="Model health index, 0–100 (clipped).")
-    condition: Condition = Field(description="Condition band of the model health index.")
-    rule_health_index: float = Field(description="Rule-based health index, 0–100.")
-    rule_condition: Condition = Field(description="Condition band of the rule-based index.")
-    rule_score: RuleScore = Field(description="Factor scores behind the rule-based index.")
+    health_index: float = Field(
+        description="Health index 0–100: the rule-based score (project table after Jahromi "
+        "et al. 2009), monotone in every scored measurement."
+    )
+    condition: Condition = Field(description="Condition band of health_index.")
+    method: str = Field(description="How the headline health_index was computed.")
+    rule_score: RuleScore = Field(description="Factor scores behind health_index.")
+    model_health_index: float = Field(
+        description="Secondary estimate: monotone-constrained model trained on the rule score, "
+        "0–100 (clipped)."
+    )
+    model_condition: Condition = Field(description="Condition band of model_health_index.")
     model_version: str = Field(description="Version of the persisted model.")
     notes: list[str] = Field(description="Observations (DBDS, model/rule disagreement).")
     citation: str = Field(description="Method and its source; the model imitates that score.")
@@ -556,7 +612,7 @@ def predict_health_index(
     dielectric_rigidity: float,
     water_content: float,
 ) -> HealthIndexPrediction:
-    """Health index 0–100 from the persisted model, with the rule-based score beside it.
+    """Health index 0–100: the rule-based score, with the persisted model's estimate beside it.
 
     Args:
         asset_name: Asset the sample was taken from.
@@ -576,7 +632,7 @@ def predict_health_index(
         water_content: Water content, ppm.
 
     Returns:
-        Model HI and band, rule HI and band, model version and citation.
+        Rule HI and band (headline), model HI and band (secondary), model version, citation.
 
     Raises:
         pydantic.ValidationError: A value is negative, NaN, infinite or out of range.
@@ -603,20 +659,21 @@ def predict_health_index(
     rule = score_health_index(**p.model_dump())
     model = load_model()
     row = np.asarray([[float(getattr(p, f)) for f in FEATURES]], dtype=float)
-    hi = float(np.clip(model.predict(row)[0], 0.0, 100.0))
+    hi = _predict_one(model, row)
     notes = list(rule.notes)
     if condition_band(hi) != rule.condition:
         notes.append(
             f"Model band {condition_band(hi)!r} differs from the rule band {rule.condition!r}: "
-            "the sample is near a band boundary; the rule score is authoritative."
+            "the sample is near a band boundary; the rule score (the headline) is authoritative."
         )
     return HealthIndexPrediction(
         asset_name=asset_name,
-        health_index=hi,
-        condition=condition_band(hi),
-        rule_health_index=rule.health_index,
-        rule_condition=rule.condition,
+        health_index=rule.health_index,
+        condition=rule.condition,
+        method="rule-based score, project table after Jahromi et al. 2009 (monotone)",
         rule_score=rule,
+        model_health_index=hi,
+        model_condition=condition_band(hi),
         model_version=MODEL_VERSION,
         notes=notes,
         citation=CITATION,

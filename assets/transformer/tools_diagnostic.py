@@ -1,8 +1,14 @@
 """Deterministic diagnostic tools of the transformer asset class (domain "fmsr").
 
-Each tool is a thin wrapper: a pydantic argument model (``extra="forbid"``), a call of the
-computing function in this package, and that function's result model. Importing this module
-registers the tools in :data:`generator.tools.registry.TOOLS`.
+Each tool is a thin wrapper: a pydantic argument model (``extra="forbid"``, numbers strict:
+no bools or numeric strings), a call of the computing function in this package, and that
+function's result model. Importing this module registers the tools in
+:data:`generator.tools.registry.TOOLS`.
+
+Nameplate-aware tools (``assess_winding_temperature``, ``assess_load_profile``,
+``compute_hot_spot``, ``compute_loss_of_life``) read the asset's nameplate from ``ctx.store``
+only when a nameplate fact (paper, cooling, size class, rating) is not given as an argument;
+a call with every value explicit never touches the store.
 """
 
 from __future__ import annotations
@@ -21,6 +27,7 @@ from assets.transformer.health_index import (
 )
 from assets.transformer.loading import STANDARD as LOAD_STANDARD
 from assets.transformer.loading import LoadAssessment, LoadInputs, assess_load_profile
+from assets.transformer.nameplate import NameplateFacts, lookup_nameplate
 from assets.transformer.winding import (
     STANDARD_EQA,
     STANDARD_THERMAL,
@@ -48,7 +55,9 @@ class DgaArgs(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    asset_name: str = Field(min_length=1, description="Asset the oil sample was taken from.")
+    asset_name: str = Field(
+        min_length=1, strict=True, description="Asset the oil sample was taken from."
+    )
     hydrogen: Ppm = Field(description="Dissolved H2, ppm.")
     methane: Ppm = Field(description="Dissolved CH4, ppm.")
     acetylene: Ppm = Field(description="Dissolved C2H2, ppm.")
@@ -69,7 +78,19 @@ class WindingArgs(WindingInputs):
 class HealthIndexArgs(HealthInputs):
     """Arguments of the ``predict_health_index`` tool (one oil sample)."""
 
-    asset_name: str = Field(min_length=1, description="Asset the oil sample was taken from.")
+    asset_name: str = Field(
+        min_length=1, strict=True, description="Asset the oil sample was taken from."
+    )
+
+
+async def _facts(
+    ctx: ToolContext, tool: str, asset_name: str, given: dict[str, object]
+) -> NameplateFacts | None:
+    """The nameplate facts when some are missing from the arguments, else None (no store)."""
+    missing = [name for name, value in given.items() if value is None]
+    if not missing:
+        return None
+    return await lookup_nameplate(ctx, asset_name, tool, missing)
 
 
 class HotSpotArgs(HotSpotInputs):
@@ -116,12 +137,18 @@ def interpret_dga_tool(args: DgaArgs, ctx: ToolContext) -> DgaInterpretation:
     result=LoadAssessment,
     standard=LOAD_STANDARD,
 )
-def assess_load_profile_tool(args: LoadProfileArgs, ctx: ToolContext) -> LoadAssessment:
-    """Assess one three-phase reading: apparent power, load factor and loading band, current
-    imbalance, voltage unbalance and neutral current.
+async def assess_load_profile_tool(args: LoadProfileArgs, ctx: ToolContext) -> LoadAssessment:
+    """Assess one three-phase reading: apparent power, load factor and loading band (IEC
+    60076-7 current limits of the unit's size class), current imbalance, voltage unbalance and
+    neutral current.
 
-    Voltages in kV, currents in A, rated power in MVA.
+    Voltages in kV, currents in A, rated power in MVA. rated_mva / size_class default to the
+    asset's nameplate in the store.
     """
+    # The size class, when not given, is derived from the rating: only rated_mva needs a lookup.
+    facts = await _facts(
+        ctx, "assess_load_profile", args.asset_name, {"rated_mva": args.rated_mva}
+    )
     return assess_load_profile(
         args.asset_name,
         args.vl1,
@@ -135,6 +162,8 @@ def assess_load_profile_tool(args: LoadProfileArgs, ctx: ToolContext) -> LoadAss
         args.vl31,
         args.inut,
         args.rated_mva,
+        size_class=args.size_class,
+        nameplate=facts,
     )
 
 
@@ -145,13 +174,22 @@ def assess_load_profile_tool(args: LoadProfileArgs, ctx: ToolContext) -> LoadAss
     result=WindingAssessment,
     standard=STANDARD_WINDING,
 )
-def assess_winding_temperature_tool(args: WindingArgs, ctx: ToolContext) -> WindingAssessment:
+async def assess_winding_temperature_tool(
+    args: WindingArgs, ctx: ToolContext
+) -> WindingAssessment:
     """Assess a winding/top-oil/ambient temperature reading: hot spot (the WTI reading),
-    temperature rises, relative ageing rate, IEC 60076-7 loading band, alarm/trip state and
-    contact inconsistencies, and a risk level.
+    temperature rises, relative ageing rate (by insulation paper), IEC 60076-7 loading band
+    (by size class), alarm/trip state and contact inconsistencies, and a risk level.
 
-    oti_a and oti_t are the OTI alarm and trip contact states (1 = active, 0 = not).
+    oti_a and oti_t are the OTI alarm and trip contact states (1 = active, 0 = not). paper and
+    size_class default to the asset's nameplate in the store (else kraft / medium).
     """
+    facts = await _facts(
+        ctx,
+        "assess_winding_temperature",
+        args.asset_name,
+        {"paper": args.paper, "size_class": args.size_class},
+    )
     return assess_winding_temperature(
         args.asset_name,
         args.wti,
@@ -164,6 +202,9 @@ def assess_winding_temperature_tool(args: WindingArgs, ctx: ToolContext) -> Wind
         args.wti_trip,
         args.oti_alarm,
         args.oti_trip,
+        size_class=args.size_class,
+        cooling=args.cooling,
+        nameplate=facts,
     )
 
 
@@ -206,12 +247,22 @@ def predict_health_index_tool(args: HealthIndexArgs, ctx: ToolContext) -> Health
     result=HotSpotResult,
     standard=STANDARD_THERMAL,
 )
-def compute_hot_spot_tool(args: HotSpotArgs, ctx: ToolContext) -> HotSpotResult:
+async def compute_hot_spot_tool(args: HotSpotArgs, ctx: ToolContext) -> HotSpotResult:
     """Compute the steady-state top-oil and hot-spot temperatures and the relative ageing rate
     for a load factor, ambient temperature and cooling class (IEC 60076-7).
+
+    cooling and paper default to the asset's nameplate in the store (else ONAN / kraft).
     """
+    facts = await _facts(
+        ctx, "compute_hot_spot", args.asset_name, {"cooling": args.cooling, "paper": args.paper}
+    )
     return compute_hot_spot(
-        args.asset_name, args.load_factor, args.ambient_c, args.cooling, args.paper
+        args.asset_name,
+        args.load_factor,
+        args.ambient_c,
+        args.cooling,
+        args.paper,
+        nameplate=facts,
     )
 
 
@@ -222,10 +273,20 @@ def compute_hot_spot_tool(args: HotSpotArgs, ctx: ToolContext) -> HotSpotResult:
     result=LossOfLifeResult,
     standard=STANDARD_THERMAL,
 )
-def compute_loss_of_life_tool(args: LossOfLifeArgs, ctx: ToolContext) -> LossOfLifeResult:
+async def compute_loss_of_life_tool(
+    args: LossOfLifeArgs, ctx: ToolContext
+) -> LossOfLifeResult:
     """Simulate top-oil and hot-spot temperatures over a series of load factors and ambients
     (IEC 60076-7 dynamic model) and compute the insulation loss of life and peak hot spot.
+
+    cooling and paper default to the asset's nameplate in the store (else ONAN / kraft).
     """
+    facts = await _facts(
+        ctx,
+        "compute_loss_of_life",
+        args.asset_name,
+        {"cooling": args.cooling, "paper": args.paper},
+    )
     return compute_loss_of_life(
         args.asset_name,
         list(args.load_factors),
@@ -233,6 +294,7 @@ def compute_loss_of_life_tool(args: LossOfLifeArgs, ctx: ToolContext) -> LossOfL
         args.step_minutes,
         args.cooling,
         args.paper,
+        nameplate=facts,
     )
 
 

@@ -6,9 +6,10 @@ Standards and editions:
   V = 2^((θh − 98)/6) (V = 1 at 98 °C); thermally upgraded paper
   V = exp(15000/(110 + 273) − 15000/(θh + 273)) (V = 1 at 110 °C). Computed by
   :func:`assets.transformer.thermal.ageing_rate`.
-- IEC 60076-7:2018 loading limits (the "loading beyond nameplate" table). The values below are
-  the commonly tabulated ones for medium power transformers; they were not checked against a
-  primary copy and every caller may override them (:class:`ThermalLimits`):
+- IEC 60076-7:2018 loading limits (the "loading beyond nameplate" table) by size class
+  (:mod:`assets.transformer.size_class`). The values are the commonly tabulated ones; they
+  were not checked against a primary copy and every caller may override them
+  (:class:`ThermalLimits`). Medium and large power units:
 
   | status                               | hot spot θh (°C)          | top oil θo (°C) |
   |--------------------------------------|---------------------------|-----------------|
@@ -18,8 +19,13 @@ Standards and editions:
   | long-time emergency limit exceeded   | > 140                     | > 115           |
   | short-time emergency limit exceeded  | > 160                     | (no separate)   |
 
-  The status is the more severe of the hot-spot and top-oil classifications. Upper bounds are
-  inclusive ("≤"), limits are exceeded when strictly above.
+  Distribution units have the same limits but no separate short-time emergency hot spot, so
+  above 140 °C they stay "long-time emergency limit exceeded". The status is the more severe
+  of the hot-spot and top-oil classifications. Upper bounds are inclusive ("≤"), limits are
+  exceeded when strictly above.
+- Paper, size class and cooling class come from the argument, else the asset's nameplate in
+  the store, else a documented default (:mod:`assets.transformer.nameplate`); each result
+  says which source was used.
 - IEEE C57.91-2011 clause 7: F_AA = exp(15000/383 − 15000/(θH + 273)),
   F_EQA = Σ F_AA·Δt / Σ Δt, normal insulation life 180 000 h
   (:func:`assets.transformer.thermal.equivalent_ageing_factor`).
@@ -37,7 +43,16 @@ from typing import Annotated, Literal
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from assets.transformer.nameplate import (
+    DEFAULT_COOLING,
+    DEFAULT_PAPER,
+    DEFAULT_SIZE_CLASS,
+    NameplateFacts,
+    Source,
+    pick,
+)
 from assets.transformer.simulator import THRESHOLDS
+from assets.transformer.size_class import LOADING_LIMITS, SizeClass
 from assets.transformer.thermal import (
     COOLING,
     NORMAL_INSULATION_LIFE_H,
@@ -51,13 +66,20 @@ from assets.transformer.thermal import (
     steady_state,
 )
 
-# Temperatures may be negative (winter ambient) but must be finite and within [-50, 250] °C.
-Celsius = Annotated[float, Field(ge=-50, le=250, allow_inf_nan=False)]
-Contact = Literal[0, 1]
+# Temperatures may be negative (winter ambient) but must be real numbers (no bools or numeric
+# strings), finite and within [-60, 300] °C: outside that range a reading is a sensor fault.
+MIN_CELSIUS, MAX_CELSIUS = -60.0, 300.0
+Celsius = Annotated[
+    float, Field(ge=MIN_CELSIUS, le=MAX_CELSIUS, allow_inf_nan=False, strict=True)
+]
+# Ambient air: the record extremes on Earth lie within [-60, 60] °C.
+AmbientC = Annotated[float, Field(ge=-60, le=60, allow_inf_nan=False, strict=True)]
+# A contact state is the integer 0 or 1 (strict: true/false and "1" are rejected).
+Contact = Annotated[int, Field(ge=0, le=1, strict=True)]
 
 STANDARD_WINDING = (
     "IEC 60076-7:2018 clause 6.3 relative ageing rate; IEC 60076-7:2018 loading limits "
-    "(commonly tabulated values for medium power transformers, user-overridable)"
+    "by size class (commonly tabulated values, user-overridable)"
 )
 STANDARD_THERMAL = (
     "IEC 60076-7:2018 clauses 6-8 thermal model (commonly tabulated Table 4 characteristics, "
@@ -93,7 +115,7 @@ REFERENCE_HOT_SPOT_C: dict[str, float] = {"kraft": 98.0, "upgraded": 110.0}
 
 
 class ThermalLimits(BaseModel):
-    """Loading limits (commonly tabulated IEC 60076-7 values, medium power; overridable)."""
+    """Loading limits (commonly tabulated IEC 60076-7 values; defaults: medium power)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -106,11 +128,12 @@ class ThermalLimits(BaseModel):
         allow_inf_nan=False,
         description="Long-time emergency hot-spot limit, °C.",
     )
-    hot_spot_short_time_emergency_c: float = Field(
+    hot_spot_short_time_emergency_c: float | None = Field(
         default=160.0,
         gt=0,
         allow_inf_nan=False,
-        description="Short-time emergency hot-spot limit, °C.",
+        description="Short-time emergency hot-spot limit, °C; None when the size class has "
+        "no separate limit (distribution).",
     )
     top_oil_normal_cyclic_c: float = Field(
         default=105.0, gt=0, allow_inf_nan=False, description="Normal cyclic top-oil limit, °C."
@@ -126,6 +149,18 @@ class ThermalLimits(BaseModel):
 DEFAULT_LIMITS = ThermalLimits()
 
 
+def thermal_limits(size_class: SizeClass) -> ThermalLimits:
+    """Hot-spot and top-oil limits of an IEC 60076-7 size class (:mod:`.size_class` table)."""
+    t = LOADING_LIMITS[size_class]
+    return ThermalLimits(
+        hot_spot_normal_cyclic_c=t.hot_spot_normal_cyclic_c,
+        hot_spot_long_time_emergency_c=t.hot_spot_long_time_emergency_c,
+        hot_spot_short_time_emergency_c=t.hot_spot_short_time_emergency_c,
+        top_oil_normal_cyclic_c=t.top_oil_normal_cyclic_c,
+        top_oil_emergency_c=t.top_oil_emergency_c,
+    )
+
+
 # ---------------------------------------------------------------------------------------------
 # Winding temperature assessment
 # ---------------------------------------------------------------------------------------------
@@ -139,15 +174,28 @@ class WindingInputs(BaseModel):
     asset_name: str = Field(min_length=1, description="Asset the readings belong to.")
     wti: Celsius = Field(description="Winding temperature indicator (hot-spot image), °C.")
     oti: Celsius = Field(description="Top-oil temperature indicator, °C.")
-    ati: Celsius = Field(description="Ambient temperature, °C.")
+    ati: AmbientC = Field(description="Ambient temperature, °C, in [-60, 60].")
     oti_a: Contact | None = Field(
         default=None, description="OTI alarm contact state: 1 = alarm, 0 = not; None if unknown."
     )
     oti_t: Contact | None = Field(
         default=None, description="OTI trip contact state: 1 = trip, 0 = not; None if unknown."
     )
-    paper: Paper = Field(
-        default="kraft", description="Insulation paper: 'kraft' or 'upgraded' (thermally)."
+    paper: Paper | None = Field(
+        default=None,
+        description="Insulation paper: 'kraft' or 'upgraded' (thermally upgraded). Omit to read "
+        "it from the asset's nameplate (default 'kraft' when the store has no nameplate).",
+    )
+    size_class: SizeClass | None = Field(
+        default=None,
+        description="IEC 60076-7 size class: 'distribution' (≤ 2.5 MVA), 'medium' (≤ 100 MVA) or "
+        "'large'. Omit to derive it from the nameplate rating (default 'medium').",
+    )
+    cooling: CoolingClass | None = Field(
+        default=None,
+        description="Cooling class (ONAN_distribution, ONAN, ONAF, OF, OD); recorded in the "
+        "result, does not change the assessment (the WTI reading is the hot spot). Omit to "
+        "report the nameplate's when the nameplate is read.",
     )
     wti_alarm: Celsius = Field(default=THRESHOLDS["wti_alarm"], description="WTI alarm, °C.")
     wti_trip: Celsius = Field(default=THRESHOLDS["wti_trip"], description="WTI trip, °C.")
@@ -195,6 +243,17 @@ class WindingAssessment(BaseModel):
     top_oil_rise_k: float = Field(description="Top-oil rise over ambient, oti − ati, K.")
     hot_spot_rise_over_top_oil_k: float = Field(description="Hot-spot gradient, wti − oti, K.")
     paper: Paper = Field(description="Insulation paper used for the ageing rate.")
+    paper_source: Source = Field(
+        description="Where paper came from: 'argument', 'nameplate' or 'default' (kraft)."
+    )
+    size_class: SizeClass = Field(description="IEC 60076-7 size class whose limits were used.")
+    size_class_source: Source = Field(
+        description="Where size_class came from: 'argument', 'nameplate' (rated_mva) or "
+        "'default' (medium)."
+    )
+    cooling: CoolingClass | None = Field(
+        description="Cooling class of the unit (informational); None when neither given nor read."
+    )
     relative_ageing_rate: float = Field(
         description="IEC 60076-7 relative ageing rate V (1 at 98 °C Kraft / 110 °C upgraded)."
     )
@@ -226,7 +285,8 @@ def thermal_status(
     Returns:
         The more severe of the hot-spot and top-oil bands.
     """
-    if hot_spot_c > limits.hot_spot_short_time_emergency_c:
+    short_time = limits.hot_spot_short_time_emergency_c
+    if short_time is not None and hot_spot_c > short_time:
         hs = 4
     elif hot_spot_c > limits.hot_spot_long_time_emergency_c:
         hs = 3
@@ -293,41 +353,54 @@ def assess_winding_temperature(
     ati: float,
     oti_a: int | None = None,
     oti_t: int | None = None,
-    paper: Paper = "kraft",
+    paper: Paper | None = None,
     wti_alarm: float = THRESHOLDS["wti_alarm"],
     wti_trip: float = THRESHOLDS["wti_trip"],
     oti_alarm: float = THRESHOLDS["oti_alarm"],
     oti_trip: float = THRESHOLDS["oti_trip"],
     *,
-    limits: ThermalLimits = DEFAULT_LIMITS,
+    size_class: SizeClass | None = None,
+    cooling: CoolingClass | None = None,
+    nameplate: NameplateFacts | None = None,
+    limits: ThermalLimits | None = None,
 ) -> WindingAssessment:
     """Assess one WTI/OTI/ATI reading: hot spot, ageing rate, loading band, alarms.
 
     The WTI reading is taken as the hot spot θh. Risk level: the thermal status maps to
     low (normal), medium (accelerated ageing), high (normal cyclic limit exceeded), critical
     (an emergency limit exceeded); an alarm raises it to at least high, a trip to critical.
+    Paper, size class and cooling: the argument, else ``nameplate``, else the defaults of
+    :mod:`assets.transformer.nameplate` (kraft, medium); the result names the source.
 
     Args:
         asset_name: Asset the readings belong to.
-        wti: Winding temperature indicator, °C, in [-50, 250].
-        oti: Top-oil temperature indicator, °C, in [-50, 250].
-        ati: Ambient temperature, °C, in [-50, 250].
+        wti: Winding temperature indicator, °C, in [-60, 300].
+        oti: Top-oil temperature indicator, °C, in [-60, 300].
+        ati: Ambient temperature, °C, in [-60, 60].
         oti_a: OTI alarm contact state (1 = alarm, 0 = not), None when not read.
         oti_t: OTI trip contact state (1 = trip, 0 = not), None when not read.
-        paper: "kraft" or "upgraded" insulation paper.
+        paper: "kraft" or "upgraded" insulation paper; None = nameplate, else "kraft".
         wti_alarm: WTI alarm setting, °C.
         wti_trip: WTI trip setting, °C.
         oti_alarm: OTI alarm setting, °C.
         oti_trip: OTI trip setting, °C.
-        limits: Loading limits (commonly tabulated IEC 60076-7 values by default).
+        size_class: IEC 60076-7 size class; None = from the nameplate rating, else "medium".
+        cooling: Cooling class (informational); None = the nameplate's, if read.
+        nameplate: Facts read from the asset's nameplate, if any.
+        limits: Loading limits; None = the commonly tabulated ones of the size class.
 
     Returns:
         The assessment.
 
     Raises:
-        pydantic.ValidationError: A temperature is NaN, infinite or outside [-50, 250], a
+        pydantic.ValidationError: A temperature is NaN, infinite or outside [-60, 300], a
             contact is not 0/1, or an alarm setting exceeds its trip setting.
     """
+    facts = nameplate or NameplateFacts(asset_id=asset_name, found=False)
+    paper_used, paper_source = pick(paper, facts.paper, DEFAULT_PAPER)
+    size_used, size_source = pick(size_class, facts.size_class, DEFAULT_SIZE_CLASS)
+    cooling_used = cooling if cooling is not None else facts.cooling
+    limits_used = limits if limits is not None else thermal_limits(size_used)
     p = WindingInputs(
         asset_name=asset_name,
         wti=wti,
@@ -335,14 +408,17 @@ def assess_winding_temperature(
         ati=ati,
         oti_a=oti_a,
         oti_t=oti_t,
-        paper=paper,
+        paper=paper_used,
+        size_class=size_used,
+        cooling=cooling_used,
         wti_alarm=wti_alarm,
         wti_trip=wti_trip,
         oti_alarm=oti_alarm,
         oti_trip=oti_trip,
     )
-    v = float(ageing_rate(p.wti, p.paper))
-    status = thermal_status(p.wti, p.oti, p.paper, limits)
+    paper_used = p.paper or DEFAULT_PAPER
+    v = float(ageing_rate(p.wti, paper_used))
+    status = thermal_status(p.wti, p.oti, paper_used, limits_used)
     alarms = _interpret_alarms(p)
     risk_idx = RISK_ORDER.index(STATUS_RISK[status])
     if alarms.state == "trip":
@@ -363,7 +439,9 @@ def assess_winding_temperature(
     reasoning = (
         f"θh = WTI = {p.wti:g} °C, θo = OTI = {p.oti:g} °C, θa = {p.ati:g} °C; "
         f"top-oil rise {p.oti - p.ati:g} K, hot-spot gradient {p.wti - p.oti:g} K; "
-        f"V ({p.paper}) = {v:.4g}; loading band: {status}; alarm state: {alarms.state}."
+        f"V ({paper_used} paper, from {paper_source}) = {v:.4g}; loading band "
+        f"({size_used} power limits, from {size_source}): {status}; "
+        f"alarm state: {alarms.state}."
     )
     return WindingAssessment(
         asset_name=p.asset_name,
@@ -372,10 +450,14 @@ def assess_winding_temperature(
         ambient_c=p.ati,
         top_oil_rise_k=p.oti - p.ati,
         hot_spot_rise_over_top_oil_k=p.wti - p.oti,
-        paper=p.paper,
+        paper=paper_used,
+        paper_source=paper_source,
+        size_class=size_used,
+        size_class_source=size_source,
+        cooling=cooling_used,
         relative_ageing_rate=v,
         thermal_status=status,
-        limits=limits,
+        limits=limits_used,
         alarms=alarms,
         risk_level=RISK_ORDER[risk_idx],
         warnings=warnings,
@@ -388,11 +470,19 @@ def assess_winding_temperature(
 # Thermal-model wrappers
 # ---------------------------------------------------------------------------------------------
 
-LoadFactor = Annotated[float, Field(ge=0, le=5, allow_inf_nan=False)]
-Ambient = Annotated[float, Field(ge=-50, le=60, allow_inf_nan=False)]
+LoadFactor = Annotated[float, Field(ge=0, le=5, allow_inf_nan=False, strict=True)]
+Ambient = AmbientC
 MAX_SERIES = 100_000
-AssetName = Annotated[str, Field(min_length=1)]
-StepMinutes = Annotated[float, Field(gt=0, le=1440, allow_inf_nan=False)]
+AssetName = Annotated[str, Field(min_length=1, strict=True)]
+StepMinutes = Annotated[float, Field(gt=0, le=1440, allow_inf_nan=False, strict=True)]
+_COOLING_DOC = (
+    "Cooling class: ONAN_distribution, ONAN, ONAF, OF or OD. Omit to read it from the asset's "
+    "nameplate (default ONAN when the store has no nameplate)."
+)
+_PAPER_DOC = (
+    "Insulation paper: kraft or upgraded. Omit to read it from the asset's nameplate "
+    "(default kraft when the store has no nameplate)."
+)
 
 
 class HotSpotInputs(BaseModel):
@@ -402,11 +492,9 @@ class HotSpotInputs(BaseModel):
 
     asset_name: AssetName = Field(description="Asset the calculation is for.")
     load_factor: LoadFactor = Field(description="Load factor K = load / rated, in [0, 5].")
-    ambient_c: Ambient = Field(description="Ambient temperature, °C, in [-50, 60].")
-    cooling: CoolingClass = Field(
-        default="ONAN", description="Cooling class: ONAN_distribution, ONAN, ONAF, OF or OD."
-    )
-    paper: Paper = Field(default="kraft", description="Insulation paper: kraft or upgraded.")
+    ambient_c: Ambient = Field(description="Ambient temperature, °C, in [-60, 60].")
+    cooling: CoolingClass | None = Field(default=None, description=_COOLING_DOC)
+    paper: Paper | None = Field(default=None, description=_PAPER_DOC)
 
 
 class LossOfLifeInputs(BaseModel):
@@ -422,10 +510,8 @@ class LossOfLifeInputs(BaseModel):
         description="Ambient per step (same length as load_factors) or one constant, °C."
     )
     step_minutes: StepMinutes = Field(description="Step length, minutes, in (0, 1440].")
-    cooling: CoolingClass = Field(
-        default="ONAN", description="Cooling class: ONAN_distribution, ONAN, ONAF, OF or OD."
-    )
-    paper: Paper = Field(default="kraft", description="Insulation paper: kraft or upgraded.")
+    cooling: CoolingClass | None = Field(default=None, description=_COOLING_DOC)
+    paper: Paper | None = Field(default=None, description=_PAPER_DOC)
 
     @model_validator(mode="after")
     def _same_length(self) -> LossOfLifeInputs:
@@ -446,7 +532,7 @@ class EquivalentAgeingInputs(BaseModel):
     hot_spot_c: list[Celsius] = Field(
         min_length=1,
         max_length=MAX_SERIES,
-        description="Equally spaced hot-spot temperatures, °C, each in [-50, 250].",
+        description="Equally spaced hot-spot temperatures, °C, each in [-60, 300].",
     )
     step_minutes: StepMinutes = Field(description="Sample spacing, minutes, in (0, 1440].")
 
@@ -460,7 +546,9 @@ class HotSpotResult(BaseModel):
     load_factor: float = Field(description="Load factor K = load / rated.")
     ambient_c: float = Field(description="Ambient temperature, °C.")
     cooling: CoolingClass = Field(description="Cooling class of the characteristics used.")
+    cooling_source: Source = Field(description="'argument', 'nameplate' or 'default' (ONAN).")
     paper: Paper = Field(description="Insulation paper used for the ageing rate.")
+    paper_source: Source = Field(description="'argument', 'nameplate' or 'default' (kraft).")
     top_oil_rise_k: float = Field(description="Δθo = Δθor·[(1 + R·K²)/(1 + R)]^x, K.")
     hot_spot_rise_k: float = Field(description="Δθh = H·gr·K^y, K.")
     top_oil_c: float = Field(description="θo = θa + Δθo, °C.")
@@ -474,17 +562,21 @@ def compute_hot_spot(
     asset_name: str,
     load_factor: float,
     ambient_c: float,
-    cooling: CoolingClass = "ONAN",
-    paper: Paper = "kraft",
+    cooling: CoolingClass | None = None,
+    paper: Paper | None = None,
+    *,
+    nameplate: NameplateFacts | None = None,
 ) -> HotSpotResult:
     """Steady-state top-oil and hot-spot temperatures (IEC 60076-7 clause 7).
 
     Args:
         asset_name: Asset the calculation is for.
         load_factor: K = load / rated, in [0, 5].
-        ambient_c: Ambient temperature, °C, in [-50, 60].
-        cooling: Cooling class of :data:`assets.transformer.thermal.COOLING`.
-        paper: "kraft" or "upgraded".
+        ambient_c: Ambient temperature, °C, in [-60, 60].
+        cooling: Cooling class of :data:`assets.transformer.thermal.COOLING`; None = the
+            nameplate's, else "ONAN".
+        paper: "kraft" or "upgraded"; None = the nameplate's, else "kraft".
+        nameplate: Facts read from the asset's nameplate, if any.
 
     Returns:
         Top oil, hot spot and ageing rate.
@@ -492,26 +584,31 @@ def compute_hot_spot(
     Raises:
         pydantic.ValidationError: An input is NaN, infinite or out of range.
     """
+    facts = nameplate or NameplateFacts(asset_id=asset_name, found=False)
+    cooling_used, cooling_source = pick(cooling, facts.cooling, DEFAULT_COOLING)
+    paper_used, paper_source = pick(paper, facts.paper, DEFAULT_PAPER)
     p = HotSpotInputs(
         asset_name=asset_name,
         load_factor=load_factor,
         ambient_c=ambient_c,
-        cooling=cooling,
-        paper=paper,
+        cooling=cooling_used,
+        paper=paper_used,
     )
-    c = COOLING[p.cooling]
+    c = COOLING[cooling_used]
     theta_o, theta_h = steady_state(p.load_factor, p.ambient_c, c)
     return HotSpotResult(
         asset_name=p.asset_name,
         load_factor=p.load_factor,
         ambient_c=p.ambient_c,
-        cooling=p.cooling,
-        paper=p.paper,
+        cooling=cooling_used,
+        cooling_source=cooling_source,
+        paper=paper_used,
+        paper_source=paper_source,
         top_oil_rise_k=theta_o - p.ambient_c,
         hot_spot_rise_k=theta_h - theta_o,
         top_oil_c=theta_o,
         hot_spot_c=theta_h,
-        relative_ageing_rate=float(ageing_rate(theta_h, p.paper)),
+        relative_ageing_rate=float(ageing_rate(theta_h, paper_used)),
         characteristics=c,
         standard=STANDARD_THERMAL,
     )
@@ -524,7 +621,9 @@ class LossOfLifeResult(BaseModel):
 
     asset_name: str = Field(description="Asset the calculation is for.")
     cooling: CoolingClass = Field(description="Cooling class of the characteristics used.")
+    cooling_source: Source = Field(description="'argument', 'nameplate' or 'default' (ONAN).")
     paper: Paper = Field(description="Insulation paper used for the ageing rate.")
+    paper_source: Source = Field(description="'argument', 'nameplate' or 'default' (kraft).")
     step_minutes: float = Field(description="Step length, minutes.")
     period_hours: float = Field(description="Length of the series, hours.")
     top_oil_c: list[float] = Field(description="Top-oil temperature at the end of each step, °C.")
@@ -544,8 +643,10 @@ def compute_loss_of_life(
     load_factors: list[float],
     ambient_c: float | list[float],
     step_minutes: float,
-    cooling: CoolingClass = "ONAN",
-    paper: Paper = "kraft",
+    cooling: CoolingClass | None = None,
+    paper: Paper | None = None,
+    *,
+    nameplate: NameplateFacts | None = None,
 ) -> LossOfLifeResult:
     """Hot-spot series and loss of life over a load series (IEC 60076-7 clause 8.2, 6.3).
 
@@ -557,8 +658,9 @@ def compute_loss_of_life(
         load_factors: Load factor per step.
         ambient_c: Ambient per step (same length) or one constant, °C.
         step_minutes: Step length, minutes.
-        cooling: Cooling class.
-        paper: "kraft" or "upgraded".
+        cooling: Cooling class; None = the nameplate's, else "ONAN".
+        paper: "kraft" or "upgraded"; None = the nameplate's, else "kraft".
+        nameplate: Facts read from the asset's nameplate, if any.
 
     Returns:
         Series, loss of life and peak hot spot.
@@ -567,28 +669,33 @@ def compute_loss_of_life(
         pydantic.ValidationError: An input is NaN, infinite or out of range, a series is
             empty, or the ambient series length differs from the load series length.
     """
+    facts = nameplate or NameplateFacts(asset_id=asset_name, found=False)
+    cooling_used, cooling_source = pick(cooling, facts.cooling, DEFAULT_COOLING)
+    paper_used, paper_source = pick(paper, facts.paper, DEFAULT_PAPER)
     p = LossOfLifeInputs(
         asset_name=asset_name,
         load_factors=load_factors,
         ambient_c=ambient_c,
         step_minutes=step_minutes,
-        cooling=cooling,
-        paper=paper,
+        cooling=cooling_used,
+        paper=paper_used,
     )
     k = np.asarray(p.load_factors, dtype=float)
     if isinstance(p.ambient_c, list):
         amb = np.asarray(p.ambient_c, dtype=float)
     else:
         amb = np.full(k.size, float(p.ambient_c))
-    theta_o, theta_h = simulate(k, amb, COOLING[p.cooling], p.step_minutes)
+    theta_o, theta_h = simulate(k, amb, COOLING[cooling_used], p.step_minutes)
     step_h = p.step_minutes / 60.0
-    lol = loss_of_life_hours(theta_h, step_h, p.paper)
+    lol = loss_of_life_hours(theta_h, step_h, paper_used)
     period = k.size * step_h
     peak = int(np.argmax(theta_h))
     return LossOfLifeResult(
         asset_name=p.asset_name,
-        cooling=p.cooling,
-        paper=p.paper,
+        cooling=cooling_used,
+        cooling_source=cooling_source,
+        paper=paper_used,
+        paper_source=paper_source,
         step_minutes=p.step_minutes,
         period_hours=period,
         top_oil_c=[float(v) for v in theta_o],
@@ -633,7 +740,7 @@ def compute_equivalent_ageing(
         F_EQA, equivalent aged hours and % of the 180 000 h normal life.
 
     Raises:
-        pydantic.ValidationError: A temperature is NaN, infinite or outside [-50, 250], the
+        pydantic.ValidationError: A temperature is NaN, infinite or outside [-60, 300], the
             series is empty, or the step is not in (0, 1440].
     """
     p = EquivalentAgeingInputs(

@@ -179,9 +179,13 @@ def test_iec_boundaries_inclusive_ranges_strict_inequalities() -> None:
     # D2 C2H2/C2H4 "0.6 – 2.5" inclusive at 0.6.
     assert classify_iec60599(_ratios(0.6, 0.5, 3.0)) == "D2"
     assert classify_iec60599(_ratios(0.59, 0.5, 3.0)) == "ND"
-    # PD CH4/H2 "< 0.1" strict: at 0.1 with C2H4/C2H6 0.1 the T1 row (CH4/H2 ignored) applies.
+    # PD CH4/H2 "< 0.1" strict: at 0.1 with C2H4/C2H6 0.1 PD fails, and T1 needs CH4/H2 > 1,
+    # so no row matches (before the issue-9 fix T1 ignored CH4/H2 and took this point).
     assert classify_iec60599(_ratios(0.0, 0.0999, 0.1)) == "PD"
-    assert classify_iec60599(_ratios(0.0, 0.1, 0.1)) == "T1"
+    assert classify_iec60599(_ratios(0.0, 0.1, 0.1)) == "ND"
+    # T1 CH4/H2 "> 1" strict: 1.0 is not T1 (no other row: C2H4/C2H6 0.5 < 1) → ND; 1.0001 → T1.
+    assert classify_iec60599(_ratios(0.0, 1.0, 0.5)) == "ND"
+    assert classify_iec60599(_ratios(0.0, 1.0001, 0.5)) == "T1"
 
 
 def test_iec_precedence_in_overlaps() -> None:
@@ -189,9 +193,10 @@ def test_iec_precedence_in_overlaps() -> None:
     assert classify_iec60599(_ratios(1.5, 0.3, 3.0)) == "D2"
     # Same but C2H2/C2H4 3 (> 2.5): only D1 matches.
     assert classify_iec60599(_ratios(3.0, 0.3, 3.0)) == "D1"
-    # PD inside T1 (T1 ignores CH4/H2): CH4/H2 0.05, C2H4/C2H6 0.1 → PD; 0.5 (≥ 0.2) → T1.
+    # PD and T1 are disjoint now (PD CH4/H2 < 0.1, T1 > 1): CH4/H2 0.05, C2H4/C2H6 0.1 → PD;
+    # with C2H4/C2H6 0.5 (≥ 0.2) PD fails and T1 fails (0.05 ≤ 1) → ND.
     assert classify_iec60599(_ratios(0.0, 0.05, 0.1)) == "PD"
-    assert classify_iec60599(_ratios(0.0, 0.05, 0.5)) == "T1"
+    assert classify_iec60599(_ratios(0.0, 0.05, 0.5)) == "ND"
     # T3 C2H2/C2H4 < 0.2 but T2 needs < 0.1: 0.15, CH4/H2 2, C2H4/C2H6 3 → no row.
     assert classify_iec60599(_ratios(0.15, 2.0, 3.0)) == "ND"
 
@@ -234,30 +239,42 @@ def test_rogers_diagnosis_table() -> None:
 # ---------------------------------------------------------------------------------------------
 
 
-def test_zero_c2h4_gives_infinite_c2h2_ratio_and_valid_json() -> None:
-    # H2 100, CH4 10, C2H6 10, C2H4 0, C2H2 5: C2H2/C2H4 = 5/0 = inf; C2H4/C2H6 = 0/10 = 0;
-    # CH4/H2 = 0.1. Rogers: inf > 3 → 2; 0.1 → 0; 0 → 0 → 2 0 0 → UD.
+def test_zero_c2h4_gives_divergent_c2h2_ratio_as_null_and_valid_json() -> None:
+    # H2 100, CH4 10, C2H6 10, C2H4 0, C2H2 5: C2H2/C2H4 = 5/0 diverges → null + flag, read as
+    # above every threshold; C2H4/C2H6 = 0/10 = 0; CH4/H2 = 0.1.
+    # Rogers: divergent > 3 → 2; 0.1 → 0; 0 → 0 → 2 0 0 → UD.
     r = iec60599_ratios(_sample(100, 10, 10, 0, 5))
-    assert r.c2h2_c2h4 == math.inf
+    assert r.c2h2_c2h4 is None
+    assert r.divergent == ["c2h2_c2h4"]
+    assert r.value("c2h2_c2h4") == math.inf
     assert r.c2h4_c2h6 == 0.0
     assert rogers_codes(r) == (2, 0, 0)
     dumped = r.model_dump(mode="json")
-    assert dumped["c2h2_c2h4"] == "inf"
+    assert dumped["c2h2_c2h4"] is None
     json.dumps(dumped, allow_nan=False)
     assert Ratios.model_validate(dumped) == r
 
 
-def test_zero_h2_gives_infinite_ch4_ratio() -> None:
-    # H2 0, CH4 50 → CH4/H2 = inf (> 1, Rogers code 2); C2H4/C2H6 = 10/20 = 0.5 → IEC T1.
+def test_zero_h2_gives_divergent_ch4_ratio() -> None:
+    # H2 0, CH4 50 → CH4/H2 diverges (> 1, Rogers code 2); C2H4/C2H6 = 10/20 = 0.5 < 1 and
+    # CH4/H2 > 1 → IEC T1.
     r = iec60599_ratios(_sample(0, 50, 20, 10, 0))
-    assert r.ch4_h2 == math.inf
+    assert r.ch4_h2 is None and r.divergent == ["ch4_h2"]
     assert rogers_codes(r)[1] == 2
     assert classify_iec60599(r) == "T1"
+
+
+def test_ratio_overflow_from_a_trace_denominator_is_divergent() -> None:
+    # 10^6 / 5e-324 exceeds the float range: reported as divergent, never as inf.
+    r = iec60599_ratios(_sample(5e-324, 1e6, 1.0, 1.0, 0.0))
+    assert r.ch4_h2 is None and r.divergent == ["ch4_h2"]
+    json.dumps(r.model_dump(mode="json"), allow_nan=False)
 
 
 def test_zero_over_zero_is_zero_and_all_zero_duval_na() -> None:
     r = iec60599_ratios(_sample(0, 0, 0, 0, 0))
     assert (r.c2h2_c2h4, r.ch4_h2, r.c2h4_c2h6) == (0.0, 0.0, 0.0)
+    assert r.zero_over_zero == ["c2h2_c2h4", "ch4_h2", "c2h4_c2h6"] and r.divergent == []
     d = duval_triangle1(_sample(0, 0, 0, 0, 0))
     assert d.zone == "NA"
     assert (d.pct_ch4, d.pct_c2h4, d.pct_c2h2) == (0.0, 0.0, 0.0)
@@ -323,10 +340,18 @@ def test_iec_confidence_near_t2_t3_boundary() -> None:
 
 
 def test_iec_confidence_ignores_boundaries_that_do_not_change_the_class() -> None:
-    # T1 only depends on C2H4/C2H6 < 1 (and not being PD): CH4/H2 at 1.01 is near the T2/T3
-    # CH4/H2 limit but crossing it leaves T1, so confidence stays 1 (C2H4/C2H6 0.5 is 50 % away).
+    # T1 ignores C2H2/C2H4: at 0.101 it is 1 % from T2's C2H2/C2H4 limit 0.1, but crossing it
+    # leaves T1 (C2H4/C2H6 0.5 is not in T2's 1 – 4), so it is not a relevant boundary.
+    # Relevant: CH4/H2 2 vs 1 → |2 − 1|/1 = 1 ≥ 0.05 → 1; C2H4/C2H6 0.5 vs 1 → 0.5 → 1.
+    assert classify_iec60599(_ratios(0.101, 2.0, 0.5)) == "T1"
+    assert iec_confidence(_ratios(0.101, 2.0, 0.5)) == 1.0
+
+
+def test_iec_confidence_near_the_t1_ch4_h2_limit() -> None:
+    # T1 now needs CH4/H2 > 1: at 1.01 the relative distance is 0.01/1 = 0.01 → 0.01/0.05 = 0.2,
+    # clipped to the floor 0.3 (crossing it gives ND).
     assert classify_iec60599(_ratios(0.0, 1.01, 0.5)) == "T1"
-    assert iec_confidence(_ratios(0.0, 1.01, 0.5)) == 1.0
+    assert iec_confidence(_ratios(0.0, 1.01, 0.5)) == pytest.approx(0.3)
 
 
 def test_duval_confidence_formula() -> None:
@@ -395,10 +420,11 @@ def test_screen_with_co_and_oltc() -> None:
 def test_healthy_sample_reports_normal_with_ratios() -> None:
     # NF worked case: every gas ≤ IEC typical (100 ≤ 150, 50 ≤ 130, 20 ≤ 90, 10 ≤ 280,
     # 0.5 ≤ 20) and IEEE condition 1 (H2 100 ≤ 100, C2H2 0.5 ≤ 1, TDCG 180.5 ≤ 720) → normal.
-    # The raw Table 1 class is T1 (C2H4/C2H6 0.5 < 1), still reported.
+    # The raw Table 1 class is ND (C2H4/C2H6 0.5 < 1 but CH4/H2 0.5 is not > 1), still reported.
     interp = interpret_dga("T-1", hydrogen=100, methane=50, acetylene=0.5, ethylene=10, ethane=20)
     assert interp.fault_type == "normal"
-    assert interp.iec_ratio_method.fault == "T1"
+    assert interp.iec_ratio_method.fault == "ND"
+    assert interp.agreement.agreement_factor == 1.0 and interp.agreement.supporting_methods == []
     assert interp.iec_ratio_method.ratios.ch4_h2 == pytest.approx(0.5)
     assert interp.recommended_action == "routine sampling per schedule"
     # H2 sits exactly on the IEEE condition-1 bound 100: distance 0 → confidence floor 0.3.
@@ -481,7 +507,11 @@ def test_interpret_never_raises_on_valid_input(
     co2: float | None,
 ) -> None:
     interp = interpret_dga("T-1", h2, ch4, c2h2, c2h4, c2h6, co, co2)
-    assert 0.3 <= interp.confidence <= 1.0
+    # Floor: margin floor 0.3 × one supporting method in three = 0.1.
+    assert 0.1 - 1e-12 <= interp.confidence <= 1.0
+    if interp.fault_type != "normal":
+        assert "iec" in interp.agreement.supporting_methods
+        assert interp.agreement.agreement_factor == len(interp.agreement.supporting_methods) / 3
     assert all(code in (0, 1, 2) for code in interp.rogers.codes)
     d = interp.duval
     if d.zone != "NA":
@@ -508,3 +538,108 @@ def test_negative_or_nan_gas_names_the_field(field: str, value: float) -> None:
     with pytest.raises(ValidationError) as excinfo:
         GasSample.model_validate(values)
     assert [err["loc"] for err in excinfo.value.errors()] == [(field,)]
+
+
+# ---------------------------------------------------------------------------------------------
+# Issue 9: the T1 row needs CH4/H2 > 1; confidence reflects the three methods
+# ---------------------------------------------------------------------------------------------
+
+
+def test_issue_sample_is_not_t1_and_methods_disagree() -> None:
+    # H2 86.55, CH4 21.78, C2H6 11.48, C2H4 6.39, C2H2 21.0 (the sample of the issue).
+    # C2H2/C2H4 = 21.0/6.39 = 3.2864; CH4/H2 = 21.78/86.55 = 0.25165;
+    # C2H4/C2H6 = 6.39/11.48 = 0.55662.
+    # IEC Table 1: D2 needs C2H4/C2H6 > 2 → no; D1 needs C2H4/C2H6 > 1 → no; T3/T2 need
+    # CH4/H2 > 1 → no; PD needs CH4/H2 < 0.1 → no; T1 needs CH4/H2 > 1 → no → ND.
+    # (The old reading, T1 = "C2H4/C2H6 < 1" alone, gave T1 with confidence 1.)
+    # Rogers: 3.29 > 3 → 2; 0.25 in [0.1, 1) → CH4/H2 code 0; 0.557 in [0.1, 1) → 0 → 2 0 0
+    # → UD (undetermined).
+    # Duval: sum = 21.78 + 6.39 + 21.0 = 49.17; %CH4 = 44.30, %C2H4 = 13.00, %C2H2 = 42.71;
+    # %C2H4 < 23 and %C2H2 > 13 → D1.
+    interp = interpret_dga("T-1", hydrogen=86.55, methane=21.78, acetylene=21.0, ethylene=6.39,
+                           ethane=11.48)  # fmt: skip
+    r = interp.iec_ratio_method.ratios
+    assert r.c2h2_c2h4 == pytest.approx(3.2864, abs=1e-4)
+    assert r.ch4_h2 == pytest.approx(0.25165, abs=1e-5)
+    assert r.c2h4_c2h6 == pytest.approx(0.55662, abs=1e-5)
+    assert interp.rogers.codes == [2, 0, 0] and interp.rogers.diagnosis == "UD"
+    assert interp.duval.zone == "D1"
+    assert interp.duval.pct_c2h2 == pytest.approx(42.71, abs=0.01)
+    # H2 86.55 ≤ 150 but C2H2 21 > 20 (IEC typical) → significant; fault_type = IEC class.
+    assert interp.fault_type == "ND"
+    # Combined: ND (IEC) and UD (Rogers, "not determined") agree, Duval says D1 → 2 of 3.
+    assert interp.agreement.supporting_methods == ["iec", "rogers"]
+    assert interp.agreement.dissenting == {"duval": "D1"}
+    # methods_agreeing counts determined diagnoses only: D1 (Duval alone) → 1; no consensus.
+    assert interp.agreement.methods_agreeing == 1
+    assert interp.agreement.consensus is None
+    # Margins: IEC — the nearest class-changing boundary is C2H4/C2H6 1 (→ D1), 44 % away; the
+    # CH4/H2 limits 0.1 (→ nothing) and 1 (→ T1, 75 % away) → 1. Duval — %C2H4 13.0 is 7 points
+    # from 20, %C2H2 42.7 is 13.7 points from 29 → 1. Confidence = 1 × 2/3.
+    assert interp.confidence_detail.iec == 1.0 and interp.confidence_detail.duval == 1.0
+    assert interp.confidence == pytest.approx(2 / 3)
+
+
+def test_true_t1_sample_all_three_methods_agree() -> None:
+    # H2 30, CH4 75, C2H6 100, C2H4 12, C2H2 0.2.
+    # C2H2/C2H4 = 0.2/12 = 0.01667; CH4/H2 = 75/30 = 2.5 (> 1); C2H4/C2H6 = 12/100 = 0.12 (< 1)
+    # → IEC T1 (D1/D2/T2/T3/PD all fail, T1's two conditions hold).
+    # Rogers: 0.0167 < 0.1 → 0; 2.5 in [1, 3] → CH4/H2 code 2; 0.12 in [0.1, 1) → 0 → 0 2 0
+    # → LTH4 → T1. Duval: 75 + 12 + 0.2 = 87.2; %C2H4 = 13.76 < 20, %C2H2 = 0.23 < 4 → T1.
+    # C2H6 100 > 90 typical → significant. Margins: CH4/H2 2.5 is 150 % above 1, C2H4/C2H6 0.12
+    # is 88 % below 1 (→ T2); Duval 6.2 points from 20 and 3.8 from 4 → all 1.
+    # Confidence = 1 × 3/3 = 1.
+    interp = interpret_dga("T-1", hydrogen=30, methane=75, acetylene=0.2, ethylene=12, ethane=100)
+    assert interp.fault_type == "T1"
+    assert interp.rogers.diagnosis == "LTH4" and interp.duval.zone == "T1"
+    assert interp.agreement.supporting_methods == ["iec", "rogers", "duval"]
+    assert interp.agreement.methods_agreeing == 3 and interp.agreement.consensus == "T1"
+    assert interp.confidence == pytest.approx(1.0)
+
+
+def test_disagreement_lowers_confidence_by_the_share_of_methods() -> None:
+    # H2 50, CH4 100, C2H6 60, C2H4 150, C2H2 1.
+    # C2H2/C2H4 = 1/150 = 0.00667 (< 0.1); CH4/H2 = 100/50 = 2 (> 1); C2H4/C2H6 = 150/60 = 2.5
+    # (in 1 – 4) → IEC T2. Rogers: 0 (< 0.1), 2 (CH4/H2 in [1, 3]), 1 (2.5 in [1, 3]) → 0 2 1
+    # → MTH → T2. Duval: 100 + 150 + 1 = 251; %C2H4 = 59.76 ≥ 50, %C2H2 = 0.40 < 15 → T3.
+    # Screen: C2H4 150 in (100, 200] → IEEE condition 3 → significant.
+    # Margins: C2H4/C2H6 2.5 vs 4 (→ T3) 37.5 %, vs 1 (→ T1) 150 %; CH4/H2 2 vs 1 (→ ND) 100 %;
+    # C2H2/C2H4 0.00667 vs 0.1 (→ ND) 93 % → IEC 1. Duval %C2H4 59.76 vs 50 → 9.76 points;
+    # %C2H2 0.40 vs 15 → 14.6 points → 1. Confidence = 1 × 2/3 = 0.6667.
+    interp = interpret_dga("T-1", hydrogen=50, methane=100, acetylene=1, ethylene=150, ethane=60)
+    assert interp.fault_type == "T2"
+    assert interp.rogers.codes == [0, 2, 1]
+    assert interp.duval.zone == "T3"
+    assert interp.agreement.supporting_methods == ["iec", "rogers"]
+    assert interp.agreement.dissenting == {"duval": "T3"}
+    assert interp.agreement.consensus == "T2" and interp.agreement.methods_agreeing == 2
+    assert interp.confidence == pytest.approx(2 / 3)
+    assert interp.confidence_detail.agreement == pytest.approx(2 / 3)
+    # The same margins with all three agreeing (worked T3 case) give 1: agreement is the only
+    # difference.
+    agree = interpret_dga("T-1", hydrogen=50, methane=200, acetylene=2, ethylene=300, ethane=50)
+    assert agree.confidence == 1.0 and agree.confidence > interp.confidence
+
+
+@pytest.mark.parametrize(
+    "gases",
+    [
+        (0.0, 0.0, 0.0, 0.0, 0.0),  # every ratio 0/0
+        (1e-9, 0.0, 0.0, 0.0, 1e-9),  # trace gases
+        (0.0, 1e6, 1e6, 0.0, 0.0),  # CH4/H2 and C2H2/C2H4 divergent, 10^6 ppm
+        (1e6, 1e6, 1e6, 1e6, 1e6),  # every gas at the 10^6 ppm bound
+    ],
+)
+def test_extreme_samples_give_strict_json(gases: tuple[float, ...]) -> None:
+    h2, ch4, c2h2, c2h4, c2h6 = gases
+    interp = interpret_dga("T-1", h2, ch4, c2h2, c2h4, c2h6, co=1e6, co2=0.0)
+    text = json.dumps(interp.model_dump(mode="json"), allow_nan=False)
+    assert "Infinity" not in text and "NaN" not in text
+
+
+@pytest.mark.parametrize("value", [True, "12", 1e6 + 1, -0.1])
+def test_gas_sample_rejects_bools_strings_and_impossible_ppm(value: object) -> None:
+    with pytest.raises(ValidationError, match="hydrogen"):
+        GasSample.model_validate(
+            {"hydrogen": value, "methane": 1, "ethane": 1, "ethylene": 1, "acetylene": 1}
+        )

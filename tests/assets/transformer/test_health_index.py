@@ -184,15 +184,19 @@ def test_model_agrees_with_the_score_on_fresh_samples() -> None:
 
 
 def test_prediction_reports_both_scores() -> None:
+    # Headline = the rule score (issue 9: the model headline was not monotone); the model's
+    # estimate is the secondary field.
     r = predict_health_index("T1", **HEALTHY)
-    assert r.rule_health_index == pytest.approx(100.0)
-    assert r.rule_condition == "very good"
-    assert r.health_index >= 85.0
+    assert r.health_index == pytest.approx(100.0)
+    assert r.condition == "very good"
+    assert r.health_index == r.rule_score.health_index
+    assert r.model_health_index >= 85.0
     assert r.model_version == MODEL_VERSION
-    assert "Jahromi" in r.citation
+    assert "Jahromi" in r.citation and "rule-based" in r.method
     bad = predict_health_index("T1", **BAD)
-    assert bad.rule_condition == "poor"
-    assert abs(bad.health_index - 40.625) < 15.0
+    assert bad.health_index == pytest.approx(40.625)
+    assert bad.condition == "poor"
+    assert abs(bad.model_health_index - 40.625) < 15.0
 
 
 def test_metadata_file_describes_the_artifact() -> None:
@@ -261,3 +265,90 @@ def test_score_and_model_never_raise_on_valid_inputs(data: dict[str, Any]) -> No
     assert 0.0 <= r.health_index <= 100.0
     p = predict_health_index("T1", **data)
     assert 0.0 <= p.health_index <= 100.0
+
+
+# --- issue 9: monotone headline ----------------------------------------------------------------
+
+# (feature, direction): "worse" = a larger value must never raise HI; "better" = a larger value
+# must never lower it.
+MONOTONE_CASES = [
+    ("acetylene", "worse"),
+    ("hydrogen", "worse"),
+    ("water_content", "worse"),
+    ("dielectric_rigidity", "better"),
+    ("interfacial_v", "better"),
+]
+_UPPER = {"water_content": 10_000.0, "dielectric_rigidity": 200.0, "interfacial_v": 100.0}
+
+
+def _increased(rng: np.random.Generator, feature: str, values: np.ndarray) -> np.ndarray:
+    """Each value raised by a random step: ×e^U(0,2) plus U(0, 40), within the field's bound."""
+    up = values * np.exp(rng.uniform(0.0, 2.0, values.size)) + rng.uniform(0.0, 40.0, values.size)
+    return np.minimum(up, _UPPER.get(feature, 1e6))
+
+
+def _violations(direction: str, base: list[float], moved: list[float]) -> int:
+    if direction == "worse":
+        return sum(m > b for b, m in zip(base, moved, strict=True))
+    return sum(m < b for b, m in zip(base, moved, strict=True))
+
+
+@pytest.mark.parametrize(("feature", "direction"), MONOTONE_CASES)
+def test_headline_health_index_is_monotone(feature: str, direction: str) -> None:
+    # 1000 random oil samples (fixed seed) and, for each, the same sample with `feature` raised.
+    # The tool's headline is score_health_index's HI (checked on a subset through the tool
+    # below and in test_prediction_reports_both_scores); scoring 2 × 1000 samples through it.
+    rng = np.random.default_rng(20260901)
+    x = sample_inputs(91, 1000)
+    col = FEATURES.index(feature)
+    raised = _increased(rng, feature, x[:, col])
+    base_hi: list[float] = []
+    moved_hi: list[float] = []
+    for row, value in zip(x, raised, strict=True):
+        base = dict(zip(FEATURES, (float(v) for v in row), strict=True))
+        base_hi.append(score_health_index(**base).health_index)
+        moved_hi.append(score_health_index(**{**base, feature: float(value)}).health_index)
+    assert _violations(direction, base_hi, moved_hi) == 0
+    # The pairs are not trivial: the raise changes HI on a good share of them.
+    assert sum(b != m for b, m in zip(base_hi, moved_hi, strict=True)) > 50
+
+
+@pytest.mark.parametrize(("feature", "direction"), MONOTONE_CASES)
+def test_tool_headline_is_monotone_on_a_subset(feature: str, direction: str) -> None:
+    # The same check through predict_health_index itself (40 pairs: the tool also runs the
+    # model, which is slow per call on a loaded machine).
+    rng = np.random.default_rng(11)
+    x = sample_inputs(93, 40)
+    col = FEATURES.index(feature)
+    raised = _increased(rng, feature, x[:, col])
+    base_hi: list[float] = []
+    moved_hi: list[float] = []
+    for row, value in zip(x, raised, strict=True):
+        base = dict(zip(FEATURES, (float(v) for v in row), strict=True))
+        out = predict_health_index("T1", **base)
+        assert out.health_index == score_health_index(**base).health_index
+        base_hi.append(out.health_index)
+        moved_hi.append(predict_health_index("T1", **{**base, feature: float(value)}).health_index)
+    assert _violations(direction, base_hi, moved_hi) == 0
+
+
+@pytest.mark.parametrize(("feature", "direction"), MONOTONE_CASES)
+def test_secondary_model_is_monotone_too(feature: str, direction: str) -> None:
+    # The model is trained with monotonic constraints; check it on the same kind of pairs.
+    rng = np.random.default_rng(7)
+    x = sample_inputs(92, 1000)
+    col = FEATURES.index(feature)
+    moved = x.copy()
+    moved[:, col] = _increased(rng, feature, x[:, col])
+    model = load_model()
+    delta = model.predict(moved) - model.predict(x)
+    if direction == "worse":
+        assert (delta <= 1e-9).all()
+    else:
+        assert (delta >= -1e-9).all()
+
+
+@pytest.mark.parametrize("value", [True, "12"])
+def test_bools_and_numeric_strings_are_not_numbers(value: object) -> None:
+    with pytest.raises(ValidationError, match="acetylene"):
+        score_health_index(**{**HEALTHY, "acetylene": value})

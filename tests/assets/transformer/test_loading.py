@@ -6,6 +6,7 @@ Expected values are worked by hand: S = (V12·I1 + V23·I2 + V31·I3)/√3 with 
 
 from __future__ import annotations
 
+import json
 import math
 from typing import Any
 
@@ -21,8 +22,11 @@ from assets.transformer.loading import (
     apparent_power_mva,
     assess_load_profile,
     current_imbalance_pct,
+    loading_bands,
     loading_status,
 )
+from assets.transformer.nameplate import NameplateFacts
+from generator.errors import UserError
 
 SQRT3 = math.sqrt(3)
 # 11 kV line voltage → 11/√3 = 6.351 kV phase-to-neutral.
@@ -67,7 +71,10 @@ def test_balanced_assessment() -> None:
     assert a.neutral_flag is False
     assert a.imbalance_definition == "NEMA MG-1: max deviation from mean / mean"
     assert "IEC 60076-7" in a.standard
-    assert a.notes == []
+    # 2.5 MVA ≤ 2.5 → distribution (IEC 60076-7 clause 3), derived from the rating argument.
+    assert (a.size_class, a.size_class_source, a.rated_mva_source) == (
+        "distribution", "argument", "argument")  # fmt: skip
+    assert len(a.notes) == 1 and "distribution power transformer" in a.notes[0]
 
 
 def test_unbalanced_currents() -> None:
@@ -112,32 +119,50 @@ def test_zero_load() -> None:
 
 
 @pytest.mark.parametrize(
-    ("load_factor", "status"),
+    ("size_class", "load_factor", "status"),
     [
-        (0.15, "light"),
-        (0.5, "normal"),
-        (1.2, "overload (normal cyclic)"),
-        (1.4, "long-time emergency"),
-        (1.6, "beyond emergency limits"),
+        # Current limits (pu) normal cyclic / long-time / short-time emergency:
+        # medium 1.5 / 1.5 / 1.8 (long-time band empty) → ≤ 150 nc, ≤ 180 short-time.
+        ("medium", 0.15, "light"),
+        ("medium", 0.5, "normal"),
+        ("medium", 1.2, "overload (normal cyclic)"),
+        ("medium", 1.45, "overload (normal cyclic)"),
+        ("medium", 1.6, "short-time emergency"),
+        ("medium", 1.85, "beyond emergency limits"),
+        # large 1.3 / 1.3 / 1.5 → ≤ 130 nc, ≤ 150 short-time.
+        ("large", 1.2, "overload (normal cyclic)"),
+        ("large", 1.4, "short-time emergency"),
+        ("large", 1.6, "beyond emergency limits"),
+        # distribution 1.5 / 1.8 / 2.0 → ≤ 150 nc, ≤ 180 long-time, ≤ 200 short-time.
+        ("distribution", 1.45, "overload (normal cyclic)"),
+        ("distribution", 1.6, "long-time emergency"),
+        ("distribution", 1.9, "short-time emergency"),
+        ("distribution", 2.1, "beyond emergency limits"),
     ],
 )
-def test_loading_bands(load_factor: float, status: str) -> None:
+def test_loading_bands(size_class: str, load_factor: float, status: str) -> None:
     # S = √3 · 11 · 100 / 1000 MVA; rated = S / load_factor gives that load factor.
     rated = SQRT3 * 11 * 100 / 1000 / load_factor
-    a = assess_load_profile(**_reading(rated_mva=rated))
+    a = assess_load_profile(**_reading(rated_mva=rated), size_class=size_class)  # type: ignore[arg-type]
     assert a.load_factor_pct == pytest.approx(100 * load_factor)
     assert a.loading_status == status
+    assert (a.size_class, a.size_class_source) == (size_class, "argument")
 
 
 def test_band_edges_and_override() -> None:
-    # Exactly 100 % is "normal" (≤ 100 inclusive); exactly 20 % is not "light" (< 20 strict).
+    # Default = medium power bands. Exactly 100 % is "normal" (≤ 100 inclusive); exactly 20 %
+    # is not "light" (< 20 strict); 150 is the inclusive normal cyclic limit (1.5 pu); 180 the
+    # inclusive short-time emergency limit (1.8 pu).
+    assert loading_bands("medium") == DEFAULT_LOADING_BANDS
     assert loading_status(20.0, DEFAULT_LOADING_BANDS) == "normal"
     assert loading_status(19.999, DEFAULT_LOADING_BANDS) == "light"
     assert loading_status(100.0, DEFAULT_LOADING_BANDS) == "normal"
     assert loading_status(100.001, DEFAULT_LOADING_BANDS) == "overload (normal cyclic)"
     assert loading_status(130.0, DEFAULT_LOADING_BANDS) == "overload (normal cyclic)"
-    assert loading_status(150.0, DEFAULT_LOADING_BANDS) == "long-time emergency"
-    assert loading_status(150.001, DEFAULT_LOADING_BANDS) == "beyond emergency limits"
+    assert loading_status(150.0, DEFAULT_LOADING_BANDS) == "overload (normal cyclic)"
+    assert loading_status(150.001, DEFAULT_LOADING_BANDS) == "short-time emergency"
+    assert loading_status(180.0, DEFAULT_LOADING_BANDS) == "short-time emergency"
+    assert loading_status(180.001, DEFAULT_LOADING_BANDS) == "beyond emergency limits"
     s = SQRT3 * 11 * 100 / 1000
     custom = (
         LoadingBand(upper_pct=50, inclusive=True, status="low"),
@@ -190,13 +215,15 @@ def test_helpers_validate_inputs() -> None:
         apparent_power_mva(11, math.nan, 11, 1, 1, 1)
 
 
-_VALUE = st.floats(min_value=0, max_value=1e6, allow_nan=False, allow_infinity=False)
-_POSITIVE = st.floats(min_value=1e-3, max_value=1e6, allow_nan=False, allow_infinity=False)
+_KV = st.floats(min_value=0, max_value=1200, allow_nan=False, allow_infinity=False)
+_AMPS = st.floats(min_value=0, max_value=200_000, allow_nan=False, allow_infinity=False)
+_POSITIVE = st.floats(min_value=1e-3, max_value=3000, allow_nan=False, allow_infinity=False)
 _FIELDS = ("vl1", "vl2", "vl3", "il1", "il2", "il3", "vl12", "vl23", "vl31", "inut")
+_STRATEGIES = [_KV] * 3 + [_AMPS] * 3 + [_KV] * 3 + [_AMPS]
 
 
 @settings(database=None, max_examples=300, deadline=None)
-@given(st.tuples(*[_VALUE] * len(_FIELDS)), _POSITIVE)
+@given(st.tuples(*_STRATEGIES), _POSITIVE)
 def test_never_raises_on_valid_input(values: tuple[float, ...], rated: float) -> None:
     a = assess_load_profile(**_reading(**dict(zip(_FIELDS, values, strict=True)), rated_mva=rated))
     assert a.load_mva >= 0
@@ -204,7 +231,8 @@ def test_never_raises_on_valid_input(values: tuple[float, ...], rated: float) ->
     assert a.current_imbalance_pct >= 0
     assert a.voltage_unbalance_pct >= 0
     assert math.isfinite(a.load_factor_pct)
-    a.model_dump_json()
+    # Strict JSON: no Infinity / NaN anywhere (the old unbounded inputs could overflow).
+    json.dumps(a.model_dump(mode="json"), allow_nan=False)
 
 
 @settings(database=None, max_examples=100, deadline=None)
@@ -221,7 +249,7 @@ def test_negative_or_nan_names_the_field(field: str, value: float) -> None:
 @settings(database=None, max_examples=200, deadline=None)
 @given(
     st.tuples(*[st.just(0.0) | st.floats(min_value=1e-3, max_value=1e4)] * 3),
-    st.floats(min_value=0.01, max_value=100),
+    st.floats(min_value=0.01, max_value=20),
 )
 def test_load_factor_scales_linearly_with_current(
     currents: tuple[float, float, float], k: float
@@ -234,3 +262,52 @@ def test_load_factor_scales_linearly_with_current(
     assert scaled.current_imbalance_pct == pytest.approx(
         base.current_imbalance_pct, rel=1e-6, abs=1e-6
     )
+
+
+# --- issue 9: size classes, bounds, nameplate rating ---------------------------------------
+
+
+def test_medium_power_unit_uses_the_medium_limits() -> None:
+    # 25 MVA (2.5 < 25 ≤ 100 → medium). I = 1840 A at 11 kV: S = √3 · 11 · 1840 / 1000
+    # = 1.7320508 · 20240 / 1000 = 35.0567 MVA → 140.227 % → 100 < 140.23 ≤ 150
+    # → "overload (normal cyclic)". (The old large-unit bands, 1.3 / 1.5, called it
+    # "long-time emergency".)
+    v = dict(il1=1840.0, il2=1840.0, il3=1840.0, rated_mva=25.0)
+    a = assess_load_profile(**_reading(**v))
+    assert a.load_mva == pytest.approx(35.0567, abs=1e-4)
+    assert a.load_factor_pct == pytest.approx(140.227, abs=1e-3)
+    assert (a.size_class, a.loading_status) == ("medium", "overload (normal cyclic)")
+    # 10 MVA, I = 840 A: S = 1.7320508 · 9240 / 1000 = 16.0041 MVA → 160.04 %: medium
+    # 150 < 160.04 ≤ 180 → "short-time emergency"; as a large unit (> 150) → beyond.
+    b = assess_load_profile(**_reading(il1=840.0, il2=840.0, il3=840.0, rated_mva=10.0))
+    assert b.load_factor_pct == pytest.approx(160.041, abs=1e-3)
+    assert (b.size_class, b.loading_status) == ("medium", "short-time emergency")
+    big = assess_load_profile(**_reading(il1=840.0, il2=840.0, il3=840.0, rated_mva=10.0),
+                              size_class="large")  # fmt: skip
+    assert big.loading_status == "beyond emergency limits"
+
+
+def test_rating_from_the_nameplate() -> None:
+    # Nameplate 1.6 MVA → distribution; S = 1.90526 MVA → 1.90526/1.6 = 119.079 % → ≤ 150
+    # → normal cyclic.
+    plate = NameplateFacts(asset_id="TX-1", found=True, rated_mva=1.6, size_class="distribution")
+    values = _reading()
+    del values["rated_mva"]
+    a = assess_load_profile(**values, nameplate=plate)
+    assert a.load_factor_pct == pytest.approx(119.079, abs=1e-3)
+    assert a.loading_status == "overload (normal cyclic)"
+    assert (a.rated_mva, a.rated_mva_source, a.size_class, a.size_class_source) == (
+        1.6, "nameplate", "distribution", "nameplate")  # fmt: skip
+    with pytest.raises(UserError, match="rated_mva not given"):
+        assess_load_profile(**values)
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [("vl12", 1200.001), ("il1", 200_000.1), ("rated_mva", 3000.1), ("inut", True),
+     ("vl1", "6.35")],
+)  # fmt: skip
+def test_impossible_or_mistyped_inputs_name_the_field(field: str, value: object) -> None:
+    with pytest.raises(ValidationError) as excinfo:
+        assess_load_profile(**_reading(**{field: value}))
+    assert [err["loc"] for err in excinfo.value.errors()] == [(field,)]

@@ -6,28 +6,42 @@ and its expected value is worked by hand in the comment next to it.
 
 from __future__ import annotations
 
+import asyncio
+import inspect
 import json
 import math
 from typing import Any, cast
 
+import jsonschema
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel, ValidationError
 
 import assets.transformer.tools_diagnostic as tools_diagnostic
+from generator.assetdef import load_asset_class
+from generator.config import StoreSettings
 from generator.tools.registry import TOOLS, ToolArgumentError, ToolContext, validate_args
 
 SQRT3 = math.sqrt(3)
 V_PHASE = 11 / SQRT3  # 6.350853 kV phase-to-neutral for an 11 kV line voltage
-# The diagnostic tools ignore the context; one without an asset class is enough.
-CTX = ToolContext(cast(Any, None))
+# Every call below passes its nameplate facts (paper, cooling, size class, rating) explicitly,
+# so no tool reads the store; the context points at a closed port to prove it.
+CTX = ToolContext(
+    load_asset_class("transformer"),
+    StoreSettings(url="http://127.0.0.1:9", db_prefix="unused_", external=True),
+)
 
 
 def run(name: str, **raw: Any) -> Any:
     spec = TOOLS.get(name)
     out = spec.fn(validate_args(spec, raw), CTX)
+    if inspect.isawaitable(out):
+        out = asyncio.run(out)
     assert isinstance(out, spec.result)
+    # The result validates against the JSON Schema the tool publishes (strict JSON, no NaN).
+    payload = json.loads(json.dumps(out.model_dump(mode="json"), allow_nan=False))
+    jsonschema.validate(payload, spec.result.model_json_schema())
     return out
 
 
@@ -100,10 +114,17 @@ def test_interpret_dga_golden(
         ((120, 120, 120), 0, 114.315, "overload (normal cyclic)", 0.0, False),
         # 11·(90 + 100 + 110)/√3 = 1905.26 kVA; mean 100, max dev 10 → 10 % imbalance.
         ((90, 100, 110), 5, 95.263, "normal", 10.0, False),
-        # 3·11·150/√3 = 2857.9 kVA → 142.89 % → long-time emergency; neutral 20/150 = 13.3 %.
-        ((150, 150, 150), 20, 142.894, "long-time emergency", 0.0, True),
-        # 3·11·170/√3 = 3238.9 kVA → 161.95 % → beyond emergency limits.
-        ((170, 170, 170), 0, 161.947, "beyond emergency limits", 0.0, False),
+        # Rated 2 MVA ≤ 2.5 → distribution limits 1.5 / 1.8 / 2.0 pu (before issue 9 the
+        # large-unit bands 1.3 / 1.5 were used for every unit).
+        # 3·11·150/√3 = 2857.9 kVA → 142.89 % ≤ 150 → overload (normal cyclic); neutral
+        # 20/150 = 13.3 %.
+        ((150, 150, 150), 20, 142.894, "overload (normal cyclic)", 0.0, True),
+        # 3·11·170/√3 = 3238.9 kVA → 161.95 %: 150 < 161.95 ≤ 180 → long-time emergency.
+        ((170, 170, 170), 0, 161.947, "long-time emergency", 0.0, False),
+        # 3·11·200/√3 = 3810.5 kVA → 190.53 %: 180 < 190.53 ≤ 200 → short-time emergency.
+        ((200, 200, 200), 0, 190.526, "short-time emergency", 0.0, False),
+        # 3·11·220/√3 = 4191.6 kVA → 209.58 % > 200 → beyond emergency limits.
+        ((220, 220, 220), 0, 209.578, "beyond emergency limits", 0.0, False),
     ],
 )
 def test_assess_load_profile_golden(
@@ -145,7 +166,8 @@ def test_assess_load_profile_golden(
 def test_assess_winding_temperature_golden(
     reading: dict[str, Any], v: float, status: str, risk: str
 ) -> None:
-    r = run("assess_winding_temperature", asset_name="T1", **reading)
+    r = run("assess_winding_temperature", asset_name="T1",
+            **{"paper": "kraft", "size_class": "medium", **reading})  # fmt: skip
     assert r.relative_ageing_rate == pytest.approx(v)
     assert (r.thermal_status, r.risk_level) == (status, risk)
     assert r.top_oil_rise_k == pytest.approx(reading["oti"] - reading["ati"])
@@ -179,10 +201,13 @@ HEALTHY: dict[str, float] = {
 )
 def test_predict_health_index_golden(changes: dict[str, float], rule_hi: float, band: str) -> None:
     r = run("predict_health_index", asset_name="T1", **{**HEALTHY, **changes})
-    assert r.rule_health_index == pytest.approx(rule_hi)
-    assert r.rule_condition == band
-    # The model imitates the rule score; on these hand-picked samples it stays within 15 points.
-    assert abs(r.health_index - rule_hi) < 15.0
+    # Headline = the rule score (issue 9); the model is the secondary estimate.
+    assert r.health_index == pytest.approx(rule_hi)
+    assert r.condition == band
+    # The model imitates the rule score; on these hand-picked samples it stays within 20 points
+    # (the monotone-constrained v2 model is coarser at the very-poor end: 43.95 for the 25.0
+    # sample; the aggregate accuracy is pinned in test_health_index).
+    assert abs(r.model_health_index - rule_hi) < 20.0
 
 
 # --- compute_hot_spot ------------------------------------------------------------------------
@@ -208,7 +233,7 @@ def test_compute_hot_spot_golden(
     k: float, ambient: float, cooling: str, top_oil: float, hot_spot: float
 ) -> None:
     r = run("compute_hot_spot", asset_name="T1", load_factor=k, ambient_c=ambient,
-            cooling=cooling)  # fmt: skip
+            cooling=cooling, paper="kraft")  # fmt: skip
     assert r.top_oil_c == pytest.approx(top_oil, abs=0.01)
     assert r.hot_spot_c == pytest.approx(hot_spot, abs=0.01)
     assert r.relative_ageing_rate == pytest.approx(2 ** ((r.hot_spot_c - 98) / 6))
@@ -234,7 +259,7 @@ def test_compute_hot_spot_golden(
     ],
 )  # fmt: skip
 def test_compute_loss_of_life_golden(raw: dict[str, Any], lol: float, peak: float) -> None:
-    r = run("compute_loss_of_life", asset_name="T1", **raw)
+    r = run("compute_loss_of_life", asset_name="T1", **{"cooling": "ONAN", "paper": "kraft", **raw})
     assert r.loss_of_life_hours == pytest.approx(lol, rel=1e-5)
     assert r.peak_hot_spot_c == pytest.approx(peak)
     # Share of the 180 000 h normal life.
@@ -271,28 +296,38 @@ def test_compute_equivalent_ageing_golden(
 # --- properties ------------------------------------------------------------------------------
 
 _nonneg = st.floats(min_value=0, max_value=1e5, allow_nan=False, allow_infinity=False)
-_temp = st.floats(min_value=0, max_value=250)
+_ppm = st.floats(min_value=0, max_value=1e6, allow_nan=False, allow_infinity=False)
+_kv = st.floats(min_value=0, max_value=1200)
+_temp = st.floats(min_value=-60, max_value=300)
+_ambient = st.floats(min_value=-60, max_value=60)
 
 
 def _valid_args() -> st.SearchStrategy[tuple[str, dict[str, Any]]]:
     dga = st.fixed_dictionaries(
-        {g: _nonneg for g in ("hydrogen", "methane", "acetylene", "ethylene", "ethane")}
+        {g: _ppm for g in ("hydrogen", "methane", "acetylene", "ethylene", "ethane")}
     )
     load = st.fixed_dictionaries(
-        {f: _nonneg for f in ("vl1", "vl2", "vl3", "il1", "il2", "il3", "vl12", "vl23",
-                              "vl31", "inut")}
-        | {"rated_mva": st.floats(min_value=0.01, max_value=1e4)}
+        {f: _kv for f in ("vl1", "vl2", "vl3", "vl12", "vl23", "vl31")}
+        | {f: _nonneg for f in ("il1", "il2", "il3", "inut")}
+        | {"rated_mva": st.floats(min_value=0.001, max_value=3000)}
     )  # fmt: skip
-    winding = st.fixed_dictionaries({"wti": _temp, "oti": _temp, "ati": _temp})
+    winding = st.fixed_dictionaries(
+        {"wti": _temp, "oti": _temp, "ati": _ambient,
+         "paper": st.sampled_from(["kraft", "upgraded"]),
+         "size_class": st.sampled_from(["distribution", "medium", "large"])}
+    )  # fmt: skip
     health = st.fixed_dictionaries({f: st.floats(min_value=0, max_value=100) for f in HEALTHY})
     hot = st.fixed_dictionaries(
-        {"load_factor": st.floats(min_value=0, max_value=5),
-         "ambient_c": st.floats(min_value=0, max_value=60)}
+        {"load_factor": st.floats(min_value=0, max_value=5), "ambient_c": _ambient,
+         "cooling": st.sampled_from(["ONAN_distribution", "ONAN", "ONAF", "OF", "OD"]),
+         "paper": st.sampled_from(["kraft", "upgraded"])}
     )  # fmt: skip
     lol = st.fixed_dictionaries(
         {"load_factors": st.lists(st.floats(min_value=0, max_value=5), min_size=1, max_size=48),
-         "ambient_c": st.floats(min_value=0, max_value=60),
-         "step_minutes": st.floats(min_value=1, max_value=1440)}
+         "ambient_c": _ambient,
+         "step_minutes": st.floats(min_value=1, max_value=1440),
+         "cooling": st.sampled_from(["ONAN_distribution", "ONAN", "ONAF", "OF", "OD"]),
+         "paper": st.sampled_from(["kraft", "upgraded"])}
     )  # fmt: skip
     eqa = st.fixed_dictionaries(
         {"hot_spot_c": st.lists(_temp, min_size=1, max_size=48),
@@ -309,12 +344,13 @@ def _valid_args() -> st.SearchStrategy[tuple[str, dict[str, Any]]]:
     )
 
 
-@settings(max_examples=50, deadline=None)
+@settings(max_examples=80, deadline=None)
 @given(case=_valid_args())
 def test_no_tool_raises_on_finite_non_negative_inputs(case: tuple[str, dict[str, Any]]) -> None:
+    # run() also validates each result against the tool's published JSON Schema.
     name, raw = case
     out = run(name, asset_name="T1", **raw)
-    json.dumps(cast(BaseModel, out).model_dump(mode="json"))
+    json.dumps(cast(BaseModel, out).model_dump(mode="json"), allow_nan=False)
 
 
 # One numeric argument per tool, NaN or negative where negative is invalid.
@@ -334,6 +370,24 @@ INVALID: list[tuple[str, dict[str, Any], str]] = [
     ("compute_loss_of_life", {"load_factors": [1.0], "ambient_c": 20, "step_minutes": -1},
      "step_minutes"),
     ("compute_equivalent_ageing", {"hot_spot_c": [math.nan], "step_minutes": 60}, "hot_spot_c"),
+    # Issue 9: strict types (no bool / numeric-string coercion) and physical bounds.
+    ("interpret_dga", {"hydrogen": True, "methane": 1, "acetylene": 0, "ethylene": 1,
+                       "ethane": 1}, "hydrogen"),
+    ("interpret_dga", {"hydrogen": "12", "methane": 1, "acetylene": 0, "ethylene": 1,
+                       "ethane": 1}, "hydrogen"),
+    ("interpret_dga", {"hydrogen": 1e308, "methane": 1, "acetylene": 0, "ethylene": 1,
+                       "ethane": 1}, "hydrogen"),
+    ("assess_load_profile", {"vl1": 1, "vl2": 1, "vl3": 1, "il1": 1, "il2": 1, "il3": 1,
+                             "vl12": 1, "vl23": 1, "vl31": 1, "inut": 0,
+                             "rated_mva": 1e-320}, "rated_mva"),
+    ("assess_load_profile", {"vl1": 1, "vl2": 1, "vl3": 1, "il1": 1, "il2": 1, "il3": 1,
+                             "vl12": 1e308, "vl23": 1, "vl31": 1, "inut": 0,
+                             "rated_mva": 1}, "vl12"),
+    ("assess_winding_temperature", {"wti": 400, "oti": 70, "ati": 20}, "wti"),
+    ("assess_winding_temperature", {"wti": 90, "oti": 70, "ati": "20"}, "ati"),
+    ("predict_health_index", {**HEALTHY, "dielectric_rigidity": True}, "dielectric_rigidity"),
+    ("compute_hot_spot", {"load_factor": 6, "ambient_c": 20}, "load_factor"),
+    ("compute_hot_spot", {"load_factor": 1, "ambient_c": 80}, "ambient_c"),
 ]  # fmt: skip
 
 

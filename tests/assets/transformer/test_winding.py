@@ -144,9 +144,10 @@ def test_cool_unit_is_low_risk() -> None:
 
 
 def test_physical_consistency_warnings() -> None:
-    r = assess_winding_temperature("T1", wti=60, oti=70, ati=75)
-    assert any("wti 60" in w for w in r.warnings)
-    assert any("oti 70" in w for w in r.warnings)
+    # Ambient is bounded to [-60, 60] °C now, so the inverted readings sit below 60.
+    r = assess_winding_temperature("T1", wti=50, oti=55, ati=58)
+    assert any("wti 50" in w for w in r.warnings)
+    assert any("oti 55" in w for w in r.warnings)
 
 
 def test_negative_winter_ambient_is_valid() -> None:
@@ -159,8 +160,12 @@ def test_negative_winter_ambient_is_valid() -> None:
     [
         ({"wti": math.nan}, "wti"),
         ({"oti": math.inf}, "oti"),
-        ({"ati": -60.0}, "ati"),
-        ({"wti": 251.0}, "wti"),
+        ({"ati": -61.0}, "ati"),  # ambient bounds [-60, 60] °C
+        ({"ati": 61.0}, "ati"),
+        ({"wti": 301.0}, "wti"),  # indicator bounds [-60, 300] °C
+        ({"oti": -61.0}, "oti"),
+        ({"wti": True}, "wti"),  # strict: a bool is not a temperature
+        ({"oti_a": True}, "oti_a"),  # strict: a contact is the integer 0 or 1
         ({"oti_a": 2}, "oti_a"),
         ({"oti_t": -1}, "oti_t"),
     ],
@@ -216,22 +221,22 @@ def test_equivalent_ageing_two_samples() -> None:
 
 @settings(max_examples=50, deadline=None)
 @given(
-    a=st.floats(min_value=-50, max_value=249),
+    a=st.floats(min_value=-60, max_value=299),
     delta=st.floats(min_value=0.01, max_value=100),
     paper=st.sampled_from(["kraft", "upgraded"]),
 )
 def test_ageing_rate_increases_with_hot_spot(a: float, delta: float, paper: str) -> None:
-    b = min(a + delta, 250.0)
-    lo = assess_winding_temperature("T1", wti=a, oti=a, ati=a, paper=paper)  # type: ignore[arg-type]
-    hi = assess_winding_temperature("T1", wti=b, oti=a, ati=a, paper=paper)  # type: ignore[arg-type]
+    b = min(a + delta, 300.0)
+    lo = assess_winding_temperature("T1", wti=a, oti=a, ati=20.0, paper=paper)  # type: ignore[arg-type]
+    hi = assess_winding_temperature("T1", wti=b, oti=a, ati=20.0, paper=paper)  # type: ignore[arg-type]
     assert hi.relative_ageing_rate > lo.relative_ageing_rate
 
 
 @settings(max_examples=50, deadline=None)
 @given(
-    wti=st.floats(min_value=0, max_value=250),
-    oti=st.floats(min_value=0, max_value=250),
-    ati=st.floats(min_value=0, max_value=250),
+    wti=st.floats(min_value=-60, max_value=300),
+    oti=st.floats(min_value=-60, max_value=300),
+    ati=st.floats(min_value=-60, max_value=60),
     oti_a=st.sampled_from([None, 0, 1]),
     oti_t=st.sampled_from([None, 0, 1]),
 )
@@ -240,3 +245,73 @@ def test_never_raises_on_valid_readings(
 ) -> None:
     r = assess_winding_temperature("T1", wti=wti, oti=oti, ati=ati, oti_a=oti_a, oti_t=oti_t)
     assert math.isfinite(r.relative_ageing_rate) and r.relative_ageing_rate > 0
+
+
+# --- issue 9: paper, size class and their sources ---------------------------------------------
+
+# Same hot spot θh = 104 °C, two papers (IEC 60076-7 clause 6.3):
+# Kraft V = 2^((104 − 98)/6) = 2^1 = 2.
+# Upgraded V = exp(15000/383 − 15000/(104 + 273)) = exp(39.164491 − 39.787798)
+#            = exp(−0.623307) = e^−0.6 · e^−0.023307 = 0.548812 · 0.976962 = 0.536168.
+V_UPGRADED_104 = 0.536168
+
+
+def test_upgraded_paper_ages_slower_than_kraft_at_the_same_hot_spot() -> None:
+    kraft = assess_winding_temperature("T1", wti=104, oti=85, ati=30, paper="kraft")
+    upgraded = assess_winding_temperature("T1", wti=104, oti=85, ati=30, paper="upgraded")
+    assert kraft.relative_ageing_rate == pytest.approx(2.0)
+    assert upgraded.relative_ageing_rate == pytest.approx(V_UPGRADED_104, rel=1e-5)
+    # Ratio 2 / 0.536168 = 3.7302: the "2–4× too high" of the issue.
+    assert kraft.relative_ageing_rate / upgraded.relative_ageing_rate == pytest.approx(3.7302, 1e-4)
+    # Status: Kraft 104 > 98 → accelerated ageing (medium); upgraded 104 ≤ 110 → normal (low).
+    assert (kraft.thermal_status, kraft.risk_level) == ("accelerated ageing", "medium")
+    assert (upgraded.thermal_status, upgraded.risk_level) == ("normal", "low")
+    assert kraft.paper_source == upgraded.paper_source == "argument"
+
+
+def test_defaults_and_nameplate_facts_are_reported_with_their_source() -> None:
+    from assets.transformer.nameplate import NameplateFacts
+
+    default = assess_winding_temperature("T1", wti=104, oti=85, ati=30)
+    assert (default.paper, default.paper_source) == ("kraft", "default")
+    assert (default.size_class, default.size_class_source) == ("medium", "default")
+    plate = NameplateFacts(asset_id="T1", found=True, paper="upgraded", cooling="ONAF",
+                           rated_mva=25.0, size_class="medium")  # fmt: skip
+    r = assess_winding_temperature("T1", wti=104, oti=85, ati=30, nameplate=plate)
+    assert (r.paper, r.paper_source, r.cooling) == ("upgraded", "nameplate", "ONAF")
+    assert r.relative_ageing_rate == pytest.approx(V_UPGRADED_104, rel=1e-5)
+    # An explicit argument overrides the nameplate.
+    forced = assess_winding_temperature("T1", wti=104, oti=85, ati=30, paper="kraft",
+                                        nameplate=plate)  # fmt: skip
+    assert (forced.paper, forced.paper_source) == ("kraft", "argument")
+    assert forced.relative_ageing_rate == pytest.approx(2.0)
+
+
+def test_distribution_units_have_no_short_time_hot_spot_limit() -> None:
+    # Hot spot 165 °C: medium power > 160 → short-time emergency limit exceeded; distribution
+    # has no separate short-time hot-spot limit (table "–"), so > 140 → long-time exceeded.
+    medium = assess_winding_temperature("T1", wti=165, oti=100, ati=30, size_class="medium")
+    dist = assess_winding_temperature("T1", wti=165, oti=100, ati=30, size_class="distribution")
+    assert medium.thermal_status == "short-time emergency limit exceeded"
+    assert dist.thermal_status == "long-time emergency limit exceeded"
+    assert dist.limits.hot_spot_short_time_emergency_c is None
+    assert dist.size_class_source == "argument"
+
+
+def test_hot_spot_and_loss_of_life_report_their_sources() -> None:
+    # ONAN_distribution, K = 1, θa = 20: Δθo = 55, Δθh = H·gr = 1.1·21 = 23.1 → θh 98.1;
+    # Kraft V = 2^(0.1/6) = 1.011619; upgraded exp(15000/383 − 15000/371.1) =
+    # exp(39.164491 − 40.420372) = exp(−1.255881) = 0.284825.
+    k = compute_hot_spot("T1", 1.0, 20.0, "ONAN_distribution", "kraft")
+    u = compute_hot_spot("T1", 1.0, 20.0, "ONAN_distribution", "upgraded")
+    assert k.hot_spot_c == pytest.approx(98.1)
+    assert k.relative_ageing_rate == pytest.approx(1.011619, rel=1e-5)
+    assert u.relative_ageing_rate == pytest.approx(0.284825, rel=1e-5)
+    assert (k.cooling_source, k.paper_source) == ("argument", "argument")
+    d = compute_hot_spot("T1", 1.0, 20.0)
+    assert (d.cooling, d.cooling_source, d.paper, d.paper_source) == (
+        "ONAN", "default", "kraft", "default")  # fmt: skip
+    # Constant ONAN K = 1, θa 26 → θh 104 (see above): upgraded V = 0.536168 → 24 h · V.
+    lol = compute_loss_of_life("T1", [1.0] * 24, 26.0, 60.0, paper="upgraded")
+    assert lol.loss_of_life_hours == pytest.approx(24 * V_UPGRADED_104, rel=1e-5)
+    assert (lol.paper_source, lol.cooling_source) == ("argument", "default")

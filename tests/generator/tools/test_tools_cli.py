@@ -63,3 +63,35 @@ def test_wrong_argument_type_names_the_field() -> None:
 def test_data_tool_with_store_down_is_one_line() -> None:
     line = _one_error_line(_run("call", "sites"))
     assert "cannot reach CouchDB" in line
+
+
+_DGA = {"asset_name": "T", "hydrogen": 1, "methane": 1, "ethane": 1, "ethylene": 1,
+        "acetylene": 1}  # fmt: skip
+
+
+def test_bool_numeric_string_and_impossible_values_are_one_line_errors() -> None:
+    # Issue 9: `true` and "12" were coerced into numbers; 1e308 ppm produced NaN/Infinity.
+    for field, value in (("hydrogen", True), ("hydrogen", "12"), ("hydrogen", 1e308),
+                         ("methane", -1)):  # fmt: skip
+        line = _one_error_line(_run("call", "interpret_dga", "--args",
+                                    json.dumps({**_DGA, field: value})))  # fmt: skip
+        assert f"'{field}'" in line and "tools describe interpret_dga" in line
+    line = _one_error_line(_run("call", "assess_winding_temperature", "--args", json.dumps(
+        {"asset_name": "T", "wti": 400, "oti": 80, "ati": 20, "paper": "kraft",
+         "size_class": "medium"})))  # fmt: skip
+    assert "'wti'" in line and "300" in line
+
+
+def test_nameplate_lookup_without_a_store_is_one_line_and_explicit_call_works() -> None:
+    reading = {"asset_name": "T", "wti": 104, "oti": 85, "ati": 30}
+    line = _one_error_line(_run("call", "assess_winding_temperature", "--args",
+                                json.dumps(reading)))  # fmt: skip
+    assert "paper, size_class not given" in line and "pass paper, size_class" in line
+    # Every value explicit: the store (unreachable here) is not needed.
+    # Upgraded V(104 °C) = exp(15000/383 − 15000/377) = exp(−0.623307) = 0.536168.
+    proc = _run("call", "assess_winding_temperature", "--args", json.dumps(
+        {**reading, "paper": "upgraded", "size_class": "medium"}))  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    assert out["paper_source"] == "argument"
+    assert abs(out["relative_ageing_rate"] - 0.536168) < 1e-5
