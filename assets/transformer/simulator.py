@@ -16,12 +16,13 @@ Every number follows from a formula and the seed:
   record is the instantaneous reading at its timestamp; alert events carry the minute the
   setting was crossed and the reading then. A recorded value exceeds a trip setting by
   less than :func:`assets.transformer.thermal.max_step_rise` (the most one step can add);
-* thermal signatures of the thermal faults, growing with the same shape as their gases:
-  T1 (degraded cooling) scales the rated top-oil rise Δθor by up to ``T1_RISE_FACTOR``
-  (IEC 60076-7 clause 7: Δθor is set by the cooling, so at equal losses poorer cooling
-  gives a larger top-oil rise); T3 (circulating currents in the core) adds up to
-  ``T3_EXTRA_NOLOAD`` of the rated no-load loss to the losses that drive the top-oil rise;
-  T2 (a poor lead joint) is local heating that neither indicator sees, so it has none;
+* thermal signatures of the thermal faults, from the onset on (the defect is a step; its
+  gases then accumulate in the oil): T1 (degraded cooling, a radiator bank isolated) scales
+  the rated top-oil rise Δθor by ``T1_RISE_FACTOR`` (IEC 60076-7 clause 7: Δθor is set by
+  the cooling, so at equal losses poorer cooling gives a larger top-oil rise); T3
+  (circulating currents in the core) adds ``T3_EXTRA_NOLOAD`` of the rated no-load loss to
+  the losses that drive the top-oil rise; T2 (a poor lead joint) is local heating that
+  neither indicator sees, so it has none;
 * oil samples: healthy background gases below the IEC 60599 typical values; faulty
   units grow a fault signature from the onset, scaled until the latest sample classifies
   as the injected fault under the IEC 60599 ratios, the Rogers codes and Duval triangle 1
@@ -64,7 +65,7 @@ FAULT_CAUSES = {
     "PD": "gas-filled voids from incomplete impregnation of the winding insulation",
     "D1": "sparking between a floating metal part and the tank",
     "D2": "arcing between turns after insulation breakdown",
-    "T1": "degraded cooling (sludged radiators, a closed radiator valve) overheating the paper",
+    "T1": "degraded cooling (a radiator bank left isolated) overheating the paper insulation",
     "T2": "poor joint in a lead connection",
     "T3": "circulating currents in the core from a shorted lamination",
 }
@@ -99,8 +100,8 @@ OUTAGE_HOURS = 8
 # cooling class (OF: k22·τw = 7 min), the step IEC 60076-7 asks of its difference equations.
 SUBSTEP_MIN = 3.0
 INDICATOR_RESOLUTION = 1  # decimals of the OTI / WTI reading (0.1 °C)
-T1_RISE_FACTOR = 1.25  # Δθor multiplier reached at the end of the data (degraded cooling)
-T3_EXTRA_NOLOAD = 0.6  # extra no-load loss reached at the end of the data, × rated no-load loss
+T1_RISE_FACTOR = 1.25  # Δθor multiplier from the onset (degraded cooling)
+T3_EXTRA_NOLOAD = 0.6  # extra no-load loss from the onset, × rated no-load loss
 OVERLOAD_SHARE = 6  # one overload episode per this many units (at least one from 4 units)
 
 # IEC 60599:2015 Table 1 rows as commonly read, per ratio (C2H2/C2H4, CH4/H2, C2H4/C2H6),
@@ -290,12 +291,16 @@ def thermal_modifiers(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Per hour: the cooling factor f on Δθor and the extra no-load loss e of the unit.
 
-    T1 (degraded cooling): f = 1 + (T1_RISE_FACTOR − 1)·g; T3 (core fault): e =
-    T3_EXTRA_NOLOAD·g; g = :func:`fault_growth`. Every other unit: f = 1, e = 0.
+    The thermal defect itself starts at the onset and stays (a step): T1 (degraded cooling)
+    f = T1_RISE_FACTOR, T3 (core fault) e = T3_EXTRA_NOLOAD from the onset hour on; the
+    oil time constant smooths the step. The fault gases, by contrast, accumulate in the oil
+    and grow from the onset (:func:`fault_growth`). Every other unit: f = 1, e = 0.
     """
-    g = fault_growth(spec, unit, hours / 24.0)
-    rise = 1.0 + (T1_RISE_FACTOR - 1.0) * g if unit.fault == "T1" else np.ones_like(hours)
-    extra = T3_EXTRA_NOLOAD * g if unit.fault == "T3" else np.zeros_like(hours)
+    after = (
+        hours >= unit.onset_day * 24 if unit.onset_day is not None else np.zeros(hours.size, bool)
+    )
+    rise = np.where(after & (unit.fault == "T1"), T1_RISE_FACTOR, 1.0)
+    extra = np.where(after & (unit.fault == "T3"), T3_EXTRA_NOLOAD, 0.0)
     return np.asarray(rise, dtype=float), np.asarray(extra, dtype=float)
 
 
@@ -561,7 +566,7 @@ def _oil_samples(spec: FleetSpec, unit: _Unit) -> tuple[list[dict[str, Any]], fl
             drift = 1.0 + 0.05 * day / spec.days
             values = {g: v * drift * (1 + noise[n, i]) for i, (g, v) in enumerate(bg.items())}
             if unit.fault and unit.onset_day is not None and day > unit.onset_day:
-                f = ((day - unit.onset_day) / (spec.days - unit.onset_day)) ** 1.5 * scale
+                f = float(fault_growth(spec, unit, np.array([float(day)]))[0]) * scale
                 for g, p in zip(gases, PROTOTYPES[unit.fault], strict=True):
                     values[g] += f * p
                 if unit.fault in ("T1", "T2"):  # overheated paper releases carbon oxides
@@ -814,15 +819,14 @@ def thermal_signature(unit: _Unit) -> dict[str, Any] | None:
     if unit.fault == "T1":
         return {
             "kind": "degraded_cooling",
-            "model": "rated top-oil rise Δθor (and τo) × f, f = 1 + "
-            f"{T1_RISE_FACTOR - 1:g}·g(t), g = ((t − onset)/(end − onset))^1.5",
+            "model": f"rated top-oil rise Δθor (and τo) × {T1_RISE_FACTOR:g} from the onset",
             "max_factor": T1_RISE_FACTOR,
         }
     if unit.fault == "T3":
         return {
             "kind": "extra_core_loss",
-            "model": "extra no-load loss e = "
-            f"{T3_EXTRA_NOLOAD:g}·g(t) × rated no-load loss in [(1 + e + R·K²)/(1 + R)]^x",
+            "model": f"extra no-load loss e = {T3_EXTRA_NOLOAD:g} × rated no-load loss from the "
+            "onset, in [(1 + e + R·K²)/(1 + R)]^x",
             "max_extra_noload": T3_EXTRA_NOLOAD,
         }
     return None
