@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import math
 import zlib
+from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from typing import Any
 
@@ -304,19 +305,25 @@ def thermal_modifiers(
     return np.asarray(rise, dtype=float), np.asarray(extra, dtype=float)
 
 
-class ThermalRun(BaseModel):
-    """The thermal simulation of one unit: hourly readings, contacts crossed and trips."""
+@dataclass(frozen=True)
+class ThermalRun:
+    """The thermal simulation of one unit: hourly readings, contacts crossed and trips.
 
-    model_config = ConfigDict(extra="forbid", arbitrary_types_allowed=True)
+    Attributes:
+        k: Load factor at each record (0 while de-energised).
+        oti: OTI reading at each record, °C.
+        wti: WTI reading at each record, °C.
+        edges: (minute from the first record, contact, reading) at each rising edge.
+        trips: Minutes from the first record at which the unit tripped.
+        step_bound: :func:`assets.transformer.thermal.max_step_rise` for this run, K.
+    """
 
-    k: Any = Field(description="Load factor at each record (0 while de-energised)")
-    oti: Any = Field(description="OTI reading at each record, °C")
-    wti: Any = Field(description="WTI reading at each record, °C")
-    edges: list[tuple[int, str, float]] = Field(
-        description="(minute from the first record, contact, reading) at each rising edge"
-    )
-    trips: list[int] = Field(description="Minutes from the first record at which it tripped")
-    step_bound: float = Field(description="thermal.max_step_rise for this run, K")
+    k: np.ndarray
+    oti: np.ndarray
+    wti: np.ndarray
+    edges: list[tuple[int, str, float]]
+    trips: list[int]
+    step_bound: float
 
 
 def _thermal_with_trips(
