@@ -7,14 +7,32 @@ Every number follows from a formula and the seed:
   S = (V12·I1 + V23·I2 + V31·I3)/√3 equals the load, with a fixed per-unit imbalance; the
   neutral current is the phasor sum of the phase currents plus a triplen-harmonic part;
 * ambient: site climate, seasonal drift, diurnal cycle and AR(1) weather;
-* OTI and WTI: the IEC 60076-7 dynamic model (:mod:`assets.transformer.thermal`);
-  alarm and trip contacts follow the unit's settings, and a trip de-energises the unit
-  for some hours (so trips are rare events, never a daily state);
+* OTI and WTI: the IEC 60076-7 dynamic model (:mod:`assets.transformer.thermal`) integrated
+  in ``SUBSTEP_MIN`` steps inside each hour (load held over the hour, ambient interpolated
+  linearly between the hourly readings). Alarm and trip settings are checked after every
+  step on the indicator reading (0.1 °C resolution); a trip de-energises the unit at once
+  (zero load, no-load losses off: oil and winding cool toward ambient) until the hour
+  ``OUTAGE_HOURS`` later (so trips are rare events, never a daily state). The hourly
+  record is the instantaneous reading at its timestamp; alert events carry the minute the
+  setting was crossed and the reading then. A recorded value exceeds a trip setting by
+  less than :func:`assets.transformer.thermal.max_step_rise` (the most one step can add);
+* thermal signatures of the thermal faults, from the onset on (the defect is a step; its
+  gases then accumulate in the oil): T1 (degraded cooling, a radiator bank isolated) scales
+  the rated top-oil rise Δθor by ``T1_RISE_FACTOR`` (IEC 60076-7 clause 7: Δθor is set by
+  the cooling, so at equal losses poorer cooling gives a larger top-oil rise); T3
+  (circulating currents in the core) adds ``T3_EXTRA_NOLOAD`` of the rated no-load loss to
+  the losses that drive the top-oil rise; T2 (a poor lead joint) is local heating that
+  neither indicator sees, so it has none;
 * oil samples: healthy background gases below the IEC 60599 typical values; faulty
   units grow a fault signature from the onset, scaled until the latest sample classifies
   as the injected fault under the IEC 60599 ratios, the Rogers codes and Duval triangle 1
-  with a margin from every boundary;
-* work orders: monthly preventive, corrective after alarms, trips and abnormal DGA.
+  with a margin from every boundary (:func:`is_unambiguous`);
+* work orders: monthly preventive; corrective after alarms and trips; and corrective after
+  DGA, raised from what the ``interpret_dga`` tool (:func:`assets.transformer.dga.interpret_dga`)
+  concludes on each stored sample, the same diagnosis an agent gets. The truth record
+  keeps the injected fault and onset next to the first sample the tool finds abnormal
+  (``first_detected``, ``first_detected_class``) and the first it classifies as the
+  injected fault (``first_classified``).
 
 The module is pure: :func:`simulate_fleet` maps a :class:`FleetSpec` to documents.
 """
@@ -23,6 +41,7 @@ from __future__ import annotations
 
 import math
 import zlib
+from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from typing import Any
 
@@ -30,9 +49,9 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from assets.transformer import dga
-from assets.transformer.thermal import COOLING, simulate
+from assets.transformer.thermal import COOLING, ThermalStepper, max_step_rise
 
-SIMULATOR_VERSION = "2"
+SIMULATOR_VERSION = "3"
 SITE_NAMES = ["NORTH", "SOUTH", "EAST", "WEST", "CENTRAL", "HARBOR", "RIDGE", "VALLEY"]
 FAULT_TYPES = ["T3", "D2", "T1", "PD", "T2", "D1"]
 FAULT_LABELS = {
@@ -47,7 +66,7 @@ FAULT_CAUSES = {
     "PD": "gas-filled voids from incomplete impregnation of the winding insulation",
     "D1": "sparking between a floating metal part and the tank",
     "D2": "arcing between turns after insulation breakdown",
-    "T1": "blocked cooling ducts overheating the paper insulation",
+    "T1": "degraded cooling (a radiator bank left isolated) overheating the paper insulation",
     "T2": "poor joint in a lead connection",
     "T3": "circulating currents in the core from a shorted lamination",
 }
@@ -66,7 +85,7 @@ PROTOTYPES: dict[str, tuple[float, float, float, float, float]] = {
     "D1": (100.0, 25.0, 5.0, 10.0, 40.0),
     "D2": (200.0, 160.0, 25.0, 150.0, 120.0),
     "T1": (30.0, 75.0, 100.0, 12.0, 0.2),
-    "T2": (40.0, 110.0, 40.0, 80.0, 1.0),
+    "T2": (40.0, 110.0, 48.0, 80.0, 1.0),
     "T3": (50.0, 200.0, 50.0, 300.0, 2.0),
 }
 # (cooling class, rated MVA, LV line kV, HV line kV, paper)
@@ -78,6 +97,34 @@ CATALOG: list[tuple[str, float, float, float, str]] = [
 ]
 THRESHOLDS = {"oti_alarm": 90.0, "oti_trip": 100.0, "wti_alarm": 110.0, "wti_trip": 130.0}
 OUTAGE_HOURS = 8
+# Thermal-model step inside the hour: at most half the smallest time constant of every
+# cooling class (OF: k22·τw = 7 min), the step IEC 60076-7 asks of its difference equations.
+SUBSTEP_MIN = 3.0
+INDICATOR_RESOLUTION = 1  # decimals of the OTI / WTI reading (0.1 °C)
+T1_RISE_FACTOR = 1.25  # Δθor multiplier from the onset (degraded cooling)
+T3_EXTRA_NOLOAD = 0.6  # extra no-load loss from the onset, × rated no-load loss
+OVERLOAD_SHARE = 6  # one overload episode per this many units (at least one from 4 units)
+
+# IEC 60599:2015 Table 1 rows as commonly read, per ratio (C2H2/C2H4, CH4/H2, C2H4/C2H6),
+# None = not significant; the injected fault samples must satisfy their own row with a
+# margin (the T1 row is read as CH4/H2 > 1 and C2H4/C2H6 < 1):
+#   PD   NS           < 0.1        < 0.2
+#   D1   > 1          0.1 – 0.5    > 1
+#   D2   0.6 – 2.5    0.1 – 1      > 2
+#   T1   NS           > 1          < 1
+#   T2   < 0.1        > 1          1 – 4
+#   T3   < 0.2        > 1          > 4
+TABLE1_ROWS: dict[str, tuple[tuple[float, float] | None, ...]] = {
+    "PD": (None, (0.0, 0.1), (0.0, 0.2)),
+    "D1": ((1.0, math.inf), (0.1, 0.5), (1.0, math.inf)),
+    "D2": ((0.6, 2.5), (0.1, 1.0), (2.0, math.inf)),
+    "T1": (None, (1.0, math.inf), (0.0, 1.0)),
+    "T2": ((0.0, 0.1), (1.0, math.inf), (1.0, 4.0)),
+    "T3": ((0.0, 0.2), (1.0, math.inf), (4.0, math.inf)),
+}
+# Rogers / IEC 599 code boundaries (every ratio): < 0.1 | 0.1 – 1 | 1 – 3 | > 3.
+ROGERS_BOUNDS = (0.1, 1.0, 3.0)
+RATIO_MARGIN = 0.05  # relative distance from every ratio boundary
 
 
 class FleetSpec(BaseModel):
@@ -151,7 +198,7 @@ def _plan_units(spec: FleetSpec) -> list[_Unit]:
     order = rng.permutation(n)
     faulty = {int(i): FAULT_TYPES[j] for j, i in enumerate(order[:n_faulty])}
     healthy = [int(i) for i in order[n_faulty:]]
-    overload_unit = healthy[0] if healthy and n >= 4 else None
+    overload_units = set(healthy[: max(1, n // OVERLOAD_SHARE)]) if n >= 4 else set()
     units = []
     for idx in range(n):
         site = SITE_NAMES[idx // spec.units_per_site]
@@ -190,7 +237,7 @@ def _plan_units(spec: FleetSpec) -> list[_Unit]:
                 onset_day=onset,
                 overload_day=(
                     int(urng.integers(int(spec.days * 0.3), int(spec.days * 0.8)))
-                    if idx == overload_unit
+                    if idx in overload_units
                     else None
                 ),
             )
@@ -231,39 +278,123 @@ def _load_factor(
     return np.asarray(np.clip(k, 0.05, None))
 
 
+def fault_growth(spec: FleetSpec, unit: _Unit, day: np.ndarray) -> np.ndarray:
+    """Severity of the injected fault in [0, 1] at (fractional) ``day``: 0 before the onset,
+    ((day − onset)/(days − onset))^1.5 after it (the shape the fault gases grow with)."""
+    if unit.fault is None or unit.onset_day is None:
+        return np.zeros_like(day)
+    span = max(spec.days - unit.onset_day, 1)
+    return np.asarray(np.clip((day - unit.onset_day) / span, 0.0, 1.0) ** 1.5)
+
+
+def thermal_modifiers(
+    spec: FleetSpec, unit: _Unit, hours: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Per hour: the cooling factor f on Δθor and the extra no-load loss e of the unit.
+
+    The thermal defect itself starts at the onset and stays (a step): T1 (degraded cooling)
+    f = T1_RISE_FACTOR, T3 (core fault) e = T3_EXTRA_NOLOAD from the onset hour on; the
+    oil time constant smooths the step. The fault gases, by contrast, accumulate in the oil
+    and grow from the onset (:func:`fault_growth`). Every other unit: f = 1, e = 0.
+    """
+    after = (
+        hours >= unit.onset_day * 24 if unit.onset_day is not None else np.zeros(hours.size, bool)
+    )
+    rise = np.where(after & (unit.fault == "T1"), T1_RISE_FACTOR, 1.0)
+    extra = np.where(after & (unit.fault == "T3"), T3_EXTRA_NOLOAD, 0.0)
+    return np.asarray(rise, dtype=float), np.asarray(extra, dtype=float)
+
+
+@dataclass(frozen=True)
+class ThermalRun:
+    """The thermal simulation of one unit: hourly readings, contacts crossed and trips.
+
+    Attributes:
+        k: Load factor at each record (0 while de-energised).
+        oti: OTI reading at each record, °C.
+        wti: WTI reading at each record, °C.
+        edges: (minute from the first record, contact, reading) at each rising edge.
+        trips: Minutes from the first record at which the unit tripped.
+        step_bound: :func:`assets.transformer.thermal.max_step_rise` for this run, K.
+    """
+
+    k: np.ndarray
+    oti: np.ndarray
+    wti: np.ndarray
+    edges: list[tuple[int, str, float]]
+    trips: list[int]
+    step_bound: float
+
+
 def _thermal_with_trips(
-    unit: _Unit, k: np.ndarray, ambient: np.ndarray
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[int]]:
-    """Run the thermal model; a trip de-energises the unit and ends any overload."""
+    spec: FleetSpec, unit: _Unit, k: np.ndarray, ambient: np.ndarray, hours: np.ndarray
+) -> ThermalRun:
+    """Integrate the thermal model in SUBSTEP_MIN steps, checking settings after each step.
+
+    Record 0 is the steady state at the first hour's load and ambient; the interval before
+    record i (i ≥ 1) holds load k[i] and an ambient going linearly from ambient[i−1] to
+    ambient[i]. A trip de-energises the unit from that step to the record OUTAGE_HOURS
+    later (records i .. i + OUTAGE_HOURS − 1 read zero load) and ends any overload.
+    """
     c = COOLING[unit.cooling]
+    rise, extra = thermal_modifiers(spec, unit, hours)
+    k_applied = float(k.max())
     k = k.copy()
-    energised = np.ones(k.size, dtype=bool)
+    n_sub = round(60.0 / SUBSTEP_MIN)
+    stepper = ThermalStepper(c, SUBSTEP_MIN)
+    stepper.settle(float(k[0]), float(ambient[0]), float(rise[0]), float(extra[0]))
+    order = ("oti_a", "wti_a", "oti_t", "wti_t")
+    setting = (
+        THRESHOLDS["oti_alarm"], THRESHOLDS["wti_alarm"], THRESHOLDS["oti_trip"],
+        THRESHOLDS["wti_trip"],
+    )
+    active = [False, False, False, False]
+    oti, wti = np.empty(k.size), np.empty(k.size)
+    edges: list[tuple[int, str, float]] = []
     trips: list[int] = []
-    while True:
-        oti, wti = simulate(k, ambient, c, 60.0)
-        tripped = np.flatnonzero(
-            energised & ((oti >= THRESHOLDS["oti_trip"]) | (wti >= THRESHOLDS["wti_trip"]))
-        )
-        tripped = tripped[~np.isin(tripped, trips)]
-        if tripped.size == 0:
-            return k, oti, wti, trips
-        h = int(tripped[0])
-        trips.append(h)
-        outage = slice(h + 1, min(h + 1 + OUTAGE_HOURS, k.size))
-        k[outage] = 0.0
-        energised[outage] = False
-        if unit.overload_day is not None:  # operators shed the overload after a trip
-            end = min(unit.overload_day * 24 + 72, k.size)
-            rest = slice(h + 1 + OUTAGE_HOURS, end)
-            k[rest] = np.minimum(k[rest], unit.peak_k)
+    energised, resume = True, 0
+    digits = INDICATOR_RESOLUTION
+    for i in range(k.size):
+        if i > 0:
+            if not energised and i >= resume:
+                energised = True
+            a0, a1 = float(ambient[i - 1]), float(ambient[i])
+            ki, fi, ei = float(k[i]), float(rise[i]), float(extra[i])
+            for s in range(n_sub):
+                frac = (s + 1) / n_sub
+                stepper.advance(ki, a0 + frac * (a1 - a0), energised, fi, ei)
+                o = round(stepper.theta_o, digits)
+                w = round(stepper.wti, digits)
+                state = (o >= setting[0], w >= setting[1], o >= setting[2], w >= setting[3])
+                if state == tuple(active):
+                    continue
+                minute = round((i - 1) * 60 + (s + 1) * SUBSTEP_MIN)
+                for j in range(4):
+                    if state[j] and not active[j]:
+                        edges.append((minute, order[j], o if j % 2 == 0 else w))
+                    active[j] = state[j]
+                if energised and (state[2] or state[3]):
+                    energised, resume = False, i + OUTAGE_HOURS
+                    trips.append(minute)
+                    if unit.overload_day is not None:  # operators shed the overload
+                        end = min(unit.overload_day * 24 + 72, k.size)
+                        k[resume:end] = np.minimum(k[resume:end], unit.peak_k)
+        oti[i], wti[i] = stepper.theta_o, stepper.wti
+        if not energised:
+            k[i] = 0.0
+    span = float(ambient.max() - ambient.min())
+    bound = max_step_rise(c, SUBSTEP_MIN, k_applied, span, float(rise.max()),
+                          float(extra.max()))
+    return ThermalRun(k=k, oti=oti, wti=wti, edges=edges, trips=trips, step_bound=bound)
 
 
 def _telemetry(
     spec: FleetSpec, unit: _Unit, hours: np.ndarray, ambient: np.ndarray
-) -> tuple[list[dict[str, Any]], np.ndarray, np.ndarray, np.ndarray, list[int]]:
+) -> tuple[list[dict[str, Any]], ThermalRun]:
     rng = rng_for(spec.seed, "meter", unit.index)
     k_raw = _load_factor(spec, unit, hours, ambient)
-    k, oti, wti, trips = _thermal_with_trips(unit, k_raw, ambient)
+    run = _thermal_with_trips(spec, unit, k_raw, ambient, hours)
+    k, oti, wti = run.k, run.oti, run.wti
     energised = k > 0
     v_nom = unit.lv_kv / math.sqrt(3)
     # Phase-to-neutral voltage: regulation sag with load, fixed phase offsets, meter noise.
@@ -301,7 +432,8 @@ def _telemetry(
         ]
         ri = [round(float(x), r_i) for x in (cur[0, j], cur[1, j], cur[2, j])]
         load = (rv[3] * ri[0] + rv[4] * ri[1] + rv[5] * ri[2]) / math.sqrt(3) / 1000.0
-        o, wt = round(float(oti[j]), 1), round(float(wti[j]), 1)
+        o = round(float(oti[j]), INDICATOR_RESOLUTION)
+        wt = round(float(wti[j]), INDICATOR_RESOLUTION)
         docs.append(
             {
                 "_id": f"{unit.asset_id}:{ts}",
@@ -328,7 +460,7 @@ def _telemetry(
                 "wti_t": int(wt >= THRESHOLDS["wti_trip"]),
             }
         )
-    return docs, k, oti, wti, trips
+    return docs, run
 
 
 def classify_all(sample: dga.GasSample) -> tuple[str, str, str]:
@@ -342,16 +474,55 @@ def classify_all(sample: dga.GasSample) -> tuple[str, str, str]:
     )
 
 
+def table1_row_holds(fault: str, ratios: dga.Ratios, margin: float = RATIO_MARGIN) -> bool:
+    """Whether the ratios satisfy ``fault``'s IEC 60599 Table 1 row (:data:`TABLE1_ROWS`)
+    with a relative margin inside every bound of that row."""
+    values = (ratios.c2h2_c2h4, ratios.ch4_h2, ratios.c2h4_c2h6)
+    for value, bounds in zip(values, TABLE1_ROWS[fault], strict=True):
+        if bounds is None:
+            continue
+        lo, hi = bounds
+        if lo > 0 and not value >= lo * (1 + margin):
+            return False
+        if math.isfinite(hi) and not value <= hi * (1 - margin):
+            return False
+    return True
+
+
+def _ratio_bounds() -> tuple[tuple[float, ...], ...]:
+    """Every boundary of Table 1 and of the Rogers codes, per ratio."""
+    out = []
+    for axis in range(3):
+        found = set(ROGERS_BOUNDS)
+        for row in TABLE1_ROWS.values():
+            bounds = row[axis]
+            if bounds is not None:
+                found |= {v for v in bounds if 0 < v < math.inf}
+        out.append(tuple(sorted(found)))
+    return tuple(out)
+
+
+RATIO_BOUNDS = _ratio_bounds()
+
+
 def is_unambiguous(sample: dga.GasSample, fault: str) -> bool:
     """Whether a sample sits a margin away from every boundary that would change its class.
 
-    The margin is 5 % in ratio and 2 points in Duval percentage, except for PD: Duval's PD
-    zone is only 2 points wide (%CH4 ≥ 98), so PD asks for 1 point (confidence ≥ 0.5).
+    Every ratio is at least ``RATIO_MARGIN`` (5 %) away from every boundary of IEC 60599
+    Table 1 and of the Rogers codes (not only those of its own row, so no method's class
+    can flip), the ratios satisfy the fault's own Table 1 row with that margin (so the
+    reading of the T1 row does not matter), and the Duval point is 2 points from every zone
+    boundary, except for PD: Duval's PD zone is only 2 points wide (%CH4 ≥ 98), so PD asks
+    for 1 point (confidence ≥ 0.5).
     """
     ratios = dga.iec60599_ratios(sample)
+    values = (ratios.c2h2_c2h4, ratios.ch4_h2, ratios.c2h4_c2h6)
+    for value, bounds in zip(values, RATIO_BOUNDS, strict=True):
+        if any(abs(value - b) <= RATIO_MARGIN * b for b in bounds):
+            return False
     duval_floor = 0.5 if fault == "PD" else 1.0
     return (
-        dga.iec_confidence(ratios) >= 1.0
+        table1_row_holds(fault, ratios)
         and dga.duval_confidence(dga.duval_triangle1(sample)) >= duval_floor
     )
 
@@ -402,7 +573,7 @@ def _oil_samples(spec: FleetSpec, unit: _Unit) -> tuple[list[dict[str, Any]], fl
             drift = 1.0 + 0.05 * day / spec.days
             values = {g: v * drift * (1 + noise[n, i]) for i, (g, v) in enumerate(bg.items())}
             if unit.fault and unit.onset_day is not None and day > unit.onset_day:
-                f = ((day - unit.onset_day) / (spec.days - unit.onset_day)) ** 1.5 * scale
+                f = float(fault_growth(spec, unit, np.array([float(day)]))[0]) * scale
                 for g, p in zip(gases, PROTOTYPES[unit.fault], strict=True):
                     values[g] += f * p
                 if unit.fault in ("T1", "T2"):  # overheated paper releases carbon oxides
@@ -439,9 +610,8 @@ def _oil_samples(spec: FleetSpec, unit: _Unit) -> tuple[list[dict[str, Any]], fl
 def _events_and_orders(
     spec: FleetSpec,
     unit: _Unit,
-    telemetry: list[dict[str, Any]],
     oil: list[dict[str, Any]],
-    trips: list[int],
+    run: ThermalRun,
 ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     t0 = datetime.combine(spec.start, datetime.min.time())
     docs: list[dict[str, Any]] = []
@@ -496,86 +666,70 @@ def _events_and_orders(
             4,
             3.0,
         )
-    # Alarm and trip contacts: an event per rising edge.
+    # Alarm and trip contacts: an event per rising edge, at the minute it happened.
+    rules = {
+        "oti_a": ("OTI_ALARM", "top-oil temperature alarm", "oti_alarm"),
+        "wti_a": ("WTI_ALARM", "winding temperature alarm", "wti_alarm"),
+        "oti_t": ("OTI_TRIP", "top-oil temperature trip", "oti_trip"),
+        "wti_t": ("WTI_TRIP", "winding temperature trip", "wti_trip"),
+    }
     last_cm: datetime | None = None
-    alerts = 0
-    for contact, rule, label in (
-        ("oti_a", "OTI_ALARM", "top-oil temperature alarm"),
-        ("wti_a", "WTI_ALARM", "winding temperature alarm"),
-        ("oti_t", "OTI_TRIP", "top-oil temperature trip"),
-        ("wti_t", "WTI_TRIP", "winding temperature trip"),
-    ):
-        previous = 0
-        for j, doc in enumerate(telemetry):
-            value = doc[contact]
-            if value and not previous:
-                alerts += 1
-                when = t0 + timedelta(hours=j)
-                sensor = contact.split("_")[0]
-                docs.append(
-                    {
-                        "_id": f"al:{unit.asset_id}:{rule}:{doc['timestamp']}",
-                        "dataset": "alert_events",
-                        "equipment_id": unit.asset_id,
-                        "site_name": unit.site,
-                        "rule_id": rule,
-                        "description": label,
-                        "start_time": doc["timestamp"],
-                        "sensor": sensor,
-                        "value": doc[sensor],
-                        "threshold": THRESHOLDS[
-                            f"{sensor}_{'trip' if 'TRIP' in rule else 'alarm'}"
-                        ],
-                    }
-                )
-                docs.append(
-                    {
-                        "_id": f"ev:al:{unit.asset_id}:{rule}:{doc['timestamp']}",
-                        "dataset": "events",
-                        "event_id": f"EV-{unit.asset_id}-{rule}-{j}",
-                        "equipment_id": unit.asset_id,
-                        "site_name": unit.site,
-                        "event_group": "ALERT",
-                        "event_category": rule,
-                        "event_type": rule,
-                        "description": label,
-                        "event_time": doc["timestamp"],
-                    }
-                )
-                if "TRIP" not in rule and (last_cm is None or when - last_cm > timedelta(days=7)):
-                    last_cm = when
-                    work_order(
-                        when + timedelta(hours=12),
-                        False,
-                        "OP-OVL",
-                        f"Investigate {label} ({sensor.upper()} {doc[sensor]} °C); "
-                        "check load and cooling",
-                        2,
-                        4.0,
-                    )
-            previous = value
-    for h in trips:
+    for minute, contact, value in sorted(run.edges):
+        rule, label, setting = rules[contact]
+        when = t0 + timedelta(minutes=minute)
+        stamp = _iso(when)
+        sensor = contact.split("_")[0]
+        docs.append(
+            {
+                "_id": f"al:{unit.asset_id}:{rule}:{stamp}",
+                "dataset": "alert_events",
+                "equipment_id": unit.asset_id,
+                "site_name": unit.site,
+                "rule_id": rule,
+                "description": label,
+                "start_time": stamp,
+                "sensor": sensor,
+                "value": value,
+                "threshold": THRESHOLDS[setting],
+            }
+        )
+        docs.append(
+            {
+                "_id": f"ev:al:{unit.asset_id}:{rule}:{stamp}",
+                "dataset": "events",
+                "event_id": f"EV-{unit.asset_id}-{rule}-{minute}",
+                "equipment_id": unit.asset_id,
+                "site_name": unit.site,
+                "event_group": "ALERT",
+                "event_category": rule,
+                "event_type": rule,
+                "description": label,
+                "event_time": stamp,
+            }
+        )
+        if "TRIP" not in rule and (last_cm is None or when - last_cm > timedelta(days=7)):
+            last_cm = when
+            work_order(
+                when + timedelta(hours=12),
+                False,
+                "OP-OVL",
+                f"Investigate {label} ({sensor.upper()} {value} °C); check load and cooling",
+                2,
+                4.0,
+            )
+    for minute in run.trips:
         work_order(
-            t0 + timedelta(hours=h + 1),
+            t0 + timedelta(minutes=minute + 60),
             False,
             "OP-OVL",
             "Unit tripped on temperature: inspect before re-energising",
             1,
             6.0,
         )
-    # Abnormal DGA: the first sample whose gases exceed the IEC 60599 typical values.
-    found: str | None = None
-    for sample in oil:
-        screen = dga.concentration_screen(_gas_sample(sample))
-        if not screen.all_within_iec_typical:
-            fault = dga.classify_iec60599(dga.iec60599_ratios(_gas_sample(sample)))
-            code = FAILURE_CODES.get(fault, "DGA-ABN")
-            when = datetime.fromisoformat(sample["timestamp"]) + timedelta(days=2)
-            work_order(
-                when, False, code, f"DGA abnormal ({fault}): resample and investigate", 2, 8.0
-            )
-            found = sample["timestamp"]
-            break
+    # DGA: one diagnosis path, the interpret_dga tool's verdict on each stored sample.
+    detection = dga_detection(unit, oil)
+    for when, code, text in detection.orders:
+        work_order(when, False, code, text, 2, 8.0)
     truth = {
         "_id": unit.asset_id,
         "asset_id": unit.asset_id,
@@ -584,14 +738,105 @@ def _events_and_orders(
         "fault_label": FAULT_LABELS.get(unit.fault or "", "no fault"),
         "cause": FAULT_CAUSES.get(unit.fault or "", "none injected"),
         "onset": _iso(t0 + timedelta(days=unit.onset_day)) if unit.onset_day is not None else None,
-        "dga_abnormal_first_seen": found,
+        "first_detected": detection.first_detected,
+        "first_detected_class": detection.first_detected_class,
+        "first_classified": detection.first_classified,
+        "dga_abnormal_first_seen": detection.first_detected,
+        "thermal_signature": thermal_signature(unit),
         "overload_episode_start": (
             _iso(t0 + timedelta(days=unit.overload_day)) if unit.overload_day is not None else None
         ),
-        "trips": [_iso(t0 + timedelta(hours=h)) for h in trips],
-        "alert_edges": alerts,
+        "trips": [_iso(t0 + timedelta(minutes=m)) for m in run.trips],
+        "alert_edges": len(run.edges),
+        "trip_step_bound_k": round(run.step_bound, 2),
     }
     return docs, truth
+
+
+class DgaDetection(BaseModel):
+    """What the interpret_dga tool concluded on a unit's samples, and the orders it raised."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    first_detected: str | None = Field(description="First sample the tool calls abnormal")
+    first_detected_class: str | None = Field(description="The tool's fault_type on it")
+    first_classified: str | None = Field(
+        description="First sample the tool classifies as the injected fault (None if never)"
+    )
+    orders: list[tuple[datetime, str, str]] = Field(
+        description="(reported date, failure code, description) of the DGA work orders"
+    )
+
+
+def dga_detection(unit: _Unit, oil: list[dict[str, Any]]) -> DgaDetection:
+    """Run interpret_dga on every sample in date order and raise work orders from it.
+
+    The first sample the tool calls abnormal (fault_type not "normal") raises a corrective
+    order two days later, coded from the tool's class (FAILURE_CODES; DGA-ABN when the class
+    is ND). If that class was not confirmed (at least 2 of 3 methods giving it,
+    ``agreement.consensus``), the first later sample whose class is confirmed raises a
+    second order with that class's code. No knowledge of the injected fault is used.
+    """
+    first: str | None = None
+    first_class: str | None = None
+    classified: str | None = None
+    confirmed = False
+    orders: list[tuple[datetime, str, str]] = []
+    for sample in sorted(oil, key=lambda d: d["timestamp"]):
+        verdict = dga.interpret_dga(
+            unit.asset_id,
+            hydrogen=sample["hydrogen"],
+            methane=sample["methane"],
+            acetylene=sample["acetylene"],
+            ethylene=sample["ethylene"],
+            ethane=sample["ethane"],
+            co=sample["co"],
+            co2=sample["co2"],
+        )
+        fault = verdict.fault_type
+        if fault == "normal":
+            continue
+        when = datetime.fromisoformat(sample["timestamp"]) + timedelta(days=2)
+        if classified is None and fault == unit.fault:
+            classified = sample["timestamp"]
+        sure = fault in FAILURE_CODES and verdict.agreement.consensus == fault
+        if first is None:
+            first, first_class, confirmed = sample["timestamp"], fault, sure
+            orders.append(
+                (when, FAILURE_CODES.get(fault, "DGA-ABN"),
+                 f"DGA abnormal ({fault}): resample and investigate")
+            )
+        elif not confirmed and sure:
+            confirmed = True
+            if fault != first_class:
+                orders.append(
+                    (when, FAILURE_CODES[fault],
+                     f"DGA diagnosis confirmed ({fault}): plan internal inspection")
+                )
+    return DgaDetection(
+        first_detected=first,
+        first_detected_class=first_class,
+        first_classified=classified,
+        orders=orders,
+    )
+
+
+def thermal_signature(unit: _Unit) -> dict[str, Any] | None:
+    """The truth record of an injected fault's thermal signature (None when it has none)."""
+    if unit.fault == "T1":
+        return {
+            "kind": "degraded_cooling",
+            "model": f"rated top-oil rise Δθor (and τo) × {T1_RISE_FACTOR:g} from the onset",
+            "max_factor": T1_RISE_FACTOR,
+        }
+    if unit.fault == "T3":
+        return {
+            "kind": "extra_core_loss",
+            "model": f"extra no-load loss e = {T3_EXTRA_NOLOAD:g} × rated no-load loss from the "
+            "onset, in [(1 + e + R·K²)/(1 + R)]^x",
+            "max_extra_noload": T3_EXTRA_NOLOAD,
+        }
+    return None
 
 
 def simulate_fleet(spec: FleetSpec) -> FleetData:
@@ -605,11 +850,9 @@ def simulate_fleet(spec: FleetSpec) -> FleetData:
     truth: list[dict[str, Any]] = []
     nameplates: list[dict[str, Any]] = []
     for unit in units:
-        tele, _k, _oti, _wti, trips = _telemetry(
-            spec, unit, hours, ambients[unit.index // spec.units_per_site]
-        )
+        tele, run = _telemetry(spec, unit, hours, ambients[unit.index // spec.units_per_site])
         samples, _scale = _oil_samples(spec, unit)
-        unit_orders, unit_truth = _events_and_orders(spec, unit, tele, samples, trips)
+        unit_orders, unit_truth = _events_and_orders(spec, unit, samples, run)
         telemetry.extend(tele)
         oil.extend(samples)
         orders.extend(unit_orders)

@@ -14,6 +14,28 @@ x(t+Δt) = x∞ + (x(t) − x∞)·exp(−Δt/τ). The standard's difference equ
 explicit Euler form of the same equations and converge to this solution as Δt → 0 (a
 test checks it); the exact form is stable for any step, so hourly data needs no sub-steps.
 
+Sub-step integration with switching (:class:`ThermalStepper`, used by the simulator to check
+alarm and trip settings inside the hour):
+
+* losses: top-oil target rise f·Δθor·[(1 + e + R·K²)/(1 + R)]^x, where the bracket is the
+  total losses over the rated total losses (no-load losses 1, load losses R·K², in units of
+  the no-load loss, clause 7); ``e`` is an extra no-load loss (e.g. circulating currents in a
+  faulty core) and ``f`` scales the rated top-oil rise Δθor for degraded cooling (Δθor is a
+  property of the cooling: at equal losses, poorer cooling gives a larger rise). The oil
+  time constant scales with it, τo·f, since τo = C·Δθor/P at fixed thermal capacity C and
+  losses P (IEC 60076-7 expression of τo; commonly quoted, not checked against a primary
+  copy);
+* de-energised (after a trip): K = 0 and the no-load losses are off too, so every loss term
+  is zero: the top oil decays to ambient with k11·τo and the hot-spot rise to 0 with its two
+  time constants (cooling equipment keeps its time constants; a simplification for ONAF/OF
+  units whose fans or pumps stop with the supply);
+* the winding temperature indicator (WTI) is a thermal image: a thermometer in a top-oil
+  pocket plus a heater fed from a load-current CT. The heater can only add heat, so the
+  indicator reads max(θh, θo): it never reads below the top oil. (With k21 > 1 the model's
+  Δθh briefly goes negative after a sudden load decrease, the oil-flow lag in the windings;
+  the indicator then shows the top oil.) De-energised, CT current is zero and the WTI reads
+  the top oil, both decaying to ambient.
+
 Relative ageing (clause 6.3): Kraft paper V = 2^((θh − 98)/6); thermally upgraded paper
 V = exp(15000/(110 + 273) − 15000/(θh + 273)). Loss of life L = Σ V·Δt.
 IEEE C57.91-2011 clause 7: F_AA = exp(15000/383 − 15000/(θH + 273)), F_EQA = Σ F_AA·Δt/Σ Δt,
@@ -133,9 +155,19 @@ COOLING: dict[str, ThermalCharacteristics] = {
 }
 
 
-def top_oil_rise(k: float | FloatArray, c: ThermalCharacteristics) -> float | FloatArray:
-    """Steady-state top-oil rise over ambient Δθo (K) at load factor ``k``."""
-    return c.delta_theta_or * ((1.0 + c.R * np.square(k)) / (1.0 + c.R)) ** c.x
+def top_oil_rise(
+    k: float | FloatArray,
+    c: ThermalCharacteristics,
+    rise_factor: float = 1.0,
+    extra_noload: float = 0.0,
+) -> float | FloatArray:
+    """Steady-state top-oil rise over ambient Δθo (K) at load factor ``k``.
+
+    Δθo = f·Δθor·[(1 + e + R·K²)/(1 + R)]^x with ``f = rise_factor`` (1 = cooling as rated)
+    and ``e = extra_noload`` (extra no-load loss in units of the rated no-load loss).
+    """
+    ratio = (1.0 + extra_noload + c.R * np.square(k)) / (1.0 + c.R)
+    return rise_factor * c.delta_theta_or * ratio**c.x
 
 
 def hot_spot_rise(k: float | FloatArray, c: ThermalCharacteristics) -> float | FloatArray:
@@ -233,3 +265,106 @@ def loss_of_life_hours(hot_spot: FloatArray, step_h: float, paper: Paper = "kraf
 def equivalent_ageing_factor(hot_spot: FloatArray) -> float:
     """IEEE C57.91 F_EQA over equally spaced hot-spot samples (reference 110 °C)."""
     return float(np.mean(ageing_rate(np.asarray(hot_spot, dtype=float), "upgraded")))
+
+
+class ThermalStepper:
+    """The IEC 60076-7 dynamic model advanced one step at a time (see the module docstring).
+
+    Each step holds load factor, ambient, energisation and the cooling/loss modifiers
+    constant and applies the exact solution of the clause 8.2 equations over ``step_min``.
+    """
+
+    def __init__(self, c: ThermalCharacteristics, step_min: float) -> None:
+        """Start at 0 °C with no load; call :meth:`settle` to start at a steady state."""
+        if step_min <= 0:
+            raise ValueError("step_min must be positive")
+        self.c = c
+        self.step_min = step_min
+        self.theta_o = 0.0
+        self.h1 = 0.0
+        self.h2 = 0.0
+        self._a_1 = math.exp(-step_min / (c.k22 * c.tau_w))
+        self._a_2 = math.exp(-step_min / (c.tau_o / c.k22))
+        self._a_o_factor = 1.0
+        self._a_o = math.exp(-step_min / (c.k11 * c.tau_o))
+
+    def settle(
+        self, k: float, ambient: float, rise_factor: float = 1.0, extra_noload: float = 0.0
+    ) -> None:
+        """Put the state at the steady state of an energised unit at (k, ambient)."""
+        grad = self.c.hot_spot_gradient * k**self.c.y
+        self.theta_o = ambient + float(top_oil_rise(k, self.c, rise_factor, extra_noload))
+        self.h1 = self.c.k21 * grad
+        self.h2 = (self.c.k21 - 1.0) * grad
+
+    def advance(
+        self,
+        k: float,
+        ambient: float,
+        energised: bool = True,
+        rise_factor: float = 1.0,
+        extra_noload: float = 0.0,
+    ) -> None:
+        """Advance one step with the inputs held constant over it."""
+        c = self.c
+        if energised:
+            ratio = (1.0 + extra_noload + c.R * k * k) / (1.0 + c.R)
+            target_o = ambient + rise_factor * c.delta_theta_or * ratio**c.x
+            grad = c.hot_spot_gradient * k**c.y
+        else:  # no current, no no-load losses: everything decays to ambient
+            target_o, grad = ambient, 0.0
+        if rise_factor != self._a_o_factor:
+            self._a_o = math.exp(-self.step_min / (c.k11 * c.tau_o * rise_factor))
+            self._a_o_factor = rise_factor
+        self.theta_o = target_o + (self.theta_o - target_o) * self._a_o
+        self.h1 = c.k21 * grad + (self.h1 - c.k21 * grad) * self._a_1
+        self.h2 = (c.k21 - 1.0) * grad + (self.h2 - (c.k21 - 1.0) * grad) * self._a_2
+
+    @property
+    def hot_spot(self) -> float:
+        """θh = θo + Δθh1 − Δθh2 (°C)."""
+        return self.theta_o + self.h1 - self.h2
+
+    @property
+    def wti(self) -> float:
+        """What a thermal-image winding temperature indicator reads: max(θh, θo) (°C)."""
+        return max(self.hot_spot, self.theta_o)
+
+
+def max_step_rise(
+    c: ThermalCharacteristics,
+    step_min: float,
+    k_max: float,
+    ambient_span: float,
+    rise_factor_max: float = 1.0,
+    extra_noload_max: float = 0.0,
+) -> float:
+    """An upper bound on how much the WTI (or OTI) indicator can rise over one step.
+
+    Each state variable moves a fraction (1 − a) of its distance to its target per step, so
+    the rise is at most (1 − a_o)·(ambient_span + Δθo(K_max)) for the top oil (the top oil
+    never falls below the lowest ambient) plus (1 − a_1)·k21·H·gr·K_max^y for Δθh1 plus
+    (1 − a_2)·(k21 − 1)·H·gr·K_max^y for the fall of Δθh2, with a_o = exp(−Δt/(k11·τo)),
+    a_1 = exp(−Δt/(k22·τw)), a_2 = exp(−Δt·k22/τo) (a cooling factor f ≥ 1 only slows
+    the oil). A setting crossed during a step is therefore exceeded by less than this bound
+    when the step ends, and the readings only fall after a trip.
+
+    Args:
+        c: Thermal characteristics.
+        step_min: Step length, minutes.
+        k_max: Largest load factor applied.
+        ambient_span: Largest minus smallest ambient over the run, K.
+        rise_factor_max: Largest cooling factor f applied.
+        extra_noload_max: Largest extra no-load loss e applied.
+
+    Returns:
+        The bound in kelvin.
+    """
+    grad = c.hot_spot_gradient * k_max**c.y
+    a_o = math.exp(-step_min / (c.k11 * c.tau_o))
+    a_1 = math.exp(-step_min / (c.k22 * c.tau_w))
+    a_2 = math.exp(-step_min / (c.tau_o / c.k22))
+    oil = (1 - a_o) * (
+        ambient_span + float(top_oil_rise(k_max, c, rise_factor_max, extra_noload_max))
+    )
+    return oil + (1 - a_1) * c.k21 * grad + (1 - a_2) * (c.k21 - 1.0) * grad

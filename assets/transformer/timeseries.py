@@ -1,9 +1,15 @@
 """Classical time-series methods behind the tsfm tools, as pure numpy functions.
 
-Anomaly detection: the residual of each reading from an hour-of-day seasonal profile
-(the median of the window's readings at that hour), scored with the modified z-score of
-Iglewicz & Hoaglin (1993), ``z = 0.6745 (r - median(r)) / MAD``; a reading is anomalous
-when ``|z| > threshold`` (3.5 is their recommended cut-off).
+Anomaly detection (:func:`detect_anomalies`): the residual of each reading from a weekly
+baseline, the median of the reference readings in the same (weekday, hour-of-day) slot, so
+the weekly load pattern (lighter weekends) is expected, not anomalous. The reference is the
+scored window plus the weeks before it that the caller supplies. A slot with fewer than
+``MIN_WEEKS`` (3) reference readings, where a median would not resist one outlier, falls
+back to the (day type, hour) slot (day type: Monday–Friday or Saturday–Sunday) when that
+holds at least ``MIN_WEEKS`` readings, else to the hour-of-day slot over all days. The
+residuals of the whole reference are scored with the modified z-score of Iglewicz & Hoaglin
+(1993), ``z = 0.6745 (r - median(r)) / MAD``; a reading of the window is anomalous when
+``|z| > threshold`` (3.5, their recommended cut-off).
 
 Forecasting: seasonal naive (``y[t+h] = y[t+h-m]``) and additive Holt-Winters (triple
 exponential smoothing, Winters 1960) with period ``m``, its smoothing constants chosen
@@ -70,6 +76,48 @@ def hour_profile(hours: ArrayLike, values: ArrayLike, period: int = PERIOD) -> F
     return profile
 
 
+MIN_WEEKS = 3
+WEEKEND = (5, 6)  # Saturday, Sunday (datetime.weekday numbering, Monday = 0)
+
+
+def _slot_medians(keys: NDArray[np.int64], x: FloatArray) -> tuple[FloatArray, NDArray[np.int64]]:
+    """Per reading: the median and the number of readings of its slot (same key)."""
+    medians = np.empty(x.size)
+    counts = np.empty(x.size, dtype=np.int64)
+    for key in np.unique(keys):
+        sel = keys == key
+        medians[sel] = float(np.median(x[sel]))
+        counts[sel] = int(sel.sum())
+    return medians, counts
+
+
+def weekly_baseline(
+    weekdays: ArrayLike, hours: ArrayLike, values: ArrayLike, min_weeks: int = MIN_WEEKS
+) -> tuple[FloatArray, NDArray[np.int64]]:
+    """Expected value of each reading from the weekly pattern (see the module docstring).
+
+    Args:
+        weekdays: Day of week of each reading (Monday = 0 .. Sunday = 6).
+        hours: Hour of day of each reading (0..23).
+        values: The readings.
+        min_weeks: Readings a slot needs before its median is used.
+
+    Returns:
+        The expected value per reading and the level used for it: 1 = (weekday, hour),
+        2 = (day type, hour), 3 = hour of day.
+    """
+    d = np.asarray(weekdays, dtype=np.int64)
+    h = np.asarray(hours, dtype=np.int64) % PERIOD
+    x = np.asarray(values, dtype=float)
+    weekly, n_weekly = _slot_medians(d * PERIOD + h, x)
+    day_type = np.isin(d, WEEKEND).astype(np.int64)
+    typed, n_typed = _slot_medians(day_type * PERIOD + h, x)
+    hourly, _ = _slot_medians(h, x)
+    level = np.where(n_weekly >= min_weeks, 1, np.where(n_typed >= min_weeks, 2, 3))
+    expected = np.where(level == 1, weekly, np.where(level == 2, typed, hourly))
+    return np.asarray(expected, dtype=float), level.astype(np.int64)
+
+
 @dataclass(frozen=True)
 class Anomalies:
     """Result of :func:`detect_anomalies`: indices into the series and per-point arrays."""
@@ -77,30 +125,41 @@ class Anomalies:
     index: NDArray[np.int64]
     expected: FloatArray
     score: FloatArray
+    level: NDArray[np.int64]
 
 
 def detect_anomalies(
-    hours: ArrayLike, values: ArrayLike, threshold: float = DEFAULT_THRESHOLD
+    weekdays: ArrayLike,
+    hours: ArrayLike,
+    values: ArrayLike,
+    threshold: float = DEFAULT_THRESHOLD,
+    score_from: int = 0,
+    min_weeks: int = MIN_WEEKS,
 ) -> Anomalies:
-    """Flag readings far from their hour-of-day profile.
+    """Flag readings far from their weekly (weekday × hour) baseline.
 
-    ``expected[t] = profile[hour(t)]`` (median per hour of day over the window),
-    ``r = x - expected`` and ``score = robust_z(r)``; anomalies are ``|score| > threshold``.
+    ``expected = weekly_baseline(...)`` over all readings (the reference), ``r = x -
+    expected``, ``score = robust_z(r)`` over all readings; anomalies are the readings at
+    index ≥ ``score_from`` (the scored window) with ``|score| > threshold``.
 
     Args:
-        hours: Hour of day (or any hour count; taken modulo 24) of each reading.
-        values: The readings.
+        weekdays: Day of week of each reading (Monday = 0).
+        hours: Hour of day of each reading.
+        values: The readings: reference weeks first, then the window.
         threshold: Cut-off on the absolute modified z-score.
+        score_from: Index of the first reading of the window (earlier ones are reference).
+        min_weeks: Readings a (weekday, hour) slot needs before its median is used.
 
     Returns:
-        The anomalous indices (ascending) and, for every reading, expected value and score.
+        The anomalous indices (ascending) and, for every reading, expected value, score and
+        baseline level.
     """
-    h = np.asarray(hours, dtype=int)
     x = np.asarray(values, dtype=float)
-    expected = hour_profile(h, x)[h % PERIOD]
+    expected, level = weekly_baseline(weekdays, hours, x, min_weeks)
     score = robust_z(x - expected)
-    index = np.flatnonzero(np.abs(score) > threshold).astype(np.int64)
-    return Anomalies(index=index, expected=expected, score=score)
+    hits = np.flatnonzero(np.abs(score) > threshold)
+    index = hits[hits >= score_from].astype(np.int64)
+    return Anomalies(index=index, expected=expected, score=score, level=level)
 
 
 def seasonal_naive(values: ArrayLike, horizon: int, period: int = PERIOD) -> FloatArray:

@@ -768,7 +768,8 @@ async def get_ai_tasks(args: NoArgs, ctx: ToolContext) -> AiTasksResult:
                 task_id="tsad",
                 name="anomaly detection",
                 tool="run_tsad",
-                description="Flag readings of one sensor that deviate from its daily profile",
+                description="Flag readings of one sensor that deviate from its weekly "
+                "(weekday × hour) pattern",
             ),
             AiTask(
                 task_id="forecasting",
@@ -798,9 +799,11 @@ class TsModelsResult(_Model):
 
 
 TSAD_FORMULA = (
-    "expected(t) = median of the window's readings at hour-of-day(t); r = x - expected; "
-    "score = 0.6745·(r - median(r)) / MAD(r) (if MAD = 0: (r - median(r)) / (1.2533·MeanAD)); "
-    "anomaly when |score| > threshold"
+    "reference = the window plus up to baseline_weeks weeks before it; expected(t) = median "
+    "of the reference readings with the same weekday and hour as t (fewer than 3 such "
+    "readings: same day type (Mon-Fri / Sat-Sun) and hour, if 3 or more, else same hour); "
+    "r = x - expected; score = 0.6745·(r - median(r)) / MAD(r) over the reference (if MAD = "
+    "0: (r - median(r)) / (1.2533·MeanAD)); anomaly = a window reading with |score| > threshold"
 )
 HW_FORMULA = (
     "additive Holt-Winters, period m = 24: ŷ(t) = l + b + s(t-m); "
@@ -808,15 +811,21 @@ HW_FORMULA = (
     "forecast l + h·b + s; initial state from the first two days; (α, β, γ) minimise the "
     "in-sample one-step MAE over the grid"
 )
+BASELINE_WEEKS = 4
 SN_FORMULA = "seasonal naive, period 24: ŷ(t+h) = y(t+h-24k), the last day repeated"
 
 MODELS = [
     TsModel(
-        model_id="hour_profile_robust_z",
+        model_id="weekly_profile_robust_z",
         task="tsad",
-        name="Hour-of-day profile + modified z-score",
+        name="Weekday × hour baseline + modified z-score",
         formula=TSAD_FORMULA,
-        parameters={"threshold": ts.DEFAULT_THRESHOLD, "period": ts.PERIOD},
+        parameters={
+            "threshold": ts.DEFAULT_THRESHOLD,
+            "period": ts.PERIOD,
+            "baseline_weeks": BASELINE_WEEKS,
+            "min_weeks": ts.MIN_WEEKS,
+        },
         reference="Iglewicz & Hoaglin (1993), How to Detect and Handle Outliers",
     ),
     TsModel(
@@ -892,6 +901,13 @@ class TsadArgs(SeriesArgs):
     """Arguments of `run_tsad`."""
 
     threshold: float = Field(default=3.5, gt=0, description="Cut-off on |modified z-score|")
+    baseline_weeks: int = Field(
+        default=BASELINE_WEEKS,
+        ge=0,
+        le=12,
+        description="Weeks of history before `start` added to the reference the weekly "
+        "baseline is built from (readings there are never flagged)",
+    )
 
 
 class Anomaly(_Model):
@@ -899,7 +915,7 @@ class Anomaly(_Model):
 
     timestamp: str = Field(description="When (ISO 8601)")
     value: float = Field(description="Reading")
-    expected: float = Field(description="Hour-of-day profile value")
+    expected: float = Field(description="Weekly baseline value (weekday × hour median)")
     score: float = Field(description="Modified z-score of the residual")
 
 
@@ -908,32 +924,64 @@ class TsadResult(_Model):
 
     asset_id: str = Field(description="The asset")
     sensor: str = Field(description="The sensor")
-    n_points: int = Field(description="Readings analysed (on the hourly grid)")
+    n_points: int = Field(description="Readings analysed in the window (on the hourly grid)")
     gaps_filled: int = Field(description="Missing hours filled by linear interpolation")
     threshold: float = Field(description="Cut-off used")
     method: str = Field(description="The method and its formula")
+    reference_start: str = Field(
+        description="First reading of the reference the baseline and scores come from"
+    )
+    reference_points: int = Field(description="Readings in the reference (history + window)")
     anomalies: list[Anomaly] = Field(description="Anomalous readings in time order")
+
+
+def _weekday(sec: int) -> int:
+    return datetime.fromtimestamp(int(sec), UTC).weekday()
 
 
 @tool("run_tsad", domain="tsfm", args=TsadArgs, result=TsadResult)
 async def run_tsad(args: TsadArgs, ctx: ToolContext) -> TsadResult:
-    """Detect anomalies in one sensor's series: residuals from the hour-of-day median
-    profile scored by a robust (MAD) z-score.
+    """Detect anomalies in one sensor's series: residuals from its weekly (weekday × hour)
+    median baseline, built from the window and the weeks before it, scored by a robust
+    (MAD) z-score.
     """
     grid, values, filled = await _series(args, ctx)
-    hours = (grid // 3600) % 24
-    found = ts.detect_anomalies(hours, values, args.threshold)
+    history_start = (
+        datetime.strptime(args.start, ISO) - timedelta(weeks=args.baseline_weeks)
+    ).strftime(ISO)
+    before = await ctx.store.history(args.asset_id, history_start, args.start, [args.sensor])
+    before = [d for d in before if d.get(args.sensor) is not None]
+    if before:
+        secs = [
+            int(datetime.strptime(str(d["timestamp"]), ISO).replace(tzinfo=UTC).timestamp())
+            for d in before
+        ] + [int(grid[0])]
+        ref_grid, ref_values, _ = ts.regular_hourly(
+            secs, [float(d[args.sensor]) for d in before] + [float(values[0])]
+        )
+        ref_grid, ref_values = ref_grid[:-1], ref_values[:-1]  # the window's first hour
+    else:
+        ref_grid, ref_values = np.empty(0, dtype=np.int64), np.empty(0)
+    all_grid = np.concatenate([ref_grid, grid])
+    all_values = np.concatenate([ref_values, values])
+    weekdays = [_weekday(int(sec)) for sec in all_grid]
+    hours = (all_grid // 3600) % 24
+    found = ts.detect_anomalies(
+        weekdays, hours, all_values, args.threshold, score_from=int(ref_grid.size)
+    )
     return TsadResult(
         asset_id=args.asset_id,
         sensor=args.sensor,
         n_points=int(values.size),
         gaps_filled=filled,
         threshold=args.threshold,
-        method="hour_profile_robust_z: " + TSAD_FORMULA,
+        method="weekly_profile_robust_z: " + TSAD_FORMULA,
+        reference_start=_iso(int(all_grid[0])),
+        reference_points=int(all_values.size),
         anomalies=[
             Anomaly(
-                timestamp=_iso(int(grid[i])),
-                value=float(values[i]),
+                timestamp=_iso(int(all_grid[i])),
+                value=float(all_values[i]),
                 expected=float(found.expected[i]),
                 score=float(found.score[i]),
             )

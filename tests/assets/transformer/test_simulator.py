@@ -2,19 +2,28 @@
 
 from __future__ import annotations
 
+import itertools
 import math
-from collections import Counter
+from collections import Counter, defaultdict
+from datetime import datetime, timedelta
+from typing import Any
 
+import numpy as np
 import pytest
 
 from assets.transformer import dga
 from assets.transformer.simulator import (
+    FAILURE_CODES,
+    OUTAGE_HOURS,
     PROTOTYPES,
+    THRESHOLDS,
     FleetData,
     FleetSpec,
     classify_all,
     simulate_fleet,
+    table1_row_holds,
 )
+from assets.transformer.thermal import COOLING, top_oil_rise
 
 TYPICAL = {
     "hydrogen": 150,
@@ -30,6 +39,23 @@ TYPICAL = {
 @pytest.fixture(scope="module")
 def fleet() -> FleetData:
     return simulate_fleet(FleetSpec(seed=7))
+
+
+@pytest.fixture(scope="module")
+def fleet42() -> FleetData:
+    """The default fleet (`scenariogen env seed`): seed 42, 3 sites × 4 units × 90 days."""
+    return simulate_fleet(FleetSpec(seed=42))
+
+
+def _rows(fleet: FleetData) -> dict[str, list[dict[str, Any]]]:
+    out: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for d in fleet.docs["telemetry"]:
+        out[d["asset_id"]].append(d)
+    return out
+
+
+def _alerts(fleet: FleetData) -> list[dict[str, Any]]:
+    return [d for d in fleet.docs["workorders"] if d.get("dataset") == "alert_events"]
 
 
 def _rated(fleet: FleetData) -> dict[str, float]:
@@ -155,6 +181,10 @@ def test_short_windows_still_hold_every_fault_in_the_latest_sample(seed: int, da
             **{g: latest[g] for g in ("hydrogen", "methane", "ethane", "ethylene", "acetylene")}
         )
         assert classify_all(sample) == (t["fault_type"],) * 3
+        ratios = dga.iec60599_ratios(sample)
+        assert table1_row_holds(t["fault_type"], ratios), (asset_id, ratios)
+        if t["fault_type"] == "T1":  # Table 1 T1 row: CH4/H2 > 1, C2H4/C2H6 < 1, 5 % inside
+            assert ratios.ch4_h2 >= 1.05 and ratios.c2h4_c2h6 <= 0.95, ratios
 
 
 @pytest.mark.parametrize("seed", [7, 8, 42])
@@ -168,3 +198,151 @@ def test_healthy_units_read_as_normal_under_both_screens(seed: int) -> None:
                                                    "acetylene", "co", "co2")})
         screen = dga.concentration_screen(sample)
         assert screen.all_within_iec_typical and screen.ieee_condition == 1, (s["_id"], screen)
+
+
+# -- thermal consistency: trips, de-energised cooling, fault signatures --------------------
+
+
+@pytest.mark.parametrize("name", ["fleet", "fleet42"])
+def test_readings_never_exceed_a_trip_setting_by_more_than_one_step(
+    name: str, request: pytest.FixtureRequest
+) -> None:
+    fleet: FleetData = request.getfixturevalue(name)
+    truth = _truth(fleet)
+    trips = 0
+    for asset_id, rows in _rows(fleet).items():
+        bound = truth[asset_id]["trip_step_bound_k"]  # thermal.max_step_rise for the unit
+        for r in rows:
+            assert r["oti"] <= THRESHOLDS["oti_trip"] + bound, r
+            assert r["wti"] <= THRESHOLDS["wti_trip"] + bound, r
+        trips += len(truth[asset_id]["trips"])
+    for a in _alerts(fleet):
+        if a["rule_id"].endswith("TRIP"):
+            assert a["value"] >= a["threshold"], a
+            assert a["value"] <= a["threshold"] + truth[a["equipment_id"]]["trip_step_bound_k"]
+    assert trips >= 1  # the check above has something to bite on
+
+
+def test_a_tripped_unit_is_de_energised_and_cools_toward_ambient(fleet42: FleetData) -> None:
+    truth = _truth(fleet42)
+    rows = _rows(fleet42)
+    seen = 0
+    for asset_id, t in truth.items():
+        index = {r["timestamp"]: i for i, r in enumerate(rows[asset_id])}
+        for trip in t["trips"]:
+            at = datetime.fromisoformat(trip)
+            first = at.replace(minute=0) + timedelta(hours=1 if at.minute else 0)
+            i0 = index[first.isoformat()]
+            outage = rows[asset_id][i0 : i0 + OUTAGE_HOURS]
+            assert all(r["load_mva"] == 0 and r["il1"] == 0 for r in outage)
+            # No losses: the oil falls every hour toward ambient; an hour after the trip the
+            # CT-fed heater has died away and the WTI reads the top oil (within 0.2 K).
+            oti = [r["oti"] for r in outage]
+            assert all(b < a for a, b in itertools.pairwise(oti)), oti
+            assert all(r["oti"] > r["ati"] for r in outage)
+            assert all(0 <= r["wti"] - r["oti"] <= 0.2 for r in outage[1:]), outage
+            assert rows[asset_id][i0 + OUTAGE_HOURS]["load_mva"] > 0  # back in service
+            seen += 1
+    assert seen >= 1
+
+
+@pytest.mark.parametrize("name", ["fleet", "fleet42"])
+def test_wti_never_reads_below_oti(name: str, request: pytest.FixtureRequest) -> None:
+    fleet: FleetData = request.getfixturevalue(name)
+    assert all(d["wti"] >= d["oti"] for d in fleet.docs["telemetry"])
+
+
+@pytest.mark.parametrize("name", ["fleet", "fleet42"])
+def test_thermal_faults_raise_the_top_oil_rise_at_equal_load(
+    name: str, request: pytest.FixtureRequest
+) -> None:
+    # Observed top-oil rise over the rise the rated cooling gives at the same loads, last
+    # week against first week (before any onset): T1 (degraded cooling, Δθor × up to 1.25)
+    # and T3 (extra core loss) climb; every other unit stays within 2 %.
+    fleet: FleetData = request.getfixturevalue(name)
+    plates = {p["asset_id"]: p for p in fleet.docs["nameplate"]}
+
+    def ratio(asset_id: str, rows: list[dict[str, Any]]) -> float:
+        p = plates[asset_id]
+        rows = [r for r in rows if r["load_mva"] > 0]
+        k = np.array([r["load_mva"] / p["rated_mva"] for r in rows])
+        rise = np.mean([r["oti"] - r["ati"] for r in rows])
+        return float(rise / np.mean(top_oil_rise(k, COOLING[p["thermal_class"]])))
+
+    truth = _truth(fleet)
+    for asset_id, rows in _rows(fleet).items():
+        change = ratio(asset_id, rows[-168:]) / ratio(asset_id, rows[:168])
+        fault = truth[asset_id]["fault_type"]
+        if fault == "T1":
+            assert change > 1.15 and truth[asset_id]["thermal_signature"], asset_id
+        elif fault == "T3":
+            assert change > 1.06 and truth[asset_id]["thermal_signature"], asset_id
+        else:
+            assert abs(change - 1) < 0.02 and truth[asset_id]["thermal_signature"] is None
+
+
+# -- one diagnosis path: work orders and detection dates from interpret_dga --------------
+
+
+@pytest.mark.parametrize("name", ["fleet", "fleet42"])
+def test_dga_work_orders_and_detection_follow_the_tool(
+    name: str, request: pytest.FixtureRequest
+) -> None:
+    fleet: FleetData = request.getfixturevalue(name)
+    truth = _truth(fleet)
+    orders = [d for d in fleet.docs["workorders"] if d.get("dataset") == "wo_events"]
+    for asset_id, t in truth.items():
+        samples = sorted(
+            (s for s in fleet.docs["oil_samples"] if s["asset_id"] == asset_id),
+            key=lambda s: s["timestamp"],
+        )
+        verdicts = [
+            (s["timestamp"], dga.interpret_dga(asset_id, **{g: s[g] for g in (
+                "hydrogen", "methane", "acetylene", "ethylene", "ethane", "co", "co2")}))
+            for s in samples
+        ]
+        abnormal = [(ts, v) for ts, v in verdicts if v.fault_type != "normal"]
+        dga_orders = sorted(
+            (o for o in orders if o["equipment_id"] == asset_id
+             and o["wo_description"].startswith("DGA")),
+            key=lambda o: o["reported_date"],
+        )
+        if t["fault_type"] == "none":
+            assert abnormal == [] and t["first_detected"] is None and dga_orders == []
+            continue
+        when, verdict = abnormal[0]
+        assert t["first_detected"] == t["dga_abnormal_first_seen"] == when
+        assert t["first_detected_class"] == verdict.fault_type
+        assert t["onset"] < when  # seen only after the fault starts
+        first_classified = next(ts for ts, v in verdicts if v.fault_type == t["fault_type"])
+        assert t["first_classified"] == first_classified >= when
+        first_order = dga_orders[0]
+        reported = datetime.fromisoformat(when) + timedelta(days=2)
+        assert first_order["reported_date"] == reported.isoformat()
+        assert first_order["primary_code"] == FAILURE_CODES.get(verdict.fault_type, "DGA-ABN")
+        assert len(dga_orders) <= 2
+
+
+# -- the default fleet holds non-trivial answers -------------------------------------------
+
+
+def test_default_fleet_has_alarms_overloads_and_faults(fleet42: FleetData) -> None:
+    truth = _truth(fleet42)
+    rated = _rated(fleet42)
+    faulty = [a for a, t in truth.items() if t["fault_type"] != "none"]
+    assert len(faulty) >= len(truth) / 3
+    wti_alarm_units = {a["equipment_id"] for a in _alerts(fleet42) if a["rule_id"] == "WTI_ALARM"}
+    assert len(wti_alarm_units) >= 3
+    long_overloads = 0
+    for asset_id, rows in _rows(fleet42).items():
+        run = best = 0
+        for r in rows:
+            run = run + 1 if r["load_mva"] > rated[asset_id] else 0
+            best = max(best, run)
+        long_overloads += best >= 2  # above 1.0 pu for at least two consecutive hours
+    assert long_overloads >= 2
+    corrective = [
+        d for d in fleet42.docs["workorders"]
+        if d.get("dataset") == "wo_events" and not d["preventive"]
+    ]
+    assert len({d["equipment_id"] for d in corrective}) >= len(truth) / 2

@@ -9,12 +9,15 @@ import pytest
 
 from assets.transformer.thermal import (
     COOLING,
+    ThermalStepper,
     ageing_rate,
     equivalent_ageing_factor,
     loss_of_life_hours,
+    max_step_rise,
     simulate,
     simulate_euler,
     steady_state,
+    top_oil_rise,
 )
 
 
@@ -100,3 +103,72 @@ def test_hot_spot_overshoots_on_a_load_step_when_k21_above_one() -> None:
     rise = theta_h - theta_o
     final_rise = 26.0 * 1.2**1.3
     assert rise.max() > final_rise + 1.0
+
+
+def test_de_energised_unit_cools_to_ambient_and_wti_reads_the_top_oil() -> None:
+    # ONAN at rated load, θa = 20: θo = 72, Δθh1 = k21·H·gr = 2·26 = 52, Δθh2 = 26.
+    # Tripped: all losses off, so after 105 min = k11·τo (35 steps of 3 min):
+    # θo = 20 + 52·e^−1 = 39.1297; Δθh1 = 52·e^(−105/20) = 0.27287 (k22·τw = 20 min);
+    # Δθh2 = 26·e^(−105/105) = 9.56487 (τo/k22 = 105 min) → θh = 39.1297 + 0.2729 − 9.5649
+    # = 29.8377, below the oil: the indicator (oil pocket + CT heater, no current) reads θo.
+    st = ThermalStepper(COOLING["ONAN"], 3.0)
+    st.settle(1.0, 20.0)
+    assert (st.theta_o, st.hot_spot) == pytest.approx((72.0, 98.0))
+    for _ in range(35):
+        st.advance(1.0, 20.0, energised=False)
+    assert st.theta_o == pytest.approx(39.1297, abs=1e-4)
+    assert st.hot_spot == pytest.approx(29.8377, abs=1e-4)
+    assert st.wti == st.theta_o
+    for _ in range(40 * 20):  # 40 h more: everything at ambient, no no-load heating left
+        st.advance(1.0, 20.0, energised=False)
+    assert st.theta_o == pytest.approx(20.0, abs=1e-6) and st.wti == pytest.approx(20.0)
+    # Energised at no load instead, the no-load losses keep the oil 52·(1/7)^0.8 = 10.963 K up.
+    st.settle(0.0, 20.0)
+    assert st.theta_o == pytest.approx(30.963, abs=1e-3)
+
+
+def test_wti_never_reads_below_oti_after_a_load_drop() -> None:
+    # With k21 = 2 the model's Δθh goes negative after a sharp load decrease (Δθh2 lags);
+    # the thermal-image indicator then shows the top oil.
+    st = ThermalStepper(COOLING["ONAN"], 3.0)
+    st.settle(1.3, 25.0)
+    went_negative = False
+    for _ in range(200):
+        st.advance(0.2, 25.0)
+        went_negative |= st.hot_spot < st.theta_o
+        assert st.wti >= st.theta_o
+    assert went_negative
+
+
+def test_cooling_factor_and_extra_core_loss_raise_the_top_oil_rise() -> None:
+    c = COOLING["ONAN"]
+    # Degraded cooling f = 1.25 at rated load: Δθo = 1.25·52 = 65 K.
+    assert top_oil_rise(1.0, c, rise_factor=1.25) == pytest.approx(65.0)
+    # Extra no-load loss e = 0.6 at rated load: bracket (1 + 0.6 + 6)/7 = 1.085714,
+    # ln = 0.0822381, ^0.8 = exp(0.0657905) = 1.068003 → Δθo = 52·1.068003 = 55.536 K.
+    assert top_oil_rise(1.0, c, extra_noload=0.6) == pytest.approx(55.536, abs=1e-3)
+    st = ThermalStepper(c, 3.0)
+    st.settle(1.0, 20.0)
+    for _ in range(20 * 60):  # 60 h with f = 1.25: the oil settles at 20 + 65
+        st.advance(1.0, 20.0, rise_factor=1.25)
+    assert st.theta_o == pytest.approx(85.0, abs=1e-3)
+
+
+def test_stepper_at_one_hour_steps_is_the_hourly_model() -> None:
+    c = COOLING["ONAF"]
+    k = np.array([0.6, 0.9, 1.2, 1.2, 0.4, 0.8])
+    amb = np.array([20.0, 22.0, 25.0, 24.0, 21.0, 19.0])
+    theta_o, theta_h = simulate(k, amb, c, 60.0)
+    st = ThermalStepper(c, 60.0)
+    st.settle(float(k[0]), float(amb[0]))
+    for i in range(k.size):
+        st.advance(float(k[i]), float(amb[i]))
+        assert (st.theta_o, st.hot_spot) == pytest.approx((theta_o[i], theta_h[i]))
+
+
+def test_max_step_rise_by_hand() -> None:
+    # ONAN, Δt = 3 min, K_max = 1, ambient span 10 K:
+    # oil (1 − e^(−3/105))·(10 + 52) = 0.0281671·62 = 1.74636;
+    # Δθh1 (1 − e^(−3/20))·2·26 = 0.139292·52 = 7.24319;
+    # Δθh2 (1 − e^(−3/105))·(2 − 1)·26 = 0.0281671·26 = 0.73235; total 9.72189 K.
+    assert max_step_rise(COOLING["ONAN"], 3.0, 1.0, 10.0) == pytest.approx(9.72189, abs=1e-4)

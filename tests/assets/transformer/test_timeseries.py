@@ -26,20 +26,74 @@ def test_hour_profile_is_the_median_per_hour() -> None:
     assert profile[0] == 2 and profile[1] == 20 and np.isnan(profile[2])
 
 
-def _daily(days: int) -> tuple[np.ndarray, np.ndarray]:
-    t = np.arange(days * 24)
-    # A clean daily cycle plus a small bounded wiggle that is not periodic in 24 h.
-    y = 60 + 8 * np.sin(2 * np.pi * t / 24) + 0.1 * np.sin(2 * np.pi * t / 7.3)
-    return t, y
+def _weekly(weeks: int, offsets: list[float]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Weeks starting on a Monday: 100 on Mon-Fri, 60 on Sat-Sun, +20 from 08:00 to 19:00,
+    plus offsets[w] on every reading of week w."""
+    t = np.arange(weeks * 168)
+    weekday, hour = (t // 24) % 7, t % 24
+    y = np.where(weekday >= 5, 60.0, 100.0) + np.where((hour >= 8) & (hour <= 19), 20.0, 0.0)
+    y = y + np.asarray(offsets, dtype=float)[t // 168]
+    return weekday, hour, y
 
 
-def test_a_spike_in_a_clean_daily_cycle_is_found_and_nothing_else() -> None:
-    t, y = _daily(14)
-    y[100] += 5.0
-    found = ts.detect_anomalies(t % 24, y)
-    assert found.index.tolist() == [100]
-    assert found.score[100] > 10
-    assert found.expected[100] == pytest.approx(60 + 8 * np.sin(2 * np.pi * 100 / 24), abs=0.2)
+def test_weekly_baseline_flags_the_spike_and_no_weekend_hour() -> None:
+    # Three weeks with offsets 0, +1, −1 and a +20 spike on week 1's Tuesday 14:00
+    # (index 168 + 24 + 14 = 206). Every (weekday, hour) slot holds 3 readings (= MIN_WEEKS),
+    # so level 1: the slot median is the week-0 value (base, base + 1, base − 1; at the
+    # spike slot base, base + 21, base − 1 → still base). Residuals: week 0 → 0, week 1 →
+    # +1 (the spike +21), week 2 → −1; median(r) = 0, MAD = 1, so z = 0.6745·r: the spike
+    # scores 0.6745·21 = 14.1645, every other reading |z| ≤ 0.6745.
+    weekday, hour, y = _weekly(3, [0.0, 1.0, -1.0])
+    y[206] += 20.0
+    found = ts.detect_anomalies(weekday, hour, y)
+    assert found.index.tolist() == [206]
+    assert found.score[206] == pytest.approx(14.1645)
+    assert found.expected[206] == 120.0  # weekday 100 + working hours 20, week 0
+    assert set(found.level.tolist()) == {1}
+    assert np.abs(np.delete(found.score, 206)).max() == pytest.approx(0.6745)
+
+
+def test_the_daily_profile_alone_flags_every_weekend_hour() -> None:
+    # The method this replaces, on the same series: the hour-of-day median of 21 days is the
+    # 11th of (6 weekend values, 5 × base − 1, 5 × base, 5 × base + 1) = weekday base − 1,
+    # so weekday residuals are 0, 1, 2 (120 each) and weekend residuals −39, −38, −40.
+    # median(r) = 0, MAD = 2 (the 252nd/253rd |r| fall among the 2s): a weekend hour scores
+    # 0.6745·(−39)/2 ≈ −13.2, far beyond 3.5: all 144 weekend hours are "anomalies".
+    weekday, hour, y = _weekly(3, [0.0, 1.0, -1.0])
+    y[206] += 20.0
+    z = ts.robust_z(y - ts.hour_profile(hour, y)[hour])
+    flagged = np.flatnonzero(np.abs(z) > 3.5)
+    assert int((weekday[flagged] >= 5).sum()) == 144
+    assert z[5 * 24 + 3] == pytest.approx(0.6745 * -39 / 2)
+
+
+def test_short_reference_falls_back_to_day_type_then_hour() -> None:
+    # Two weeks (offsets 0, +1): each (weekday, hour) slot has 2 < 3 readings, so level 2:
+    # the working-day slot of an hour holds 10 readings (5 × base, 5 × base + 1, median
+    # base + 0.5), the weekend slot 4 (60, 60, 61, 61 → 60.5 off working hours).
+    # A +20 spike on week 1's Wednesday 03:00 (index 168 + 48 + 3 = 219) makes that slot
+    # 100 ×5, 101 ×4, 121 → median 100.5, residual 20.5. Every other residual is ±0.5, so
+    # median(r) = 0 (168 × −0.5 below, 167 × +0.5 and 20.5 above), MAD = 0.5 and
+    # z(spike) = 0.6745·20.5/0.5 = 27.6545.
+    weekday, hour, y = _weekly(2, [0.0, 1.0])
+    y[219] += 20.0
+    found = ts.detect_anomalies(weekday, hour, y)
+    assert set(found.level.tolist()) == {2}
+    assert found.expected[5 * 24 + 3] == 60.5
+    assert found.index.tolist() == [219]
+    assert found.score[219] == pytest.approx(27.6545)
+    # Two days only (a Monday and a Tuesday): 2 readings per weekday-type slot too, so the
+    # hour-of-day median (the mean of the two days) is used: level 3.
+    short = ts.detect_anomalies([0] * 24 + [1] * 24, list(range(24)) * 2, np.arange(48.0))
+    assert set(short.level.tolist()) == {3}
+    assert short.expected[0] == 12.0  # (0 + 24) / 2
+
+
+def test_reference_readings_are_scored_but_never_reported() -> None:
+    weekday, hour, y = _weekly(3, [0.0, 1.0, -1.0])
+    y[30] += 20.0  # week 0, before the window
+    found = ts.detect_anomalies(weekday, hour, y, score_from=168)
+    assert found.score[30] > 3.5 and found.index.tolist() == []
 
 
 def test_seasonal_naive_reproduces_a_periodic_series_exactly() -> None:

@@ -287,12 +287,35 @@ async def test_tsad_and_forecasting_match_direct_computation(ctx: ToolContext) -
     docs = [d for d in FLEET["telemetry"] if d["asset_id"] == aid]
     y = np.array([d["oti"] for d in docs])
     hours = np.array([int(d["timestamp"][11:13]) for d in docs])
+    weekdays = [datetime.fromisoformat(d["timestamp"]).weekday() for d in docs]
     out = await run(
         ctx, "run_tsad", site_name="NORTH", asset_id=aid, sensor="oti", start="2026-06-01"
     )
-    found = ts.detect_anomalies(hours, y, 3.5)
+    found = ts.detect_anomalies(weekdays, hours, y, 3.5)
     assert [a["timestamp"] for a in out["anomalies"]] == [docs[i]["timestamp"] for i in found.index]
     assert out["n_points"] == len(docs) and out["gaps_filled"] == 0
+    assert out["reference_points"] == len(docs)  # nothing stored before 2026-06-01
+    # A later window: the two weeks before it join the reference (baseline_weeks = 2) and
+    # are scored with it, but only window readings are reported.
+    later = await run(
+        ctx, "run_tsad", site_name="NORTH", asset_id=aid, sensor="oti",
+        start="2026-06-15", final="2026-06-20", baseline_weeks=2, threshold=3.0,
+    )
+    ref = [d for d in docs if "2026-06-01" <= d["timestamp"] < "2026-06-20"]
+    first = next(i for i, d in enumerate(ref) if d["timestamp"] >= "2026-06-15")
+    direct = ts.detect_anomalies(
+        [datetime.fromisoformat(d["timestamp"]).weekday() for d in ref],
+        [int(d["timestamp"][11:13]) for d in ref],
+        [d["oti"] for d in ref],
+        3.0,
+        score_from=first,
+    )
+    assert later["reference_start"] == "2026-06-01T00:00:00"
+    assert later["reference_points"] == len(ref) and later["n_points"] == len(ref) - first
+    assert [a["timestamp"] for a in later["anomalies"]] == [
+        ref[i]["timestamp"] for i in direct.index
+    ]
+    assert all(a["timestamp"] >= "2026-06-15" for a in later["anomalies"])
     naive = await run(
         ctx,
         "run_tsfm_forecasting",
