@@ -477,7 +477,7 @@ def classify_all(sample: dga.GasSample) -> tuple[str, str, str]:
 def table1_row_holds(fault: str, ratios: dga.Ratios, margin: float = RATIO_MARGIN) -> bool:
     """Whether the ratios satisfy ``fault``'s IEC 60599 Table 1 row (:data:`TABLE1_ROWS`)
     with a relative margin inside every bound of that row."""
-    values = (ratios.c2h2_c2h4, ratios.ch4_h2, ratios.c2h4_c2h6)
+    values = ratios.values()
     for value, bounds in zip(values, TABLE1_ROWS[fault], strict=True):
         if bounds is None:
             continue
@@ -516,7 +516,7 @@ def is_unambiguous(sample: dga.GasSample, fault: str) -> bool:
     for 1 point (confidence ≥ 0.5).
     """
     ratios = dga.iec60599_ratios(sample)
-    values = (ratios.c2h2_c2h4, ratios.ch4_h2, ratios.c2h4_c2h6)
+    values = ratios.values()
     for value, bounds in zip(values, RATIO_BOUNDS, strict=True):
         if any(abs(value - b) <= RATIO_MARGIN * b for b in bounds):
             return False
