@@ -28,12 +28,15 @@ from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from eval.grade import aggregate, grade, scenario_difficulty, scenario_domain
 from eval.model import DryRunReport, DryRunResult, FailureClass, GradeResult, TrajectoryStep
 from generator.concurrency import fan_out
 from generator.errors import UserError
+
+if TYPE_CHECKING:
+    from generator.config import StoreSettings
 
 AGENT_FORMS = ["reference", "llm:smollm2", "llm:openai:MODEL", "llm:ollama:MODEL",
                "llm:fake:PATH"]
@@ -72,6 +75,7 @@ def make_agent(
     chat_model_factory: Callable[[dict[str, Any]], Any] | None = None,
     server_env: dict[str, str] | None = None,
     errlog: Path | None = None,
+    settings: StoreSettings | None = None,
 ) -> Agent:
     """The agent named by ``spec``: ``reference`` or ``llm:SPEC``.
 
@@ -81,14 +85,27 @@ def make_agent(
     if spec == "reference":
         from eval.dryrun_reference import ReferenceAgent
 
-        return ReferenceAgent(scenarios_path)
+        return ReferenceAgent(scenarios_path, settings)
     if spec.startswith("llm:") and spec[4:].strip():
         from eval.dryrun_llm import LLMAgent
 
+        env = {**settings_env(settings), **(server_env or {})}
         return LLMAgent(spec[4:].strip(), chat_model_factory=chat_model_factory,
-                        server_env=server_env, errlog=errlog)
+                        server_env=env, errlog=errlog)
     raise UserError("unknown --agent", value=spec, options=AGENT_FORMS,
                     fix="pass --agent reference or --agent llm:smollm2 (any --llm form after llm:)")
+
+
+def settings_env(settings: StoreSettings | None) -> dict[str, str]:
+    """Environment that points a tool-server child process at the same store."""
+    if settings is None:
+        return {}
+    env = {"COUCHDB_URL": settings.url, "SCENARIOGEN_DB_PREFIX": settings.db_prefix}
+    if settings.username:
+        env["COUCHDB_USERNAME"] = settings.username
+    if settings.password:
+        env["COUCHDB_PASSWORD"] = settings.password
+    return env
 
 
 def sample_scenarios(scenarios: list[dict[str, Any]], k: int | None,
@@ -241,6 +258,7 @@ async def run_dry(
     scenarios_path: Path | None = None,
     chat_model_factory: Callable[[dict[str, Any]], Any] | None = None,
     server_env: dict[str, str] | None = None,
+    settings: StoreSettings | None = None,
     progress: Callable[[DryRunResult], None] | None = None,
 ) -> DryRunReport:
     """Run ``agent`` on the scenarios (concurrently, at most ``concurrency`` at once).
@@ -257,6 +275,7 @@ async def run_dry(
         scenarios_path: The scenario file (the reference agent finds seeds beside it).
         chat_model_factory: For ``llm:`` agents, a chat model per scenario (tests).
         server_env: Extra environment for the MCP tool server.
+        settings: The store (default: from the environment, as the CLI reads it).
         progress: Called with each result as it completes.
 
     Returns:
@@ -270,7 +289,7 @@ async def run_dry(
             errlog = out / "tool_server.log"
         runner = make_agent(agent, scenarios_path=scenarios_path,
                             chat_model_factory=chat_model_factory, server_env=server_env,
-                            errlog=errlog)
+                            errlog=errlog, settings=settings)
     else:
         runner = agent
     index = {id(s): i for i, s in enumerate(scenarios)}

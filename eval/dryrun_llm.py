@@ -25,6 +25,9 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMe
 from eval.dryrun import Attempt, steps_json
 from eval.model import TrajectoryStep
 
+# What langgraph's prebuilt agent answers in place of a tool-calling reply when the step
+# budget is spent (chat_agent_executor, `_are_more_steps_needed`): the max_steps outcome.
+OUT_OF_STEPS = "Sorry, need more steps to process this request."
 SYSTEM_PROMPT = (
     "You operate a fleet of power transformers. Answer the operator's request by calling the "
     "tools; they read the fleet's data store and run the standards' calculations. Call a tool "
@@ -97,7 +100,7 @@ class LLMAgent:
             last = time.perf_counter()
             try:
                 async for update in graph.astream(
-                    {"messages": messages}, {"recursion_limit": 2 * max_steps},
+                    {"messages": messages}, {"recursion_limit": 2 * max_steps + 1},
                     stream_mode="updates",
                 ):
                     now = time.perf_counter()
@@ -108,10 +111,11 @@ class LLMAgent:
                             prompt_chars += len(str(message.content))
                     last = now
             except GraphRecursionError:
-                attempt.outcome = "max_steps"
-                attempt.error = f"no final answer within {max_steps} steps"
-                return
-        if attempt.final_answer is None or not attempt.final_answer.strip():
+                attempt.final_answer = OUT_OF_STEPS
+        if attempt.final_answer == OUT_OF_STEPS:
+            attempt.outcome, attempt.final_answer = "max_steps", None
+            attempt.error = f"no final answer within {max_steps} steps"
+        elif attempt.final_answer is None or not attempt.final_answer.strip():
             attempt.outcome = "no_final_answer"
 
     @staticmethod

@@ -13,12 +13,15 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from eval.dryrun import Attempt, steps_json
 from eval.grade import is_negative, scenario_id
 from eval.model import TrajectoryStep
 from generator.errors import StoreUnavailable, UserError
+
+if TYPE_CHECKING:
+    from generator.config import StoreSettings
 
 
 class ReferenceAgent:
@@ -26,9 +29,11 @@ class ReferenceAgent:
 
     name = "reference"
 
-    def __init__(self, scenarios_path: Path | None = None) -> None:
+    def __init__(self, scenarios_path: Path | None = None,
+                 settings: StoreSettings | None = None) -> None:
         from generator.generate.model import TaskSeed
 
+        self.settings = settings
         self.seeds: dict[str, TaskSeed] = {}
         if scenarios_path is not None and scenarios_path.exists():
             from generator.generate.validate import (
@@ -52,7 +57,7 @@ class ReferenceAgent:
         raw_calls = scenario.get("tool_sequence")
         calls = [ToolCall.model_validate(c) for c in raw_calls] if isinstance(
             raw_calls, list) else []
-        ctx = ToolContext(asset)
+        ctx = ToolContext(asset, self.settings)
         outputs: list[dict[str, Any] | None] = []
         try:
             for call in calls:

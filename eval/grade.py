@@ -263,6 +263,8 @@ def _shown(value: Any) -> Any:
         return "<huge integer>"
     if isinstance(value, str | int | float | bool) or value is None:
         return value[:_SHOWN] if isinstance(value, str) else value
+    if isinstance(value, list) and len(value) <= 10 and all(_is_scalar(v) for v in value):
+        return [_shown(v) for v in value]
     text = safe_text(value)
     return text[:_SHOWN]
 
@@ -456,7 +458,7 @@ def _scalar_equal(fact: Fact, expected: Any, given: Any, tol: _Tol) -> bool:
     if isinstance(expected, str):
         if not isinstance(given, str | int | float) or isinstance(given, bool):
             return False
-        text = str(given)
+        text = given if isinstance(given, str) else str(_shown(given))
         stamp, got_stamp = normalise_timestamp(expected), normalise_timestamp(text)
         if stamp is not None and got_stamp is not None:
             if stamp[1] is not None:
