@@ -267,9 +267,9 @@ def bench_seed(
 
 
 def _register_stage_commands() -> None:
-    from generator import cli_generate, cli_profile, cli_validate
+    from generator import cli_audit, cli_generate, cli_profile, cli_validate
 
-    for module in (cli_profile, cli_generate, cli_validate):
+    for module in (cli_profile, cli_generate, cli_validate, cli_audit):
         module.register(app, bench_app)
 
 
