@@ -418,18 +418,63 @@ def fmsr_sensor_failure_modes(ctx: AuditContext, case: Case) -> Derivation:
 # -- tsfm ----------------------------------------------------------------------------------------
 
 
-def _series(ctx: AuditContext, case: Case, mode: str) -> tuple[list[int], list[float]]:
-    docs = _window(ctx, case.p("asset_id"), case.p("start"), case.p("end"), mode)
+def _series(ctx: AuditContext, case: Case, mode: str, weeks_before: int = 0
+            ) -> tuple[list[int], list[float]]:
+    start = case.p("start")
+    if weeks_before:
+        start = (parse(stamp(start)) - timedelta(weeks=weeks_before)).isoformat()
+    docs = _window(ctx, case.p("asset_id"), start, case.p("end"), mode)
     pairs = _pairs(docs, case.p("sensor"))
     if len(pairs) < 2 * series.PERIOD:
         raise NoSingleAnswer(f"{len(pairs)} readings, fewer than two days")
     return series.hourly_grid([t for t, _ in pairs], [v for _, v in pairs])
 
 
-def _anomalies(ctx: AuditContext, case: Case, mode: str) -> list[tuple[str, float]]:
-    grid, values = _series(ctx, case, mode)
+BASELINE_WEEKS = 4
+
+
+def _anomaly_dims(case: Case) -> dict[str, list[Any]]:
+    """Readings of an anomaly question: window end, baseline profile and cut-off.
+
+    The baseline ("the usual level for that time") is the hour-of-day median over the window
+    or a weekday × hour median over the window and the four weeks before it, unless the text
+    names one. A text that states no cut-off may be read at 3.5 (Iglewicz & Hoaglin), 3.0 or
+    4.0; a stated one is pinned.
+    """
+    low = case.text.lower()
+    # Openers such as "the weekly asset review" must not pin the baseline: exact phrases only.
+    if any(w in low for w in ("weekday", "day of the week", "day-of-week")):
+        profiles = ["weekly_history"]
+    elif "hour of day" in low or "hour-of-day" in low or "time of day" in low:
+        profiles = ["hour_of_day"]
+    else:
+        profiles = ["hour_of_day", "weekly_history"]
     threshold = float(case.p("threshold", 3.5))
-    return series.anomalies(grid, values, threshold)
+    stated = case.p("custom")
+    if stated is None:
+        stated = f"{threshold:g}" in case.text
+    cutoffs = [threshold] if stated else list(dict.fromkeys([threshold, 3.0, 4.0]))
+    # "How many anomalous hourly readings" pins counting hours; "how many anomalies" lets a
+    # reader count a run of consecutive anomalous hours as one.
+    counting = ["readings"] if "hour" in low else ["readings", "episodes"]
+    return {"window": window_modes(case.text), "profile": profiles, "cutoff": cutoffs,
+            "count": counting}
+
+
+def _count(found: list[tuple[str, float]], how: str) -> int:
+    if how == "readings":
+        return len(found)
+    times = [parse(t) for t, _ in found]
+    return sum(1 for i, t in enumerate(times) if i == 0 or t - times[i - 1] != timedelta(hours=1))
+
+
+def _anomalies(ctx: AuditContext, case: Case, c: dict[str, Any]) -> list[tuple[str, float]]:
+    if c["profile"] == "weekly_history":
+        grid, values = _series(ctx, case, c["window"], BASELINE_WEEKS)
+        return series.weekly_anomalies(grid, values, series.epoch(stamp(case.p("start"))),
+                                       float(c["cutoff"]))
+    grid, values = _series(ctx, case, c["window"])
+    return series.anomalies(grid, values, float(c["cutoff"]))
 
 
 @audits("tsfm_anomalies")
@@ -437,8 +482,9 @@ def tsfm_anomalies(ctx: AuditContext, case: Case) -> Derivation:
     """Anomalies by the hour-of-day profile residual's modified z-score."""
 
     def derive(c: dict[str, Any]) -> dict[str, Any]:
-        found = _anomalies(ctx, case, c["window"])
-        answer: dict[str, Any] = {"count": len(found), "timestamps": [t for t, _ in found]}
+        found = _anomalies(ctx, case, c)
+        answer: dict[str, Any] = {"count": _count(found, c["count"]),
+                                  "timestamps": [t for t, _ in found]}
         if case.p("with_worst"):
             if not found:
                 answer["worst"] = None
@@ -446,7 +492,7 @@ def tsfm_anomalies(ctx: AuditContext, case: Case) -> Derivation:
                 answer["worst"] = _argmax([(t, abs(z)) for t, z in found])[0]
         return answer
 
-    return Derivation(derive_all({"window": window_modes(case.text)}, derive))
+    return Derivation(derive_all(_anomaly_dims(case), derive))
 
 
 def _forecast(grid: list[int], values: list[float], horizon: int, method: str, init: str
@@ -581,8 +627,9 @@ def wo_next_prediction(ctx: AuditContext, case: Case) -> Derivation:
             raise NoSingleAnswer("no work orders")
         return _markov(own, [seqs[e] for e in sorted(seqs)], catalogue, c["estimator"])
 
+    named = "fleet" in case.text.lower()  # "fleet-smoothed ... Markov estimate" pins it
     dims = {"as_of": ["exclusive"] if pinned else ["exclusive", "inclusive"],
-            "estimator": ["fleet_prior", "own_mle"]}
+            "estimator": ["fleet_prior"] if named else ["fleet_prior", "own_mle"]}
     return Derivation(derive_all(dims, derive))
 
 
@@ -605,14 +652,19 @@ def wo_alert_followup(ctx: AuditContext, case: Case) -> Derivation:
         followed, ids = 0, set()
         for a in alerts:
             t = parse(a["start_time"])
-            hit = next((o for o in pool
-                        if t < parse(o["reported_date"]) <= t + timedelta(days=within)), None)
+            if c["horizon"] == "exact":
+                last = t + timedelta(days=within)
+            else:  # any time on the N-th calendar day after the alert's day
+                last = parse(next_day(stamp(day_of(a["start_time"])))) + timedelta(days=within)
+                last -= timedelta(microseconds=1)
+            hit = next((o for o in pool if t < parse(o["reported_date"]) <= last), None)
             if hit is not None:
                 followed += 1
                 ids.add(str(hit["wo_id"]))
         return {"alerts": len(alerts), "followed": followed, "work_orders": sorted(ids)}
 
-    dims = {"window": window_modes(case.text), "orders": ["through_horizon", "window_only"]}
+    dims = {"window": window_modes(case.text), "orders": ["through_horizon", "window_only"],
+            "horizon": ["exact", "calendar_days"]}
     return Derivation(derive_all(dims, derive))
 
 
@@ -636,10 +688,20 @@ def wo_decision_after_diagnosis(ctx: AuditContext, case: Case) -> Derivation:
     code = _code_for(ctx, fault)
     corrective = [o for o in _work_orders(ctx, asset) if not _is_preventive(o)]
 
+    sample, classes = _dga_on(ctx, asset, since)
+    generic = [str(c["code"]) for c in ctx.raw.work_db("failure_codes")
+               if not c.get("fault_type") and "DGA" in str(c["code"]).upper()] or ["DGA-ABN"]
+
     def derive(c: dict[str, Any]) -> dict[str, Any]:
-        edge = stamp(since) if c["since"] == "from_the_date" else next_day(since)
+        if c["since"] == "from_the_date":
+            edge = stamp(since)
+        elif sample is None:
+            raise NotApplicable("no sample to take the time of")
+        else:
+            edge = str(sample["timestamp"])[:19]
+        accepted = {code} | (set(generic) if c["codes"] == "generic_counts" else set())
         raised = [str(o["wo_id"]) for o in corrective
-                  if str(o["primary_code"]) == code and str(o["reported_date"])[:19] >= edge]
+                  if str(o["primary_code"]) in accepted and str(o["reported_date"])[:19] >= edge]
         return {
             "failure_code": code,
             "already_raised": bool(raised),
@@ -648,14 +710,14 @@ def wo_decision_after_diagnosis(ctx: AuditContext, case: Case) -> Derivation:
         }
 
     premises = []
-    sample, classes = _dga_on(ctx, asset, since)
     if sample is None:
         premises.append(f"no oil sample of {asset} on {since}: the stated DGA diagnosis has no "
                         "sample behind it")
     elif fault not in classes:
         premises.append(f"the {since} sample of {asset} classifies as {sorted(classes)} under "
                         f"every method, never {fault}")
-    dims = {"since": ["from_the_date", "after_the_date"]}
+    dims = {"since": ["from_the_date", "from_the_sample_time"],
+            "codes": ["exact", "generic_counts"]}
     return Derivation(derive_all(dims, derive), premises_false=premises)
 
 
@@ -679,7 +741,8 @@ def ma_dga_to_workorder(ctx: AuditContext, case: Case) -> Derivation:
                              "decision": "no corrective work needed"}
         code = _code_for(ctx, fault)
         edge = stamp(ts[:10]) if c["since"] == "sample_day" else ts
-        raised = [str(o["wo_id"]) for o in corrective if str(o["primary_code"]) == code
+        accepted = {code} | ({"DGA-ABN"} if c["codes"] == "generic_counts" else set())
+        raised = [str(o["wo_id"]) for o in corrective if str(o["primary_code"]) in accepted
                   and (str(o["reported_date"])[:19] >= edge if c["since"] == "sample_day"
                        else str(o["reported_date"])[:19] > edge)]
         return answer | {
@@ -687,7 +750,8 @@ def ma_dga_to_workorder(ctx: AuditContext, case: Case) -> Derivation:
             "decision": "already raised" if raised else f"raise a corrective work order ({code})",
         }
 
-    dims = _dga_dims(case.text, False) | {"since": ["sample_day", "after_sample_time"]}
+    dims = _dga_dims(case.text, False) | {"since": ["sample_day", "after_sample_time"],
+                                          "codes": ["exact", "generic_counts"]}
     ref = str(case.answer.get("fault_type"))
     return Derivation(derive_all(dims, derive), dga=_dga_check(ctx, asset, sample, ref))
 
@@ -699,19 +763,19 @@ def ma_anomaly_to_workorder(ctx: AuditContext, case: Case) -> Derivation:
     corrective = [o for o in _work_orders(ctx, asset) if not _is_preventive(o)]
 
     def derive(c: dict[str, Any]) -> dict[str, Any]:
-        found = _anomalies(ctx, case, c["window"])
+        found = _anomalies(ctx, case, c)
         first = found[0][0] if found else None
         orders = [o for o in corrective if in_window(str(o["reported_date"]), case.p("start"),
                                                      case.p("end"), c["window"])]
         after = [o for o in orders if first is not None and str(o["reported_date"])[:19] > first]
         return {
-            "anomalies": len(found),
+            "anomalies": _count(found, c["count"]),
             "first_anomaly": first,
             "corrective_work_orders": [str(o["wo_id"]) for o in orders],
             "followed_by_corrective": bool(after) if first is not None else None,
         }
 
-    return Derivation(derive_all({"window": window_modes(case.text)}, derive))
+    return Derivation(derive_all(_anomaly_dims(case), derive))
 
 
 @audits("ma_peak_winding_review")

@@ -83,6 +83,44 @@ def anomalies(
     return [(iso(grid[i]), float(z[i])) for i in range(x.size) if abs(z[i]) > threshold]
 
 
+def weekday(sec: int) -> int:
+    """Day of week of epoch seconds, Monday = 0 (1970-01-01 was a Thursday, 3)."""
+    return (sec // 86400 + 3) % 7
+
+
+def weekly_anomalies(
+    grid: list[int], values: list[float], score_from: int, threshold: float, min_weeks: int = 3
+) -> list[tuple[str, float]]:
+    """Anomalies against a weekly baseline built from reference weeks plus the window.
+
+    The expected value of a reading is the median of the reference readings in its
+    (weekday, hour) slot when that slot holds at least ``min_weeks`` readings, else of its
+    (working day / weekend, hour) slot if that does, else of its hour over all days. The
+    residuals of the whole reference are scored with the modified z-score; only readings at
+    ``grid[i] >= score_from`` (the window) are flagged.
+    """
+    x = np.array(values, dtype=float)
+    secs = np.array(grid, dtype=np.int64)
+    hours = (secs // 3600) % PERIOD
+    days = np.array([weekday(int(t)) for t in secs])
+    weekend = days >= 5
+    expected = np.empty_like(x)
+    for i in range(x.size):
+        for sel in (
+            (days == days[i]) & (hours == hours[i]),
+            (weekend == weekend[i]) & (hours == hours[i]),
+            hours == hours[i],
+        ):
+            if sel.sum() >= min_weeks:
+                break  # else the coarser slot; the hour slot is used whatever its size
+        expected[i] = float(np.median(x[sel]))
+    z = modified_z(x - expected)
+    return [
+        (iso(grid[i]), float(z[i])) for i in range(x.size)
+        if grid[i] >= score_from and abs(z[i]) > threshold
+    ]
+
+
 def seasonal_naive(values: list[float], horizon: int, m: int = PERIOD) -> list[float]:
     """ŷ(T+h) = y(T+h−m(k+1)) with k = ⌊(h−1)/m⌋, for h = 1..horizon."""
     y = values
