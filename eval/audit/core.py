@@ -107,7 +107,8 @@ def grid(**dims: list[Any]) -> Iterator[tuple[str, dict[str, Any]]]:
     for combo in itertools.product(*(dims[k] for k in keys)):
         choice = dict(zip(keys, combo, strict=True))
         parts = [f"{k}={v}" for k, v in choice.items() if v != dims[k][0]]
-        yield (",".join(parts) or "primary"), choice
+        shown = ",".join(f"{k}={v}" for k, v in choice.items() if k != "_")
+        yield (",".join(parts) or f"primary({shown})"), choice
 
 
 def derive_all(

@@ -80,6 +80,10 @@ class AuditReport(_Strict):
     dga_checked: int = Field(description="DGA references cross-checked against Duval and truth")
     dga_both_contradict: int = Field(description="DGA references Duval and the truth contradict")
     unsupported: dict[str, str] = Field(description="Family → why it has no re-derivation")
+    deciding_readings: dict[str, dict[str, int]] = Field(
+        description="family → single alternative reading (one choice changed from the primary) "
+        "→ scenarios whose reference it does not reproduce"
+    )
     scenarios: list[ScenarioAudit] = Field(description="Per-scenario audits")
 
     @property
@@ -190,6 +194,11 @@ def build_report(run: str, results: list[ScenarioAudit]) -> AuditReport:
         counts.setdefault(r.family, Counter())[r.verdict] += 1
     unsupported = {r.family: r.note for r in results if r.verdict == "unsupported"}
     dga = [r.dga for r in results if r.dga is not None]
+    deciding: dict[str, Counter[str]] = {}
+    for r in results:
+        for d in r.disagreeing:
+            if "," not in d.name:
+                deciding.setdefault(r.family, Counter())[d.name] += 1
     return AuditReport(
         run=run,
         audited=len(results),
@@ -200,6 +209,7 @@ def build_report(run: str, results: list[ScenarioAudit]) -> AuditReport:
         dga_checked=len(dga),
         dga_both_contradict=sum(1 for d in dga if d.both_contradict),
         unsupported=dict(sorted(unsupported.items())),
+        deciding_readings={f: dict(c.most_common()) for f, c in sorted(deciding.items())},
         scenarios=results,
     )
 
@@ -244,6 +254,9 @@ def render(report: AuditReport, limit: int = 20) -> str:
     )
     for fam_name, why in report.unsupported.items():
         lines.append(f"unsupported {fam_name}: {why}")
+    for fam_name, per in report.deciding_readings.items():
+        lines.append(f"readings that change {fam_name} answers: " + ", ".join(
+            f"{name} ({n})" for name, n in per.items()))
     shown = 0
     for r in report.scenarios:
         if r.verdict in ("match", "unsupported") and not r.premise_false:
@@ -252,8 +265,9 @@ def render(report: AuditReport, limit: int = 20) -> str:
             lines.append("...")
             break
         shown += 1
+        single = [d for d in r.disagreeing if "," not in d.name] or r.disagreeing
         detail = r.note or "; ".join(
-            f"[{d.name}] " + ", ".join(d.differences[:3]) for d in r.disagreeing[:3]
+            f"[{d.name}] " + ", ".join(d.differences[:3]) for d in single[:3]
         )
         flag = " PREMISE FALSE: " + "; ".join(r.premises) if r.premise_false else ""
         lines.append(f"{r.id} {r.family} {r.verdict}: {detail}{flag}")

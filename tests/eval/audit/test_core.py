@@ -28,7 +28,7 @@ def test_window_membership_under_each_reading() -> None:
 
 def test_readings_grid_names_the_departures_from_the_primary() -> None:
     names = [n for n, _ in grid(a=["x", "y"], b=[1, 2])]
-    assert names == ["primary", "b=2", "a=y", "a=y,b=2"]
+    assert names == ["primary(a=x,b=1)", "b=2", "a=y", "a=y,b=2"]
 
 
 def test_absolute_or_relative_tolerance_and_flags() -> None:

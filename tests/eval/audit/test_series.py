@@ -55,3 +55,28 @@ def test_holt_winters_initial_states_differ_on_a_trend() -> None:
     # the line, so the first one-step error is |24 − (11.5 + 1 + 0 − 11.5)| = 23 ≠ 0.
     flat = series.holt_winters([float(t) for t in range(72)], 1, "two_day_flat")
     assert flat.mae > 0
+
+
+def test_weekly_baseline_expects_the_weekend_and_never_flags_reference_weeks() -> None:
+    # Three weeks from Monday 1 June 2026 00:00: 10 on weekdays, 2 at weekends, every hour.
+    # A +30 spike on Wednesday 3 June 10:00 (reference week 1) and on Tuesday 16 June 10:00 (the
+    # scored window is the third week). Every (weekday, hour) slot holds 3 readings, so its
+    # median is the plain level (10 or 2, the spike is outvoted): residuals are 0 except the
+    # two spikes (+30). More than half are 0 → MAD 0 → MeanAD = 60/504 → z(spike) =
+    # 30 / (1.253314 · 60/504) = 201.07. Only the window's spike is flagged.
+    t0 = series.epoch("2026-06-01T00:00:00")
+    assert series.weekday(t0) == 0  # 1 June 2026 is a Monday
+    grid = [t0 + 3600 * i for i in range(21 * 24)]
+    values = [2.0 if series.weekday(t) >= 5 else 10.0 for t in grid]
+    values[2 * 24 + 10] += 30
+    values[15 * 24 + 10] += 30
+    found = series.weekly_anomalies(grid, values, t0 + 14 * 86400, 3.5)
+    assert [t for t, _ in found] == ["2026-06-16T10:00:00"]
+    assert found[0][1] == pytest.approx(30 / (1.253314 * 60 / 504), rel=1e-6)
+    # The hour-of-day profile over the window alone (5 weekdays at 10, 2 weekend days at 2:
+    # median 10) leaves −8 at 48 weekend hours; MeanAD = (48·8 + 30)/168 = 2.464, so the
+    # weekend scores −8/(1.253314·2.464) = −2.59 (not flagged) and the spike 9.71.
+    window = grid[14 * 24:]
+    hour_found = series.anomalies(window, values[14 * 24:], 3.5)
+    assert [t for t, _ in hour_found] == ["2026-06-16T10:00:00"]
+    assert hour_found[0][1] == pytest.approx(30 / (1.253314 * 414 / 168), rel=1e-6)
