@@ -135,10 +135,10 @@ def _paper_choices(case: Case, plate: Doc | None) -> list[str]:
     """Paper readings: stated in the text (pinned), else the nameplate's and the default
     Kraft."""
     low = case.text.lower()
+    if "non-upgraded" in low or "kraft" in low:  # "non-upgraded Kraft paper" first
+        return ["kraft"]
     if "thermally upgraded" in low or "upgraded paper" in low:
         return ["upgraded"]
-    if "kraft" in low:
-        return ["kraft"]
     plate_paper = str((plate or {}).get("paper") or "kraft")
     return list(dict.fromkeys([plate_paper, "kraft"]))
 
@@ -396,8 +396,15 @@ def fmsr_load_assessment(ctx: AuditContext, case: Case) -> Derivation:
                 float(r["il1"]), float(r["il2"]), float(r["il3"])),
         }
 
+    # The unit's size class from its rating; a reader who does not look the rating up may
+    # apply the large-power limits (the strictest), unless the text states the size class.
+    own = standards.size_class_of(rated)
+    stated = any(f"{c} power transformer" in case.text.lower() or
+                 f"{c} transformer" in case.text.lower() for c in ("distribution", "medium",
+                                                                    "large"))
     dims: dict[str, list[Any]] = {
-        "size": [standards.size_class_of(rated)], "light_band": [True, False],
+        "size": [own] if stated else list(dict.fromkeys([own, "large"])),
+        "light_band": [True, False],
     }
     return Derivation(derive_all(dims, derive))
 
@@ -804,6 +811,37 @@ def ma_peak_winding_review(ctx: AuditContext, case: Case) -> Derivation:
     dims = {"window": window_modes(case.text), "paper": _paper_choices(case, plate),
             "alarms": ["all_alerts", "alarms_only"]}
     return Derivation(derive_all(dims, derive))
+
+
+@audits("fmsr_false_premise")
+def fmsr_false_premise(ctx: AuditContext, case: Case) -> Derivation:
+    """A claimed DGA diagnosis on a date: is there a sample that day, and what does it show?"""
+    asset, claimed = case.p("asset_id"), case.p("claimed_fault")
+    claim_day = case.p("claim_date")
+    samples = ctx.raw.oil(asset)
+    on_day = [s for s in samples if day_of(s["timestamp"]) == claim_day]
+
+    def derive(c: dict[str, Any]) -> dict[str, Any]:
+        answer: dict[str, Any] = {"claimed_fault": claimed}
+        if not on_day:
+            stamps = [str(s["timestamp"])[:19] for s in samples]
+            before = [t for t in stamps if t[:10] < claim_day]
+            after = [t for t in stamps if t[:10] > claim_day]
+            if not before or not after:
+                raise NoSingleAnswer("the claimed date is outside the sampled period")
+            return answer | {"premise_holds": False, "sample_on_date": False,
+                             "previous_sample": before[-1], "next_sample": after[0]}
+        if len(on_day) != 1:
+            raise NoSingleAnswer(f"{len(on_day)} samples on {claim_day}")
+        fault = standards.dga_fault(_gases(on_day[0]), c["method"], c["gate"], c["precedence"])
+        return answer | {"premise_holds": fault == claimed, "sample_on_date": True,
+                         "sample_timestamp": str(on_day[0]["timestamp"])[:19],
+                         "actual_fault_type": fault}
+
+    readings = derive_all(_dga_dims(case.text, False), derive)
+    holds = any(r.answer and r.answer.get("premise_holds") for r in readings)
+    premises = [] if holds else [f"no reading supports {claimed} on {claim_day} for {asset}"]
+    return Derivation(readings, premises_false=premises)
 
 
 # Families without an independent re-derivation, and why (reported as `unsupported`).

@@ -89,3 +89,22 @@ def test_a_stated_diagnosis_without_a_sample_is_a_false_premise() -> None:
                                {"asset_id": "U1", "fault": "T1", "start": "2026-06-10"}, answer))
     assert got.verdict == "match" and got.premise_false
     assert "no oil sample" in got.premises[0]
+
+
+def test_false_premise_family_names_the_samples_around_a_day_without_one() -> None:
+    # Samples on 3 and 10 June; the text claims D2 on 6 June: no sample that day, the answer
+    # names the samples before (3 June) and after (10 June); the premise is flagged false but
+    # belongs to the false-premise family.
+    oil = {"U1": [
+        {"timestamp": "2026-06-03T09:00:00", "hydrogen": 10, "methane": 5, "ethane": 5,
+         "ethylene": 2, "acetylene": 0},
+        {"timestamp": "2026-06-10T09:00:00", "hydrogen": 10, "methane": 5, "ethane": 5,
+         "ethylene": 2, "acetylene": 0},
+    ]}
+    ctx = AuditContext(raw=FakeRaw([PLATE], oil=oil), failure_modes=[])
+    answer = {"premise_holds": False, "claimed_fault": "D2", "sample_on_date": False,
+              "previous_sample": "2026-06-03T09:00:00", "next_sample": "2026-06-10T09:00:00"}
+    got = audit_case(ctx, case("fmsr_false_premise", "U1 showed arcing on 2026-06-06 ...",
+                               {"asset_id": "U1", "claimed_fault": "D2",
+                                "claim_date": "2026-06-06"}, answer))
+    assert got.verdict == "match" and got.premise_false
