@@ -29,6 +29,11 @@ from assets.transformer.families_common import (
     unit,
     values_of,
 )
+from assets.transformer.family_readings import (
+    END_DAY_INCLUDED,
+    END_MIDNIGHT_INCLUDED,
+    window_end_readings,
+)
 from generator.generate.families import Ambiguous, FamilyContext, Plan, family
 from generator.generate.model import TaskSeed, ToolCall
 
@@ -36,6 +41,12 @@ OIL_QUANTITIES: tuple[str, ...] = (
     "hydrogen", "methane", "ethylene", "acetylene", "co", "co2", "water_content",
     "dielectric_rigidity", "interfacial_v", "acidity",
 )
+# Every `{window}` phrasing of templates.yaml says the end day is excluded (and the action of
+# the characteristic form writes [start, end)), so these readings are stated, not gated.
+WINDOW_STATED = [END_DAY_INCLUDED, END_MIDNIGHT_INCLUDED]
+# A stored reading copied at display precision (one or two decimals) must pass: values run
+# from tenths (MVA of a distribution unit) to thousands (amperes), so relative plus absolute.
+READING_REL_TOL = 0.001
 
 
 def _sensor_params(ctx: FamilyContext, sensor: str) -> dict[str, Any]:
@@ -57,6 +68,11 @@ def _latest_derive(params: dict[str, Any], outputs: list[dict[str, Any]]) -> dic
     return answer
 
 
+def latest_outcome(answer: dict[str, Any]) -> str:
+    """A plain lookup: "reading" (with the day's peak: "reading_and_peak")."""
+    return "reading_and_peak" if "day_max" in answer else "reading"
+
+
 def _latest_summary(params: dict[str, Any], answer: dict[str, Any]) -> str:
     text = (
         f"latest {params['sensor']} of {params['asset_id']}: {num(answer['value'], 3)} "
@@ -76,6 +92,7 @@ def _latest_summary(params: dict[str, Any], answer: dict[str, Any]) -> str:
     category="Data Query",
     derive=_latest_derive,
     summarise=_latest_summary,
+    outcome=latest_outcome,
 )
 async def latest_value(
     ctx: FamilyContext, rng: np.random.Generator, parents: list[TaskSeed]
@@ -99,6 +116,7 @@ async def latest_value(
         difficulty="hard" if hard else "easy",
         hard_features=["multi_output"] if hard else [],
         tolerance={"value": 0.001, "day_max": 0.001},
+        rel_tolerance={"value": READING_REL_TOL, "day_max": READING_REL_TOL},
     )
 
 
@@ -121,6 +139,11 @@ def _stat_derive(params: dict[str, Any], outputs: list[dict[str, Any]]) -> dict[
     return answer
 
 
+def stat_outcome(answer: dict[str, Any]) -> str:
+    """"mean" for an average over readings, else "extreme" (a highest or lowest reading)."""
+    return "mean" if "count" in answer else "extreme"
+
+
 def _stat_summary(params: dict[str, Any], answer: dict[str, Any]) -> str:
     text = (
         f"{STAT_WORDS[params['stat']]} {params['sensor']} of {params['asset_id']} in "
@@ -139,6 +162,7 @@ def _stat_summary(params: dict[str, Any], answer: dict[str, Any]) -> str:
     category="Inference Query",
     derive=_stat_derive,
     summarise=_stat_summary,
+    outcome=stat_outcome,
 )
 async def sensor_stat(
     ctx: FamilyContext, rng: np.random.Generator, parents: list[TaskSeed]
@@ -159,9 +183,10 @@ async def sensor_stat(
         "stat": stat, "stat_word": STAT_WORDS[stat], "start": start, "end": end,
         "with_time": with_time,
     }
+    calls = [history_call(a, start, end, [sensor])]
     return Plan(
         params=params,
-        tool_sequence=[history_call(a, start, end, [sensor])],
+        tool_sequence=calls,
         mentions=[a.asset_id, a.site_name, sensor, start, end],
         grounding={
             "site": a.site_name, "asset_id": a.asset_id, "sensor": sensor,
@@ -170,6 +195,9 @@ async def sensor_stat(
         difficulty="hard" if with_time else ("medium" if stat == "mean" else "easy"),
         hard_features=["multi_output"] if with_time else [],
         tolerance={"value": 0.01},
+        rel_tolerance={"value": READING_REL_TOL},
+        readings=window_end_readings(calls, "final", end),
+        stated=WINDOW_STATED,
     )
 
 
@@ -196,6 +224,12 @@ def _threshold_derive(params: dict[str, Any], outputs: list[dict[str, Any]]) -> 
     return answer
 
 
+def threshold_outcome(answer: dict[str, Any]) -> str:
+    """"none_above", "one_above" or "several_above"."""
+    n = len(answer["assets_above"])
+    return "none_above" if n == 0 else ("one_above" if n == 1 else "several_above")
+
+
 def _threshold_summary(params: dict[str, Any], answer: dict[str, Any]) -> str:
     text = (
         f"units at {params['site']} whose {params['sensor']} exceeded "
@@ -215,6 +249,8 @@ def _threshold_summary(params: dict[str, Any], answer: dict[str, Any]) -> str:
     category="Inference Query",
     derive=_threshold_derive,
     summarise=_threshold_summary,
+    outcome=threshold_outcome,
+    trivial=("none_above",),
 )
 async def site_threshold(
     ctx: FamilyContext, rng: np.random.Generator, parents: list[TaskSeed]
@@ -268,6 +304,9 @@ async def site_threshold(
         hard_features=["constraint", "multi_output"] if with_peaks else ["constraint"],
         constraint=constraint,
         tolerance={"peaks": 0.01},
+        rel_tolerance={"peaks": READING_REL_TOL},
+        readings=window_end_readings(calls, "final", end),
+        stated=WINDOW_STATED,
     )
 
 
@@ -285,6 +324,11 @@ def _coverage_derive(params: dict[str, Any], outputs: list[dict[str, Any]]) -> d
     return {"first": stamps[0], "last": stamps[-1], "count": len(stamps)}
 
 
+def coverage_outcome(answer: dict[str, Any]) -> str:
+    """"one_record", or "spans_days" when the records cover more than one day."""
+    return "one_record" if answer["count"] == 1 else "spans_days"
+
+
 def _coverage_summary(params: dict[str, Any], answer: dict[str, Any]) -> str:
     what = params["sensor"] if params["source"] == "telemetry" else "oil samples"
     return (
@@ -299,6 +343,7 @@ def _coverage_summary(params: dict[str, Any], answer: dict[str, Any]) -> str:
     category="Data Query",
     derive=_coverage_derive,
     summarise=_coverage_summary,
+    outcome=coverage_outcome,
 )
 async def data_coverage(
     ctx: FamilyContext, rng: np.random.Generator, parents: list[TaskSeed]
@@ -349,6 +394,15 @@ def _oil_latest_derive(params: dict[str, Any], outputs: list[dict[str, Any]]) ->
     return answer
 
 
+def oil_latest_outcome(answer: dict[str, Any]) -> str:
+    """"value", or with the change since the previous sample "rising" / "falling" /
+    "unchanged"."""
+    if "change" not in answer:
+        return "value"
+    change = float(answer["change"])
+    return "rising" if change > 0 else ("falling" if change < 0 else "unchanged")
+
+
 def _oil_latest_summary(params: dict[str, Any], answer: dict[str, Any]) -> str:
     text = (
         f"latest {params['quantity']} of {params['asset_id']}: {num(answer['value'], 3)} "
@@ -368,6 +422,7 @@ def _oil_latest_summary(params: dict[str, Any], answer: dict[str, Any]) -> str:
     category="Data Query",
     derive=_oil_latest_derive,
     summarise=_oil_latest_summary,
+    outcome=oil_latest_outcome,
 )
 async def oil_latest(
     ctx: FamilyContext, rng: np.random.Generator, parents: list[TaskSeed]
@@ -391,6 +446,7 @@ async def oil_latest(
         difficulty="hard" if with_change else "easy",
         hard_features=["multi_output"] if with_change else [],
         tolerance={"value": 0.001, "change": 0.001},
+        rel_tolerance={"value": READING_REL_TOL, "change": READING_REL_TOL},
     )
 
 
@@ -407,6 +463,11 @@ def _site_units_derive(params: dict[str, Any], outputs: list[dict[str, Any]]) ->
     return answer
 
 
+def listing_outcome(answer: dict[str, Any]) -> str:
+    """A listing of the inventory: "listing"."""
+    return "listing"
+
+
 def _site_units_summary(params: dict[str, Any], answer: dict[str, Any]) -> str:
     text = f"units at {params['site']}: {and_join(answer['asset_ids'])}"
     if "largest" in answer:
@@ -420,6 +481,7 @@ def _site_units_summary(params: dict[str, Any], answer: dict[str, Any]) -> str:
     category="Knowledge Query",
     derive=_site_units_derive,
     summarise=_site_units_summary,
+    outcome=listing_outcome,
 )
 async def site_units(
     ctx: FamilyContext, rng: np.random.Generator, parents: list[TaskSeed]
@@ -455,6 +517,7 @@ def _fleet_summary(params: dict[str, Any], answer: dict[str, Any]) -> str:
     category="Knowledge Query",
     derive=_fleet_derive,
     summarise=_fleet_summary,
+    outcome=listing_outcome,
 )
 async def fleet_overview(
     ctx: FamilyContext, rng: np.random.Generator, parents: list[TaskSeed]

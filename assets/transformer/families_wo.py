@@ -4,19 +4,30 @@ maintenance decisions, computed from the work-order tools."""
 from __future__ import annotations
 
 from collections import Counter
-from datetime import timedelta
+from datetime import date, datetime, timedelta
 from typing import Any
 
 import numpy as np
 
 from assets.transformer.families_common import (
+    GASES,
     and_join,
+    asset_with_oil,
     day,
+    dga_args,
     iso_day,
     num,
+    oil_call,
     pick,
 )
-from generator.generate.families import Ambiguous, FamilyContext, Plan, family
+from assets.transformer.family_readings import (
+    AS_OF_INCLUDED,
+    END_DAY_INCLUDED,
+    END_MIDNIGHT_INCLUDED,
+    as_of_readings,
+    window_end_readings,
+)
+from generator.generate.families import Ambiguous, FamilyContext, Plan, Reading, family
 from generator.generate.model import TaskSeed, ToolCall
 from generator.profile.model import GroundedAsset
 
@@ -26,9 +37,15 @@ KIND_TOOLS = {
     "corrective": "get_corrective_work_orders",
 }
 PROBABILITY_MARGIN = 0.02
+# Every `{window}` phrasing of templates.yaml says the end day is excluded (and the action of
+# the characteristic form writes [start, end)), so these readings are stated, not gated.
+WINDOW_STATED = [END_DAY_INCLUDED, END_MIDNIGHT_INCLUDED]
+# Share of draws that look for a window holding the events the task is about (alerts,
+# corrective work); the rest are uniform, so quiet windows still occur.
+EVENT_SHARE = 0.7
 
 
-def _data_days(a: GroundedAsset) -> tuple[Any, Any] | None:
+def _data_days(a: GroundedAsset) -> tuple[date, date] | None:
     """First and last day spanned by the asset's telemetry and oil samples."""
     starts = [r.start for r in (a.telemetry, a.oil_samples) if r.start]
     ends = [r.end for r in (a.telemetry, a.oil_samples) if r.end]
@@ -38,8 +55,9 @@ def _data_days(a: GroundedAsset) -> tuple[Any, Any] | None:
 
 
 def _wo_window(
-    a: GroundedAsset, rng: np.random.Generator, min_days: int = 7
+    a: GroundedAsset, rng: np.random.Generator, min_days: int = 7, around: date | None = None
 ) -> tuple[str, str] | None:
+    """A window [start, end) of whole days in the asset's data span, holding ``around``."""
     span = _data_days(a)
     if span is None:
         return None
@@ -48,7 +66,13 @@ def _wo_window(
     if total < min_days:
         return None
     length = int(rng.integers(min_days, total + 1))
-    offset = int(rng.integers(0, total - length + 1))
+    lo, hi = 0, total - length
+    if around is not None:
+        k = (around - first).days
+        lo, hi = max(lo, k - length + 1), min(hi, k)
+        if lo > hi:
+            return None
+    offset = int(rng.integers(lo, hi + 1))
     start = first + timedelta(days=offset)
     return iso_day(start), iso_day(start + timedelta(days=length))
 
@@ -60,6 +84,26 @@ def _wo_asset(ctx: FamilyContext, rng: np.random.Generator) -> GroundedAsset | N
 
 def _window_args(asset_id: str, start: str, end: str) -> dict[str, Any]:
     return {"equipment_id": asset_id, "start_date": start, "end_date": end}
+
+
+async def _corrective_days(ctx: FamilyContext, a: GroundedAsset) -> list[date]:
+    """Days on which the asset's corrective work orders were reported."""
+    out = await ctx.run1("get_corrective_work_orders", equipment_id=a.asset_id)
+    return sorted({day(o["reported_date"]) for o in out["work_orders"]})
+
+
+async def _alert_days(ctx: FamilyContext, a: GroundedAsset) -> list[date]:
+    """Days on which the asset raised alerts (alarms and trips)."""
+    out = await ctx.run1("get_events", equipment_id=a.asset_id)
+    return sorted({day(e["event_time"]) for e in out["events"] if e["event_group"] == "ALERT"})
+
+
+async def _eventful_window(
+    ctx: FamilyContext, a: GroundedAsset, rng: np.random.Generator, min_days: int
+) -> tuple[str, str] | None:
+    """Mostly a window holding one of the asset's corrective work orders, else any window."""
+    days = await _corrective_days(ctx, a) if rng.random() < EVENT_SHARE else []
+    return _wo_window(a, rng, min_days, pick(rng, days) if days else None)
 
 
 # -- counts by kind --------------------------------------------------------------------------
@@ -84,38 +128,54 @@ def _count_summary(params: dict[str, Any], answer: dict[str, Any]) -> str:
     return text
 
 
+def count_outcome(answer: dict[str, Any]) -> str:
+    """"none" when the window holds no such work order, else "some"."""
+    return "none" if answer["count"] == 0 else "some"
+
+
 @family(
     "wo_count",
     domain="wo",
     category="Data Query",
     derive=_count_derive,
     summarise=_count_summary,
+    outcome=count_outcome,
+    trivial=("none",),
 )
 async def wo_count(
     ctx: FamilyContext, rng: np.random.Generator, parents: list[TaskSeed]
 ) -> Plan | None:
-    """How many (preventive / corrective / all) work orders an asset had in a window."""
+    """How many (preventive / corrective / all) work orders an asset had in a window.
+
+    Corrective and all-work-order counts mostly ask about a window holding corrective work.
+    """
     a = _wo_asset(ctx, rng)
     if a is None:
         return None
-    window = _wo_window(a, rng)
+    kind = pick(rng, ["all", "preventive", "corrective"])
+    if kind == "preventive":
+        window = _wo_window(a, rng)
+    else:
+        window = await _eventful_window(ctx, a, rng, 7)
     if window is None:
         return None
     start, end = window
-    kind = pick(rng, ["all", "preventive", "corrective"])
     with_codes = bool(rng.random() < 0.35)
     params = {
         "asset_id": a.asset_id, "site": a.site_name, "kind": kind,
         "kind_text": "" if kind == "all" else kind, "start": start, "end": end,
         "with_codes": with_codes,
     }
+    calls = [ToolCall(name=KIND_TOOLS[kind], args=_window_args(a.asset_id, start, end))]
     return Plan(
         params=params,
-        tool_sequence=[ToolCall(name=KIND_TOOLS[kind], args=_window_args(a.asset_id, start, end))],
+        tool_sequence=calls,
         mentions=[a.asset_id, start, end],
         grounding={"asset_id": a.asset_id, "start": start, "end": end},
         difficulty="hard" if with_codes else "easy",
         hard_features=["multi_output"] if with_codes else [],
+        readings=window_end_readings(calls, "end_date", end),
+        stated=WINDOW_STATED,
     )
 
 
@@ -147,21 +207,33 @@ def _dist_summary(params: dict[str, Any], answer: dict[str, Any]) -> str:
     return text
 
 
+def distribution_outcome(answer: dict[str, Any]) -> str:
+    """"none", "preventive_only" or "with_corrective" (some unplanned work in the window)."""
+    if answer["total"] == 0:
+        return "none"
+    return "with_corrective" if answer["by_type"]["corrective"] else "preventive_only"
+
+
 @family(
     "wo_distribution",
     domain="wo",
     category="Data Query",
     derive=_dist_derive,
     summarise=_dist_summary,
+    outcome=distribution_outcome,
+    trivial=("none", "preventive_only"),
 )
 async def wo_distribution(
     ctx: FamilyContext, rng: np.random.Generator, parents: list[TaskSeed]
 ) -> Plan | None:
-    """Preventive/corrective split of an asset's work orders in a window (and the top code)."""
+    """Preventive/corrective split of an asset's work orders in a window (and the top code).
+
+    Mostly a window holding corrective work, so the split is not all preventive.
+    """
     a = _wo_asset(ctx, rng)
     if a is None:
         return None
-    window = _wo_window(a, rng, 14)
+    window = await _eventful_window(ctx, a, rng, 14)
     if window is None:
         return None
     start, end = window
@@ -170,38 +242,58 @@ async def wo_distribution(
         "asset_id": a.asset_id, "site": a.site_name, "start": start, "end": end,
         "with_mode": with_mode,
     }
+    calls = [
+        ToolCall(name="get_work_order_distribution", args=_window_args(a.asset_id, start, end))
+    ]
     return Plan(
         params=params,
-        tool_sequence=[ToolCall(
-            name="get_work_order_distribution", args=_window_args(a.asset_id, start, end)
-        )],
+        tool_sequence=calls,
         mentions=[a.asset_id, start, end],
         grounding={"asset_id": a.asset_id, "start": start, "end": end},
         difficulty="hard" if with_mode else "medium",
         hard_features=["multi_output"] if with_mode else [],
+        readings=window_end_readings(calls, "end_date", end),
+        stated=WINDOW_STATED,
     )
 
 
 # -- next work order -------------------------------------------------------------------------
 
+OWN_COUNTS_ONLY = "own_transitions_only"
+
 
 def _next_derive(params: dict[str, Any], outputs: list[dict[str, Any]]) -> dict[str, Any]:
     out = outputs[0]
-    probs = sorted(out["probabilities"].values(), reverse=True)
-    if len(probs) > 1 and probs[0] - probs[1] <= PROBABILITY_MARGIN:
+    if params.get("reading") == OWN_COUNTS_ONLY:
+        # The plain maximum-likelihood estimate n[last][b] / n[last], no fleet prior.
+        own, total = out["own_transition_counts"], out["own_transitions_from_last"]
+        if not total:
+            raise Ambiguous("no transition out of the last code")
+        probs = {c: n / total for c, n in own.items()}
+    else:
+        probs = out["probabilities"]
+    ranked = sorted(probs.items(), key=lambda kv: (-kv[1], kv[0]))
+    if len(ranked) > 1 and ranked[0][1] - ranked[1][1] <= PROBABILITY_MARGIN:
         raise Ambiguous("the top two codes are about equally likely")
     return {
         "last_code": out["last_code"],
-        "predicted_code": out["predicted_code"],
-        "probability": out["probability"],
+        "predicted_code": ranked[0][0],
+        "probability": ranked[0][1],
     }
 
 
 def _next_summary(params: dict[str, Any], answer: dict[str, Any]) -> str:
     return (
         f"next work order of {params['asset_id']} after {answer['last_code']}: "
-        f"{answer['predicted_code']} (p = {num(answer['probability'], 3)})"
+        f"{answer['predicted_code']} (p = {num(answer['probability'], 3)}, fleet-smoothed "
+        "first-order Markov estimate)"
     )
+
+
+def next_outcome(answer: dict[str, Any]) -> str:
+    """"preventive" when the next work order is most likely a planned inspection, else
+    "corrective"."""
+    return "preventive" if str(answer["predicted_code"]).startswith("PM") else "corrective"
 
 
 @family(
@@ -210,11 +302,19 @@ def _next_summary(params: dict[str, Any], answer: dict[str, Any]) -> str:
     category="Prediction",
     derive=_next_derive,
     summarise=_next_summary,
+    outcome=next_outcome,
+    trivial=("preventive",),
 )
 async def wo_next(
     ctx: FamilyContext, rng: np.random.Generator, parents: list[TaskSeed]
 ) -> Plan | None:
-    """The most likely primary code of an asset's next work order, from its history."""
+    """The most likely primary code of an asset's next work order, from its history.
+
+    An "as of" date is the day after one of its work orders, so that order is known; the
+    text says orders reported on the date itself do not count. The text names the estimator
+    (first-order Markov chain smoothed with the fleet's transitions), so the plain
+    own-history estimate is a stated, not a gated, reading.
+    """
     a = _wo_asset(ctx, rng)
     if a is None:
         return None
@@ -223,36 +323,59 @@ async def wo_next(
     as_of = ""
     # Without a cut-off there is one task per asset; "as of" dates give the variety.
     if len(orders) > 1 and rng.random() < 0.7:
-        # "As of" a date after one of its work orders: the history before that date only.
-        cut = pick(rng, orders[1:])
-        as_of = iso_day(day(cut["reported_date"]))
+        cut = pick(rng, orders[1:-1] or orders[1:])
+        as_of = iso_day(day(cut["reported_date"]) + timedelta(days=1))
         args["end_date"] = as_of
     params = {"asset_id": a.asset_id, "site": a.site_name, "as_of": as_of}
+    calls = [ToolCall(name="predict_next_work_order", args=args)]
+    readings = [
+        Reading(
+            name=OWN_COUNTS_ONLY,
+            description="estimates P(next | last) from the unit's own transitions only "
+            "(no fleet prior)",
+            params=params | {"reading": OWN_COUNTS_ONLY},
+        )
+    ]
+    stated = [OWN_COUNTS_ONLY]
+    if as_of:
+        readings += as_of_readings(calls, "end_date", as_of)
+        stated.append(AS_OF_INCLUDED)
     return Plan(
         params=params,
-        tool_sequence=[ToolCall(name="predict_next_work_order", args=args)],
+        tool_sequence=calls,
         mentions=[a.asset_id] + ([as_of] if as_of else []),
         grounding={"asset_id": a.asset_id} | ({"end": as_of} if as_of else {}),
         difficulty="hard" if as_of else "medium",
         hard_features=["constraint"] if as_of else [],
-        constraint=f"use only work orders reported before {as_of}" if as_of else None,
+        constraint=f"use only work orders reported before {as_of} (not on that day)"
+        if as_of else None,
         tolerance={"probability": 0.005},
+        readings=readings,
+        stated=stated,
     )
 
 
 # -- alert follow-up -------------------------------------------------------------------------
 
+INSIDE_WINDOW_ONLY = "followup_inside_window_only"
+CALENDAR_DAYS = "horizon_in_calendar_days"
+
 
 def _alert_derive(params: dict[str, Any], outputs: list[dict[str, Any]]) -> dict[str, Any]:
     out = outputs[0]
-    horizon_h = params["within_days"] * 24
-    leads = [lk["lead_time_hours"] for lk in out["links"] if lk["lead_time_hours"] is not None]
-    if any(lead > 0.9 * horizon_h for lead in leads):
-        raise Ambiguous("a work order follows its alert close to the horizon")
+    links = [lk for lk in out["links"] if lk["wo_id"]]
+    if params.get("reading") == INSIDE_WINDOW_ONLY:
+        # Only work orders reported before the window's end count.
+        end = datetime.fromisoformat(params["end"])
+        links = [
+            lk for lk in links
+            if datetime.fromisoformat(lk["alert_time"]) + timedelta(hours=lk["lead_time_hours"])
+            < end
+        ]
     return {
         "alerts": out["alerts"],
-        "followed": out["followed"],
-        "work_orders": sorted({lk["wo_id"] for lk in out["links"] if lk["wo_id"]}),
+        "followed": len(links),
+        "work_orders": sorted({lk["wo_id"] for lk in links}),
     }
 
 
@@ -264,56 +387,87 @@ def _alert_summary(params: dict[str, Any], answer: dict[str, Any]) -> str:
     )
 
 
+def alert_outcome(answer: dict[str, Any]) -> str:
+    """"no_alerts", "not_followed", "partly_followed" or "all_followed"."""
+    if answer["alerts"] == 0:
+        return "no_alerts"
+    if answer["followed"] == 0:
+        return "not_followed"
+    return "all_followed" if answer["followed"] == answer["alerts"] else "partly_followed"
+
+
 @family(
     "wo_alert_followup",
     domain="wo",
     category="Decision Support",
     derive=_alert_derive,
     summarise=_alert_summary,
+    outcome=alert_outcome,
+    trivial=("no_alerts",),
 )
 async def wo_alert_followup(
     ctx: FamilyContext, rng: np.random.Generator, parents: list[TaskSeed]
 ) -> Plan | None:
     """How many of an asset's alerts in a window were followed by corrective work within N days.
 
-    A draw is dropped when a longer horizon (1.25 N) would count more alerts as followed.
+    Mostly a unit with alerts and a window holding one. Gated readings: N counted in calendar
+    days (a work order on day alert + N counts) and only work orders inside the window.
     """
-    a = pick(rng, ctx.assets) if ctx.assets else None
+    with_alerts = []
+    if rng.random() < EVENT_SHARE:
+        with_alerts = [a for a in ctx.assets if await _alert_days(ctx, a)]
+    a = pick(rng, with_alerts or ctx.assets) if ctx.assets else None
     if a is None:
         return None
-    window = _wo_window(a, rng, 7)
+    days = await _alert_days(ctx, a) if with_alerts else []
+    window = _wo_window(a, rng, 7, pick(rng, days) if days else None)
     if window is None:
         return None
     start, end = window
     within = float(pick(rng, [1, 2, 3, 7, 14]))
-    args = _window_args(a.asset_id, start, end) | {"within_days": within}
-    base = await ctx.run1("analyze_alert_to_failure", **args)
-    if base["alerts"] == 0 and rng.random() < 0.7:
-        return None  # mostly ask about windows that hold alerts
-    # Only a draw we may keep pays for the second (longer-horizon) analysis.
-    longer = await ctx.run1(
-        "analyze_alert_to_failure", **(args | {"within_days": within * 1.25})
-    )
-    if longer["followed"] != base["followed"]:
-        return None
     within_text = num(within)
+    args = _window_args(a.asset_id, start, end) | {"within_days": within}
     params = {
         "asset_id": a.asset_id, "site": a.site_name, "start": start, "end": end,
         "within_days": within, "within_text": within_text,
     }
+    calls = [ToolCall(name="analyze_alert_to_failure", args=args)]
+    readings = [
+        *window_end_readings(calls, "end_date", end),
+        Reading(
+            name=CALENDAR_DAYS,
+            description=f"counts a work order reported any time on the {within_text}th day "
+            "after the alert's day",
+            tool_sequence=[ToolCall(
+                name="analyze_alert_to_failure", args=args | {"within_days": within + 1}
+            )],
+        ),
+        Reading(
+            name=INSIDE_WINDOW_ONLY,
+            description="counts only corrective work orders reported inside the window",
+            params=params | {"reading": INSIDE_WINDOW_ONLY},
+        ),
+    ]
     return Plan(
         params=params,
-        tool_sequence=[ToolCall(name="analyze_alert_to_failure", args=args)],
+        tool_sequence=calls,
         mentions=[a.asset_id, start, end, within_text],
         grounding={"asset_id": a.asset_id, "start": start, "end": end},
         difficulty="hard",
         hard_features=["constraint"],
         constraint=f"a work order counts only if it was reported within {within_text} days "
         "after the alert",
+        readings=readings,
+        stated=WINDOW_STATED,
     )
 
 
 # -- decision after a diagnosis ----------------------------------------------------------
+
+GENERIC_DGA_CODE = "DGA-ABN"
+GENERIC_CODE_COUNTS = "generic_dga_code_counts"
+FROM_SAMPLE_TIME = "since_the_sample_time"
+EARLIER_COUNTS = "earlier_matching_work_counts"
 
 
 def _decision_derive(params: dict[str, Any], outputs: list[dict[str, Any]]) -> dict[str, Any]:
@@ -322,7 +476,10 @@ def _decision_derive(params: dict[str, Any], outputs: list[dict[str, Any]]) -> d
     if len(matching) != 1:
         raise Ambiguous(f"{len(matching)} failure codes for {params['fault']}")
     code = matching[0]
-    raised = [o["wo_id"] for o in corrective["work_orders"] if o["primary_code"] == code]
+    accepted = {code}
+    if params.get("reading") == GENERIC_CODE_COUNTS:
+        accepted.add(GENERIC_DGA_CODE)
+    raised = [o["wo_id"] for o in corrective["work_orders"] if o["primary_code"] in accepted]
     return {
         "failure_code": code,
         "already_raised": bool(raised),
@@ -334,10 +491,32 @@ def _decision_derive(params: dict[str, Any], outputs: list[dict[str, Any]]) -> d
 def _decision_summary(params: dict[str, Any], answer: dict[str, Any]) -> str:
     listed = f" ({and_join(answer['work_orders'])})" if answer["work_orders"] else ""
     return (
-        f"{params['fault']} on {params['asset_id']} since {params['start']}: failure code "
-        f"{answer['failure_code']}; corrective work order already raised: "
-        f"{'yes' if answer['already_raised'] else 'no'}{listed}; decision: {answer['decision']}"
+        f"{params['fault']} on {params['asset_id']} (oil sample of {params['start']}): failure "
+        f"code {answer['failure_code']}; corrective work order with that code reported since "
+        f"{params['start']}: {'yes' if answer['already_raised'] else 'no'}{listed}; decision: "
+        f"{answer['decision']}"
     )
+
+
+def decision_outcome(answer: dict[str, Any]) -> str:
+    """"raise" when a new corrective work order is needed, else "already_raised"."""
+    return "already_raised" if answer["already_raised"] else "raise"
+
+
+async def _diagnosed_samples(
+    ctx: FamilyContext, a: GroundedAsset, faults: set[str]
+) -> list[tuple[dict[str, Any], str]]:
+    """(sample, fault) of the asset's oil samples that the DGA tool classifies as a fault
+    with full confidence (every ratio method agrees, away from the boundaries)."""
+    records = (await ctx.run([oil_call(a)]))[0]["records"]
+    found = []
+    for r in records:
+        if any(r.get(g) is None for g in GASES[:5]):
+            continue
+        out = await ctx.run1("interpret_dga", **dga_args(a.asset_id, r))
+        if out["fault_type"] in faults and out["confidence"] >= 1.0:
+            found.append((r, str(out["fault_type"])))
+    return found
 
 
 @family(
@@ -346,50 +525,87 @@ def _decision_summary(params: dict[str, Any], answer: dict[str, Any]) -> str:
     category="Decision Support",
     derive=_decision_derive,
     summarise=_decision_summary,
+    outcome=decision_outcome,
 )
 async def wo_decision(
     ctx: FamilyContext, rng: np.random.Generator, parents: list[TaskSeed]
 ) -> Plan | None:
     """Given a DGA diagnosis on a date, whether matching corrective work exists since then.
 
-    Half of the draws take a fault that an existing corrective work order carries and a date
-    before it, so both outcomes occur.
+    The diagnosis is the store's: an oil sample of the unit that the DGA tool classifies as
+    that fault, on that sample's date (a task never states a finding the store lacks).
+    Gated readings: the generic abnormal-DGA code counting as matching, and "since" counted
+    from the sample's hour rather than its day. The text says earlier orders do not count
+    (in so many words when the unit has matching work from before the date).
     """
-    a = pick(rng, ctx.assets) if ctx.assets else None
-    if a is None:
-        return None
-    span = _data_days(a)
-    if span is None:
-        return None
-    first, last = span
     codes_call = ToolCall(name="get_failure_codes", args={})
     codes = (await ctx.run([codes_call]))[0]["failure_codes"]
-    faults = {c["code"]: c["fault_type"] for c in codes if c.get("fault_type")}
-    existing = await ctx.run1("get_corrective_work_orders", equipment_id=a.asset_id)
-    known = [o for o in existing["work_orders"] if o["primary_code"] in faults]
-    if known and rng.random() < 0.5:
-        target = pick(rng, known)
-        fault = faults[target["primary_code"]]
-        latest = day(target["reported_date"]) - timedelta(days=1)
-    else:
-        fault = pick(rng, sorted(set(faults.values())))
-        latest = last
-    days = (latest - first).days
-    if days < 0:
+    faults = {str(c["fault_type"]) for c in codes if c.get("fault_type")}
+    a = asset_with_oil(ctx, rng)
+    if a is None:
         return None
-    since = iso_day(first + timedelta(days=int(rng.integers(0, days + 1))))
-    params = {"asset_id": a.asset_id, "site": a.site_name, "fault": fault, "start": since}
+    diagnosed = await _diagnosed_samples(ctx, a, faults)
+    if not diagnosed:
+        # Most units are healthy; look for one whose samples show a fault.
+        for other in sorted(ctx.assets, key=lambda x: x.asset_id):
+            if other.oil_samples.start and (found := await _diagnosed_samples(ctx, other, faults)):
+                a, diagnosed = other, found
+                break
+    if not diagnosed:
+        return None
+    sample, fault = pick(rng, diagnosed)
+    sample_time = str(sample["timestamp"])
+    since = iso_day(day(sample_time))
+    # Matching corrective work reported before the diagnosis: the text must then say that
+    # only work since the date counts (its own phrasings), or "do we still owe one?" would
+    # have two answers.
+    code = {str(c["fault_type"]): str(c["code"]) for c in codes if c.get("fault_type")}.get(fault)
+    history = await ctx.run1("get_corrective_work_orders", equipment_id=a.asset_id)
+    earlier_work = any(
+        o["primary_code"] == code and str(o["reported_date"]) < since
+        for o in history["work_orders"]
+    )
+    params = {
+        "asset_id": a.asset_id, "site": a.site_name, "fault": fault, "start": since,
+        "earlier_work": earlier_work,
+    }
+    corrective = ToolCall(
+        name="get_corrective_work_orders", args={"equipment_id": a.asset_id, "start_date": since}
+    )
+    calls = [codes_call, corrective]
+    readings = [
+        Reading(
+            name=GENERIC_CODE_COUNTS,
+            description=f"accepts a corrective work order with the generic code "
+            f"{GENERIC_DGA_CODE} (abnormal gases, type not determined) as matching",
+            params=params | {"reading": GENERIC_CODE_COUNTS},
+        ),
+        Reading(
+            name=FROM_SAMPLE_TIME,
+            description=f"counts work orders from the sample's time {sample_time}, not from "
+            "the start of its day",
+            tool_sequence=[codes_call, ToolCall(
+                name="get_corrective_work_orders",
+                args={"equipment_id": a.asset_id, "start_date": sample_time},
+            )],
+        ),
+        Reading(
+            name=EARLIER_COUNTS,
+            description="counts matching corrective work reported before the diagnosis date",
+            tool_sequence=[codes_call, ToolCall(
+                name="get_corrective_work_orders", args={"equipment_id": a.asset_id},
+            )],
+        ),
+    ]
     return Plan(
         params=params,
-        tool_sequence=[
-            codes_call,
-            ToolCall(name="get_corrective_work_orders",
-                     args={"equipment_id": a.asset_id, "start_date": since}),
-        ],
+        tool_sequence=calls,
         mentions=[a.asset_id, fault, since],
         grounding={"asset_id": a.asset_id, "start": since},
         difficulty="hard",
         hard_features=["conditional"],
-        constraint="if no corrective work order with the matching failure code has been "
-        "raised since then, say which failure code the new one should carry",
+        constraint=f"only corrective work orders reported on or after {since} count; if none "
+        "carries the matching failure code, say which failure code the new one should carry",
+        readings=readings,
+        stated=[EARLIER_COUNTS],
     )

@@ -132,6 +132,7 @@ def make_record(
         tool_sequence=seed.tool_sequence if seed else [],
         reference_answer=seed.answer if seed else None,
         tolerance=seed.tolerance if seed else {},
+        rel_tolerance=seed.rel_tolerance if seed else {},
         family=seed.family if seed else None,
         grounding=seed.grounding if seed else {},
         provenance=ScenarioProvenance(
@@ -144,6 +145,9 @@ def make_record(
             attempts=attempts,
             family=seed.family if seed else None,
             draw=seed.draw if seed else None,
+            outcome=seed.outcome if seed else None,
+            nontrivial=seed.nontrivial if seed else None,
+            readings=seed.readings if seed else [],
         ),
     )
 

@@ -17,6 +17,19 @@ in its asset.yaml, imported once by :func:`load_families`). It has two functions
 Multi-agent families name the single-domain families they extend in ``compose_from``;
 :func:`draw_seed` draws their parents first (or :func:`compose_seed` takes accepted ones)
 and passes them to ``draw``.
+
+**Interpretation gate.** A plan lists the other :class:`Reading` s a competent reader could
+take of the request (a window end taken as inclusive, the default paper instead of the
+nameplate's, another DGA method). :func:`draw_seed` derives the answer under every reading;
+when a reading's answer differs from the reference (outside the tolerance) and the text does
+not pin it (``Plan.stated``), the task is ambiguous and the draw is dropped. Drops are
+counted per family and reading in :attr:`FamilyContext.gate_drops`; the seed records what
+each reading gave (:class:`~generator.generate.model.ReadingCheck`).
+
+**Interesting answers.** A family may label each answer with ``outcome`` ("fault",
+"normal", "alarm", ...) and name the labels that are ``trivial``; a policy's
+``nontrivial_share`` then asks :func:`draw_for_slot` to look further (more draw indices) for
+non-trivial answers on a deterministic share of the family's slots.
 """
 
 from __future__ import annotations
@@ -32,7 +45,15 @@ from typing import Any
 import numpy as np
 
 from generator.assetdef import AssetClass
-from generator.generate.model import Difficulty, HardFeature, Role, TaskSeed, ToolCall
+from generator.errors import StoreUnavailable, UserError
+from generator.generate.model import (
+    Difficulty,
+    HardFeature,
+    ReadingCheck,
+    Role,
+    TaskSeed,
+    ToolCall,
+)
 from generator.profile.model import AssetProfile, GroundedAsset
 from generator.registry import Registry
 from generator.tools.registry import ToolContext, call_tool
@@ -57,8 +78,32 @@ class Ambiguous(Exception):
 
 
 @dataclass(frozen=True)
+class Reading:
+    """Another way a competent reader could take the request, and how to compute it.
+
+    Attributes:
+        name: Short identifier, e.g. ``"window_end_inclusive"``, ``"paper_kraft_default"``.
+        description: What such a reader would do differently (one line, for reports).
+        tool_sequence: The calls that reading makes instead; None = the plan's calls.
+        params: Parameters merged over the plan's (``{**plan.params, **params}``) before
+            ``derive`` runs under this reading; None = the plan's parameters.
+    """
+
+    name: str
+    description: str
+    tool_sequence: list[ToolCall] | None = None
+    params: dict[str, Any] | None = None
+
+
+@dataclass(frozen=True)
 class Plan:
-    """What a family's draw decided: parameters, expected calls and wording facts."""
+    """What a family's draw decided: parameters, expected calls and wording facts.
+
+    ``readings`` are the alternative readings to gate; ``stated`` names those the text rules
+    out or pins explicitly (their answers may differ; the seed records them). ``tolerance``
+    is absolute and ``rel_tolerance`` relative, per top-level answer key (see
+    :func:`compare`).
+    """
 
     params: dict[str, Any]
     tool_sequence: list[ToolCall]
@@ -70,11 +115,15 @@ class Plan:
     closed_form: bool = False
     tolerance: dict[str, float] = field(default_factory=dict)
     role: Role | None = None
+    rel_tolerance: dict[str, float] = field(default_factory=dict)
+    readings: list[Reading] = field(default_factory=list)
+    stated: list[str] = field(default_factory=list)
 
 
 DrawFn = Callable[["FamilyContext", np.random.Generator, list[TaskSeed]], Awaitable[Plan | None]]
 DeriveFn = Callable[[dict[str, Any], list[dict[str, Any]]], dict[str, Any]]
 SummariseFn = Callable[[dict[str, Any], dict[str, Any]], str]
+OutcomeFn = Callable[[dict[str, Any]], str]
 
 
 @dataclass(frozen=True)
@@ -90,6 +139,12 @@ class FamilySpec:
     roles: tuple[Role, ...] = ("operator", "manager")
     compose_from: tuple[str, ...] = ()
     description: str = ""
+    outcome: OutcomeFn | None = None
+    trivial: frozenset[str] = frozenset()
+
+    def is_trivial(self, outcome: str | None) -> bool:
+        """True when ``outcome`` is one of the family's trivial labels (or unlabelled)."""
+        return outcome is None or outcome in self.trivial
 
 
 FAMILIES: Registry[FamilySpec] = Registry("task family")
@@ -104,6 +159,8 @@ def family(
     summarise: SummariseFn,
     roles: tuple[Role, ...] = ("operator", "manager"),
     compose_from: tuple[str, ...] = (),
+    outcome: OutcomeFn | None = None,
+    trivial: tuple[str, ...] | frozenset[str] = (),
 ) -> Callable[[DrawFn], DrawFn]:
     """Register the decorated draw function as task family ``name``.
 
@@ -115,6 +172,10 @@ def family(
         summarise: ``(params, answer) -> one line`` with the answer's key values.
         roles: Who may ask.
         compose_from: For multi-agent families, the single-domain families they extend.
+        outcome: ``answer -> label`` ("fault", "normal", "alarm", "none", ...), recorded on
+            every seed and counted per family in the run manifest.
+        trivial: The labels that make an uninteresting answer (nothing found, all normal);
+            a policy's ``nontrivial_share`` asks for the others.
     """
     if category not in CATEGORIES:
         raise ValueError(f"family {name!r}: unknown category {category!r}")
@@ -133,6 +194,8 @@ def family(
                 roles=roles,
                 compose_from=compose_from,
                 description=doc,
+                outcome=outcome,
+                trivial=frozenset(trivial),
             ),
         )
         return fn
@@ -186,6 +249,21 @@ class FamilyContext:
         self.tools = tools
         self.run_seed = run_seed
         self._memo: dict[str, dict[str, Any]] = {}
+        # family -> reading name -> draw indices the gate dropped (sets: a draw drawn twice,
+        # e.g. as a chain's parent and on its own, counts once)
+        self._gate_drops: dict[str, dict[str, set[int]]] = {}
+
+    def record_drop(self, family_name: str, reason: str, draw: int) -> None:
+        """Count a draw the interpretation gate dropped, by family and reason."""
+        self._gate_drops.setdefault(family_name, {}).setdefault(reason, set()).add(draw)
+
+    @property
+    def gate_drops(self) -> dict[str, dict[str, int]]:
+        """Draws dropped by the interpretation gate: family -> reading name -> count."""
+        return {
+            fam: {r: len(draws) for r, draws in sorted(reasons.items())}
+            for fam, reasons in sorted(self._gate_drops.items())
+        }
 
     @property
     def assets(self) -> list[GroundedAsset]:
@@ -256,6 +334,10 @@ async def draw_seed(
         answer = spec.derive(plan.params, outputs)
     except Ambiguous:
         return None
+    checks = await gate_readings(spec, ctx, plan, answer, draw)
+    if checks is None:
+        return None
+    outcome = spec.outcome(answer) if spec.outcome is not None else None
     return TaskSeed(
         family=spec.name,
         domain=spec.domain,
@@ -269,12 +351,53 @@ async def draw_seed(
         answer=answer,
         answer_summary=spec.summarise(plan.params, answer),
         tolerance=plan.tolerance,
+        rel_tolerance=plan.rel_tolerance,
         difficulty=plan.difficulty,
         hard_features=plan.hard_features,
         constraint=plan.constraint,
         closed_form=plan.closed_form,
         parents=[p.key for p in parents or []],
+        readings=checks,
+        outcome=outcome,
+        nontrivial=None if outcome is None else not spec.is_trivial(outcome),
     )
+
+
+async def gate_readings(
+    spec: FamilySpec, ctx: FamilyContext, plan: Plan, answer: dict[str, Any], draw: int
+) -> list[ReadingCheck] | None:
+    """Derive the answer under every reading of the plan; None when the task is ambiguous.
+
+    A reading whose answer agrees with ``answer`` (within the plan's tolerances) is
+    ``same``. One that differs is ``stated`` when the plan names it in ``stated`` (the text
+    pins the reading; its answer is recorded) and otherwise drops the draw, counted in
+    ``ctx.gate_drops`` under the reading's name. A reading whose derivation is itself
+    ambiguous, or whose calls fail, counts as differing (with no answer recorded).
+    """
+    checks: list[ReadingCheck] = []
+    for reading in plan.readings:
+        params = plan.params if reading.params is None else {**plan.params, **reading.params}
+        calls = plan.tool_sequence if reading.tool_sequence is None else reading.tool_sequence
+        alt: dict[str, Any] | None
+        try:
+            alt = spec.derive(params, await ctx.run(calls))
+        except StoreUnavailable:
+            raise  # an outage stops the run (and is resumable), it is no verdict on the task
+        except (Ambiguous, UserError):
+            alt = None  # no single answer, or a call that reading makes is refused
+        rel = plan.rel_tolerance
+        if alt is not None and not compare(answer, alt, plan.tolerance, rel_tolerance=rel):
+            checks.append(ReadingCheck(
+                name=reading.name, description=reading.description, outcome="same"
+            ))
+            continue
+        if reading.name not in plan.stated:
+            ctx.record_drop(spec.name, reading.name, draw)
+            return None
+        checks.append(ReadingCheck(
+            name=reading.name, description=reading.description, outcome="stated", answer=alt
+        ))
+    return checks
 
 
 async def compose_seed(
@@ -293,6 +416,64 @@ def params_key(seed: TaskSeed) -> str:
     return seed.family + json.dumps(seed.params, sort_keys=True, default=str)
 
 
+# A slot designated non-trivial looks at this many extra draw indices for a non-trivial
+# answer. They live far above the ordinary indices (which a run uses one per slot), so a
+# family without a target draws exactly what it drew before.
+EXTRA_DRAWS = 8
+EXTRA_BASE = 1_000_000
+
+
+def designated_nontrivial(slot: int, share: float) -> bool:
+    """True for the slots that should hold a non-trivial answer to reach ``share``.
+
+    Slot ``k`` is designated when ``ceil((k + 1)·share) > ceil(k·share)``: the first slot,
+    then evenly spread, so any prefix of ``n`` slots holds ``ceil(n·share)`` designated ones.
+    """
+    if share <= 0.0:
+        return False
+    return math.ceil(round((slot + 1) * share, 9)) > math.ceil(round(slot * share, 9))
+
+
+def slot_draws(slot: int, share: float) -> list[int]:
+    """Draw indices slot ``slot`` may use: itself, plus extras when designated non-trivial."""
+    if not designated_nontrivial(slot, share):
+        return [slot]
+    return [slot] + [EXTRA_BASE + slot * EXTRA_DRAWS + j for j in range(EXTRA_DRAWS)]
+
+
+async def draw_for_slot(
+    spec: FamilySpec,
+    slot: int,
+    share: float,
+    draw: Callable[[int], Awaitable[TaskSeed | None]],
+) -> TaskSeed | None:
+    """The seed of a family's slot ``slot`` under a ``nontrivial_share`` target.
+
+    An undesignated slot (see :func:`designated_nontrivial`) is draw ``slot`` as always. A
+    designated one takes the first non-trivial seed among :func:`slot_draws`, else the first
+    usable one (the store may hold no more interesting answers). Pure in the slot index, so
+    a resumed run draws what an uninterrupted one drew.
+
+    Args:
+        spec: The family (its ``outcome`` and ``trivial`` labels).
+        slot: The family's slot index (its draw index without a target).
+        share: Target share of non-trivial answers (0 = none).
+        draw: Draws one index (e.g. ``draw_seed`` or composition from an accepted parent).
+    """
+    indices = slot_draws(slot, share if spec.outcome is not None else 0.0)
+    if len(indices) == 1:
+        return await draw(indices[0])
+    fallback: TaskSeed | None = None
+    for index in indices:
+        seed = await draw(index)
+        if seed is None:
+            continue
+        if seed.nontrivial:
+            return seed
+        fallback = fallback or seed
+    return fallback
+
+
 async def draw_many(
     spec: FamilySpec,
     ctx: FamilyContext,
@@ -301,6 +482,7 @@ async def draw_many(
     max_tries: int,
     *,
     unique: bool = True,
+    nontrivial_share: float = 0.0,
 ) -> list[TaskSeed]:
     """Draw up to ``count`` seeds from index ``start`` on, skipping unusable draws.
 
@@ -314,13 +496,19 @@ async def draw_many(
         count: Seeds wanted.
         max_tries: Draw indices tried at most.
         unique: Also skip a draw whose parameters repeat an earlier seed's (same task).
+        nontrivial_share: Target share of non-trivial answers; each index is then a slot of
+            :func:`draw_for_slot`.
     """
     seeds: list[TaskSeed] = []
     seen: set[str] = set()
-    for draw in range(start, start + max_tries):
+
+    async def one(index: int) -> TaskSeed | None:
+        return await draw_seed(spec, ctx, index)
+
+    for slot in range(start, start + max_tries):
         if len(seeds) >= count:
             break
-        seed = await draw_seed(spec, ctx, draw)
+        seed = await draw_for_slot(spec, slot, nontrivial_share, one)
         if seed is None:
             continue
         key = params_key(seed)
@@ -331,18 +519,38 @@ async def draw_many(
     return seeds
 
 
-def compare(expected: Any, actual: Any, tolerance: dict[str, float], path: str = "") -> list[str]:
-    """Differences between two answers; numbers within the tolerance of their top-level key."""
+def within(expected: float, actual: float, abs_tol: float, rel_tol: float) -> bool:
+    """The tolerance rule shared with the grader: ``|e-a| <= abs`` or ``|e-a| <= rel*|e|``."""
+    diff = abs(float(expected) - float(actual))
+    return diff <= abs_tol + 1e-12 or diff <= rel_tol * abs(float(expected)) + 1e-12
+
+
+def compare(
+    expected: Any,
+    actual: Any,
+    tolerance: dict[str, float],
+    path: str = "",
+    *,
+    rel_tolerance: dict[str, float] | None = None,
+) -> list[str]:
+    """Differences between two answers; numbers within the tolerance of their top-level key.
+
+    A number passes when ``|e - a| <= tolerance[key]`` or ``|e - a| <= rel_tolerance[key] *
+    |e|`` (``key`` is the top-level answer key the number sits under); without either, it
+    must be equal.
+    """
+    rel = rel_tolerance or {}
     key = path.split(".")[0].split("[")[0]
     if isinstance(expected, bool) or isinstance(actual, bool):
         # True == 1 in Python; an answer's flag must stay a flag.
         same = type(expected) is type(actual) and expected == actual
         return [] if same else [f"{path}: expected {expected!r}, got {actual!r}"]
     if isinstance(expected, int | float) and isinstance(actual, int | float):
-        tol = tolerance.get(key, 0.0)
-        if math.isclose(float(expected), float(actual), rel_tol=0.0, abs_tol=tol + 1e-12):
+        tol, rtol = tolerance.get(key, 0.0), rel.get(key, 0.0)
+        if within(expected, actual, tol, rtol):
             return []
-        return [f"{path}: expected {expected!r}, got {actual!r} (tolerance {tol:g})"]
+        allowed = f"tolerance {tol:g}" + (f", relative {rtol:g}" if rtol else "")
+        return [f"{path}: expected {expected!r}, got {actual!r} ({allowed})"]
     if isinstance(expected, dict) and isinstance(actual, dict):
         problems = []
         for k in sorted(set(expected) | set(actual)):
@@ -352,14 +560,14 @@ def compare(expected: Any, actual: Any, tolerance: dict[str, float], path: str =
             elif k not in expected:
                 problems.append(f"{sub}: not in the stored answer")
             else:
-                problems.extend(compare(expected[k], actual[k], tolerance, sub))
+                problems.extend(compare(expected[k], actual[k], tolerance, sub, rel_tolerance=rel))
         return problems
     if isinstance(expected, list) and isinstance(actual, list):
         if len(expected) != len(actual):
             return [f"{path}: expected {len(expected)} items, got {len(actual)}"]
         problems = []
         for i, (e, a) in enumerate(zip(expected, actual, strict=True)):
-            problems.extend(compare(e, a, tolerance, f"{path}[{i}]"))
+            problems.extend(compare(e, a, tolerance, f"{path}[{i}]", rel_tolerance=rel))
         return problems
     return [] if expected == actual else [f"{path}: expected {expected!r}, got {actual!r}"]
 
@@ -378,4 +586,4 @@ async def recompute(seed: TaskSeed, ctx: FamilyContext) -> list[str]:
         answer = spec.derive(seed.params, outputs)
     except Ambiguous as exc:
         return [f"answer: ambiguous on recompute ({exc})"]
-    return compare(seed.answer, answer, seed.tolerance)
+    return compare(seed.answer, answer, seed.tolerance, rel_tolerance=seed.rel_tolerance)

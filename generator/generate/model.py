@@ -29,6 +29,23 @@ class ToolCall(_Strict):
     args: dict[str, Any] = Field(description="Arguments, valid against the tool's schema")
 
 
+class ReadingCheck(_Strict):
+    """What another reading of the request gave (the interpretation gate's record)."""
+
+    name: str = Field(description="Reading identifier, e.g. paper_kraft_default")
+    description: str = Field(description="What a reader taking this reading does differently")
+    outcome: Literal["same", "stated", "differs"] = Field(
+        description="same: the reading gives the reference answer (within tolerance); "
+        "stated: it gives another answer but the text pins the reference reading; "
+        "differs: another answer the text does not rule out (such seeds are dropped)"
+    )
+    answer: dict[str, Any] | None = Field(
+        default=None,
+        description="The reading's answer when it differs (stated readings); None otherwise "
+        "or when that reading admits no single answer",
+    )
+
+
 class TaskSeed(_Strict):
     """A structured task whose answer code computed by running the tools."""
 
@@ -51,6 +68,11 @@ class TaskSeed(_Strict):
     tolerance: dict[str, float] = Field(
         default_factory=dict, description="Absolute tolerance per numeric answer key (else exact)"
     )
+    rel_tolerance: dict[str, float] = Field(
+        default_factory=dict,
+        description="Relative tolerance per numeric answer key: a number passes when "
+        "|e - a| <= tolerance[key] or |e - a| <= rel_tolerance[key] * |e|",
+    )
     difficulty: Difficulty = Field(description="easy, medium or hard")
     hard_features: list[HardFeature] = Field(
         default_factory=list, description="What makes it hard: outputs, constraint, fallback"
@@ -63,6 +85,18 @@ class TaskSeed(_Strict):
     )
     parents: list[str] = Field(
         default_factory=list, description="Seed keys a multi-agent chain was composed from"
+    )
+    readings: list[ReadingCheck] = Field(
+        default_factory=list,
+        description="Other readings of the request and what each gave (interpretation gate)",
+    )
+    outcome: str | None = Field(
+        default=None, description="The family's label of the answer (fault, normal, alarm, ...)"
+    )
+    nontrivial: bool | None = Field(
+        default=None,
+        description="False when the outcome is one of the family's trivial labels; None when "
+        "the family labels no outcomes",
     )
 
     @property
@@ -100,6 +134,16 @@ class ScenarioProvenance(_Strict):
     attempts: int = Field(description="Verbalisations tried before acceptance (1 = first)")
     family: str | None = Field(default=None, description="Task family, None for open scenarios")
     draw: int | None = Field(default=None, description="Draw index of the seed")
+    outcome: str | None = Field(
+        default=None, description="The family's label of the answer (fault, normal, alarm, ...)"
+    )
+    nontrivial: bool | None = Field(
+        default=None, description="False for a trivial outcome; None when unlabelled"
+    )
+    readings: list[ReadingCheck] = Field(
+        default_factory=list,
+        description="Other readings of the request the generator checked and what each gave",
+    )
 
 
 class ScenarioRecord(_Strict):
@@ -120,6 +164,11 @@ class ScenarioRecord(_Strict):
         description="Answer computed by running tool_sequence; None for open scenarios"
     )
     tolerance: dict[str, float] = Field(description="Absolute tolerance per numeric answer key")
+    rel_tolerance: dict[str, float] = Field(
+        default_factory=dict,
+        description="Relative tolerance per numeric answer key: a number passes when "
+        "|e - a| <= tolerance[key] or |e - a| <= rel_tolerance[key] * |e|",
+    )
     family: str | None = Field(description="Task family; None for open scenarios")
     grounding: dict[str, str] = Field(description="Store entities the scenario names")
     negative: bool = Field(default=False, description="True for an unanswerable scenario")

@@ -219,6 +219,11 @@ class Pipeline:
                 "hard": {o.domain: o.hard for o in outcomes},
                 "passed_over_for_hard_share": {o.domain: o.mix_skipped for o in outcomes},
             },
+            families=stages.outcome_report(
+                [ln.seed for ln in self.folder.accepted() if ln.seed is not None],
+                env.policies,
+                env.family_ctx.gate_drops,
+            ),
             shortfalls=[s.model_dump() for s in shortfalls],
             timings=self.timings,
             tokens=summary.tokens,

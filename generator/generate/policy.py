@@ -8,7 +8,7 @@ the folder (one file per domain, the file stem equal to its ``domain``).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
@@ -20,6 +20,7 @@ from generator.yamlfile import read_yaml
 POLICIES_DIR = PROJECT_ROOT / "policies"
 GroundingKind = Literal["site", "asset_id", "sensor"]
 Prohibition = Literal["tool_names_in_text", "skip_core_work"]
+Share = Annotated[float, Field(ge=0.0, le=1.0)]
 
 
 class _Strict(BaseModel):
@@ -81,6 +82,13 @@ class DomainPolicy(_Strict):
         ge=0.0, le=1.0, description="Minimum share of hard scenarios (two or more outputs, "
         "an explicit constraint, a conditional or fallback); once only hard candidates can "
         "still reach it, easier ones are passed over"
+    )
+    nontrivial_share: dict[str, Share] = Field(
+        default_factory=dict,
+        description="Per task family: target share of its accepted scenarios whose answer is "
+        "non-trivial (a fault, an alarm, work to do; see the family's outcome labels). "
+        "Generation looks further for such draws on an evenly spread share of the family's "
+        "slots, where the store holds them; the manifest reports target and achieved",
     )
     text_length: TextLength = Field(description="Bounds on the text length")
     characteristic_form: CharacteristicFormPolicy = Field(

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from generator.errors import UserError
 from generator.generate.budget import Budget, allocate, propose_budget
 from generator.generate.checks import CheckContext, CheckItem, GroundingSets, run_checks
 from generator.generate.dedup import DedupIndex
@@ -20,6 +21,7 @@ from generator.generate.families import (
     FamilyContext,
     FamilySpec,
     compose_seed,
+    draw_for_slot,
     draw_seed,
     families_of,
     recompute,
@@ -62,19 +64,27 @@ class RunEnv:
     # -- per-candidate hooks ---------------------------------------------------------
 
     async def draw(self, domain: str, candidate: int) -> TaskSeed | None:
-        """Candidate ``c`` of a domain's stream: draw ``c // F`` of family ``c % F``.
+        """Candidate ``c`` of a domain's stream: slot ``c // F`` of family ``c % F``.
 
-        A multi-agent family composes from an accepted seed of its parent family when the
-        run has one (chosen by the draw index), else it draws its parent itself.
+        The slot is the family's draw index, except that the policy's ``nontrivial_share``
+        lets designated slots look at extra draws (:func:`draw_for_slot`). A multi-agent
+        family composes from an accepted seed of its parent family when the run has one
+        (chosen by the draw index), else it draws its parent itself.
         """
         specs = self.families[domain]
         spec = specs[candidate % len(specs)]
-        draw = candidate // len(specs)
-        if spec.compose_from:
-            pool = self.accepted_seeds.get(spec.compose_from[0], [])
-            if pool and draw < len(pool):
-                return await compose_seed(spec, [pool[draw]], self.family_ctx, draw)
-        return await draw_seed(spec, self.family_ctx, draw)
+        slot = candidate // len(specs)
+        policy = self.policies.get(domain)
+        share = policy.nontrivial_share.get(spec.name, 0.0) if policy else 0.0
+
+        async def one(draw: int) -> TaskSeed | None:
+            if spec.compose_from:
+                pool = self.accepted_seeds.get(spec.compose_from[0], [])
+                if pool and draw < len(pool):
+                    return await compose_seed(spec, [pool[draw]], self.family_ctx, draw)
+            return await draw_seed(spec, self.family_ctx, draw)
+
+        return await draw_for_slot(spec, slot, share, one)
 
     async def early(self, seed: TaskSeed | None, draft: Draft, domain: str) -> list[str]:
         """The cheap checks (fields, length, tool names, near-duplicates)."""
@@ -163,6 +173,67 @@ class RunEnv:
         return out
 
 
+def check_share_targets(asset: AssetClass, policies: dict[str, DomainPolicy]) -> None:
+    """Every family a policy's ``nontrivial_share`` names must be one of the domain's.
+
+    Only checked for domains where the asset class registers families (a policy shared with
+    another asset class may name that class's families).
+
+    Raises:
+        UserError: a name is not a family of the domain, or the family labels no outcomes.
+    """
+    for domain, policy in policies.items():
+        specs = {s.name: s for s in families_of(asset, domain)}
+        if not specs:
+            continue
+        for name in policy.nontrivial_share:
+            if name not in specs:
+                raise UserError(
+                    f"policies/{domain}.yaml: nontrivial_share names an unknown family",
+                    value=name,
+                    options=sorted(specs),
+                    fix="name a task family of the domain or remove the entry",
+                )
+            if specs[name].outcome is None:
+                raise UserError(
+                    f"policies/{domain}.yaml: nontrivial_share names family {name!r}, which "
+                    "labels no outcomes",
+                    value=name,
+                    options=sorted(n for n, s in specs.items() if s.outcome is not None),
+                    fix="give the family an outcome function or remove the entry",
+                )
+
+
+def outcome_report(
+    seeds: list[TaskSeed], policies: dict[str, DomainPolicy], drops: dict[str, dict[str, int]]
+) -> dict[str, dict[str, object]]:
+    """Per family: outcome mix of the accepted seeds, non-trivial target vs achieved, and
+    the draws the interpretation gate dropped (by reading)."""
+    targets = {
+        name: share for p in policies.values() for name, share in p.nontrivial_share.items()
+    }
+    names = sorted({s.family for s in seeds} | set(drops) | set(targets))
+    report: dict[str, dict[str, object]] = {}
+    for name in names:
+        mine = [s for s in seeds if s.family == name]
+        mix: dict[str, int] = {}
+        for s in mine:
+            label = s.outcome or "unlabelled"
+            mix[label] = mix.get(label, 0) + 1
+        labelled = [s for s in mine if s.nontrivial is not None]
+        entry: dict[str, object] = {
+            "accepted": len(mine),
+            "outcomes": dict(sorted(mix.items())),
+            "nontrivial_achieved": round(sum(bool(s.nontrivial) for s in labelled)
+                                         / len(labelled), 3) if labelled else None,
+            "gate_drops": drops.get(name, {}),
+        }
+        if name in targets:
+            entry["nontrivial_target"] = targets[name]
+        report[name] = entry
+    return report
+
+
 async def prepare(
     asset: AssetClass,
     profile: AssetProfile,
@@ -206,6 +277,7 @@ async def prepare(
     families = {
         d: families_of(asset, d) for d in budget.per_domain if budget.per_domain[d] > 0
     }
+    check_share_targets(asset, policies)
     llm = LLMVerbaliser(client) if client is not None else None
     return RunEnv(
         asset=asset,

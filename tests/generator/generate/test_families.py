@@ -296,3 +296,136 @@ async def test_compose_seed_checks_the_parent_family(seeded_settings: StoreSetti
     wrong = (await draw_many(FAMILIES.get("iot_sensor_stat"), ctx, 0, 1, 10))[0]
     with pytest.raises(ValueError, match="composes from"):
         await compose_seed(spec, [wrong], ctx, 0)
+
+
+# -- relative tolerance ----------------------------------------------------------------------
+
+
+def test_compare_relative_tolerance_passes_either_bound() -> None:
+    # An ageing rate of 0.0055: an absolute 0.01 would pass 0.0155 (nearly three times it);
+    # 2 % relative allows |e - a| <= 0.02 * 0.0055 = 0.00011.
+    rel = {"rate": 0.02}
+    assert compare({"rate": 0.0055}, {"rate": 0.00560}, {}, rel_tolerance=rel) == []  # 0.0001
+    assert compare({"rate": 0.0055}, {"rate": 0.00562}, {}, rel_tolerance=rel)  # 0.00012 > 0.00011
+    # Either bound suffices: 100 vs 101.5 fails 1 % relative (1.0) but passes absolute 2.
+    assert compare({"x": 100.0}, {"x": 101.5}, {"x": 2.0}, rel_tolerance={"x": 0.01}) == []
+    assert compare({"x": 100.0}, {"x": 101.5}, {"x": 1.0}, rel_tolerance={"x": 0.01})
+    # Relative to the expected value, not the actual one: |e| = 0 admits only equality.
+    assert compare({"x": 0.0}, {"x": 1e-6}, {}, rel_tolerance={"x": 0.5})
+    # Nested numbers use their top-level key's tolerances.
+    assert compare({"p": {"A": 10.0}}, {"p": {"A": 10.4}}, {}, rel_tolerance={"p": 0.05}) == []
+
+
+# -- interpretation gate -----------------------------------------------------------------
+
+
+def _reading_derive(params: dict[str, Any], outputs: list[dict[str, Any]]) -> dict[str, Any]:
+    # The "reader" adds params["shift"] tasks; a plan's reading may change the shift.
+    return {"n_tasks": len(outputs[0]["tasks"]) + params.get("shift", 0)}
+
+
+def _gated(readings: list[Any], stated: list[str]) -> FamilySpec:
+    async def draw(
+        ctx: FamilyContext, rng: np.random.Generator, parents: list[TaskSeed]
+    ) -> Plan | None:
+        return Plan(
+            params={"shift": 0}, tool_sequence=[ToolCall(name="get_ai_tasks", args={})],
+            mentions=[], readings=readings, stated=stated, tolerance={"n_tasks": 0.5},
+        )
+
+    return FamilySpec(
+        name="test_gated", domain="tsfm", category="Knowledge Query", draw=draw,
+        derive=_reading_derive, summarise=lambda p, a: "",
+        outcome=lambda a: "many" if a["n_tasks"] > 2 else "few", trivial=frozenset({"few"}),
+    )
+
+
+async def test_gate_keeps_a_reading_that_gives_the_same_answer(offline_ctx: FamilyContext) -> None:
+    from generator.generate.families import Reading
+
+    spec = _gated([Reading("shift_within_tol", "off by a fraction", params={"shift": 0.4})], [])
+    seed = await draw_seed(spec, offline_ctx, 0)
+    assert seed is not None and seed.answer == {"n_tasks": 2}
+    assert [(r.name, r.outcome, r.answer) for r in seed.readings] == [
+        ("shift_within_tol", "same", None)
+    ]
+    assert seed.outcome == "few" and seed.nontrivial is False
+    assert offline_ctx.gate_drops == {}
+
+
+async def test_gate_drops_an_unstated_reading_that_differs(offline_ctx: FamilyContext) -> None:
+    from generator.generate.families import Reading
+
+    spec = _gated([Reading("plus_one", "counts one more", params={"shift": 1})], [])
+    assert await draw_seed(spec, offline_ctx, 0) is None
+    assert await draw_seed(spec, offline_ctx, 1) is None
+    assert await draw_seed(spec, offline_ctx, 1) is None  # the same draw counts once
+    assert offline_ctx.gate_drops == {"test_gated": {"plus_one": 2}}
+
+
+async def test_gate_keeps_a_stated_reading_and_records_its_answer(
+    offline_ctx: FamilyContext,
+) -> None:
+    from generator.generate.families import Reading
+
+    spec = _gated([Reading("plus_one", "counts one more", params={"shift": 1})], ["plus_one"])
+    seed = await draw_seed(spec, offline_ctx, 0)
+    assert seed is not None
+    assert [(r.name, r.outcome, r.answer) for r in seed.readings] == [
+        ("plus_one", "stated", {"n_tasks": 3})
+    ]
+
+
+async def test_gate_runs_a_readings_own_calls(offline_ctx: FamilyContext) -> None:
+    from generator.generate.families import Reading
+
+    # A call that fails gives that reader no answer: the task is ambiguous for them.
+    bad = [ToolCall(name="get_ai_tasks", args={"no_such_argument": 1})]
+    spec = _gated([Reading("broken", "another call", tool_sequence=bad)], [])
+    assert await draw_seed(spec, offline_ctx, 0) is None
+    assert offline_ctx.gate_drops == {"test_gated": {"broken": 1}}
+
+
+# -- non-trivial share -------------------------------------------------------------------------
+
+
+def test_designated_slots_spread_the_share_over_every_prefix() -> None:
+    from generator.generate.families import designated_nontrivial
+
+    flags = [designated_nontrivial(k, 0.4) for k in range(10)]
+    # ceil(0.4 n) for n = 1..10 is 1,1,2,2,2,3,3,4,4,4: designated slots 0, 2, 5, 7.
+    assert [k for k, f in enumerate(flags) if f] == [0, 2, 5, 7]
+    assert not any(designated_nontrivial(k, 0.0) for k in range(10))
+    assert all(designated_nontrivial(k, 1.0) for k in range(10))
+
+
+async def test_draw_for_slot_prefers_a_nontrivial_draw_and_falls_back() -> None:
+    from generator.generate.families import EXTRA_BASE, EXTRA_DRAWS, draw_for_slot
+
+    spec = _gated([], [])
+    made: list[int] = []
+
+    def seed_for(index: int, nontrivial: bool) -> TaskSeed:
+        return TaskSeed(
+            family="test_gated", domain="tsfm", category="Knowledge Query", role="operator",
+            draw=index, params={}, mentions=[], answer={},
+            tool_sequence=[ToolCall(name="get_ai_tasks", args={})], answer_summary="",
+            difficulty="easy", outcome="many" if nontrivial else "few", nontrivial=nontrivial,
+        )
+
+    async def only_third_extra(index: int) -> TaskSeed | None:
+        made.append(index)
+        return seed_for(index, index == EXTRA_BASE + 2)
+
+    got = await draw_for_slot(spec, 0, 0.4, only_third_extra)  # slot 0 is designated
+    assert got is not None and got.draw == EXTRA_BASE + 2
+    assert made == [0, EXTRA_BASE, EXTRA_BASE + 1, EXTRA_BASE + 2]
+    made.clear()
+    got = await draw_for_slot(spec, 1, 0.4, only_third_extra)  # slot 1 is not
+    assert got is not None and got.draw == 1 and made == [1]
+
+    async def all_trivial(index: int) -> TaskSeed | None:
+        return None if index == 2 else seed_for(index, False)
+
+    got = await draw_for_slot(spec, 2, 0.4, all_trivial)  # designated, nothing interesting
+    assert got is not None and got.draw == EXTRA_BASE + 2 * EXTRA_DRAWS  # first usable

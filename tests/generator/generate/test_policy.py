@@ -143,3 +143,33 @@ def test_missing_or_empty_folder(tmp_path: Path) -> None:
         load_policies(tmp_path / "nope")
     with pytest.raises(UserError, match=r"holds no \*\.yaml"):
         load_policies(tmp_path)
+
+
+def test_nontrivial_share_must_be_a_fraction(tmp_path: Path) -> None:
+    root = _write(tmp_path, "iot.yaml", GOOD + "nontrivial_share: {iot_sensor_stat: 1.5}\n")
+    with pytest.raises(UserError) as err:
+        load_policies(root)
+    assert "nontrivial_share.iot_sensor_stat" in str(err.value) and err.value.value == 1.5
+
+
+def test_nontrivial_share_names_families_of_the_domain_that_label_outcomes() -> None:
+    from generator.generate.families import families_of
+    from generator.generate.policy import parse_policy
+    from generator.generate.stages import check_share_targets
+
+    asset = load_asset_class("transformer")
+    policies = load_policies()
+    check_share_targets(asset, policies)  # the shipped files are consistent
+    import yaml
+
+    data = yaml.safe_load((POLICIES_DIR / "fmsr.yaml").read_text())
+    data["nontrivial_share"] = {"fmsr_dga_stord": 0.4}
+    bad = dict(policies, fmsr=parse_policy(data, "fmsr.yaml"))
+    with pytest.raises(UserError) as err:
+        check_share_targets(asset, bad)
+    assert err.value.value == "fmsr_dga_stord" and "fmsr_dga_stored" in (err.value.options or [])
+    unlabelled = [s.name for s in families_of(asset, "fmsr") if s.outcome is None]
+    if unlabelled:  # a family without outcome labels cannot have a target
+        data["nontrivial_share"] = {unlabelled[0]: 0.4}
+        with pytest.raises(UserError, match="labels no outcomes"):
+            check_share_targets(asset, dict(policies, fmsr=parse_policy(data, "fmsr.yaml")))
