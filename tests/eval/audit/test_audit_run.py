@@ -22,12 +22,14 @@ from generator.generate.run_config import GenerateConfig
 # Families whose references main's generator computes in a way the audit disputes under some
 # allowed reading (each reported by the audit itself, see the coordinator's report): the
 # winding paper (nameplate vs Kraft), the DGA method and T1 row, Holt-Winters start values,
-# the Markov estimator and as-of date, the fabricated DGA premise, the alarm-event count.
+# the Markov estimator and as-of date, the fabricated DGA premise, the alarm-event count,
+# the anomaly baseline (hour of day vs weekday × hour with history) and unstated cut-off.
 # They must still be re-derived (no error, no unsupported); the others must match outright.
 DISPUTED = {
     "fmsr_dga_stored", "fmsr_dga_given", "ma_dga_to_workorder", "fmsr_winding_assessment",
     "ma_peak_winding_review", "tsfm_forecast", "wo_next_prediction",
-    "wo_decision_after_diagnosis",
+    "wo_decision_after_diagnosis", "tsfm_anomalies", "ma_anomaly_to_workorder",
+    "fmsr_load_assessment", "wo_alert_followup",
 }
 UNSUPPORTED = {"fmsr_health_index", "tsfm_methods"}
 
