@@ -182,7 +182,7 @@ def audit_case(ctx: AuditContext, case: Case) -> ScenarioAudit:
         derivation = AUDITS.get(case.family)(ctx, case)
     except NoSingleAnswer as exc:
         return plain("mismatch", f"the raw documents admit no single answer: {exc}")
-    except (KeyError, TypeError, ValueError) as exc:
+    except (KeyError, TypeError, ValueError, IndexError, ZeroDivisionError) as exc:
         return plain("error", f"re-derivation failed: {type(exc).__name__}: {exc}")
     return _verdict(case, derivation)
 
