@@ -829,8 +829,12 @@ def fmsr_false_premise(ctx: AuditContext, case: Case) -> Derivation:
             after = [t for t in stamps if t[:10] > claim_day]
             if not before or not after:
                 raise NoSingleAnswer("the claimed date is outside the sampled period")
+            prev = next(s for s in samples if str(s["timestamp"])[:19] == before[-1])
+            prev_fault = standards.dga_fault(_gases(prev), c["method"], c["gate"],
+                                             c["precedence"])
             return answer | {"premise_holds": False, "sample_on_date": False,
-                             "previous_sample": before[-1], "next_sample": after[0]}
+                             "previous_sample": before[-1], "next_sample": after[0],
+                             "previous_fault_type": prev_fault}
         if len(on_day) != 1:
             raise NoSingleAnswer(f"{len(on_day)} samples on {claim_day}")
         fault = standards.dga_fault(_gases(on_day[0]), c["method"], c["gate"], c["precedence"])
