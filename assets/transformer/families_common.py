@@ -160,6 +160,29 @@ def hi_args(asset_id: str, sample: dict[str, Any]) -> dict[str, Any] | None:
     return {"asset_name": asset_id, **{f: sample[f] for f in HEALTH_FIELDS}}
 
 
+def tool_accepts(tool: str, arg: str) -> bool:
+    """True when the registered tool ``tool`` takes argument ``arg`` (a reading whose call
+    needs an argument the tool does not take yet is not gated)."""
+    from generator.tools.registry import TOOLS
+
+    if tool not in TOOLS:
+        return False
+    return arg in TOOLS.get(tool).args.model_fields
+
+
+def nameplate_of(plates: dict[str, Any], asset_id: str) -> dict[str, Any]:
+    """The nameplate of ``asset_id`` in an `assets` tool output ({} when absent)."""
+    for x in plates.get("assets", []):
+        if x.get("asset_id") == asset_id:
+            return dict(x.get("nameplate") or {})
+    return {}
+
+
+def assets_call(site: str) -> ToolCall:
+    """The `assets` call that lists a site's units with their nameplates."""
+    return ToolCall(name="assets", args={"site_name": site})
+
+
 def and_join(items: Sequence[str]) -> str:
     """'a', 'a and b', 'a, b and c'; 'none' when empty."""
     items = list(items)

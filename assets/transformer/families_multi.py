@@ -14,15 +14,23 @@ import numpy as np
 
 from assets.transformer.families_common import (
     and_join,
+    assets_call,
     day,
+    full_days,
     history_call,
     iso_day,
+    nameplate_of,
     num,
+    pick,
     unique_argmax,
     values_of,
 )
 from assets.transformer.families_fmsr import (
+    DGA_READING_NAMES,
+    DGA_READINGS,
     WINDING_SENSORS,
+    dga_answer,
+    paper_gate,
     pick_sample,
     same_gases,
     winding_args,
@@ -42,9 +50,10 @@ def _dga_wo_derive(params: dict[str, Any], outputs: list[dict[str, Any]]) -> dic
     sample = pick_sample(oil["records"], params["which"])
     if not same_gases(sample, dga["sample"]):
         raise Ambiguous("the interpreted gases are not those of the chosen sample")
-    if dga["confidence"] < 1.0:
+    method = params.get("method", "iec")
+    if method == "iec" and not params.get("method_named") and dga["confidence"] < 1.0:
         raise Ambiguous("DGA near a boundary")
-    fault = dga["fault_type"]
+    fault = dga_answer(dga, False, method)["fault_type"]
     answer: dict[str, Any] = {"sample_timestamp": sample["timestamp"], "fault_type": fault}
     if fault in NO_FAULT:
         return answer | {
@@ -66,6 +75,13 @@ def _dga_wo_derive(params: dict[str, Any], outputs: list[dict[str, Any]]) -> dic
     }
 
 
+def dga_wo_outcome(answer: dict[str, Any]) -> str:
+    """none (no fault), raise (work to raise) or raised (already on record)."""
+    if answer["failure_code"] is None:
+        return "none"
+    return "raised" if answer["work_orders"] else "raise"
+
+
 def _dga_wo_summary(params: dict[str, Any], answer: dict[str, Any]) -> str:
     text = (
         f"{params['asset_id']} oil sample {answer['sample_timestamp']}: DGA {answer['fault_type']}"
@@ -84,11 +100,17 @@ def _dga_wo_summary(params: dict[str, Any], answer: dict[str, Any]) -> str:
     derive=_dga_wo_derive,
     summarise=_dga_wo_summary,
     compose_from=("fmsr_dga_stored",),
+    outcome=dga_wo_outcome,
+    trivial=("none",),
 )
 async def dga_to_workorder(
     ctx: FamilyContext, rng: np.random.Generator, parents: list[TaskSeed]
 ) -> Plan | None:
-    """Oil sample → DGA diagnosis → is corrective work raised for the fault since the sample?"""
+    """Oil sample → DGA diagnosis → is corrective work raised for the fault since the sample?
+
+    Gated like the parent DGA: Duval and Rogers readings must give the same class (and so
+    the same decision) unless the text names the IEC method.
+    """
     if not parents:
         return None
     parent = parents[0]
@@ -100,7 +122,8 @@ async def dga_to_workorder(
         ToolCall(name="get_corrective_work_orders",
                  args={"equipment_id": p["asset_id"], "start_date": since}),
     ]
-    params = {"asset_id": p["asset_id"], "site": p["site"], "which": p["which"]}
+    keep = ("asset_id", "site", "which", "method_named", "note")
+    params: dict[str, Any] = {k: p[k] for k in keep if k in p}
     return Plan(
         params=params,
         tool_sequence=calls,
@@ -108,6 +131,8 @@ async def dga_to_workorder(
         grounding=dict(parent.grounding),
         difficulty="hard",
         hard_features=["conditional"],
+        readings=list(DGA_READINGS),
+        stated=DGA_READING_NAMES if p.get("method_named") else [],
         constraint="if the sample shows a fault and no corrective work order with the matching "
         "failure code exists since the sample, say which failure code to raise",
     )
@@ -190,7 +215,7 @@ async def anomaly_to_workorder(
 
 
 def _peak_derive(params: dict[str, Any], outputs: list[dict[str, Any]]) -> dict[str, Any]:
-    hist, assessment, events = outputs
+    _, hist, assessment, events = outputs
     ts, wti = unique_argmax(values_of(hist["records"], "wti"))
     if abs(wti - assessment["hot_spot_c"]) > 1e-9:
         raise Ambiguous("the assessed reading is not the window's peak")
@@ -202,6 +227,30 @@ def _peak_derive(params: dict[str, Any], outputs: list[dict[str, Any]]) -> dict[
         "risk_level": assessment["risk_level"],
         "alarm_events": len(alarms),
     }
+
+
+def peak_outcome(answer: dict[str, Any]) -> str:
+    """alarm (alarm events logged), stress (no alarm, status or risk raised) or normal."""
+    if answer["alarm_events"] > 0:
+        return "alarm"
+    calm = answer["thermal_status"] == "normal" and answer["risk_level"] == "low"
+    return "normal" if calm else "stress"
+
+
+async def alarm_window(
+    ctx: FamilyContext, rng: np.random.Generator, asset_id: str, start: str, end: str
+) -> tuple[str, str]:
+    """The parent's window, or (60 % of the time, when the unit logged temperature alarms)
+    a window of the same length that holds one of its alarms."""
+    every = await ctx.run1("get_events", equipment_id=asset_id)
+    alarms = sorted({str(e["event_time"])[:10] for e in every["events"]
+                     if e["event_group"] == "ALERT"})
+    if not alarms or rng.random() >= 0.6:
+        return start, end
+    length = (day(end) - day(start)).days
+    hit = day(pick(rng, alarms))
+    first = hit - timedelta(days=int(rng.integers(0, length)))
+    return iso_day(first), iso_day(first + timedelta(days=length))
 
 
 def _peak_summary(params: dict[str, Any], answer: dict[str, Any]) -> str:
@@ -220,11 +269,18 @@ def _peak_summary(params: dict[str, Any], answer: dict[str, Any]) -> str:
     derive=_peak_derive,
     summarise=_peak_summary,
     compose_from=("iot_sensor_stat",),
+    outcome=peak_outcome,
+    trivial=("normal",),
 )
 async def peak_winding_review(
     ctx: FamilyContext, rng: np.random.Generator, parents: list[TaskSeed]
 ) -> Plan | None:
-    """Winding-temperature peak of a window → thermal assessment → alarm events logged."""
+    """Winding-temperature peak of a window → thermal assessment → alarm events logged.
+
+    Windows are moved onto a logged alarm of the unit when it has one (60 %); the assessment
+    uses the nameplate's paper, stated in the text when it is not Kraft (gated reading: the
+    Kraft default).
+    """
     if not parents:
         return None
     p = parents[0].params
@@ -232,6 +288,12 @@ async def peak_winding_review(
     start, end = p["start"], p["end"]
     if day(end) - day(start) > timedelta(days=14):
         end = iso_day(day(start) + timedelta(days=14))
+    start, end = await alarm_window(ctx, rng, a.asset_id, start, end)
+    first, last = full_days(a)
+    if day(start) < first or day(end) > last:
+        return None
+    plates = assets_call(a.site_name)
+    paper = nameplate_of((await ctx.run([plates]))[0], a.asset_id).get("paper")
     hist = history_call(a, start, end, WINDING_SENSORS)
     records = (await ctx.run([hist]))[0]["records"]
     try:
@@ -239,23 +301,28 @@ async def peak_winding_review(
     except Ambiguous:
         return None
     reading = next(r for r in records if r["timestamp"] == ts)
-    args = winding_args(a.asset_id, reading)
+    args = winding_args(a.asset_id, reading, paper)
     if not await winding_stable(ctx, args):
         return None
     calls = [
+        plates,
         hist,
         ToolCall(name="assess_winding_temperature", args=args),
         ToolCall(name="get_events",
                  args={"equipment_id": a.asset_id, "start_date": start, "end_date": end}),
     ]
+    readings, stated, note = await paper_gate(ctx, calls, ("thermal_status", "risk_level"))
     params = {"asset_id": a.asset_id, "site": a.site_name, "start": start, "end": end}
+    params |= {"note": note} if note else {}
     return Plan(
         params=params,
         tool_sequence=calls,
-        mentions=[a.asset_id, a.site_name, start, end],
+        mentions=[a.asset_id, a.site_name, start, end] + ([note] if note else []),
         grounding={"site": a.site_name, "asset_id": a.asset_id, "start": start, "end": end,
                    "sensor": "wti"},
         difficulty="hard",
         hard_features=["multi_output"],
         tolerance={"hot_spot_c": 0.01},
+        readings=readings,
+        stated=stated,
     )

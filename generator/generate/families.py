@@ -419,7 +419,7 @@ def params_key(seed: TaskSeed) -> str:
 # A slot designated non-trivial looks at this many extra draw indices for a non-trivial
 # answer. They live far above the ordinary indices (which a run uses one per slot), so a
 # family without a target draws exactly what it drew before.
-EXTRA_DRAWS = 8
+EXTRA_DRAWS = 16
 EXTRA_BASE = 1_000_000
 
 
@@ -446,6 +446,7 @@ async def draw_for_slot(
     slot: int,
     share: float,
     draw: Callable[[int], Awaitable[TaskSeed | None]],
+    skip: Callable[[TaskSeed], bool] | None = None,
 ) -> TaskSeed | None:
     """The seed of a family's slot ``slot`` under a ``nontrivial_share`` target.
 
@@ -459,6 +460,8 @@ async def draw_for_slot(
         slot: The family's slot index (its draw index without a target).
         share: Target share of non-trivial answers (0 = none).
         draw: Draws one index (e.g. ``draw_seed`` or composition from an accepted parent).
+        skip: Seeds a designated slot passes over (e.g. repeats of tasks already drawn, when
+            the caller's set of those is itself a function of the slot).
     """
     indices = slot_draws(slot, share if spec.outcome is not None else 0.0)
     if len(indices) == 1:
@@ -466,7 +469,7 @@ async def draw_for_slot(
     fallback: TaskSeed | None = None
     for index in indices:
         seed = await draw(index)
-        if seed is None:
+        if seed is None or (skip is not None and skip(seed)):
             continue
         if seed.nontrivial:
             return seed
@@ -508,7 +511,10 @@ async def draw_many(
     for slot in range(start, start + max_tries):
         if len(seeds) >= count:
             break
-        seed = await draw_for_slot(spec, slot, nontrivial_share, one)
+        seed = await draw_for_slot(
+            spec, slot, nontrivial_share, one,
+            skip=(lambda s: params_key(s) in seen) if unique else None,
+        )
         if seed is None:
             continue
         key = params_key(seed)

@@ -182,8 +182,10 @@ def check_share_targets(asset: AssetClass, policies: dict[str, DomainPolicy]) ->
     Raises:
         UserError: a name is not a family of the domain, or the family labels no outcomes.
     """
+    from generator.generate import families as registered
+
     for domain, policy in policies.items():
-        specs = {s.name: s for s in families_of(asset, domain)}
+        specs = {s.name: s for s in registered.families_of(asset, domain)}
         if not specs:
             continue
         for name in policy.nontrivial_share:

@@ -6,7 +6,9 @@ an ``action`` that the characteristic form states next to the tools and the answ
 values. Phrasings are ``str.format`` strings over the seed's parameters, grounding and a few
 derived fields (``window``, ``constraint``). A request is an optional opener (the context a
 person writes before asking: a shift handover, a review meeting, an alarm), the phrasing, the
-constraint of a hard seed and an optional closer; openers and closers are per role, global
+seed's ``note`` parameter when it has one (a fact the family pins in the text, such as the
+nameplate's paper, so that another reading of the request is ruled out), the constraint of a
+hard seed and an optional closer; openers and closers are per role, global
 or per family, and one whose placeholders the seed cannot fill is not used.
 
 The choice is deterministic in (run seed, seed key, prompt version, repair variant): the
@@ -272,6 +274,9 @@ class TemplateVerbaliser:
                 options=sorted(values),
             )
         text = template.format_map(values)
+        note = str(seed.params.get("note") or "")
+        if note and "note" not in _fields(template):
+            text = f"{text} {note}"  # a fact the text pins (a reading the gate needs stated)
         stated = variant.states_constraint or _fields(template) & {"constraint", "Constraint"}
         if seed.constraint and not stated:
             frame = self.templates.constraints[int(rng.integers(len(self.templates.constraints)))]

@@ -263,3 +263,126 @@ def test_many_distinct_seeds_are_reachable(seeds: dict[str, list[TaskSeed]]) -> 
             per_domain[s.domain].add(json.dumps([s.family, s.params], sort_keys=True))
     for domain in ("iot", "fmsr", "tsfm", "wo", "multiagent"):
         assert len(per_domain[domain]) >= 12, domain
+
+
+# -- interpretation gates, outcomes, false premises -------------------------------------------
+
+
+def _duval_zone(gases: dict[str, float]) -> str:
+    """Duval triangle 1 zone, written here from the triangle's published boundaries."""
+    ch4, c2h4, c2h2 = gases["methane"], gases["ethylene"], gases["acetylene"]
+    total = ch4 + c2h4 + c2h2
+    p_ch4, p_c2h4, p_c2h2 = (100 * v / total for v in (ch4, c2h4, c2h2))
+    if p_ch4 >= 98:
+        return "PD"
+    if p_c2h4 < 23 and p_c2h2 > 13:
+        return "D1"
+    if (23 <= p_c2h4 < 40 and p_c2h2 > 13) or (p_c2h4 >= 40 and p_c2h2 > 29):
+        return "D2"
+    if p_c2h4 < 20 and p_c2h2 < 4:
+        return "T1"
+    if 20 <= p_c2h4 < 50 and p_c2h2 < 4:
+        return "T2"
+    if p_c2h4 >= 50 and p_c2h2 < 15:
+        return "T3"
+    return "DT"
+
+
+def test_no_dga_reference_is_contradicted_by_duval(seeds: dict[str, list[TaskSeed]]) -> None:
+    checked = 0
+    for name in ("fmsr_dga_stored", "fmsr_dga_given", "ma_dga_to_workorder"):
+        for s in seeds[name]:
+            call = next(c for c in s.tool_sequence if c.name == "interpret_dga")
+            fault = s.answer["fault_type"]
+            if fault == "normal":
+                continue
+            checked += 1
+            assert _duval_zone(call.args) == fault, s.key
+            names = {r.name for r in s.readings}
+            assert names == {"duval_triangle", "rogers_ratios"}, s.key
+            # A reading that gave another class is stated: the text names the IEC method.
+            if any(r.outcome == "stated" for r in s.readings):
+                assert "IEC 60599 ratio method" in s.params["note"]
+                assert s.params["note"] in s.mentions
+    assert checked >= 3
+
+
+async def test_winding_assessments_use_the_nameplate_paper(
+    seeds: dict[str, list[TaskSeed]], seeded_settings: StoreSettings
+) -> None:
+    store = FleetStore(ASSET, seeded_settings)
+    try:
+        papers = {
+            p["asset_id"]: p["paper"]
+            for site in ("NORTH", "SOUTH", "EAST", "WEST")
+            for p in await store.assets(site)
+        }
+    finally:
+        store.close()
+    for name in ("fmsr_winding_assessment", "ma_peak_winding_review"):
+        for s in seeds[name]:
+            call = next(c for c in s.tool_sequence if c.name == "assess_winding_temperature")
+            paper = papers[s.params["asset_id"]]
+            assert call.args["paper"] == paper, s.key
+            kraft = [r for r in s.readings if r.name == "paper_kraft_default"]
+            if paper == "kraft":
+                assert not kraft and "note" not in s.params
+            else:
+                assert len(kraft) == 1
+                # Stated exactly when the Kraft reading changes the answer.
+                assert (kraft[0].outcome == "stated") == ("note" in s.params), s.key
+            if name == "fmsr_winding_assessment":
+                assert s.rel_tolerance == {"relative_ageing_rate": 0.01}
+                assert "relative_ageing_rate" not in s.tolerance
+                if paper != "kraft":  # the ageing rate always depends on the paper
+                    assert "thermally upgraded paper" in s.params["note"]
+
+
+async def test_false_premises_contradict_the_raw_store(
+    seeds: dict[str, list[TaskSeed]], seeded_settings: StoreSettings
+) -> None:
+    from assets.transformer.families_fmsr import CLAIMS
+
+    store = FleetStore(ASSET, seeded_settings)
+    try:
+        assert seeds["fmsr_false_premise"]
+        kinds = set()
+        for s in seeds["fmsr_false_premise"]:
+            p, a = s.params, s.answer
+            docs = await store.oil_samples(p["asset_id"], None, None)
+            on_day = [d for d in docs if str(d["timestamp"])[:10] == p["claim_date"]]
+            assert a["premise_holds"] is False and s.outcome == "false_premise"
+            assert p["claim_text"] == CLAIMS[p["claimed_fault"]] and p["claim_date"] in s.mentions
+            kinds.add(bool(on_day))
+            if on_day:
+                gases = dga.GasSample(**{g: on_day[0][g] for g in (
+                    "hydrogen", "methane", "ethane", "ethylene", "acetylene")})
+                raw_class = dga.classify_iec60599(dga.iec60599_ratios(gases))
+                screen = dga.concentration_screen(gases)
+                normal = screen.all_within_iec_typical and screen.ieee_condition == 1
+                actual = "normal" if normal else raw_class
+                assert a["actual_fault_type"] == actual != p["claimed_fault"], s.key
+            else:
+                before = [str(d["timestamp"]) for d in docs
+                          if str(d["timestamp"])[:10] < p["claim_date"]]
+                after = [str(d["timestamp"]) for d in docs
+                         if str(d["timestamp"])[:10] > p["claim_date"]]
+                assert (a["previous_sample"], a["next_sample"]) == (before[-1], after[0])
+        assert kinds == {True, False}  # both kinds of false premise are drawn
+    finally:
+        store.close()
+
+
+async def test_nontrivial_share_draws_more_interesting_answers(
+    seeded_settings: StoreSettings, profile: AssetProfile
+) -> None:
+    load_families(ASSET)
+    ctx = family_context(profile, seeded_settings, RUN_SEED)
+    spec = FAMILIES.get("fmsr_dga_stored")
+    plain = await draw_many(spec, ctx, 0, 10, 40)
+    targeted = await draw_many(spec, ctx, 0, 10, 40, nontrivial_share=0.6)
+    assert all(s.outcome in ("fault", "normal", "undetermined") for s in plain + targeted)
+    n_plain = sum(bool(s.nontrivial) for s in plain)
+    n_targeted = sum(bool(s.nontrivial) for s in targeted)
+    assert n_targeted > n_plain
+    assert n_targeted >= 6  # ceil(0.6 * 10): the small test fleet holds enough faults

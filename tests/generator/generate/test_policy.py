@@ -7,6 +7,7 @@ from collections import defaultdict
 from pathlib import Path
 
 import pytest
+import yaml
 
 from generator.assetdef import DOMAINS, load_asset_class
 from generator.errors import UserError
@@ -160,7 +161,6 @@ def test_nontrivial_share_names_families_of_the_domain_that_label_outcomes() -> 
     asset = load_asset_class("transformer")
     policies = load_policies()
     check_share_targets(asset, policies)  # the shipped files are consistent
-    import yaml
 
     data = yaml.safe_load((POLICIES_DIR / "fmsr.yaml").read_text())
     data["nontrivial_share"] = {"fmsr_dga_stord": 0.4}
@@ -168,8 +168,9 @@ def test_nontrivial_share_names_families_of_the_domain_that_label_outcomes() -> 
     with pytest.raises(UserError) as err:
         check_share_targets(asset, bad)
     assert err.value.value == "fmsr_dga_stord" and "fmsr_dga_stored" in (err.value.options or [])
-    unlabelled = [s.name for s in families_of(asset, "fmsr") if s.outcome is None]
-    if unlabelled:  # a family without outcome labels cannot have a target
-        data["nontrivial_share"] = {unlabelled[0]: 0.4}
-        with pytest.raises(UserError, match="labels no outcomes"):
-            check_share_targets(asset, dict(policies, fmsr=parse_policy(data, "fmsr.yaml")))
+    # A family without outcome labels (a failure-mode listing) cannot have a target.
+    unlabelled = {s.name: s for s in families_of(asset, "fmsr")}["fmsr_sensor_failure_modes"]
+    assert unlabelled.outcome is None
+    data["nontrivial_share"] = {unlabelled.name: 0.4}
+    with pytest.raises(UserError, match="labels no outcomes"):
+        check_share_targets(asset, dict(policies, fmsr=parse_policy(data, "fmsr.yaml")))
