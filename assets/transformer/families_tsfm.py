@@ -190,7 +190,11 @@ async def anomalies(
     def clear(t: float) -> bool:
         return all(abs(sc - t) > SCORE_MARGIN for sc in scores)
 
-    if clear(DEFAULT_THRESHOLD) and rng.random() < 0.6:
+    # Unstated, the cut-off may be read as anything from 3.0 to 4.0: only a window with no
+    # score in that band (and its margin) can leave it unstated.
+    lo, hi = min(UNSTATED_CUTOFFS), max(UNSTATED_CUTOFFS)
+    unstated_ok = all(not lo - SCORE_MARGIN <= sc <= hi + SCORE_MARGIN for sc in scores)
+    if unstated_ok and rng.random() < 0.6:
         threshold = DEFAULT_THRESHOLD
     else:
         options_t = [t for t in THRESHOLDS if clear(t)]

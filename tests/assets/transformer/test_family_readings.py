@@ -1,0 +1,171 @@
+"""Readings, premises and outcome labels of the iot, tsfm and wo families.
+
+Pure checks of the reading helpers and derive functions with hand-made tool outputs, and
+checks over the seeded test fleet that every stated premise comes from the store and every
+gated reading really agrees.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from assets.transformer import dga
+from assets.transformer.families_tsfm import UNSTATED_CUTOFFS, _episodes, anomaly_outcome
+from assets.transformer.families_wo import (
+    INSIDE_WINDOW_ONLY,
+    _alert_derive,
+    _next_derive,
+    alert_outcome,
+    distribution_outcome,
+)
+from assets.transformer.family_readings import (
+    AS_OF_INCLUDED,
+    END_DAY_INCLUDED,
+    END_MIDNIGHT_INCLUDED,
+    as_of_readings,
+    holt_winters_simple_init,
+    window_end_readings,
+)
+from generator.config import StoreSettings
+from generator.generate.families import FAMILIES, Ambiguous, draw_many, load_families
+from generator.generate.model import TaskSeed, ToolCall
+from generator.profile.model import AssetProfile
+from generator.store.query import FleetStore
+from tests.generator.generate.test_families import ASSET, family_context, grounded_profile
+
+# -- pure ------------------------------------------------------------------------------------
+
+
+def test_window_readings_move_only_the_end_argument() -> None:
+    call = ToolCall(name="history", args={"asset_id": "X", "start": "2026-06-01",
+                                          "final": "2026-06-03"})
+    day, midnight = window_end_readings([call], "final", "2026-06-03")
+    assert (day.name, midnight.name) == (END_DAY_INCLUDED, END_MIDNIGHT_INCLUDED)
+    assert day.tool_sequence and day.tool_sequence[0].args == {
+        "asset_id": "X", "start": "2026-06-01", "final": "2026-06-04"}
+    assert midnight.tool_sequence and midnight.tool_sequence[0].args["final"] == (
+        "2026-06-03T01:00:00")
+    (as_of,) = as_of_readings(
+        [ToolCall(name="predict_next_work_order", args={"equipment_id": "X",
+                                                        "end_date": "2026-07-13"})],
+        "end_date", "2026-07-13")
+    assert as_of.name == AS_OF_INCLUDED
+    assert as_of.tool_sequence and as_of.tool_sequence[0].args["end_date"] == "2026-07-14"
+
+
+def test_alert_reading_inside_the_window_drops_later_work_orders() -> None:
+    # Alert 2026-06-09 20:00, work order 12 h later (06-10 08:00); the window ends 06-10.
+    out = {"alerts": 2, "links": [
+        {"alert_time": "2026-06-09T20:00:00", "wo_id": "WO-1", "lead_time_hours": 12.0},
+        {"alert_time": "2026-06-05T10:00:00", "wo_id": "WO-0", "lead_time_hours": 12.0},
+    ]}
+    params = {"end": "2026-06-10", "within_days": 2.0}
+    assert _alert_derive(params, [out]) == {
+        "alerts": 2, "followed": 2, "work_orders": ["WO-0", "WO-1"]}
+    inside = _alert_derive(params | {"reading": INSIDE_WINDOW_ONLY}, [out])
+    assert inside == {"alerts": 2, "followed": 1, "work_orders": ["WO-0"]}
+    assert alert_outcome(inside) == "partly_followed"
+    assert alert_outcome({"alerts": 0, "followed": 0}) == "no_alerts"
+
+
+def test_next_work_order_plain_estimate_reading() -> None:
+    # Own transitions out of PM-INSP: 2 → PM-INSP, 1 → OP-OVL: MLE 2/3; the smoothed
+    # estimate the tool returns (0.6) is what the reference keeps.
+    out = {"last_code": "PM-INSP", "probabilities": {"PM-INSP": 0.6, "OP-OVL": 0.3, "X": 0.1},
+           "own_transition_counts": {"PM-INSP": 2, "OP-OVL": 1},
+           "own_transitions_from_last": 3}
+    assert _next_derive({}, [out])["probability"] == 0.6
+    plain = _next_derive({"reading": "own_transitions_only"}, [out])
+    assert plain["predicted_code"] == "PM-INSP"
+    assert plain["probability"] == pytest.approx(2 / 3)
+    with pytest.raises(Ambiguous):
+        _next_derive({}, [out | {"probabilities": {"A": 0.5, "B": 0.49}}])
+
+
+def test_episodes_count_runs_of_consecutive_hours() -> None:
+    stamps = ["2026-06-01T01:00:00", "2026-06-01T02:00:00", "2026-06-01T03:00:00",
+              "2026-06-01T05:00:00", "2026-06-02T05:00:00"]
+    assert _episodes(stamps) == 3  # 01-03 h, 05 h, next day 05 h
+    assert _episodes([]) == 0
+    assert anomaly_outcome({"count": 0}) == "none"
+    assert distribution_outcome({"total": 2, "by_type": {"preventive": 2, "corrective": 0}}) == (
+        "preventive_only")
+
+
+def test_simple_start_holt_winters_repeats_an_exact_daily_season() -> None:
+    # y = 40 + hour, three days: the heuristic start (level = mean 51.5, trend 0, season
+    # y_i - 51.5) fits exactly, so the forecast is the season itself: h = 1 → 40, h = 26 → 41.
+    values = [40.0 + h % 24 for h in range(72)]
+    forecast, mae = holt_winters_simple_init(values, 26)
+    assert mae == pytest.approx(0.0, abs=1e-9)
+    assert forecast[0] == pytest.approx(40.0) and forecast[25] == pytest.approx(41.0)
+
+
+# -- over the seeded test fleet --------------------------------------------------------------
+
+RUN_SEED = 11
+
+
+@pytest.fixture(scope="module")
+async def profile(seeded_settings: StoreSettings) -> AssetProfile:
+    load_families(ASSET)
+    return await grounded_profile(seeded_settings)
+
+
+async def _seeds(
+    profile: AssetProfile, settings: StoreSettings, family: str, count: int = 8
+) -> list[TaskSeed]:
+    ctx = family_context(profile, settings, RUN_SEED)
+    return await draw_many(FAMILIES.get(family), ctx, 0, count, count * 6)
+
+
+async def test_decision_premise_is_a_diagnosis_the_store_holds(
+    profile: AssetProfile, seeded_settings: StoreSettings
+) -> None:
+    """Every stated "DGA on D indicated F": the unit's raw oil sample of day D classifies as F
+    under IEC 60599 (the module's ratios, not the tool)."""
+    seeds = await _seeds(profile, seeded_settings, "wo_decision_after_diagnosis")
+    assert seeds
+    store = FleetStore(ASSET, seeded_settings)
+    try:
+        for s in seeds:
+            p = s.params
+            docs = await store.oil_samples(p["asset_id"], p["start"], None)
+            sample = next(d for d in docs if str(d["timestamp"]).startswith(p["start"]))
+            gas = dga.GasSample(**{g: float(sample[g]) for g in (
+                "hydrogen", "methane", "ethane", "ethylene", "acetylene")})
+            assert dga.classify_iec60599(dga.iec60599_ratios(gas)) == p["fault"], s.key
+            assert {r.name for r in s.readings} >= {"generic_dga_code_counts"}
+    finally:
+        store.close()
+
+
+async def test_next_prediction_states_as_of_and_estimator(
+    profile: AssetProfile, seeded_settings: StoreSettings
+) -> None:
+    seeds = await _seeds(profile, seeded_settings, "wo_next_prediction")
+    assert seeds
+    for s in seeds:
+        checks = {r.name: r.outcome for r in s.readings}
+        assert checks["own_transitions_only"] in ("same", "stated")
+        if s.params["as_of"]:
+            assert checks[AS_OF_INCLUDED] in ("same", "stated")
+            assert s.constraint and "not on that day" in s.constraint
+
+
+async def test_unstated_anomaly_cutoffs_flag_the_same_readings(
+    profile: AssetProfile, seeded_settings: StoreSettings
+) -> None:
+    seeds = await _seeds(profile, seeded_settings, "tsfm_anomalies", 24)
+    ctx = family_context(profile, seeded_settings, RUN_SEED)
+    default = [s for s in seeds if not s.params["custom"]]
+    assert default and all(s.constraint is None for s in default)
+    for s in default:
+        args = dict(s.tool_sequence[0].args)
+        for cutoff in UNSTATED_CUTOFFS:
+            out = await ctx.run1("run_tsad", **(args | {"threshold": cutoff}))
+            assert [x["timestamp"] for x in out["anomalies"]] == s.answer["timestamps"]
+    for s in seeds:
+        if s.params["custom"]:
+            assert s.constraint and "robust standard deviations" in s.constraint
+            assert "z-score" not in s.constraint
