@@ -197,7 +197,7 @@ def build_report(run: str, results: list[ScenarioAudit]) -> AuditReport:
     deciding: dict[str, Counter[str]] = {}
     for r in results:
         for d in r.disagreeing:
-            if "," not in d.name:
+            if "," not in d.name or d.name.startswith("primary("):
                 deciding.setdefault(r.family, Counter())[d.name] += 1
     return AuditReport(
         run=run,
@@ -265,7 +265,8 @@ def render(report: AuditReport, limit: int = 20) -> str:
             lines.append("...")
             break
         shown += 1
-        single = [d for d in r.disagreeing if "," not in d.name] or r.disagreeing
+        single = [d for d in r.disagreeing
+                  if "," not in d.name or d.name.startswith("primary(")] or r.disagreeing
         detail = r.note or "; ".join(
             f"[{d.name}] " + ", ".join(d.differences[:3]) for d in single[:3]
         )
