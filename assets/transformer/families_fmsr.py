@@ -437,16 +437,16 @@ async def daily_peaks(
 async def pick_day(
     ctx: FamilyContext, rng: np.random.Generator, a: GroundedAsset, sensor: str
 ) -> date | None:
-    """A day of the asset's telemetry: half the time one of its three days with the highest
-    daily peak of ``sensor`` (where stress and alarms are), else any whole day."""
+    """A day of the asset's telemetry: 60 % of the time one of its five days with the highest
+    daily peak of ``sensor`` (where stress, overloads and alarms are), else any whole day."""
     first, last = full_days(a)
     span = (last - first).days
     if span < 1:
         return None
-    if rng.random() < 0.5:
+    if rng.random() < 0.6:
         peaks = await daily_peaks(ctx, a, sensor)
         if peaks:
-            return date.fromisoformat(pick(rng, peaks[:3])[0])
+            return date.fromisoformat(pick(rng, peaks[:5])[0])
     return first + timedelta(days=int(rng.integers(0, span)))
 
 

@@ -178,6 +178,9 @@ def _anomaly_wo_summary(params: dict[str, Any], answer: dict[str, Any]) -> str:
     derive=_anomaly_wo_derive,
     summarise=_anomaly_wo_summary,
     compose_from=("tsfm_anomalies",),
+    outcome=lambda answer: "none" if answer["anomalies"] == 0
+    else "followed" if answer["followed_by_corrective"] else "unanswered",
+    trivial=("none",),
 )
 async def anomaly_to_workorder(
     ctx: FamilyContext, rng: np.random.Generator, parents: list[TaskSeed]
@@ -240,12 +243,12 @@ def peak_outcome(answer: dict[str, Any]) -> str:
 async def alarm_window(
     ctx: FamilyContext, rng: np.random.Generator, asset_id: str, start: str, end: str
 ) -> tuple[str, str]:
-    """The parent's window, or (60 % of the time, when the unit logged temperature alarms)
+    """The parent's window, or (75 % of the time, when the unit logged temperature alarms)
     a window of the same length that holds one of its alarms."""
     every = await ctx.run1("get_events", equipment_id=asset_id)
     alarms = sorted({str(e["event_time"])[:10] for e in every["events"]
                      if e["event_group"] == "ALERT"})
-    if not alarms or rng.random() >= 0.6:
+    if not alarms or rng.random() >= 0.75:
         return start, end
     length = (day(end) - day(start)).days
     hit = day(pick(rng, alarms))
@@ -277,7 +280,7 @@ async def peak_winding_review(
 ) -> Plan | None:
     """Winding-temperature peak of a window → thermal assessment → alarm events logged.
 
-    Windows are moved onto a logged alarm of the unit when it has one (60 %); the assessment
+    Windows are moved onto a logged alarm of the unit when it has one (75 %); the assessment
     uses the nameplate's paper, stated in the text when it is not Kraft (gated reading: the
     Kraft default).
     """

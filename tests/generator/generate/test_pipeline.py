@@ -109,6 +109,22 @@ async def test_template_run_is_answerable_distinct_and_loads(
     assert "918273645" not in (run / "manifest.json").read_text()
     assert all("918273645" not in p.read_text() for p in run.iterdir())
     assert manifest["budget"]["per_domain"] == summary.budget
+    # Per family: the outcome mix of the accepted seeds, the gate's drops and, where the
+    # policy sets one, the non-trivial target next to the share achieved.
+    families = manifest["families"]
+    for line in lines.values():
+        assert line.seed is not None and line.seed.family in families
+    for name, entry in families.items():
+        mine = [ln.seed for ln in lines.values() if ln.seed and ln.seed.family == name]
+        assert entry["accepted"] == len(mine)
+        assert sum(entry["outcomes"].values()) == len(mine)
+        labelled = [s for s in mine if s.nontrivial is not None]
+        if labelled:
+            share = sum(bool(s.nontrivial) for s in labelled) / len(labelled)
+            assert entry["nontrivial_achieved"] == round(share, 3)
+    targets = {n: t for p in policies.values() for n, t in p.nontrivial_share.items()}
+    for name, target in targets.items():
+        assert families[name]["nontrivial_target"] == target
 
 
 async def test_a_killed_run_resumes_to_the_same_scenarios(
