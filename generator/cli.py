@@ -267,9 +267,16 @@ def bench_seed(
 
 
 def _register_stage_commands() -> None:
-    from generator import cli_eval, cli_generate, cli_profile, cli_score, cli_validate
+    from generator import (
+        cli_audit,
+        cli_eval,
+        cli_generate,
+        cli_profile,
+        cli_score,
+        cli_validate,
+    )
 
-    for module in (cli_profile, cli_generate, cli_validate, cli_eval, cli_score):
+    for module in (cli_profile, cli_generate, cli_validate, cli_eval, cli_score, cli_audit):
         module.register(app, bench_app)
 
 

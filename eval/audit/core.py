@@ -1,0 +1,236 @@
+"""The audit's framework: cases, readings, the family registry and answer comparison.
+
+A *case* is one scenario of a run: its text, its family's parameters and its reference
+answer. A family's audit function re-derives the answer from raw documents under every
+*reading* of the text a competent engineer could take (readings the text pins are not
+tried) and reports premises the raw documents contradict.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from datetime import date, datetime, timedelta
+from typing import TYPE_CHECKING, Any
+
+from generator.registry import Registry
+
+if TYPE_CHECKING:
+    from eval.audit.raw import RawStore
+
+
+class NoSingleAnswer(Exception):
+    """The raw documents admit no single answer under a reading (a tie, missing data)."""
+
+
+class NotApplicable(Exception):
+    """A reading that does not apply to this case (e.g. an own-history estimate without any
+    own history): it is skipped, not counted against the reference."""
+
+
+@dataclass(frozen=True)
+class Case:
+    """One scenario to audit."""
+
+    id: str
+    family: str
+    text: str
+    params: dict[str, Any]
+    grounding: dict[str, Any]
+    answer: dict[str, Any]
+    tolerance: dict[str, float]
+    rel_tolerance: dict[str, float]
+
+    def p(self, key: str, default: Any = None) -> Any:
+        """A parameter, read defensively (families change while the audit stays)."""
+        return self.params.get(key, self.grounding.get(key, default))
+
+
+@dataclass
+class Reading:
+    """One reading's re-derived answer (None with a note when it admits no answer)."""
+
+    name: str
+    answer: dict[str, Any] | None
+    note: str = ""
+
+
+@dataclass
+class DgaCheck:
+    """A DGA reference set against Duval's zone and the injected truth."""
+
+    reference: str
+    duval: str
+    truth: str | None
+
+    @property
+    def both_contradict(self) -> bool:
+        """The reference differs from Duval's class and from the truth (when known)."""
+        return self.truth is not None and self.reference not in (self.duval, self.truth)
+
+
+@dataclass
+class Derivation:
+    """What a family's audit found for one case."""
+
+    readings: list[Reading]
+    premises_false: list[str] = field(default_factory=list)
+    dga: DgaCheck | None = None
+
+
+@dataclass
+class AuditContext:
+    """What audit functions may use: raw documents and the asset class's definition."""
+
+    raw: RawStore
+    failure_modes: list[dict[str, Any]]
+
+
+AuditFn = Callable[[AuditContext, Case], Derivation]
+AUDITS: Registry[AuditFn] = Registry("audited family")
+
+
+def audits(name: str) -> Callable[[AuditFn], AuditFn]:
+    """Register the decorated function as the independent re-derivation of family ``name``."""
+    return AUDITS.register(name)
+
+
+# -- readings ------------------------------------------------------------------------------
+
+
+def grid(**dims: list[Any]) -> Iterator[tuple[str, dict[str, Any]]]:
+    """Every combination of the reading dimensions, with a name listing the non-first choices
+    (the first choice of every dimension is the primary reading, named "primary")."""
+    keys = list(dims)
+    for combo in itertools.product(*(dims[k] for k in keys)):
+        choice = dict(zip(keys, combo, strict=True))
+        parts = [f"{k}={v}" for k, v in choice.items() if v != dims[k][0]]
+        shown = ",".join(f"{k}={v}" for k, v in choice.items() if k != "_")
+        yield (",".join(parts) or f"primary({shown})"), choice
+
+
+def derive_all(
+    dims: dict[str, list[Any]], fn: Callable[[dict[str, Any]], dict[str, Any]]
+) -> list[Reading]:
+    """Run ``fn`` under every combination of ``dims``; a :class:`NoSingleAnswer` becomes a
+    reading without an answer, a :class:`NotApplicable` reading is left out."""
+    out = []
+    for name, choice in grid(**dims):
+        try:
+            out.append(Reading(name, fn(choice)))
+        except NotApplicable:
+            continue
+        except NoSingleAnswer as exc:
+            out.append(Reading(name, None, str(exc)))
+    return out
+
+
+# -- time windows ----------------------------------------------------------------------------
+
+
+def stamp(value: str) -> str:
+    """``YYYY-MM-DD`` or a timestamp as ``YYYY-MM-DDTHH:MM:SS``."""
+    return value + "T00:00:00" if len(value) == 10 else value[:19]
+
+
+def next_day(value: str) -> str:
+    """The midnight after the day of ``value``."""
+    d = date.fromisoformat(value[:10]) + timedelta(days=1)
+    return d.isoformat() + "T00:00:00"
+
+
+def in_window(ts: str, start: str | None, end: str | None, mode: str) -> bool:
+    """Whether ``ts`` lies in the window under a reading of its end.
+
+    ``end_exclusive`` [start, end); ``end_instant_inclusive`` [start, end] (the reading at
+    end 00:00 counts); ``end_day_inclusive`` [start, end + 1 day) (the end date is a whole
+    day of the window).
+    """
+    t = ts[:19]
+    if start is not None and t < stamp(start):
+        return False
+    if end is None:
+        return True
+    if mode == "end_instant_inclusive":
+        return t <= stamp(end)
+    if mode == "end_day_inclusive":
+        return t < next_day(end)
+    return t < stamp(end)
+
+
+_EXCLUSIVE_MARKERS = ("not including", "excluded", "exclusive", "up to but not")
+
+
+def window_modes(text: str) -> list[str]:
+    """The readings of a window's end that the text allows, primary first.
+
+    A text that says the end is excluded pins ``end_exclusive``; "between D1 00:00 and
+    D2 00:00" still lets a reader count the reading stamped D2 00:00; a bare date range lets
+    a reader include the whole end date.
+    """
+    low = text.lower()
+    if any(m in low for m in _EXCLUSIVE_MARKERS):
+        return ["end_exclusive"]
+    if "00:00" in low:
+        return ["end_exclusive", "end_instant_inclusive"]
+    return ["end_exclusive", "end_day_inclusive"]
+
+
+def day_of(ts: str) -> str:
+    """The date part of a timestamp."""
+    return str(ts)[:10]
+
+
+def parse(ts: str) -> datetime:
+    """A naive datetime of an ISO timestamp."""
+    return datetime.fromisoformat(str(ts)[:19])
+
+
+# -- answers -----------------------------------------------------------------------------------
+
+
+def _top(path: str) -> str:
+    return path.split(".")[0].split("[")[0]
+
+
+def differences(
+    expected: Any,
+    actual: Any,
+    tol: dict[str, float],
+    rel: dict[str, float],
+    path: str = "",
+) -> list[str]:
+    """Where ``actual`` departs from ``expected``; a number passes within the absolute or the
+    relative tolerance of its top-level key (|e − a| ≤ abs or ≤ rel·|e|)."""
+    if isinstance(expected, bool) or isinstance(actual, bool):
+        same = type(expected) is type(actual) and expected == actual
+        return [] if same else [f"{path}: reference {expected!r}, re-derived {actual!r}"]
+    if isinstance(expected, int | float) and isinstance(actual, int | float):
+        key = _top(path)
+        diff = abs(float(expected) - float(actual))
+        if diff <= tol.get(key, 0.0) + 1e-9 or diff <= rel.get(key, 0.0) * abs(float(expected)):
+            return []
+        if math.isclose(float(expected), float(actual), rel_tol=1e-9, abs_tol=1e-9):
+            return []
+        return [f"{path}: reference {expected!r}, re-derived {actual!r}"]
+    if isinstance(expected, dict) and isinstance(actual, dict):
+        out = []
+        for k in sorted(set(expected) | set(actual), key=str):
+            sub = f"{path}.{k}" if path else str(k)
+            if k not in actual:
+                out.append(f"{sub}: in the reference, not re-derived")
+            elif k not in expected:
+                out.append(f"{sub}: re-derived, not in the reference")
+            else:
+                out.extend(differences(expected[k], actual[k], tol, rel, sub))
+        return out
+    if isinstance(expected, list) and isinstance(actual, list):
+        if len(expected) != len(actual):
+            return [f"{path}: reference has {len(expected)} items, re-derived {len(actual)}"]
+        out = []
+        for i, (e, a) in enumerate(zip(expected, actual, strict=True)):
+            out.extend(differences(e, a, tol, rel, f"{path}[{i}]"))
+        return out
+    return [] if expected == actual else [f"{path}: reference {expected!r}, re-derived {actual!r}"]

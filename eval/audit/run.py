@@ -1,0 +1,275 @@
+"""Audit a run folder: re-derive every reference answer and give each scenario a verdict.
+
+Verdicts: ``match`` (every reading the text allows agrees with the reference within its
+tolerance), ``reading_dependent`` (some allowed reading gives another answer),
+``mismatch`` (no reading reproduces the reference), ``unsupported`` (no independent
+re-derivation for the family) and ``error`` (the re-derivation itself failed: a bug to
+fix). ``premise_false`` flags a text whose stated fact the raw documents contradict.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+import eval.audit.families as fam
+from eval.audit.core import AUDITS, AuditContext, Case, Derivation, NoSingleAnswer, differences
+from eval.audit.raw import RawStore
+from generator.errors import UserError
+
+Verdict = Literal["match", "reading_dependent", "mismatch", "unsupported", "error"]
+VERDICTS: tuple[str, ...] = ("match", "reading_dependent", "mismatch", "unsupported", "error")
+
+
+def is_false_premise_family(family: str) -> bool:
+    """Families whose texts state a false premise on purpose (the agent must reject it)."""
+    return "false_premise" in family or family.endswith("_premise")
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class ReadingResult(_Strict):
+    """One reading's outcome against the reference."""
+
+    name: str = Field(description="Reading: 'primary' or the choices that differ from it")
+    agrees: bool = Field(description="True when it reproduces the reference within tolerance")
+    answer: dict[str, Any] | None = Field(description="Re-derived answer (None: no single one)")
+    differences: list[str] = Field(description="Where it departs from the reference")
+    note: str = Field(default="", description="Why there is no answer, if so")
+
+
+class DgaResult(_Strict):
+    """A DGA reference against Duval's zone and the injected truth."""
+
+    reference: str = Field(description="The reference fault_type")
+    duval: str = Field(description="Duval triangle 1 class (normal when gases are not significant)")
+    truth: str | None = Field(description="Injected fault in force at the sample, or normal")
+    both_contradict: bool = Field(description="The reference differs from Duval and the truth")
+
+
+class ScenarioAudit(_Strict):
+    """The audit of one scenario."""
+
+    id: str = Field(description="Scenario id")
+    family: str = Field(description="Task family")
+    verdict: Verdict = Field(description="match, reading_dependent, mismatch, unsupported, error")
+    readings_tried: int = Field(description="Readings the text allows that were tried")
+    disagreeing: list[ReadingResult] = Field(description="Readings that do not reproduce it")
+    unverified_keys: list[str] = Field(description="Reference keys no reading re-derives")
+    premise_false: bool = Field(description="The text states a fact the raw documents contradict")
+    premises: list[str] = Field(description="The contradicted facts")
+    dga: DgaResult | None = Field(description="DGA cross-check, for DGA-class references")
+    note: str = Field(default="", description="Why unsupported / mismatch without readings")
+
+
+class AuditReport(_Strict):
+    """Counts per family and verdict, and every scenario's audit."""
+
+    run: str = Field(description="The run folder audited")
+    audited: int = Field(description="Scenarios audited")
+    counts: dict[str, dict[str, int]] = Field(description="family → verdict → scenarios")
+    premise_false_outside_family: int = Field(
+        description="Scenarios with a false premise outside the false-premise family"
+    )
+    dga_checked: int = Field(description="DGA references cross-checked against Duval and truth")
+    dga_both_contradict: int = Field(description="DGA references Duval and the truth contradict")
+    unsupported: dict[str, str] = Field(description="Family → why it has no re-derivation")
+    deciding_readings: dict[str, dict[str, int]] = Field(
+        description="family → single alternative reading (one choice changed from the primary) "
+        "→ scenarios whose reference it does not reproduce"
+    )
+    scenarios: list[ScenarioAudit] = Field(description="Per-scenario audits")
+
+    @property
+    def exit_code(self) -> int:
+        """1 when any mismatch, reading_dependent, error or stray false premise; else 0."""
+        bad = any(
+            n and v in ("mismatch", "reading_dependent", "error")
+            for per in self.counts.values() for v, n in per.items()
+        )
+        return 1 if bad or self.premise_false_outside_family else 0
+
+
+def load_cases(run_dir: Path) -> tuple[str, list[Case]]:
+    """The asset class and the family scenarios of a run folder (open scenarios skipped)."""
+    path = run_dir / "accepted.jsonl"
+    if not run_dir.is_dir() or not path.exists():
+        raise UserError(
+            f"{run_dir} is not a run folder (no accepted.jsonl)",
+            fix="pass scenarios/<run_id>/ as written by `scenariogen generate`",
+        )
+    cases: list[Case] = []
+    asset_class = "transformer"
+    for i, raw in enumerate(path.read_text().splitlines()):
+        if not raw.strip():
+            continue
+        try:
+            line = json.loads(raw)
+        except ValueError:
+            raise UserError(f"{path}: line {i + 1} is not JSON",
+                            fix="restore the file or audit another run") from None
+        record, seed = line.get("record") or {}, line.get("seed")
+        if not seed or record.get("negative") or record.get("reference_answer") is None:
+            continue
+        asset_class = record.get("asset_class", asset_class)
+        cases.append(Case(
+            id=str(record.get("id")),
+            family=str(seed.get("family") or record.get("family")),
+            text=str(record.get("text", "")),
+            params=dict(seed.get("params") or {}),
+            grounding=dict(seed.get("grounding") or {}),
+            answer=dict(record.get("reference_answer") or seed.get("answer") or {}),
+            tolerance=dict(record.get("tolerance") or seed.get("tolerance") or {}),
+            rel_tolerance=dict(record.get("rel_tolerance") or seed.get("rel_tolerance") or {}),
+        ))
+    return asset_class, cases
+
+
+def _verdict(case: Case, derivation: Derivation) -> ScenarioAudit:
+    results: list[ReadingResult] = []
+    unverified: set[str] = set(case.answer)
+    for reading in derivation.readings:
+        if reading.answer is None:
+            results.append(ReadingResult(name=reading.name, agrees=False, answer=None,
+                                         differences=["no single answer"], note=reading.note))
+            continue
+        shared = [k for k in case.answer if k in reading.answer]
+        unverified -= set(shared)
+        diffs = differences({k: case.answer[k] for k in shared},
+                            {k: reading.answer[k] for k in shared},
+                            case.tolerance, case.rel_tolerance)
+        results.append(ReadingResult(name=reading.name, agrees=not diffs, answer=reading.answer,
+                                     differences=diffs))
+    agreeing = sum(r.agrees for r in results)
+    verdict: Verdict
+    if unverified == set(case.answer):
+        verdict = "unsupported"
+    elif agreeing == len(results):
+        verdict = "match"
+    elif agreeing:
+        verdict = "reading_dependent"
+    else:
+        verdict = "mismatch"
+    dga = derivation.dga
+    return ScenarioAudit(
+        id=case.id, family=case.family, verdict=verdict, readings_tried=len(results),
+        disagreeing=[r for r in results if not r.agrees], unverified_keys=sorted(unverified),
+        premise_false=bool(derivation.premises_false), premises=derivation.premises_false,
+        dga=None if dga is None else DgaResult(reference=dga.reference, duval=dga.duval,
+                                               truth=dga.truth,
+                                               both_contradict=dga.both_contradict),
+    )
+
+
+def audit_case(ctx: AuditContext, case: Case) -> ScenarioAudit:
+    """Audit one scenario."""
+    def plain(verdict: Verdict, note: str) -> ScenarioAudit:
+        return ScenarioAudit(id=case.id, family=case.family, verdict=verdict, readings_tried=0,
+                             disagreeing=[], unverified_keys=sorted(case.answer),
+                             premise_false=False, premises=[], dga=None, note=note)
+
+    if case.family in fam.UNSUPPORTED:
+        return plain("unsupported", fam.UNSUPPORTED[case.family])
+    if case.family not in AUDITS:
+        return plain("unsupported", "no independent re-derivation written for this family yet")
+    try:
+        derivation = AUDITS.get(case.family)(ctx, case)
+    except NoSingleAnswer as exc:
+        return plain("mismatch", f"the raw documents admit no single answer: {exc}")
+    except (KeyError, TypeError, ValueError, IndexError, ZeroDivisionError) as exc:
+        return plain("error", f"re-derivation failed: {type(exc).__name__}: {exc}")
+    return _verdict(case, derivation)
+
+
+def build_report(run: str, results: list[ScenarioAudit]) -> AuditReport:
+    """Aggregate scenario audits into the report."""
+    counts: dict[str, Counter[str]] = {}
+    for r in results:
+        counts.setdefault(r.family, Counter())[r.verdict] += 1
+    unsupported = {r.family: r.note for r in results if r.verdict == "unsupported"}
+    dga = [r.dga for r in results if r.dga is not None]
+    deciding: dict[str, Counter[str]] = {}
+    for r in results:
+        for d in r.disagreeing:
+            if "," not in d.name or d.name.startswith("primary("):
+                deciding.setdefault(r.family, Counter())[d.name] += 1
+    return AuditReport(
+        run=run,
+        audited=len(results),
+        counts={f: {v: c[v] for v in VERDICTS if c[v]} for f, c in sorted(counts.items())},
+        premise_false_outside_family=sum(
+            1 for r in results if r.premise_false and not is_false_premise_family(r.family)
+        ),
+        dga_checked=len(dga),
+        dga_both_contradict=sum(1 for d in dga if d.both_contradict),
+        unsupported=dict(sorted(unsupported.items())),
+        deciding_readings={f: dict(c.most_common()) for f, c in sorted(deciding.items())},
+        scenarios=results,
+    )
+
+
+def audit_run(run_dir: Path, limit: int | None = None, raw: RawStore | None = None) -> AuditReport:
+    """Audit every family scenario of a run folder against the store's raw documents.
+
+    Args:
+        run_dir: ``scenarios/<run_id>/``.
+        limit: Audit only the first ``limit`` scenarios.
+        raw: Raw document access (default: the environment's store).
+    """
+    from generator.assetdef import load_asset_class
+
+    asset_class, cases = load_cases(run_dir)
+    asset = load_asset_class(asset_class)
+    dbs = asset.databases.model_dump()
+    store = raw or RawStore({k: v for k, v in dbs.items() if v})
+    ctx = AuditContext(raw=store,
+                       failure_modes=[fm.model_dump() for fm in asset.failure_modes])
+    try:
+        chosen = cases if limit is None else cases[:limit]
+        results = [audit_case(ctx, c) for c in chosen]
+    finally:
+        if raw is None:
+            store.close()
+    return build_report(str(run_dir), results)
+
+
+def render(report: AuditReport, limit: int = 20) -> str:
+    """A table of counts per family and verdict, then the first problems."""
+    head = ["family", *list(VERDICTS), "premise_false"]
+    premise = Counter(r.family for r in report.scenarios if r.premise_false)
+    rows = [[f] + [str(per.get(v, 0)) for v in VERDICTS] + [str(premise[f])]
+            for f, per in report.counts.items()]
+    widths = [max(len(x) for x in col) for col in zip(head, *rows, strict=False)]
+    lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)) for r in [head, *rows]]
+    lines.append(
+        f"audited {report.audited}; false premises outside the false-premise family: "
+        f"{report.premise_false_outside_family}; DGA references contradicted by both Duval and "
+        f"the injected truth: {report.dga_both_contradict} of {report.dga_checked}"
+    )
+    for fam_name, why in report.unsupported.items():
+        lines.append(f"unsupported {fam_name}: {why}")
+    for fam_name, per in report.deciding_readings.items():
+        lines.append(f"readings that change {fam_name} answers: " + ", ".join(
+            f"{name} ({n})" for name, n in per.items()))
+    shown = 0
+    for r in report.scenarios:
+        if r.verdict in ("match", "unsupported") and not r.premise_false:
+            continue
+        if shown >= limit:
+            lines.append("...")
+            break
+        shown += 1
+        single = [d for d in r.disagreeing
+                  if "," not in d.name or d.name.startswith("primary(")] or r.disagreeing
+        detail = r.note or "; ".join(
+            f"[{d.name}] " + ", ".join(d.differences[:3]) for d in single[:3]
+        )
+        flag = " PREMISE FALSE: " + "; ".join(r.premises) if r.premise_false else ""
+        lines.append(f"{r.id} {r.family} {r.verdict}: {detail}{flag}")
+    return "\n".join(lines)

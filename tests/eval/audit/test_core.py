@@ -1,0 +1,40 @@
+"""Readings of a text, windows and the comparison rule of the audit."""
+
+from __future__ import annotations
+
+from eval.audit.core import differences, grid, in_window, window_modes
+
+
+def test_window_text_pins_or_leaves_the_end() -> None:
+    assert window_modes("from 2026-06-01 up to (not including) 2026-06-03") == ["end_exclusive"]
+    assert window_modes("in the window 2026-06-01 to 2026-06-03 (end date excluded)") == [
+        "end_exclusive"
+    ]
+    assert window_modes("between 2026-06-01 00:00 and 2026-06-03 00:00") == [
+        "end_exclusive", "end_instant_inclusive",
+    ]
+    assert window_modes("from 2026-06-01 to 2026-06-03") == ["end_exclusive", "end_day_inclusive"]
+
+
+def test_window_membership_under_each_reading() -> None:
+    at_end = "2026-06-03T00:00:00"
+    late = "2026-06-03T13:00:00"
+    assert not in_window(at_end, "2026-06-01", "2026-06-03", "end_exclusive")
+    assert in_window(at_end, "2026-06-01", "2026-06-03", "end_instant_inclusive")
+    assert not in_window(late, "2026-06-01", "2026-06-03", "end_instant_inclusive")
+    assert in_window(late, "2026-06-01", "2026-06-03", "end_day_inclusive")
+    assert not in_window("2026-05-31T23:00:00", "2026-06-01", "2026-06-03", "end_day_inclusive")
+
+
+def test_readings_grid_names_the_departures_from_the_primary() -> None:
+    names = [n for n, _ in grid(a=["x", "y"], b=[1, 2])]
+    assert names == ["primary(a=x,b=1)", "b=2", "a=y", "a=y,b=2"]
+
+
+def test_absolute_or_relative_tolerance_and_flags() -> None:
+    assert differences({"v": 10.0}, {"v": 10.04}, {"v": 0.05}, {}) == []
+    assert differences({"v": 100.0}, {"v": 100.9}, {}, {"v": 0.01}) == []
+    assert differences({"v": 100.0}, {"v": 102.0}, {"v": 0.5}, {"v": 0.01}) != []
+    # A flag stays a flag: True is not 1.
+    assert differences({"f": True}, {"f": 1}, {}, {}) != []
+    assert differences({"l": ["a"]}, {"l": ["a", "b"]}, {}, {}) != []

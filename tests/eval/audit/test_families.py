@@ -1,0 +1,110 @@
+"""Family re-derivations on hand-made raw documents, verdicts worked by hand."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import eval.audit.families  # noqa: F401  (registers the re-derivations)
+from eval.audit.core import AuditContext, Case
+from eval.audit.raw import Doc, RawStore
+from eval.audit.run import audit_case
+
+
+class FakeRaw(RawStore):
+    """Raw documents held in memory instead of read over HTTP."""
+
+    def __init__(self, plates: list[Doc], oil: dict[str, list[Doc]] | None = None,
+                 work: list[Doc] | None = None) -> None:
+        self._plates, self._oil, self._work = plates, oil or {}, work or []
+
+    def nameplates(self) -> list[Doc]:
+        return self._plates
+
+    def oil(self, asset_id: str) -> list[Doc]:
+        return self._oil.get(asset_id, [])
+
+    def telemetry(self, asset_id: str) -> list[Doc]:
+        return []
+
+    def work_db(self, dataset: str) -> list[Doc]:
+        return [d for d in self._work if d.get("dataset") == dataset]
+
+    def truth(self, asset_id: str) -> Doc | None:
+        return None
+
+
+PLATE = {"asset_id": "U1", "site_name": "S", "rated_mva": 25.0, "paper": "upgraded",
+         "oti_alarm": 90.0, "oti_trip": 100.0, "wti_alarm": 110.0, "wti_trip": 130.0}
+
+
+def case(family: str, text: str, params: dict[str, Any], answer: dict[str, Any],
+         tolerance: dict[str, float] | None = None) -> Case:
+    return Case(id="x", family=family, text=text, params=params, grounding={}, answer=answer,
+                tolerance=tolerance or {}, rel_tolerance={})
+
+
+def test_kraft_reference_on_an_upgraded_nameplate_depends_on_the_reading() -> None:
+    # WTI 104, OTI 80. Kraft: V = 2^((104 − 98)/6) = 2, 98 < 104 ≤ 120 → accelerated ageing,
+    # risk medium. Upgraded (the nameplate): V = exp(15000/383 − 15000/377) = exp(−0.62331)
+    # = 0.5362, 104 ≤ 110 → normal, risk low. A Kraft reference is one reading's answer.
+    ctx = AuditContext(raw=FakeRaw([PLATE]), failure_modes=[])
+    kraft = {"thermal_status": "accelerated ageing", "risk_level": "medium",
+             "relative_ageing_rate": 2.0}
+    params = {"asset_id": "U1", "stored": False, "wti": 104, "oti": 80, "ati": 30}
+    text = "Transformer U1 shows winding 104 °C, top oil 80 °C, ambient 30 °C."
+    got = audit_case(ctx, case("fmsr_winding_assessment", text, params, kraft,
+                               {"relative_ageing_rate": 0.01}))
+    assert got.verdict == "reading_dependent"
+    assert got.disagreeing[0].answer is not None
+    assert abs(got.disagreeing[0].answer["relative_ageing_rate"] - 0.5362) < 1e-3
+    # A text that states the paper pins the reading: the Kraft reference is then wrong.
+    pinned = text + " It has thermally upgraded paper."
+    got = audit_case(ctx, case("fmsr_winding_assessment", pinned, params, kraft,
+                               {"relative_ageing_rate": 0.01}))
+    assert got.verdict == "mismatch"
+
+
+def test_t1_without_methane_over_hydrogen_is_a_mismatch() -> None:
+    # H2 100, CH4 50, C2H6 100, C2H4 20, C2H2 0: C2H6 100 > 90 (IEC typical) and > 65 (IEEE
+    # condition 2) → significant. IEC: CH4/H2 = 0.5 → not T1 (needs > 1), not PD → ND.
+    # Duval: 50/70 = 71.4 %, 20/70 = 28.6 %, 0 % → T2. Rogers: 0 0 0 → NF → normal.
+    # No reading gives T1.
+    ctx = AuditContext(raw=FakeRaw([PLATE]), failure_modes=[])
+    gases = {"hydrogen": 100, "methane": 50, "ethane": 100, "ethylene": 20, "acetylene": 0}
+    got = audit_case(ctx, case("fmsr_dga_given", "U1 reads ...", {"gases": gases,
+                                                                  "with_details": False},
+                               {"fault_type": "T1"}))
+    assert got.verdict == "mismatch"
+    answers = {d.answer["fault_type"] for d in got.disagreeing if d.answer}
+    assert answers == {"ND", "T2", "normal"}
+
+
+def test_a_stated_diagnosis_without_a_sample_is_a_false_premise() -> None:
+    codes = [{"dataset": "failure_codes", "code": "TH-T1", "fault_type": "T1"}]
+    ctx = AuditContext(raw=FakeRaw([PLATE], oil={"U1": []}, work=codes), failure_modes=[])
+    answer = {"failure_code": "TH-T1", "already_raised": False, "work_orders": [],
+              "decision": "raise a corrective work order (TH-T1)"}
+    got = audit_case(ctx, case("wo_decision_after_diagnosis",
+                               "A DGA of U1 on 2026-06-10 indicated T1.",
+                               {"asset_id": "U1", "fault": "T1", "start": "2026-06-10"}, answer))
+    assert got.verdict == "match" and got.premise_false
+    assert "no oil sample" in got.premises[0]
+
+
+def test_false_premise_family_names_the_samples_around_a_day_without_one() -> None:
+    # Samples on 3 and 10 June; the text claims D2 on 6 June: no sample that day, the answer
+    # names the samples before (3 June) and after (10 June); the premise is flagged false but
+    # belongs to the false-premise family.
+    oil = {"U1": [
+        {"timestamp": "2026-06-03T09:00:00", "hydrogen": 10, "methane": 5, "ethane": 5,
+         "ethylene": 2, "acetylene": 0},
+        {"timestamp": "2026-06-10T09:00:00", "hydrogen": 10, "methane": 5, "ethane": 5,
+         "ethylene": 2, "acetylene": 0},
+    ]}
+    ctx = AuditContext(raw=FakeRaw([PLATE], oil=oil), failure_modes=[])
+    answer = {"premise_holds": False, "claimed_fault": "D2", "sample_on_date": False,
+              "previous_sample": "2026-06-03T09:00:00", "next_sample": "2026-06-10T09:00:00"}
+    got = audit_case(ctx, case("fmsr_false_premise", "U1 showed arcing on 2026-06-06 ...",
+                               {"asset_id": "U1", "claimed_fault": "D2",
+                                "claim_date": "2026-06-06"}, answer))
+    assert got.verdict == "match" and got.premise_false
