@@ -109,6 +109,15 @@ DGA_READINGS: tuple[Reading, ...] = (
     ),
 )
 DGA_READING_NAMES = [r.name for r in DGA_READINGS]
+# The tool calls a sample normal when every gas is within its IEC 60599 typical value AND the
+# IEEE C57.104 condition is 1; a reader of IEC 60599 alone stops at the typical values. Never
+# stated by the method note, so a draw where the two disagree is dropped.
+NORMALITY_READING = Reading(
+    "iec_typical_values_only",
+    "calls the sample normal when every gas is within its IEC 60599 typical value, "
+    "without the IEEE C57.104 condition",
+    params={"method": "typical"},
+)
 IEC_METHOD_NOTE = "Use the IEC 60599 ratio method for the fault class."
 
 
@@ -120,6 +129,9 @@ def dga_class(out: dict[str, Any], method: str) -> str:
     its typical value (IEC 60599:2015 clause 5). Otherwise Duval zones and Rogers codes are
     read on the IEC codes the tool maps them to.
     """
+    if method == "typical":
+        typical = bool(out["screen"]["all_within_iec_typical"])
+        return "normal" if typical else str(out["fault_type"])
     if method == "iec" or out["fault_type"] == "normal":
         return str(out["fault_type"])
     return str(out["agreement"][f"{method}_as_iec"])
@@ -134,7 +146,7 @@ def _component(out: dict[str, Any], method: str) -> float:
 def dga_answer(out: dict[str, Any], with_details: bool, method: str = "iec") -> dict[str, Any]:
     # The reference (IEC) needs the overall confidence unless the text names the method,
     # then the IEC margin alone; another method's reader needs that method's margin.
-    if method == "iec":
+    if method in ("iec", "typical"):
         if _component(out, "iec") < 1.0:
             raise Ambiguous(f"IEC confidence {_component(out, 'iec'):.2f} (near a boundary)")
     elif method == "duval" and out["fault_type"] != "normal" and _component(out, "duval") < 1.0:
@@ -198,7 +210,7 @@ def _dga_summary(params: dict[str, Any], answer: dict[str, Any]) -> str:
 def _dga_plan_words(named: bool) -> dict[str, Any]:
     """Plan fields for the method choice: the note, the stated readings."""
     return {
-        "readings": list(DGA_READINGS),
+        "readings": [*DGA_READINGS, NORMALITY_READING],
         "stated": DGA_READING_NAMES if named else [],
     }
 
@@ -924,5 +936,5 @@ async def false_premise(
         grounding={"site": a.site_name, "asset_id": a.asset_id, "start": claim_day},
         difficulty="hard",
         hard_features=["multi_output"],
-        readings=list(DGA_READINGS),
+        readings=[*DGA_READINGS, NORMALITY_READING],
     )

@@ -28,6 +28,7 @@ from assets.transformer.families_common import (
 from assets.transformer.families_fmsr import (
     DGA_READING_NAMES,
     DGA_READINGS,
+    NORMALITY_READING,
     WINDING_SENSORS,
     dga_answer,
     paper_gate,
@@ -131,7 +132,7 @@ async def dga_to_workorder(
         grounding=dict(parent.grounding),
         difficulty="hard",
         hard_features=["conditional"],
-        readings=list(DGA_READINGS),
+        readings=[*DGA_READINGS, NORMALITY_READING],
         stated=DGA_READING_NAMES if p.get("method_named") else [],
         constraint="if the sample shows a fault and no corrective work order with the matching "
         "failure code exists since the sample, say which failure code to raise",
@@ -199,10 +200,9 @@ async def anomaly_to_workorder(
                  args={"equipment_id": p["asset_id"], "start_date": p["start"],
                        "end_date": p["end"]}),
     ]
-    params = {
-        k: p[k] for k in ("asset_id", "site", "sensor", "sensor_label", "start", "end",
-                          "threshold", "threshold_text")
-    }
+    keep = ("asset_id", "site", "sensor", "sensor_label", "start", "end", "threshold",
+            "threshold_text", "note")
+    params: dict[str, Any] = {k: p[k] for k in keep if k in p}
     return Plan(
         params=params,
         tool_sequence=calls,

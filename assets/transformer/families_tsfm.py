@@ -38,6 +38,13 @@ DEFAULT_THRESHOLD = 3.5
 # 3.5 (Iglewicz & Hoaglin), the "three sigma" 3.0 or a stricter 4.0. Such a task is kept only
 # when all three flag the same readings.
 UNSTATED_CUTOFFS: tuple[float, ...] = (3.0, 4.0)
+# The detector's baseline and counting unit, stated in every anomaly text: "the usual level"
+# alone lets a reader take an hour-of-day profile (weekend hours then score as anomalies)
+# or count a run of anomalous hours as one anomaly.
+ANOMALY_NOTE = (
+    "Judge each hourly reading against the usual level for the same weekday and hour "
+    "(this window and the four weeks before it), and count anomalous hours one by one."
+)
 LOW_THRESHOLD = 2.5
 # No reading may score within this distance of the cut-off: it could flip on any detail.
 SCORE_MARGIN = 0.1
@@ -208,7 +215,7 @@ async def anomalies(
         "asset_id": a.asset_id, "site": a.site_name, "sensor": sensor,
         "sensor_label": label(ctx, sensor), "start": start, "end": end,
         "threshold": threshold, "threshold_text": num(threshold), "with_worst": with_worst,
-        "custom": custom,
+        "custom": custom, "note": ANOMALY_NOTE,
     }
     features: list[Any] = (["constraint"] if custom else []) + (
         ["multi_output"] if with_worst else []
@@ -236,7 +243,8 @@ async def anomalies(
         params=params,
         tool_sequence=calls,
         mentions=[a.asset_id, a.site_name, sensor, start, end]
-        + ([num(threshold)] if custom else []),
+        + ([num(threshold)] if custom else [])
+        + [ANOMALY_NOTE],
         grounding={
             "site": a.site_name, "asset_id": a.asset_id, "sensor": sensor,
             "start": start, "end": end,
@@ -244,7 +252,7 @@ async def anomalies(
         difficulty="hard" if features else "medium",
         hard_features=features,
         constraint=f"count a reading as anomalous only when it lies more than {num(threshold)} "
-        "robust standard deviations from the usual level for that time"
+        "robust standard deviations from that usual level"
         if custom else None,
         readings=readings,
         stated=[*WINDOW_STATED, EPISODES],

@@ -809,7 +809,10 @@ def ma_peak_winding_review(ctx: AuditContext, case: Case) -> Derivation:
         }
 
     dims = {"window": window_modes(case.text), "paper": _paper_choices(case, plate),
-            "alarms": ["all_alerts", "alarms_only"]}
+            # "alarm and trip events" pins the count to every alert; "alarm events" alone
+            # lets a reader leave the trips out.
+            "alarms": ["all_alerts"] if "trip" in case.text.lower()
+            else ["all_alerts", "alarms_only"]}
     return Derivation(derive_all(dims, derive))
 
 
