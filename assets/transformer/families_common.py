@@ -154,10 +154,14 @@ def dga_args(asset_id: str, sample: dict[str, Any]) -> dict[str, Any]:
 
 
 def hi_args(asset_id: str, sample: dict[str, Any]) -> dict[str, Any] | None:
-    """`predict_health_index` arguments from a stored oil sample; None if a field is missing."""
+    """`predict_health_index` arguments from a stored oil sample (acidity too when measured:
+    the Jahromi oil-quality factor scores it); None if a required field is missing."""
     if any(sample.get(f) is None for f in HEALTH_FIELDS):
         return None
-    return {"asset_name": asset_id, **{f: sample[f] for f in HEALTH_FIELDS}}
+    args = {"asset_name": asset_id, **{f: sample[f] for f in HEALTH_FIELDS}}
+    if sample.get("acidity") is not None:
+        args["acidity"] = float(sample["acidity"])
+    return args
 
 
 def tool_accepts(tool: str, arg: str) -> bool:

@@ -747,16 +747,27 @@ async def health_index(
         "reports the learned model's health index and its band instead of the rule score",
         params={"index": "secondary"},
     )
+    hi_call = ToolCall(name="predict_health_index", args=args)
+    readings = [reading]
+    if "acidity" in args:
+        # The upstream tool signature has no acidity: a reader scoring the 14 inputs alone
+        # leaves it out of the oil-quality factor. Gated, never stated.
+        without = {k: v for k, v in args.items() if k != "acidity"}
+        readings.append(Reading(
+            "oil_quality_without_acidity",
+            "scores the oil-quality factor without the sample's acidity",
+            tool_sequence=[oil, ToolCall(name="predict_health_index", args=without)],
+        ))
     return Plan(
         params=params,
-        tool_sequence=[oil, ToolCall(name="predict_health_index", args=args)],
+        tool_sequence=[oil, hi_call],
         mentions=[a.asset_id, a.site_name] + ([which] if which != "latest" else [])
         + ([RULE_INDEX_NOTE] if ask == "index" else []),
         grounding={"site": a.site_name, "asset_id": a.asset_id}
         | ({"start": which} if which != "latest" else {}),
         difficulty="medium",
         tolerance={"health_index": 0.5},
-        readings=[reading],
+        readings=readings,
         stated=[reading.name] if ask == "index" else [],
     )
 

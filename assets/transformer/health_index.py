@@ -611,6 +611,7 @@ def predict_health_index(
     interfacial_v: float,
     dielectric_rigidity: float,
     water_content: float,
+    acidity: float | None = None,
 ) -> HealthIndexPrediction:
     """Health index 0–100: the rule-based score, with the persisted model's estimate beside it.
 
@@ -630,6 +631,8 @@ def predict_health_index(
         interfacial_v: Interfacial tension, mN/m.
         dielectric_rigidity: Breakdown voltage, kV.
         water_content: Water content, ppm.
+        acidity: Neutralisation number, mg KOH/g, when measured: scored in the oil-quality
+            factor (weight 1); the model, trained on the 14 upstream inputs, ignores it.
 
     Returns:
         Rule HI and band (headline), model HI and band (secondary), model version, citation.
@@ -656,7 +659,8 @@ def predict_health_index(
     )
     if not asset_name:
         raise ValueError("asset_name must not be empty")
-    rule = score_health_index(**p.model_dump())
+    scored = ScoringInputs(**p.model_dump(), acidity=acidity)
+    rule = score_health_index(**scored.model_dump())
     model = load_model()
     row = np.asarray([[float(getattr(p, f)) for f in FEATURES]], dtype=float)
     hi = _predict_one(model, row)

@@ -81,6 +81,15 @@ class HealthIndexArgs(HealthInputs):
     asset_name: str = Field(
         min_length=1, strict=True, description="Asset the oil sample was taken from."
     )
+    acidity: float | None = Field(
+        default=None,
+        ge=0,
+        le=100,
+        allow_inf_nan=False,
+        strict=True,
+        description="Neutralisation number, mg KOH/g; scored in the oil-quality factor when "
+        "given (omit if not measured).",
+    )
 
 
 async def _facts(
@@ -216,10 +225,12 @@ async def assess_winding_temperature_tool(
     standard=HEALTH_INDEX_CITATION,
 )
 def predict_health_index_tool(args: HealthIndexArgs, ctx: ToolContext) -> HealthIndexPrediction:
-    """Estimate a transformer health index (0–100) and condition band from one oil sample
-    (dissolved gases and oil quality), with the rule-based Jahromi et al. 2009 score beside it.
+    """Score a transformer health index (0–100) and condition band from one oil sample
+    (dissolved gases and oil quality) by the rule-based Jahromi et al. 2009 table, with a
+    monotone learned estimate beside it.
 
-    The model is trained on the project's rule-based score, not on field data.
+    Acidity is optional and scored when given. The model is trained on the project's
+    rule-based score, not on field data.
     """
     return predict_health_index(
         args.asset_name,
@@ -237,6 +248,7 @@ def predict_health_index_tool(args: HealthIndexArgs, ctx: ToolContext) -> Health
         args.interfacial_v,
         args.dielectric_rigidity,
         args.water_content,
+        args.acidity,
     )
 
 

@@ -851,9 +851,34 @@ def fmsr_false_premise(ctx: AuditContext, case: Case) -> Derivation:
     return Derivation(readings, premises_false=premises)
 
 
+HI_FIELDS: tuple[str, ...] = (
+    *GASES, "dielectric_rigidity", "interfacial_v", "acidity", "water_content", "power_factor",
+)
+
+
+@audits("fmsr_health_index")
+def fmsr_health_index(ctx: AuditContext, case: Case) -> Derivation:
+    """Rule-based health index and band of a stored sample, with and without its acidity.
+
+    Only the documented rule score is re-derived: the learned estimate is the project's own
+    artefact (the family gates band-only requests on it agreeing with the rule band).
+    """
+    sample = _pick_sample(ctx, case.p("asset_id"), case.p("which", "latest"))
+    values = {f: (None if sample.get(f) is None else float(sample[f])) for f in HI_FIELDS}
+
+    def derive(c: dict[str, Any]) -> dict[str, Any]:
+        hi, band = standards.health_index(values, with_acidity=c["acidity"] == "scored")
+        answer: dict[str, Any] = {"sample_timestamp": str(sample["timestamp"])[:19],
+                                  "condition": band}
+        if "health_index" in case.answer:
+            answer["health_index"] = hi
+        return answer
+
+    choices = ["scored", "left_out"] if values["acidity"] is not None else ["left_out"]
+    return Derivation(derive_all({"acidity": choices}, derive))
+
+
 # Families without an independent re-derivation, and why (reported as `unsupported`).
 UNSUPPORTED: dict[str, str] = {
-    "fmsr_health_index": "the health-index scoring (rule weights, model) is the project's own; "
-    "the standards notes give no table to re-derive it from",
     "tsfm_methods": "asks for the tool catalogue itself, which has no raw documents",
 }

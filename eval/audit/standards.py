@@ -415,3 +415,64 @@ def loading_status(load_factor_pct: float, size_class: SizeClass, light_band: bo
         if load_factor_pct <= 100.0 * lim[regime][0]:
             return label
     return "beyond emergency limits"
+
+
+# -- health index (project table after Jahromi et al. 2009, as documented) ----------------------
+# Written from the documented table (README "Tools" / the health-index module docstring), not
+# from its code: gas scores 1..6 by inclusive upper bounds, oil-quality scores 1..4 by bands,
+# weighted means rated A..E, HI = 100·(10·HIF_dga + 6·HIF_oil)/64.
+
+HI_GAS_TABLE: dict[str, tuple[tuple[float, ...], int]] = {
+    "hydrogen": ((100, 200, 300, 500, 700), 2),
+    "methane": ((75, 125, 200, 400, 600), 3),
+    "ethane": ((65, 80, 100, 120, 150), 3),
+    "ethylene": ((50, 80, 100, 150, 200), 3),
+    "acetylene": ((3, 7, 35, 50, 80), 5),
+    "co": ((350, 700, 900, 1100, 1400), 1),
+    "co2": ((2500, 3000, 4000, 5000, 7000), 1),
+}
+# parameter → (higher is better?, band edges for scores 1..3, weight)
+HI_OIL_TABLE: dict[str, tuple[bool, tuple[float, float, float], int]] = {
+    "dielectric_rigidity": (True, (52, 47, 35), 3),
+    "interfacial_v": (True, (30, 23, 18), 2),
+    "acidity": (False, (0.04, 0.1, 0.15), 1),
+    "water_content": (False, (20, 25, 30), 4),
+    "power_factor": (False, (0.1, 0.5, 1.0), 3),
+}
+HI_BANDS: tuple[tuple[float, str], ...] = (
+    (85.0, "very good"), (70.0, "good"), (50.0, "fair"), (30.0, "poor"),
+)
+
+
+def _hi_factor(value: float) -> int:
+    """Health-index factor of a weighted mean score: A (< 1.2) 4 … E (≥ 3.0) 0."""
+    for bound, hif in ((1.2, 4), (1.5, 3), (2.0, 2), (3.0, 1)):
+        if value < bound:
+            return hif
+    return 0
+
+
+def health_index(sample: dict[str, float | None], with_acidity: bool) -> tuple[float, str]:
+    """(HI 0–100, condition band) of an oil sample by the documented rule table."""
+    num = den = 0.0
+    for gas, (bounds, weight) in HI_GAS_TABLE.items():
+        ppm = sample.get(gas)
+        if ppm is None:
+            continue
+        score = next((i + 1 for i, b in enumerate(bounds) if ppm <= b), 6)
+        num, den = num + score * weight, den + weight
+    dga_hif = _hi_factor(num / den)
+    num = den = 0.0
+    for name, (higher_better, edges, weight) in HI_OIL_TABLE.items():
+        value = sample.get(name)
+        if value is None or (name == "acidity" and not with_acidity):
+            continue
+        if higher_better:
+            score = next((i + 1 for i, e in enumerate(edges) if value >= e), 4)
+        else:
+            score = next((i + 1 for i, e in enumerate(edges) if value <= e), 4)
+        num, den = num + score * weight, den + weight
+    oil_hif = _hi_factor(num / den)
+    hi = 100.0 * (10 * dga_hif + 6 * oil_hif) / 64.0
+    band = next((name for bound, name in HI_BANDS if hi >= bound), "very poor")
+    return hi, band

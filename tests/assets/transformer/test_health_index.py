@@ -352,3 +352,24 @@ def test_secondary_model_is_monotone_too(feature: str, direction: str) -> None:
 def test_bools_and_numeric_strings_are_not_numbers(value: object) -> None:
     with pytest.raises(ValidationError, match="acetylene"):
         score_health_index(**{**HEALTHY, "acetylene": value})
+
+
+# A sample whose acidity moves the oil-quality factor across the B/C rating edge (1.5).
+# DGA: H2 50 (1·2), CH4 100 (2·3), C2H6 70 (2·3), C2H4 40 (1·3), C2H2 0 (1·5), CO 400 (2·1),
+#      CO2 2600 (2·1): (2 + 6 + 6 + 3 + 5 + 2 + 2) / 18 = 26/18 = 1.444 → B → HIF 3.
+# Oil: BDV 55 (1·3), IFT 32 (1·2), water 22 (2·4), PF 0.05 (1·3):
+#      without acidity (3 + 2 + 8 + 3) / 12 = 16/12 = 1.333 → B → HIF 3 → HI = 100·(30+18)/64 = 75
+#      with acidity 0.2 (4·1): (3 + 2 + 4 + 8 + 3) / 13 = 20/13 = 1.538 → C → HIF 2
+#                             → HI = 100·(30+12)/64 = 65.625 (fair)
+ACIDITY_EDGE: dict[str, float] = {
+    "hydrogen": 50, "oxygen": 3000, "nitrogen": 50000, "methane": 100, "co": 400, "co2": 2600,
+    "ethylene": 40, "ethane": 70, "acetylene": 0, "dbds": 0, "power_factor": 0.05,
+    "interfacial_v": 32, "dielectric_rigidity": 55, "water_content": 22,
+}
+
+
+def test_tool_scores_acidity_when_given() -> None:
+    without = predict_health_index("T1", **ACIDITY_EDGE)
+    assert without.health_index == pytest.approx(75.0) and without.condition == "good"
+    scored = predict_health_index("T1", **ACIDITY_EDGE, acidity=0.2)
+    assert scored.health_index == pytest.approx(65.625) and scored.condition == "fair"

@@ -143,3 +143,18 @@ def test_apparent_power_imbalance_and_bands() -> None:
     assert s.loading_status(15, "medium") == "light"
     assert s.loading_status(15, "medium", light_band=False) == "normal"
     assert s.size_class_of(1.6) == "distribution" and s.size_class_of(63) == "medium"
+
+
+def test_health_index_by_the_documented_table() -> None:
+    # DGA: H2 50 (1·2), CH4 100 (2·3), C2H6 70 (2·3), C2H4 40 (1·3), C2H2 0 (1·5), CO 400 (2·1),
+    #      CO2 2600 (2·1) → 26/18 = 1.444 → rating B → HIF 3.
+    # Oil: BDV 55 (1·3), IFT 32 (1·2), water 22 (2·4), PF 0.05 (1·3) → 16/12 = 1.333 → B → 3;
+    #      acidity 0.2 scores 4 (weight 1) → 20/13 = 1.538 → C → HIF 2.
+    # HI = 100·(10·3 + 6·3)/64 = 75 (good); with acidity 100·(30 + 12)/64 = 65.625 (fair).
+    sample: dict[str, float | None] = {
+        "hydrogen": 50, "methane": 100, "ethane": 70, "ethylene": 40, "acetylene": 0,
+        "co": 400, "co2": 2600, "dielectric_rigidity": 55, "interfacial_v": 32,
+        "water_content": 22, "power_factor": 0.05, "acidity": 0.2,
+    }
+    assert s.health_index(sample, with_acidity=False) == (75.0, "good")
+    assert s.health_index(sample, with_acidity=True) == (65.625, "fair")
