@@ -419,7 +419,7 @@ def params_key(seed: TaskSeed) -> str:
 # A slot designated non-trivial looks at this many extra draw indices for a non-trivial
 # answer. They live far above the ordinary indices (which a run uses one per slot), so a
 # family without a target draws exactly what it drew before.
-EXTRA_DRAWS = 16
+EXTRA_DRAWS = 48
 EXTRA_BASE = 1_000_000
 
 

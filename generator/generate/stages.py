@@ -8,6 +8,7 @@ class, its profile, the config and the store settings); :meth:`RunEnv.job` then 
 from __future__ import annotations
 
 import math
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -21,9 +22,11 @@ from generator.generate.families import (
     FamilyContext,
     FamilySpec,
     compose_seed,
+    designated_nontrivial,
     draw_for_slot,
     draw_seed,
     families_of,
+    params_key,
     recompute,
 )
 from generator.generate.model import Draft, ScenarioRecord, TaskSeed
@@ -60,6 +63,7 @@ class RunEnv:
     model_label: str
     families: dict[str, list[FamilySpec]]
     accepted_seeds: dict[str, list[TaskSeed]] = field(default_factory=dict)
+    slot_seeds: dict[tuple[str, int], TaskSeed | None] = field(default_factory=dict)
 
     # -- per-candidate hooks ---------------------------------------------------------
 
@@ -84,7 +88,35 @@ class RunEnv:
                     return await compose_seed(spec, [pool[draw]], self.family_ctx, draw)
             return await draw_seed(spec, self.family_ctx, draw)
 
-        return await draw_for_slot(spec, slot, share, one)
+        return await self._slot_seed(spec, slot, share, one)
+
+    async def _slot_seed(
+        self,
+        spec: FamilySpec,
+        slot: int,
+        share: float,
+        one: Callable[[int], Awaitable[TaskSeed | None]],
+    ) -> TaskSeed | None:
+        """The seed of a family's slot; a designated slot passes over the tasks its earlier
+        slots drew (the run would reject such a repeat, losing the non-trivial answer).
+
+        The earlier slots' seeds are a function of their indices (drawn again after a
+        resume), so the choice stays the same in a resumed run.
+        """
+        key = (spec.name, slot)
+        if key in self.slot_seeds:
+            return self.slot_seeds[key]
+        earlier: set[str] = set()
+        if designated_nontrivial(slot, share):
+            for j in range(slot):
+                prior = await self._slot_seed(spec, j, share, one)
+                if prior is not None:
+                    earlier.add(params_key(prior))
+        seed = await draw_for_slot(
+            spec, slot, share, one, skip=(lambda s: params_key(s) in earlier) if earlier else None
+        )
+        self.slot_seeds[key] = seed
+        return seed
 
     async def early(self, seed: TaskSeed | None, draft: Draft, domain: str) -> list[str]:
         """The cheap checks (fields, length, tool names, near-duplicates)."""
