@@ -324,6 +324,12 @@ def score_path(
     Raises:
         UserError: Bad file, bad option, a self-judge without ``allow_self_judge``.
     """
+    if path.is_dir():
+        # A run folder: its scenarios.json (the manifest sits beside it).
+        path = path / "scenarios.json"
+        if not path.is_file():
+            raise UserError(f"folder {path.parent} holds no scenarios.json",
+                            fix="give a run folder (scenarios/<run_id>) or a scenario file")
     records = load_set(path)
     manifest = manifest_beside(path)
     model = generator_model(records, manifest)

@@ -13,7 +13,9 @@ def register(app: typer.Typer, bench_app: typer.Typer) -> None:
 
     @app.command("score")
     def score(
-        path: Annotated[Path, typer.Argument(help="Scenario file: JSON list or JSONL")],
+        path: Annotated[
+            Path, typer.Argument(help="Scenario file (JSON list or JSONL) or a run folder")
+        ],
         judge: Annotated[
             str, typer.Option(help="rules | llm:SPEC[,llm:SPEC...] (SPEC as for --llm)")
         ] = "rules",

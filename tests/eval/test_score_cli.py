@@ -63,6 +63,23 @@ def test_bad_options_are_user_errors(tmp_path: Path) -> None:
         assert needle in str(result.exception)
 
 
+def test_run_folder_without_scenarios_is_one_user_error(tmp_path: Path) -> None:
+    result = CliRunner().invoke(app, ["score", str(tmp_path)])
+    assert result.exit_code != 0
+    assert "holds no scenarios.json" in str(result.exception)
+
+
+def test_a_run_folder_scores_its_scenarios_json(tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "scenarios.json").write_text(
+        (UPSTREAM / "paper_generated_transformer_scenarios.json").read_text()
+    )
+    result = CliRunner().invoke(app, ["score", str(run), "--json"])
+    assert result.exit_code == 0, result.output
+    assert '"score_100"' in result.output
+
+
 def test_cli_rules_and_a_scripted_llm_judge(tmp_path: Path) -> None:
     records = [{"id": i, "type": "iot", "category": "Knowledge Query",
                 "text": f"Which transformers are installed at site EAST, part {i}?",
