@@ -299,7 +299,10 @@ def test_no_dga_reference_is_contradicted_by_duval(seeds: dict[str, list[TaskSee
             checked += 1
             assert _duval_zone(call.args) == fault, s.key
             names = {r.name for r in s.readings}
-            assert names == {"duval_triangle", "rogers_ratios"}, s.key
+            assert names == {"duval_triangle", "rogers_ratios", "iec_typical_values_only"}, s.key
+            # "normal" by the IEC typical values alone is never stated: it must agree.
+            typical = next(r for r in s.readings if r.name == "iec_typical_values_only")
+            assert typical.outcome == "same", s.key
             # A reading that gave another class is stated: the text names the IEC method.
             if any(r.outcome == "stated" for r in s.readings):
                 assert "IEC 60599 ratio method" in s.params["note"]
