@@ -42,8 +42,8 @@ UNSTATED_CUTOFFS: tuple[float, ...] = (3.0, 4.0)
 # alone lets a reader take an hour-of-day profile (weekend hours then score as anomalies)
 # or count a run of anomalous hours as one anomaly.
 ANOMALY_NOTE = (
-    "Judge each hourly reading against the usual level for the same weekday and hour "
-    "(this window and the four weeks before it), and count anomalous hours one by one."
+    "Usual level: the same weekday and hour over this window and the 4 weeks before; "
+    "count anomalous hours singly."
 )
 LOW_THRESHOLD = 2.5
 # No reading may score within this distance of the cut-off: it could flip on any detail.
