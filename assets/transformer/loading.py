@@ -354,10 +354,12 @@ def assess_load_profile(
     notes: list[str] = []
 
     neutral_pct: float | None = None
-    if mean_current > 0:
-        neutral_pct = p.inut / mean_current * 100.0
+    share = p.inut / mean_current * 100.0 if mean_current > 0 else math.inf
+    if math.isfinite(share):
+        neutral_pct = share
         neutral_flag = neutral_pct > NEUTRAL_FLAG_PCT
     else:
+        # No phase current, or one so small (subnormal) that the share overflows a float.
         neutral_flag = p.inut > 0
         notes.append("No phase current: neutral current % of mean phase current undefined.")
     if neutral_flag:

@@ -311,3 +311,14 @@ def test_impossible_or_mistyped_inputs_name_the_field(field: str, value: object)
     with pytest.raises(ValidationError) as excinfo:
         assess_load_profile(**_reading(**{field: value}))
     assert [err["loc"] for err in excinfo.value.errors()] == [(field,)]
+
+
+def test_subnormal_phase_currents_give_no_infinite_neutral_share() -> None:
+    # Found by the property test: 1 A of neutral current over a mean phase current of
+    # (0 + 5e-324 + 5e-324)/3 A overflows a float; the share is undefined, not Infinity.
+    a = assess_load_profile(**_reading(
+        il1=0.0, il2=5e-324, il3=5e-324, inut=1.0, vl1=0.0, vl2=0.0, vl3=0.0,
+        vl12=0.0, vl23=0.0, vl31=0.0, rated_mva=1.0,
+    ))
+    assert a.neutral_current_pct is None and a.neutral_flag is True
+    json.dumps(a.model_dump(mode="json"), allow_nan=False)
