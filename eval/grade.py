@@ -62,6 +62,7 @@ from eval.extract import (
     precision,
 )
 from eval.model import ClassScore, EvaluationReport, GradeResult, Violation
+from generator.generate.tolerance import within
 
 MAX_DEPTH = 64
 MAX_NODES = 20_000
@@ -291,7 +292,7 @@ class _Tol:
         diff = abs(expected - given)
         if diff <= 1e-9 * max(1.0, abs(expected)):
             return True
-        if diff <= self.abs_tol.get(top, 0.0) or diff <= self.rel_tol.get(top, 0.0) * abs(expected):
+        if within(expected, given, self.abs_tol.get(top, 0.0), self.rel_tol.get(top, 0.0)):
             return True
         return decimals is not None and sig >= 2 and diff <= 0.5 * 10.0 ** (-decimals) + 1e-12
 

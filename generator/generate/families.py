@@ -54,6 +54,7 @@ from generator.generate.model import (
     TaskSeed,
     ToolCall,
 )
+from generator.generate.tolerance import within
 from generator.profile.model import AssetProfile, GroundedAsset
 from generator.registry import Registry
 from generator.tools.registry import ToolContext, call_tool
@@ -523,12 +524,6 @@ async def draw_many(
         seen.add(key)
         seeds.append(seed)
     return seeds
-
-
-def within(expected: float, actual: float, abs_tol: float, rel_tol: float) -> bool:
-    """The tolerance rule shared with the grader: ``|e-a| <= abs`` or ``|e-a| <= rel*|e|``."""
-    diff = abs(float(expected) - float(actual))
-    return diff <= abs_tol + 1e-12 or diff <= rel_tol * abs(float(expected)) + 1e-12
 
 
 def compare(
