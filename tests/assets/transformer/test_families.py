@@ -13,6 +13,7 @@ from collections import defaultdict
 import pytest
 
 from assets.transformer import dga
+from eval.audit.standards import duval_zone
 from generator.config import StoreSettings
 from generator.generate.families import (
     FAMILIES,
@@ -269,23 +270,8 @@ def test_many_distinct_seeds_are_reachable(seeds: dict[str, list[TaskSeed]]) -> 
 
 
 def _duval_zone(gases: dict[str, float]) -> str:
-    """Duval triangle 1 zone, written here from the triangle's published boundaries."""
-    ch4, c2h4, c2h2 = gases["methane"], gases["ethylene"], gases["acetylene"]
-    total = ch4 + c2h4 + c2h2
-    p_ch4, p_c2h4, p_c2h2 = (100 * v / total for v in (ch4, c2h4, c2h2))
-    if p_ch4 >= 98:
-        return "PD"
-    if p_c2h4 < 23 and p_c2h2 > 13:
-        return "D1"
-    if (23 <= p_c2h4 < 40 and p_c2h2 > 13) or (p_c2h4 >= 40 and p_c2h2 > 29):
-        return "D2"
-    if p_c2h4 < 20 and p_c2h2 < 4:
-        return "T1"
-    if 20 <= p_c2h4 < 50 and p_c2h2 < 4:
-        return "T2"
-    if p_c2h4 >= 50 and p_c2h2 < 15:
-        return "T3"
-    return "DT"
+    """Duval triangle 1 zone by the audit's independent implementation (not the tool's)."""
+    return duval_zone(gases["methane"], gases["ethylene"], gases["acetylene"])
 
 
 def test_no_dga_reference_is_contradicted_by_duval(seeds: dict[str, list[TaskSeed]]) -> None:

@@ -287,6 +287,20 @@ def _increased(rng: np.random.Generator, feature: str, values: np.ndarray) -> np
     return np.minimum(up, _UPPER.get(feature, 1e6))
 
 
+def _raised_pairs(
+    feature: str, rng_seed: int, sample_seed: int, n: int
+) -> list[tuple[dict[str, float], dict[str, float]]]:
+    """``n`` random oil samples (fixed seeds), each with the same sample ``feature`` raised."""
+    rng = np.random.default_rng(rng_seed)
+    x = sample_inputs(sample_seed, n)
+    raised = _increased(rng, feature, x[:, FEATURES.index(feature)])
+    pairs = []
+    for row, value in zip(x, raised, strict=True):
+        base = dict(zip(FEATURES, (float(v) for v in row), strict=True))
+        pairs.append((base, {**base, feature: float(value)}))
+    return pairs
+
+
 def _violations(direction: str, base: list[float], moved: list[float]) -> int:
     if direction == "worse":
         return sum(m > b for b, m in zip(base, moved, strict=True))
@@ -298,16 +312,11 @@ def test_headline_health_index_is_monotone(feature: str, direction: str) -> None
     # 1000 random oil samples (fixed seed) and, for each, the same sample with `feature` raised.
     # The tool's headline is score_health_index's HI (checked on a subset through the tool
     # below and in test_prediction_reports_both_scores); scoring 2 × 1000 samples through it.
-    rng = np.random.default_rng(20260901)
-    x = sample_inputs(91, 1000)
-    col = FEATURES.index(feature)
-    raised = _increased(rng, feature, x[:, col])
     base_hi: list[float] = []
     moved_hi: list[float] = []
-    for row, value in zip(x, raised, strict=True):
-        base = dict(zip(FEATURES, (float(v) for v in row), strict=True))
+    for base, moved in _raised_pairs(feature, 20260901, 91, 1000):
         base_hi.append(score_health_index(**base).health_index)
-        moved_hi.append(score_health_index(**{**base, feature: float(value)}).health_index)
+        moved_hi.append(score_health_index(**moved).health_index)
     assert _violations(direction, base_hi, moved_hi) == 0
     # The pairs are not trivial: the raise changes HI on a good share of them.
     assert sum(b != m for b, m in zip(base_hi, moved_hi, strict=True)) > 50
@@ -317,18 +326,13 @@ def test_headline_health_index_is_monotone(feature: str, direction: str) -> None
 def test_tool_headline_is_monotone_on_a_subset(feature: str, direction: str) -> None:
     # The same check through predict_health_index itself (40 pairs: the tool also runs the
     # model, which is slow per call on a loaded machine).
-    rng = np.random.default_rng(11)
-    x = sample_inputs(93, 40)
-    col = FEATURES.index(feature)
-    raised = _increased(rng, feature, x[:, col])
     base_hi: list[float] = []
     moved_hi: list[float] = []
-    for row, value in zip(x, raised, strict=True):
-        base = dict(zip(FEATURES, (float(v) for v in row), strict=True))
+    for base, moved in _raised_pairs(feature, 11, 93, 40):
         out = predict_health_index("T1", **base)
         assert out.health_index == score_health_index(**base).health_index
         base_hi.append(out.health_index)
-        moved_hi.append(predict_health_index("T1", **{**base, feature: float(value)}).health_index)
+        moved_hi.append(predict_health_index("T1", **moved).health_index)
     assert _violations(direction, base_hi, moved_hi) == 0
 
 
