@@ -1,0 +1,65 @@
+"""``expected_answer`` (a string) and ``scoring_method`` for upstream's deterministic scorers.
+
+Upstream's offline ``evaluate`` module (IBM/AssetOpsBench ``src/evaluation/evaluator.py``)
+scores each scenario with the scorer its ``scoring_method`` names, else the default
+``llm_judge``. The deterministic ones (read, not copied):
+
+- ``numeric_match`` (``src/evaluation/scorers/code_based.py``): the first number in
+  ``expected_answer`` against the first number in the answer, passing within the
+  scenario's top-level ``tolerance`` (a number = absolute, or ``{"absolute", "relative"}``;
+  default relative 0.01).
+- ``exact_string_match`` (same file): the whole answer, whitespace-collapsed and
+  lower-cased, equals ``expected_answer``; too strict for a sentence, so not used.
+- ``static_json`` (``src/evaluation/scorers/static_json.py``): ``expected_answer`` parsed
+  as JSON and flattened to ``answer.<key>`` leaves; passes when every gold key is matched
+  and the answer has no extra key (numbers compared with tolerance bands).
+
+So a reference with one numeric key (``{"count": 2}``) becomes ``numeric_match`` with
+``expected_answer`` "2" and our tolerance for that key; any other computed reference becomes
+``static_json`` with the reference as compact JSON; an unanswerable (negative) scenario or one
+without a computed reference keeps the rubric scorer ``llm_judge`` (its refusal is judged
+against ``characteristic_form``). Our own grader (``eval.grade``) stays the finer measure:
+it reads free text, units and per-key tolerances; the full reference travels in the
+``scenariogen`` key.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+from generator.generate.model import ScenarioRecord
+
+SCORING_METHODS = ("numeric_match", "static_json", "llm_judge")
+
+
+@dataclass(frozen=True)
+class UpstreamAnswer:
+    """What goes into the upstream fields of one record."""
+
+    expected_answer: str | None
+    scoring_method: str
+    tolerance: dict[str, float] | None = None
+
+
+def _is_number(v: object) -> bool:
+    return isinstance(v, int | float) and not isinstance(v, bool)
+
+
+def upstream_answer(record: ScenarioRecord) -> UpstreamAnswer:
+    """Pick the upstream scorer for a record and write its ``expected_answer``."""
+    ref = record.reference_answer
+    if record.negative or ref is None or ref.get("answerable") is False:
+        text = json.dumps(ref, ensure_ascii=False) if ref is not None else None
+        return UpstreamAnswer(expected_answer=text, scoring_method="llm_judge")
+    if len(ref) == 1:
+        (key, value), = ref.items()
+        if _is_number(value):
+            tol = {"absolute": float(record.tolerance.get(key, 0.0)),
+                   "relative": float(record.rel_tolerance.get(key, 0.0))}
+            return UpstreamAnswer(expected_answer=json.dumps(value),
+                                  scoring_method="numeric_match", tolerance=tol)
+    return UpstreamAnswer(
+        expected_answer=json.dumps(ref, ensure_ascii=False, separators=(", ", ": ")),
+        scoring_method="static_json",
+    )

@@ -1,0 +1,152 @@
+"""Runtime of an exported inspect_ai task: dataset, our tools as inspect tools, our grader.
+
+Imported by the ``task.py`` that ``scenariogen export --format inspect`` writes, so that
+``inspect eval task.py --model PROVIDER/MODEL`` evaluates any model inspect_ai supports on
+our scenarios:
+
+- **dataset**: ``dataset.jsonl`` beside the task (inspect ``Sample`` fields ``id``,
+  ``input``, ``target``; ``metadata.scenario`` holds our whole record);
+- **tools**: every registered scenariogen tool as an inspect :class:`ToolDef` whose
+  parameters are the tool's published JSON Schema (``$ref`` inlined) and which runs the
+  tool in-process through :func:`generator.tools.registry.call_tool` against the store in
+  the environment (``COUCHDB_URL``, ``SCENARIOGEN_DB_PREFIX``, ... or the bundled server's
+  record). A bad argument comes back to the model as a tool error, one line, as over MCP.
+  In-process tools need no MCP client, so the task does not depend on inspect_ai's MCP
+  support or on an mcp version;
+- **scorer**: :func:`eval.grade.grade` (the deterministic grader: facts of the computed
+  reference, per-key tolerances, refusal for negatives); the score is the share of
+  reference facts matched, ``metadata.feasible`` says whether all matched.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+from inspect_ai import Task
+from inspect_ai.dataset import FieldSpec, json_dataset
+from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
+from inspect_ai.solver import TaskState, generate, system_message, use_tools
+from inspect_ai.tool import ToolDef, ToolError, ToolParams
+
+from eval.grade import grade
+from generator.assetdef import load_asset_class
+from generator.errors import UserError
+from generator.tools.registry import ToolContext, ToolSpec, call_tool, load_tools
+
+SYSTEM_PROMPT = (
+    "You assist the operators and asset managers of a fleet of power transformers. "
+    "Answer the request using the tools: they read the fleet's data store and apply the "
+    "standards (IEC 60599, IEC 60076-7, IEEE C57). State the values the request asks for "
+    "explicitly in your final answer. If the request cannot be answered from the data "
+    "(an asset, sensor or period that does not exist), say so instead of guessing."
+)
+
+
+def _inline_refs(schema: dict[str, Any]) -> dict[str, Any]:
+    """The schema with every local ``$ref`` replaced by its definition."""
+    defs = schema.get("$defs", {})
+
+    def walk(node: Any) -> Any:
+        if isinstance(node, dict):
+            ref = node.get("$ref")
+            if isinstance(ref, str) and ref.startswith("#/$defs/"):
+                target = copy.deepcopy(defs[ref.split("/")[-1]])
+                merged = {**target, **{k: v for k, v in node.items() if k != "$ref"}}
+                return walk(merged)
+            return {k: walk(v) for k, v in node.items() if k != "$defs"}
+        if isinstance(node, list):
+            return [walk(v) for v in node]
+        return node
+
+    out = walk(schema)
+    assert isinstance(out, dict)
+    return out
+
+
+def tool_params(spec: ToolSpec) -> ToolParams:
+    """A tool's argument schema as inspect :class:`ToolParams`."""
+    schema = _inline_refs(spec.args.model_json_schema())
+    return ToolParams.model_validate({
+        "type": "object",
+        "properties": schema.get("properties", {}),
+        "required": schema.get("required", []),
+    })
+
+
+def tool_defs(ctx_by_class: dict[str, ToolContext] | None = None) -> list[ToolDef]:
+    """Every registered tool as an inspect tool (one store context per asset class)."""
+    contexts = ctx_by_class if ctx_by_class is not None else {}
+
+    def context(asset_class: str) -> ToolContext:
+        if asset_class not in contexts:
+            contexts[asset_class] = ToolContext(load_asset_class(asset_class))
+        return contexts[asset_class]
+
+    defs: list[ToolDef] = []
+    registry = load_tools()
+    for name in registry.names():
+        spec = registry.get(name)
+
+        def make(spec: ToolSpec) -> Any:
+            async def run(**kwargs: Any) -> str:
+                try:
+                    result = await call_tool(spec.name, kwargs, context(spec.asset_classes[0]))
+                except UserError as exc:
+                    raise ToolError(str(exc)) from None
+                return json.dumps(result.model_dump(mode="json"))
+
+            return run
+
+        defs.append(ToolDef(
+            make(spec), name=spec.name,
+            description=f"[{spec.domain}] {spec.description}"
+            + (f" (follows {spec.standard})" if spec.standard else ""),
+            parameters=tool_params(spec),
+        ))
+    return defs
+
+
+@scorer(metrics=[mean(), stderr()])
+def scenariogen_grader() -> Scorer:
+    """Score the final answer with scenariogen's deterministic grader (:func:`eval.grade.grade`)."""
+
+    async def score(state: TaskState, target: Target) -> Score:
+        record = state.metadata["scenario"]
+        answer = state.output.completion
+        result = grade(record, answer)
+        missed = [v.model_dump(mode="json") for v in result.violations[:10]]
+        return Score(
+            value=result.score,
+            answer=answer,
+            explanation=("all reference facts matched" if result.feasible
+                         else f"{len(result.violations)} reference fact(s) not matched"),
+            metadata={"feasible": result.feasible, "negative": result.negative,
+                      "gradable": result.gradable, "violations": missed},
+        )
+
+    return score
+
+
+def scenariogen_task(dataset: Path, *, message_limit: int = 40) -> Task:
+    """The inspect task over an exported ``dataset.jsonl``.
+
+    Args:
+        dataset: The exported dataset file.
+        message_limit: Conversation length at which a sample stops (tool loops).
+
+    Returns:
+        An inspect :class:`Task`: system prompt, our tools, generate, our grader.
+    """
+    samples = json_dataset(
+        str(dataset),
+        FieldSpec(input="input", target="target", id="id", metadata=["scenario", "aob_id"]),
+    )
+    return Task(
+        dataset=samples,
+        solver=[system_message(SYSTEM_PROMPT), use_tools(tool_defs()), generate()],
+        scorer=scenariogen_grader(),
+        message_limit=message_limit,
+    )
