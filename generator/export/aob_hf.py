@@ -41,7 +41,9 @@ def upstream_rows(run: RunScenarios, opts: ExportOptions,
 def summarise(fmt: str, out: Path, files: list[Path],
               rows: list[dict[str, Any]]) -> ExportResult:
     """Counts per upstream type and scoring method."""
-    by_type = Counter(str(r["type"]) if "type" in r else "(none)" for r in rows)
+    by_type = Counter(
+        ("(empty)" if r["type"] == "" else str(r["type"])) if "type" in r else "(none)"
+        for r in rows)
     by_method = Counter(str(r["scoring_method"]) for r in rows)
     return ExportResult(format=fmt, out_dir=out, files=files, records=len(rows),
                         by_type=dict(sorted(by_type.items())),

@@ -32,7 +32,7 @@ class ExportResult(BaseModel):
     files: list[Path] = Field(description="Files written, main file first")
     records: int = Field(description="Scenarios exported")
     by_type: dict[str, int] = Field(
-        description="Exported records per upstream type ('(none)' = key left out)")
+        description="Records per upstream type ('(none)': key left out, '(empty)': \"\"')")
     by_scoring_method: dict[str, int] = Field(
         default_factory=dict, description="Records per upstream scoring_method")
 
