@@ -185,7 +185,7 @@ def test_bad_input_is_one_line(tmp_path: Path) -> None:
     with pytest.raises(UserError, match="does not exist"):
         export_run(tmp_path / "nope", "aob-hf")
     (tmp_path / "empty").mkdir()
-    with pytest.raises(UserError, match="neither scenarios.json nor accepted.jsonl"):
+    with pytest.raises(UserError, match=r"neither scenarios\.json nor accepted\.jsonl"):
         export_run(tmp_path / "empty", "aob-hf")
     (tmp_path / "bad").mkdir()
     (tmp_path / "bad" / "scenarios.json").write_text('[{"id": 1}]')
