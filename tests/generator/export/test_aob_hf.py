@@ -195,3 +195,26 @@ def test_bad_input_is_one_line(tmp_path: Path) -> None:
         export_run(tmp_path / "bad", "aob-hff")
     with pytest.raises(UserError, match="not START-END"):
         IdRange.parse("10-1")
+
+
+
+def test_cli_exports_and_refuses_bad_options_in_one_line(run50: Path, tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    def cli(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "generator.cli", "export", *args],
+                              capture_output=True, text=True, timeout=120, check=False)
+
+    ok = cli(str(run50), "--format", "aob-hf", "--out", str(tmp_path / "x"))
+    assert ok.returncode == 0, ok.stderr
+    assert "exported 52 scenarios as aob-hf" in ok.stdout
+    assert "Workorder 10" in ok.stdout and "(none) 15" in ok.stdout  # 15 fmsr, untyped
+    assert len(_lines(tmp_path / "x" / "all_utterance.jsonl")) == 52
+    for args, message in (
+        (["--format", "aob-hf", "--id-range", "9-1"], "not START-END"),
+        (["--format", "hf"], "unknown export format 'hf'"),
+    ):
+        bad = cli(str(run50), *args)
+        lines = bad.stderr.strip().splitlines()
+        assert bad.returncode == 2 and len(lines) == 1 and message in lines[0], bad.stderr
