@@ -10,17 +10,22 @@ scores each scenario with the scorer its ``scoring_method`` names, else the defa
   default relative 0.01).
 - ``exact_string_match`` (same file): the whole answer, whitespace-collapsed and
   lower-cased, equals ``expected_answer``; too strict for a sentence, so not used.
+  ``numeric_match`` is not used either (see below).
 - ``static_json`` (``src/evaluation/scorers/static_json.py``): ``expected_answer`` parsed
   as JSON and flattened to ``answer.<key>`` leaves; passes when every gold key is matched
   and the answer has no extra key (numbers compared with tolerance bands).
 
-So a reference with one numeric key (``{"count": 2}``) becomes ``numeric_match`` with
-``expected_answer`` "2" and our tolerance for that key; any other computed reference becomes
-``static_json`` with the reference as compact JSON; an unanswerable (negative) scenario or one
-without a computed reference keeps the rubric scorer ``llm_judge`` (its refusal is judged
-against ``characteristic_form``). Our own grader (``eval.grade``) stays the finer measure:
-it reads free text, units and per-key tolerances; the full reference travels in the
-``scenariogen`` key.
+Upstream's ``scorers/__init__.py`` notes that the code-based scorers register only when
+``code_based.install()`` is called, which the ``evaluate`` CLI (``src/evaluation/cli.py``)
+does not do; ``static_json`` is the documented deterministic scorer
+(``docs/static-json-evaluation.md``: JSON objects, arrays and count-only answers such as
+"34" or "The answer is 34."). So every computed reference becomes ``static_json``: a
+one-number reference (``{"count": 2}``) as the count-only string "2", any other as compact
+JSON of the reference object. An unanswerable (negative) scenario or one without a computed
+reference keeps the rubric scorer ``llm_judge`` (its refusal is judged against
+``characteristic_form``). Our own grader (``eval.grade``) stays the finer measure: it reads
+free text, units and per-key tolerances; the full reference travels in the ``scenariogen``
+key.
 """
 
 from __future__ import annotations
@@ -30,7 +35,7 @@ from dataclasses import dataclass
 
 from generator.generate.model import ScenarioRecord
 
-SCORING_METHODS = ("numeric_match", "static_json", "llm_judge")
+SCORING_METHODS = ("static_json", "llm_judge")
 
 
 @dataclass(frozen=True)
@@ -39,7 +44,6 @@ class UpstreamAnswer:
 
     expected_answer: str | None
     scoring_method: str
-    tolerance: dict[str, float] | None = None
 
 
 def _is_number(v: object) -> bool:
@@ -53,12 +57,10 @@ def upstream_answer(record: ScenarioRecord) -> UpstreamAnswer:
         text = json.dumps(ref, ensure_ascii=False) if ref is not None else None
         return UpstreamAnswer(expected_answer=text, scoring_method="llm_judge")
     if len(ref) == 1:
-        (key, value), = ref.items()
+        (value,) = ref.values()
         if _is_number(value):
-            tol = {"absolute": float(record.tolerance.get(key, 0.0)),
-                   "relative": float(record.rel_tolerance.get(key, 0.0))}
             return UpstreamAnswer(expected_answer=json.dumps(value),
-                                  scoring_method="numeric_match", tolerance=tol)
+                                  scoring_method="static_json")
     return UpstreamAnswer(
         expected_answer=json.dumps(ref, ensure_ascii=False, separators=(", ", ": ")),
         scoring_method="static_json",

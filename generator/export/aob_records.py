@@ -2,7 +2,7 @@
 
 Field order and meaning follow upstream's utterance schema (id, text, type, category,
 deterministic, characteristic_form, group, entity, note; see :mod:`generator.export.vocab`),
-then ``expected_answer`` / ``scoring_method`` / ``tolerance`` for upstream's scorers (see
+then ``expected_answer`` / ``scoring_method`` for upstream's scorers (see
 :mod:`generator.export.answer`). Everything of ours (string id, uuid, reference answer
 object, per-key tolerances, expected tools and tool sequence, grounding, difficulty,
 provenance) travels unchanged under the one key ``scenariogen``, so :func:`from_upstream`
@@ -46,8 +46,6 @@ def to_upstream(record: ScenarioRecord, int_id: int,
     if ans.expected_answer is not None:
         out["expected_answer"] = ans.expected_answer
     out["scoring_method"] = ans.scoring_method
-    if ans.tolerance is not None:
-        out["tolerance"] = ans.tolerance
     out[EXTRAS_KEY] = record.model_dump(mode="json")
     return out
 
