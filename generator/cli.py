@@ -271,12 +271,15 @@ def _register_stage_commands() -> None:
         cli_audit,
         cli_eval,
         cli_generate,
+        cli_heldout,
         cli_profile,
         cli_score,
         cli_validate,
     )
 
-    for module in (cli_profile, cli_generate, cli_validate, cli_eval, cli_score, cli_audit):
+    for module in (
+        cli_profile, cli_generate, cli_validate, cli_eval, cli_score, cli_audit, cli_heldout
+    ):
         module.register(app, bench_app)
 
 

@@ -76,7 +76,7 @@ def private_settings(settings: StoreSettings, secret: Secret) -> StoreSettings:
 def private_databases(asset: AssetClass, settings: StoreSettings, secret: Secret) -> list[str]:
     """Physical names of the private fleet's databases (meta included)."""
     prefix = private_prefix(secret, settings.db_prefix)
-    return sorted(database_names(asset, prefix).values()) + [prefix + "scenariogen_meta"]
+    return [*sorted(database_names(asset, prefix).values()), prefix + "scenariogen_meta"]
 
 
 def _sim_version(asset: AssetClass) -> str:

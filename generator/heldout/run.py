@@ -57,6 +57,9 @@ class HeldoutConfig(BaseModel):
     max_attempts: int = Field(default=MAX_ATTEMPTS, ge=1, le=500,
                               description="Draw indices a slot may try (redraw budget)")
     night: date | None = Field(default=None, description="Night whose key derives the set")
+    per_family: int | None = Field(
+        default=None, ge=1, description="Instances per family instead of n split over them"
+    )
 
 
 class FamilyStats(BaseModel):
@@ -69,6 +72,10 @@ class FamilyStats(BaseModel):
     attempts: int = Field(description="Draw indices tried")
     redraws: int = Field(description="Attempts beyond one per accepted instance")
     exhausted: int = Field(description="Slots that ran out of redraw budget")
+    saturated: bool = Field(
+        default=False,
+        description="The fleet held no further distinct instance (its slots went to others)",
+    )
     rejections: dict[str, int] = Field(default_factory=dict, description="Per reason")
     decoys: dict[str, dict[str, int]] = Field(
         default_factory=dict, description="Decoy kind → outcome → count, accepted instances"
@@ -161,47 +168,72 @@ class HeldoutRun:
         asset_ids = tuple(a.asset_id for a in ctx.assets)
         verbaliser = TemplateVerbaliser(self.secret.integer("verbaliser"))
         families = eligible_families(asset, profile)
-        want = quotas(families, cfg.n)
+        want = ({f.name: cfg.per_family for f in families} if cfg.per_family
+                else quotas(families, cfg.n))
         instances: list[Instance] = []
-        stats: dict[str, FamilyStats] = {}
-        for spec in sorted(families, key=lambda f: f.name):
-            stats[spec.name] = await self._family(spec, want[spec.name], ctx, verbaliser,
-                                                  asset_ids, instances)
-        fleet = {"spec": fleet_spec(asset, self.secret, SIZES[cfg.size]).model_dump(mode="json"),
-                 "counts": report.total, "fingerprint": report.fingerprint, "assets": list(asset_ids),
-                 "prefix": priv.db_prefix}
+        stats = {name: FamilyStats(requested=0, accepted=0, attempts=0, redraws=0, exhausted=0)
+                 for name in want}
+        next_index = dict.fromkeys(want, 0)
+        by_name = {f.name: f for f in families}
+        pending = dict(want)
+        while any(pending.values()):
+            freed = 0
+            for name in sorted(pending):
+                if pending[name]:
+                    freed += await self._family(by_name[name], pending[name], ctx, verbaliser,
+                                                asset_ids, instances, stats[name], next_index)
+            # a family whose instances ran out (every draw a repeat) hands its slots on
+            open_families = [n for n in sorted(want) if not stats[n].saturated]
+            pending = dict.fromkeys(want, 0)
+            for k in range(freed if open_families else 0):
+                pending[open_families[k % len(open_families)]] += 1
+        spec_doc = fleet_spec(asset, self.secret, SIZES[cfg.size]).model_dump(mode="json")
+        fleet = {"spec": spec_doc, "counts": report.total, "fingerprint": report.fingerprint,
+                 "assets": list(asset_ids), "prefix": priv.db_prefix}
         return RunResult(instances=instances, stats=stats, excluded=dict(EXCLUDED), fleet=fleet,
                          seconds=round(time.perf_counter() - t0, 2))
 
     async def _family(self, spec: FamilySpec, quota: int, ctx: FamilyContext,
-                      verbaliser: Any, asset_ids: tuple[str, ...],
-                      out: list[Instance]) -> FamilyStats:
-        stats = FamilyStats(requested=quota, accepted=0, attempts=0, redraws=0, exhausted=0)
+                      verbaliser: Any, asset_ids: tuple[str, ...], out: list[Instance],
+                      stats: FamilyStats, next_index: dict[str, int]) -> int:
+        """Fill ``quota`` slots of a family; returns the slots it gave up as saturated."""
         seen: set[str] = {params_key_of(i) for i in out}
-        index = 0
-        decoys: dict[str, dict[str, int]] = {}
+        stats.requested += quota
+        freed = 0
         for _slot in range(quota):
+            if stats.saturated:
+                stats.requested -= 1
+                freed += 1
+                continue
+            repeats = 0
             for _try in range(self.config.max_attempts):
                 stats.attempts += 1
+                index = next_index[spec.name]
+                next_index[spec.name] += 1
                 reason, inst = await self._attempt(spec, index, ctx, verbaliser, asset_ids, seen)
-                index += 1
                 if inst is None:
                     stats.rejections[reason] = stats.rejections.get(reason, 0) + 1
+                    repeats += reason == "repeat_in_run"
                     continue
                 out.append(inst)
                 seen.add(params_key_of(inst))
                 stats.accepted += 1
                 for d in inst.gate.decoys:
-                    decoys.setdefault(d.kind, {}).setdefault(d.outcome, 0)
-                    decoys[d.kind][d.outcome] += 1
+                    stats.decoys.setdefault(d.kind, {}).setdefault(d.outcome, 0)
+                    stats.decoys[d.kind][d.outcome] += 1
                     if d.score is not None:
                         stats.max_decoy_score = max(stats.max_decoy_score or 0.0, d.score)
                 break
             else:
-                stats.exhausted += 1
+                if stats.accepted and repeats * 2 >= self.config.max_attempts:
+                    # the fleet holds no further instance of this family: not a failure
+                    stats.saturated = True
+                    stats.requested -= 1
+                    freed += 1
+                else:
+                    stats.exhausted += 1
         stats.redraws = stats.attempts - stats.accepted
-        stats.decoys = decoys
-        return stats
+        return freed
 
     async def _attempt(self, spec: FamilySpec, index: int, ctx: FamilyContext, verbaliser: Any,
                        asset_ids: tuple[str, ...], seen: set[str]
