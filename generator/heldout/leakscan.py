@@ -5,8 +5,10 @@ they are not answer tokens):
 
 - the secret (and the night key), verbatim;
 - an **answer value** that is not a stated fact of the question: a string leaf of a
-  reference answer with at least :data:`MIN_STRING` characters (dates, timestamps, ids,
-  fault codes are matched whole, as tokens), or a number with at least
+  reference answer with at least :data:`MIN_STRING` characters and a digit (dates,
+  timestamps, work-order and asset ids, matched whole, as tokens; class words such as
+  "normal" or "already raised" come from a small public vocabulary every question shares,
+  so seeing one says nothing about an answer), or a number with at least
   :data:`MIN_DIGITS` significant digits, looked for as written and rounded to 1 and 2
   decimals (a rounded value the grader accepts) while it keeps that many digits;
 - a **private asset id**: an asset of the private fleet that no public text mentions (the
@@ -69,6 +71,8 @@ def _leaves(value: Any) -> Iterable[Any]:
 
 
 def _significant_digits(text: str) -> int:
+    if "." in text:
+        text = text.rstrip("0")  # 98.50 carries the digits of 98.5
     digits = re.sub(r"[^0-9]", "", text).lstrip("0")
     return len(digits)
 
@@ -93,7 +97,8 @@ def answer_tokens(reference: Any) -> set[str]:
             continue
         if isinstance(leaf, int | float):
             out |= number_renderings(leaf)
-        elif isinstance(leaf, str) and len(leaf.strip()) >= MIN_STRING:
+        elif (isinstance(leaf, str) and len(leaf.strip()) >= MIN_STRING
+              and any(c.isdigit() for c in leaf)):
             out.add(leaf.strip())
     return out
 
