@@ -24,7 +24,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from typing import Any
@@ -45,7 +45,7 @@ class DecoyInput:
     asset_ids: tuple[str, ...]
 
 
-DecoyFn = Callable[[DecoyInput], Awaitable[dict[str, Any] | None]]
+DecoyFn = Callable[[DecoyInput], Coroutine[Any, Any, dict[str, Any] | None]]
 DECOYS: Registry[DecoyFn] = Registry("decoy kind")
 
 
@@ -99,8 +99,7 @@ async def wrong_edition(inp: DecoyInput) -> dict[str, Any] | None:
     r = _ratios(inp.seed)
     if r is not None and answer["fault_type"] not in ("normal",):
         old = dga.classify_rogers(dga.rogers_codes(r))
-        mapped = dga.ROGERS_TO_IEC.get(old, "ND") if hasattr(dga, "ROGERS_TO_IEC") else old
-        return {**answer, "fault_type": mapped}
+        return {**answer, "fault_type": dga.ROGERS_TO_IEC.get(old, "ND")}
     text = json.dumps(answer)
     swapped = re.sub(r"\b(IEC|IEEE)([ \w.]*?)([-:])(19|20)(\d\d)\b",
                      lambda m: f"{m[1]}{m[2]}{m[3]}{'1999' if m[4] + m[5] != '1999' else '2015'}",

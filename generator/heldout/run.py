@@ -10,7 +10,6 @@ takes indices until an instance passes the gate (:mod:`generator.heldout.gate`),
 from __future__ import annotations
 
 import json
-import logging
 import time
 from datetime import UTC, date, datetime
 from pathlib import Path
@@ -32,8 +31,6 @@ from generator.heldout.fleet import SIZES, fleet_spec, seed_private_fleet
 from generator.heldout.gate import GateRecord, run_gate
 from generator.heldout.leakscan import LeakReport
 from generator.heldout.secret import Secret
-
-log = logging.getLogger("scenariogen.heldout")
 
 # Families whose instances do not depend on the private data: their answers follow from the
 # public asset definition or tool catalogue, so a held-out copy hides nothing.

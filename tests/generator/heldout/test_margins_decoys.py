@@ -65,6 +65,7 @@ def test_swapped_ratio_codes_gives_another_class_that_scores_below_one() -> None
     inp = DecoyInput(seed=seed, ctx=None, asset_ids=())  # type: ignore[arg-type]
     decoy = asyncio.run(swapped_ratio_codes(inp))
     assert decoy == {"fault_type": "T1"}
+    assert decoy is not None
     assert grade(_record(seed), decoy).score < 1.0
     assert grade(_record(seed), seed.answer).score == 1.0
 
@@ -76,5 +77,6 @@ def test_wrong_unit_moves_every_unit_suffixed_number() -> None:
     decoy = asyncio.run(wrong_unit(inp))
     # 12.5 MVA written as 12500 (kVA) and 100 °C as 212 (°F) under the same keys
     assert decoy == {"load_mva": 12500.0, "hot_spot_c": 212.0, "count": 3, "status": "ok"}
+    assert decoy is not None
     assert not is_inert(seed, decoy)
     assert grade(_record(seed), decoy).score < 1.0

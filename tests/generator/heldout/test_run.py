@@ -7,6 +7,7 @@ import json
 import stat
 from datetime import date
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
@@ -30,7 +31,7 @@ def _run(out: Path, secret: Secret, settings: StoreSettings, n: int = 8) -> int:
     return code
 
 
-def _private(out: Path, name: str) -> object:
+def _private(out: Path, name: str) -> Any:
     return json.loads((out / "private" / name).read_text())
 
 
@@ -47,10 +48,9 @@ def test_same_secret_same_set_and_fleet_other_secret_disjoint(
     assert _private(a, "fingerprints.json") == _private(a2, "fingerprints.json")
     # another secret: another fleet (spec and documents) and no instance in common
     fa, fb = _private(a, "fleet.json"), _private(b, "fleet.json")
-    assert isinstance(fa, dict) and isinstance(fb, dict)
     assert fa["spec"] != fb["spec"] and fa["fingerprint"] != fb["fingerprint"]
-    ids_a = {i["identity"] for i in _private(a, "instances.json")}  # type: ignore[attr-defined]
-    ids_b = {i["identity"] for i in _private(b, "instances.json")}  # type: ignore[attr-defined]
+    ids_a = {i["identity"] for i in _private(a, "instances.json")}
+    ids_b = {i["identity"] for i in _private(b, "instances.json")}
     assert len(ids_a) == 8 and len(ids_b) == 8 and not ids_a & ids_b
     texts_a = {r["text"] for r in json.loads((a / "public/scenarios.json").read_text())}
     texts_b = {r["text"] for r in json.loads((b / "public/scenarios.json").read_text())}
@@ -67,7 +67,7 @@ def test_split_gate_and_private_databases(store_settings: StoreSettings, tmp_pat
     assert len(public) == 6
     for rec in public:
         assert set(rec) <= set(split.PUBLIC_FIELDS)
-    for inst in _private(out, "instances.json"):  # type: ignore[attr-defined]
+    for inst in _private(out, "instances.json"):
         gate = inst["gate"]
         assert gate["accepted"] and [s["name"] for s in gate["steps"]] == [
             "reference_score", "readings", "margins", "decoys"]
@@ -159,10 +159,10 @@ def test_evaluate_publishes_aggregates_only(store_settings: StoreSettings, tmp_p
     instances = _private(out, "instances.json")
     right = tmp_path / "right.json"
     right.write_text(json.dumps({i["record"]["id"]: i["record"]["reference_answer"]
-                                 for i in instances}))  # type: ignore[union-attr]
+                                 for i in instances}))
     wrong = tmp_path / "wrong.json"
     wrong.write_text(json.dumps({i["record"]["id"]: "no idea"
-                                 for i in instances}))  # type: ignore[union-attr]
+                                 for i in instances}))
     summary, _ = evaluate(out, [right, wrong])
     assert summary["sources"]["right.json"]["mean_score"] == 1.0
     assert summary["sources"]["wrong.json"]["feasible_rate"] == 0.0
