@@ -137,8 +137,12 @@ def register(app: typer.Typer, bench_app: typer.Typer) -> None:
         run_dir: Annotated[Path, typer.Option("--dir", help="Held-out run folder")] = Path(
             "heldout"),
     ) -> None:
-        """Grade against the private references; public/evaluation.json gets aggregates only."""
+        """Grade against the private references; public/evaluation.json gets aggregates only.
+
+        Exit 0 graded, 2 usage, 4 the leak scan of the public folder found a hit.
+        """
         from generator.heldout.evaluate import evaluate as run_evaluate
+        from generator.heldout.run import ExitCodes
 
         summary, warnings = run_evaluate(run_dir, answers)
         for w in warnings:
@@ -148,6 +152,9 @@ def register(app: typer.Typer, bench_app: typer.Typer) -> None:
                        f"{s['feasible_rate']:.3f} over {summary['instances']} instances")
         typer.echo(f"failed by every source: {summary['unanimous_failures']}; by some: "
                    f"{summary['split_failures']} (details in private/)")
+        hits = summary["leak_scan"]["hits"]
+        typer.echo(f"leak scan: {len(hits)} hits")
+        raise typer.Exit(ExitCodes.LEAK if hits else ExitCodes.OK)
 
     @heldout.command("nightly")
     def nightly(

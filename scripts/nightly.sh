@@ -6,6 +6,7 @@
 #   HELDOUT_ROOT         folder of the nights                   [/var/lib/scenariogen/heldout]
 #   HELDOUT_N            instances per night                    [40]
 #   HELDOUT_KEEP         nights kept (older ones and their private databases are deleted) [7]
+#   HELDOUT_SIZE         private fleet size preset: default or small [default]
 #   SCENARIOGEN          the CLI                                [scenariogen]
 #   plus the store's usual variables (COUCHDB_URL, COUCHDB_USERNAME, COUCHDB_PASSWORD, ...).
 #
@@ -18,6 +19,7 @@ SECRET_FILE="${HELDOUT_SECRET_FILE:-/etc/scenariogen/heldout.secret}"
 ROOT="${HELDOUT_ROOT:-/var/lib/scenariogen/heldout}"
 N="${HELDOUT_N:-40}"
 KEEP="${HELDOUT_KEEP:-7}"
+SIZE="${HELDOUT_SIZE:-default}"
 CLI="${SCENARIOGEN:-scenariogen}"
 NIGHT="$(date -u +%F)"
 
@@ -25,7 +27,7 @@ mkdir -p "$ROOT/logs"
 LOG="$ROOT/logs/nightly-$NIGHT.log"
 
 "$CLI" heldout nightly --root "$ROOT" --secret-file "$SECRET_FILE" -n "$N" --keep "$KEEP" \
-    --night "$NIGHT" --log "$LOG" >>"$LOG" 2>&1
+    --size "$SIZE" --night "$NIGHT" --log "$LOG" >>"$LOG" 2>&1
 rc=$?
 
 # The run scanned its public files and the log as it stood; scan once more now that the log

@@ -16,6 +16,7 @@ from eval.grade_answers import load_answers
 from eval.grade_unanimous import attempts_from_evaluation, build_report
 from generator.errors import UserError
 from generator.heldout import split
+from generator.heldout.leakscan import scan_run
 
 
 def private_records(root: Path) -> list[dict[str, Any]]:
@@ -29,6 +30,9 @@ def private_records(root: Path) -> list[dict[str, Any]]:
 
 def evaluate(root: Path, answer_files: list[Path]) -> tuple[dict[str, Any], list[str]]:
     """Grade every answers file; write the private report and the public aggregates.
+
+    The public folder is leak-scanned afterwards (answer values, private asset ids); the
+    result is in the summary's ``leak_scan``.
 
     Returns:
         The public summary and warnings (counts of unusable entries, never their text).
@@ -67,4 +71,9 @@ def evaluate(root: Path, answer_files: list[Path]) -> tuple[dict[str, Any], list
         "pass_rate": unanimous.per_source,
     }
     split.write_public(root, "evaluation.json", summary)
+    leak = scan_run(root, [])
+    summary["leak_scan"] = leak.model_dump()
+    split.write_public(root, "evaluation.json", summary)
+    if not leak.clean:
+        warnings.append(f"leak scan: {len(leak.hits)} hits in the public files")
     return summary, warnings

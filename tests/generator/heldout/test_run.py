@@ -169,5 +169,6 @@ def test_evaluate_publishes_aggregates_only(store_settings: StoreSettings, tmp_p
     assert summary["unanimous_failures"] == 0 and summary["split_failures"] == 6
     summary2, _ = evaluate(out, [wrong, wrong])
     assert summary2["unanimous_failures"] == 6
+    assert summary["leak_scan"]["hits"] == []
     assert scan_run(out, [S1.reveal]).clean  # evaluation.json holds no answer value
     assert list((out / "private").glob("evaluation-*.json"))
