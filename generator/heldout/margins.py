@@ -15,8 +15,9 @@ come from the tool modules, never retyped here:
 - ``loading_band``: the load factor against the unit's size-class bands
   (:func:`loading.loading_bands`), :data:`BAND_MARGIN_PCT` points;
 - ``thermal_limits``: the hot spot against the size class's hot-spot limits
-  (:func:`winding.thermal_limits`) and the ageing reference temperatures
-  (:data:`winding.REFERENCE_HOT_SPOT_C`), :data:`THERMAL_MARGIN_C` °C;
+  (:func:`winding.thermal_limits`) and the paper's ageing reference temperature
+  (:data:`winding.REFERENCE_HOT_SPOT_C`), the top oil against the top-oil limits,
+  :data:`THERMAL_MARGIN_C` °C;
 - ``health_band``: the rule health index against :data:`health_index.CONDITION_BANDS`, the
   answer's own ``health_index`` tolerance (else 1 point);
 - ``site_threshold``: every unit's peak against the stated threshold, the family's margin;
@@ -147,19 +148,25 @@ def loading_band(seed: TaskSeed, outputs: list[dict[str, Any]]) -> MarginResult 
 
 @margin("thermal_limits")
 def thermal_limits(seed: TaskSeed, outputs: list[dict[str, Any]]) -> MarginResult | None:
-    """The hot spot at least THERMAL_MARGIN_C from every limit its status and ageing use."""
+    """Hot spot and top oil at least THERMAL_MARGIN_C from every limit the status uses.
+
+    The status is the more severe of the hot-spot band (the paper's ageing reference, then
+    the normal cyclic and emergency limits) and the top-oil band (normal cyclic, emergency).
+    """
     found = _call_output(seed, outputs, "assess_winding_temperature")
     if found is None or "thermal_status" not in seed.answer:
         return None
     out = found[1]
     lim = winding.thermal_limits(out["size_class"])
-    bounds = [lim.hot_spot_normal_cyclic_c, lim.hot_spot_long_time_emergency_c,
-              *([lim.hot_spot_short_time_emergency_c] if lim.hot_spot_short_time_emergency_c
-                else []), *winding.REFERENCE_HOT_SPOT_C.values()]
-    hot = float(out["hot_spot_c"])
-    nearest = min(abs(hot - b) for b in bounds)
+    hot_bounds = [winding.REFERENCE_HOT_SPOT_C[out["paper"]], lim.hot_spot_normal_cyclic_c,
+                  lim.hot_spot_long_time_emergency_c]
+    if lim.hot_spot_short_time_emergency_c is not None:
+        hot_bounds.append(lim.hot_spot_short_time_emergency_c)
+    oil_bounds = [lim.top_oil_normal_cyclic_c, lim.top_oil_emergency_c]
+    hot, oil = float(out["hot_spot_c"]), float(out["top_oil_c"])
+    nearest = min([abs(hot - b) for b in hot_bounds] + [abs(oil - b) for b in oil_bounds])
     return MarginResult(kind="thermal_limits", ok=nearest >= THERMAL_MARGIN_C,
-                        detail=f"hot spot {nearest:.1f} °C from the nearest limit")
+                        detail=f"hot spot / top oil {nearest:.1f} °C from the nearest limit")
 
 
 @margin("health_band")

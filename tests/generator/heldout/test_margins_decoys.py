@@ -80,3 +80,20 @@ def test_wrong_unit_moves_every_unit_suffixed_number() -> None:
     assert decoy is not None
     assert not is_inert(seed, decoy)
     assert grade(_record(seed), decoy).score < 1.0
+
+
+def test_thermal_limits_use_the_paper_reference_and_top_oil() -> None:
+    from generator.heldout.margins import thermal_limits
+
+    call = ToolCall(name="assess_winding_temperature", args={"asset_name": "A-TX01"})
+    seed = _seed({"thermal_status": "normal"}, [call])
+
+    def out(hot: float, oil: float, paper: str) -> dict[str, Any]:
+        return {"hot_spot_c": hot, "top_oil_c": oil, "paper": paper, "size_class": "medium"}
+
+    # Kraft: normal up to 98 °C; 97.5 is 0.5 °C from it (margin 1 °C)
+    assert not thermal_limits(seed, [out(97.5, 70.0, "kraft")]).ok  # type: ignore[union-attr]
+    # upgraded paper: its reference is 110 °C, so 97.5 is clear of every limit
+    assert thermal_limits(seed, [out(97.5, 70.0, "upgraded")]).ok  # type: ignore[union-attr]
+    # top oil 104.6 °C is 0.4 °C under the normal cyclic top-oil limit 105 °C
+    assert not thermal_limits(seed, [out(90.0, 104.6, "kraft")]).ok  # type: ignore[union-attr]
