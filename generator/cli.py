@@ -272,13 +272,16 @@ def _register_stage_commands() -> None:
         cli_eval,
         cli_export,
         cli_generate,
+        cli_heldout,
         cli_profile,
         cli_score,
         cli_validate,
     )
 
-    for module in (cli_profile, cli_generate, cli_validate, cli_eval, cli_score, cli_audit,
-                   cli_export):
+    for module in (
+        cli_profile, cli_generate, cli_validate, cli_eval, cli_score, cli_audit, cli_export,
+        cli_heldout,
+    ):
         module.register(app, bench_app)
 
 
