@@ -15,6 +15,8 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
+import anyio
+
 from generator import __version__
 from generator.assetdef import load_asset_class
 from generator.config import StoreSettings, store_settings
@@ -200,5 +202,10 @@ async def serve_stdio(domains: Sequence[str] | None = None) -> None:
     from generator.mcp.wire import guarded_stdio
 
     server = build_server(domains)
-    async with guarded_stdio() as (read_stream, write_stream):
-        await server.run(read_stream, write_stream, server.create_initialization_options())
+    try:
+        async with guarded_stdio() as (read_stream, write_stream):
+            await server.run(read_stream, write_stream, server.create_initialization_options())
+    except* anyio.ClosedResourceError:
+        # The client closed the wire with calls in flight (mcp 1.x raises here): their
+        # answers have nowhere to go, and that is not an error of ours.
+        log.debug("client disconnected with calls in flight")
