@@ -2,9 +2,9 @@
 
 Reads a job from stdin: ``{"servers": [{"command", "args", "cwd"}...], "calls":
 [[{"name", "arguments"}...] per server]}``; starts each server over stdio with the SDK's
-default (minimal) environment, as AssetOpsBench's agents do, lists its tools, makes the
-calls, and prints one JSON report on stdout. Written against the 1.x API on purpose
-(camelCase fields, ``mcp.types``), independent of our compat layer.
+default (minimal) environment, as AssetOpsBench's agents do (all servers at once), lists
+its tools, makes the calls, and prints one JSON report on stdout. Written against the
+1.x API on purpose (camelCase fields, ``mcp.types``), independent of our compat layer.
 """
 
 from __future__ import annotations
@@ -41,7 +41,10 @@ async def run_one(server: dict[str, Any], calls: list[dict[str, Any]]) -> dict[s
 
 async def main() -> None:
     job = json.load(sys.stdin)
-    reports = [await run_one(s, c) for s, c in zip(job["servers"], job["calls"], strict=True)]
+    async with asyncio.TaskGroup() as group:  # the servers side by side
+        tasks = [group.create_task(run_one(s, c))
+                 for s, c in zip(job["servers"], job["calls"], strict=True)]
+    reports = [t.result() for t in tasks]
     json.dump({"client_mcp": importlib.metadata.version("mcp"), "reports": reports}, sys.stdout)
 
 

@@ -1,4 +1,4 @@
-"""The compat layer reads and builds either SDK generation's objects (the dry-run client uses it)."""
+"""The compat layer builds and reads each SDK generation's objects, as the dry-run client does."""
 
 from __future__ import annotations
 

@@ -9,6 +9,7 @@ the answers must be the test store's (its unique database prefix), not whatever 
 
 from __future__ import annotations
 
+import asyncio
 import json
 import subprocess
 import sys
@@ -147,8 +148,11 @@ async def test_mcp2_client_lists_and_calls_every_domain_server_by_path(
     assert compat.MCP_MAJOR == 2, "the main venv runs mcp 2.x (pip install -e '.[dev]')"
     python = (Path(sys.executable) if server_python == "main"
               else request.getfixturevalue("mcp1_python"))
-    for domain in DOMAINS:
-        report = await _client2(_by_path(python, domain, env_folder), CALLS[domain])
+    async with asyncio.TaskGroup() as group:  # the four servers side by side
+        tasks = {d: group.create_task(_client2(_by_path(python, d, env_folder), CALLS[d]))
+                 for d in DOMAINS}
+    for domain, task in tasks.items():
+        report = task.result()
         await _check_domain(domain, report["tools"], report["results"], seeded_settings)
 
 
