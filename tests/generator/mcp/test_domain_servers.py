@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -207,3 +208,24 @@ async def test_other_launch_modes(mode: str, tmp_path: Path, seeded_settings: St
     server.update(cwd=str(cwd), env=None)
     report = await _client2(server, CALLS[domain])
     await _check_domain(domain, report["tools"], report["results"], seeded_settings)
+
+
+@pytest.mark.couch
+async def test_by_path_with_an_interpreter_that_lacks_our_package(
+    tmp_path: Path, seeded_settings: StoreSettings, mcp1_python: Path,
+) -> None:
+    # Upstream's interpreter: mcp 1.26 and the libraries, but not scenariogen. `-S` skips
+    # site-packages' .pth files (our editable install); PYTHONPATH brings the libraries back.
+    purelib = subprocess.run(
+        [str(mcp1_python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        capture_output=True, text=True, timeout=60, check=True).stdout.strip()
+    env = {"PATH": os.environ.get("PATH", ""), "PYTHONPATH": purelib}
+    control = subprocess.run([str(mcp1_python), "-S", "-c", "import mcp, generator"],
+                             cwd=tmp_path, env=env, capture_output=True, text=True,
+                             timeout=60, check=False)
+    assert "No module named 'generator'" in control.stderr, control.stderr
+    write_env_file(tmp_path / ".env", seeded_settings)
+    server = {"command": str(mcp1_python), "args": ["-S", str(SERVER_FILE["wo"])],
+              "cwd": str(tmp_path), "env": env}
+    report = await _client2(server, CALLS["wo"])
+    await _check_domain("wo", report["tools"], report["results"], seeded_settings)
