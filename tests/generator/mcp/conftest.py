@@ -44,8 +44,11 @@ def write_env_file(path: Path, settings: StoreSettings) -> Path:
         f"COUCHDB_URL={settings.url}",
         f"SCENARIOGEN_DB_PREFIX={settings.db_prefix}",
     ]
+    # The state folder too (the test server's record and any credentials kept there),
+    # which the session fixture sets in this process's environment only.
     for name, value in (("COUCHDB_USERNAME", settings.username),
-                        ("COUCHDB_PASSWORD", settings.password)):
+                        ("COUCHDB_PASSWORD", settings.password),
+                        ("SCENARIOGEN_HOME", os.environ.get("SCENARIOGEN_HOME"))):
         if value:
             quoted = value.replace("\\", "\\\\").replace('"', '\\"')
             lines.append(f'{name}="{quoted}"')
