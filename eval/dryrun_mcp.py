@@ -1,8 +1,9 @@
 """Our MCP tool server as langchain tools, through a real MCP client session over stdio.
 
 ``langchain-mcp-adapters`` (0.3.2, the newest release) pins ``mcp<2``, and this project runs
-``mcp>=2.3``, so this module is the adapter: it starts ``scenariogen serve-tools`` as a
-child process, lists its tools (following pagination) and wraps each in a langchain
+on mcp 1.26 (AssetOpsBench's lock) or 2.x, so this module is the adapter, reading either SDK
+generation's objects through :mod:`generator.mcp.compat`: it starts ``scenariogen serve-tools``
+as a child process, lists its tools (following pagination) and wraps each in a langchain
 ``StructuredTool`` whose argument schema is the tool's MCP input schema. A result with
 ``isError`` set raises ``ToolException``, which the agent's tool node turns into an error
 observation the model can read and correct.
@@ -21,6 +22,8 @@ from typing import Any, TextIO
 from langchain_core.tools import BaseTool, StructuredTool, ToolException
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
+from generator.mcp import compat
+
 
 def server_parameters(env: dict[str, str] | None = None) -> StdioServerParameters:
     """How to start our tool server: this interpreter, ``generator.cli serve-tools``."""
@@ -32,12 +35,12 @@ def server_parameters(env: dict[str, str] | None = None) -> StdioServerParameter
 
 
 def _result_text(result: Any) -> str:
-    texts = [getattr(block, "text", None) for block in result.content or []]
-    joined = "\n".join(t for t in texts if isinstance(t, str))
+    joined = compat.result_text(result)
     if joined:
         return joined
-    if result.structured_content is not None:
-        return json.dumps(result.structured_content)
+    structured = compat.result_structured(result)
+    if structured is not None:
+        return json.dumps(structured)
     return ""
 
 
@@ -48,14 +51,14 @@ def as_langchain_tool(session: ClientSession, tool: Any) -> BaseTool:
     async def call(**kwargs: Any) -> str:
         result = await session.call_tool(name, kwargs)
         text = _result_text(result)
-        if result.is_error:
+        if compat.result_is_error(result):
             raise ToolException(text or f"tool {name} failed")
         return text
 
     return StructuredTool(
         name=name,
         description=str(tool.description or name),
-        args_schema=dict(tool.input_schema),
+        args_schema=compat.tool_input_schema(tool),
         coroutine=call,
         handle_tool_error=True,
     )
@@ -79,14 +82,7 @@ async def mcp_tools(
         async with stdio_client(server_parameters(env), errlog=sink) as (read, write), \
                 ClientSession(read, write) as session:
             await session.initialize()
-            listed = await session.list_tools()
-            tools = list(listed.tools)
-            while listed.next_cursor:
-                from mcp_types import PaginatedRequestParams
-
-                listed = await session.list_tools(
-                    params=PaginatedRequestParams(cursor=listed.next_cursor))
-                tools.extend(listed.tools)
+            tools = await compat.list_all_tools(session)
             yield [as_langchain_tool(session, t) for t in tools]
     finally:
         sink.close()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
@@ -220,10 +221,18 @@ def tools_call(
 
 
 @app.command("serve-tools")
-def serve_tools() -> None:
+def serve_tools(
+    env_file: Annotated[
+        Path | None,
+        typer.Option(help="Read settings from this .env file (the environment still wins)"),
+    ] = None,
+) -> None:
     """Serve every tool over MCP on stdin/stdout (for AssetOpsBench agents, any MCP client)."""
+    from generator.envfile import load_env_file
     from generator.tools.mcp_server import serve_stdio
 
+    if env_file is not None:
+        load_env_file(env_file)
     asyncio.run(serve_stdio())
 
 
@@ -291,6 +300,9 @@ _register_stage_commands()
 def main() -> None:
     """Entry point: user errors print one line (no traceback) and exit with code 2."""
     try:
+        from generator.envfile import load_env_file
+
+        load_env_file()  # ./.env etc.: settings for processes started without our environment
         app()
     except UserError as exc:
         typer.echo(f"error: {exc}", err=True)

@@ -1,0 +1,25 @@
+"""The wo MCP server (work orders, events and failure codes).
+
+Launch: ``scenariogen-wo-mcp``, ``python -m generator.mcp.wo`` or
+``python /path/to/generator/mcp/wo.py`` (options: ``--env-file PATH``).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+if not __package__:  # run by path: import the project, not this folder's neighbours
+    _ROOT = str(Path(__file__).resolve().parents[2])
+    sys.path[:] = [_ROOT] + [p for p in sys.path[1:] if p != _ROOT]
+
+from generator.mcp.launch import main_for
+
+
+def main() -> None:
+    """Serve the wo tools over stdio."""
+    main_for("wo")
+
+
+if __name__ == "__main__":
+    main()
