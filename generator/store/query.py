@@ -261,7 +261,7 @@ class FleetStore:
         kind: Literal["all", "preventive", "corrective"] = "all",
     ) -> list[Doc]:
         """Work orders by equipment and reported date in [start, end)."""
-        extra = None if kind == "all" else {"preventive": kind == "preventive"}
+        extra = None if kind == "all" else {"wo_type": kind}
         return await to_thread(
             self._tagged, "wo_events", "reported_date", equipment_id, start, end, extra
         )

@@ -173,7 +173,7 @@ async def test_work_orders_events_codes_and_distribution(ctx: ToolContext) -> No
         ]
         pm = await run(ctx, "get_preventive_work_orders", equipment_id=aid)
         cm = await run(ctx, "get_corrective_work_orders", equipment_id=aid)
-        assert pm["count"] == sum(d["preventive"] for d in mine)
+        assert pm["count"] == sum(d["wo_type"] == "preventive" for d in mine)
         assert pm["count"] + cm["count"] == out["count"] == len(mine)
         dist = await run(ctx, "get_work_order_distribution", equipment_id=aid)
         assert dist["by_primary_code"] == dict(Counter(d["primary_code"] for d in mine))
