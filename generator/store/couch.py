@@ -31,6 +31,49 @@ class CouchError(Exception):
         super().__init__(f"CouchDB {method} {path} answered HTTP {status}: {body[:300]}")
 
 
+def verify_store(settings: StoreSettings, http: httpx.Client | None = None) -> None:
+    """Refuse an unconfigured store or a server that is not the one ``env up`` recorded.
+
+    ``GET /`` is sent without credentials, so a stranger never sees them.
+
+    Args:
+        settings: The store settings (``unavailable`` and ``instance_id`` are checked).
+        http: A client whose base URL is ``settings.url`` (one is made otherwise).
+
+    Raises:
+        StoreUnavailable: No store is configured, nothing answers, or another server does.
+    """
+    if settings.unavailable is not None:
+        raise StoreUnavailable(settings.unavailable)
+    if settings.instance_id is None:
+        return
+    where = settings.public_url
+    try:
+        if http is None:
+            resp = httpx.get(
+                settings.url + "/", timeout=min(5.0, settings.timeout_s),
+                headers={"Accept": "application/json"},
+            )
+        else:
+            resp = http.request("GET", "/", auth=None)
+        body = resp.json()
+    except httpx.TransportError:
+        raise StoreUnavailable(
+            f"the bundled store is not running (nothing answers on {where})",
+            fix="start it with `scenariogen env up`, or set COUCHDB_URL to use another CouchDB",
+        ) from None
+    except ValueError:
+        body = None
+    uuid = body.get("uuid") if isinstance(body, dict) else None
+    if uuid != settings.instance_id:
+        raise StoreUnavailable(
+            f"the server on {where} is not the bundled store `scenariogen env up` started "
+            f"(it reports instance {str(uuid)[:40]!r})",
+            fix="stop whatever holds that port and run `scenariogen env down && "
+            "scenariogen env up`, or set COUCHDB_URL to use that server deliberately",
+        )
+
+
 class CouchClient:
     """Blocking client for one CouchDB-protocol server.
 
@@ -72,29 +115,7 @@ class CouchClient:
         return redact_text(text, secrets=secrets)
 
     def _verify_identity(self) -> None:
-        """Refuse an unconfigured store or a server that is not the recorded one."""
-        where = self.settings.public_url
-        if self.settings.unavailable is not None:
-            raise StoreUnavailable(self.settings.unavailable)
-        try:
-            resp = self._http.request("GET", "/", auth=None)
-            body = resp.json()
-        except httpx.TransportError:
-            raise StoreUnavailable(
-                f"the bundled store is not running (nothing answers on {where})",
-                fix="start it with `scenariogen env up`, or set COUCHDB_URL to use another "
-                "CouchDB",
-            ) from None
-        except ValueError:
-            body = None
-        uuid = body.get("uuid") if isinstance(body, dict) else None
-        if uuid != self.settings.instance_id:
-            raise StoreUnavailable(
-                f"the server on {where} is not the bundled store `scenariogen env up` started "
-                f"(it reports instance {str(uuid)[:40]!r})",
-                fix="stop whatever holds that port and run `scenariogen env down && "
-                "scenariogen env up`, or set COUCHDB_URL to use that server deliberately",
-            )
+        verify_store(self.settings, self._http)
         self._verified = True
 
     def _request(

@@ -95,7 +95,7 @@ class FleetStore:
             )
         if not self.client.db_exists(self.db["nameplate"]):
             raise UserError(
-                f"the store at {self.settings.url} has no {self.asset.asset_class} data "
+                f"the store at {self.settings.public_url} has no {self.asset.asset_class} data "
                 f"(database {self.db['nameplate']!r} is missing)",
                 fix="run `scenariogen env seed` first",
             )
