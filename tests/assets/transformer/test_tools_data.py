@@ -223,7 +223,7 @@ async def test_alert_to_failure_matches_corrective_orders_within_n_days(ctx: Too
     aid = Counter(a["equipment_id"] for a in ALERTS).most_common(1)[0][0]
     out = await run(ctx, "analyze_alert_to_failure", equipment_id=aid)
     mine = sorted((a for a in ALERTS if a["equipment_id"] == aid), key=lambda a: a["start_time"])
-    cms = [d for d in WOS if d["equipment_id"] == aid and not d["preventive"]]
+    cms = [d for d in WOS if d["equipment_id"] == aid and d["wo_type"] == "corrective"]
     followed = 0
     for link, alert in zip(out["links"], mine, strict=True):
         at = datetime.fromisoformat(alert["start_time"])

@@ -199,3 +199,19 @@ def test_cookie_expiry_is_honoured(short_session_server: str) -> None:
     assert httpx.get(f"{url}/_all_dbs", headers=_sent(cookie), timeout=10).status_code == 401
     session = httpx.get(f"{url}/_session", headers=_sent(cookie), timeout=10).json()
     assert session["userCtx"]["name"] is None
+
+
+async def test_the_fleet_store_works_read_only_as_the_tool_account(
+    seeded_tools_settings: StoreSettings,
+) -> None:
+    from generator.assetdef import load_asset_class
+    from generator.errors import UserError
+    from generator.store.query import FleetStore
+
+    store = FleetStore(load_asset_class("transformer"), seeded_tools_settings)
+    inventory = await store.inventory()
+    assert len(inventory.assets) == 6  # the seeded fleet: 2 sites × 3 units
+    orders = await store.work_orders(inventory.assets[0].asset_id, kind="preventive")
+    assert orders and all(o["wo_type"] == "preventive" for o in orders)
+    with pytest.raises(UserError, match="HTTP 403"):
+        await store.ground_truth()
