@@ -266,6 +266,9 @@ def up(
     home = state_dir()
     data = (data_dir or home / "couch").resolve()
     data.mkdir(parents=True, exist_ok=True)
+    if data_dir is None:
+        # The LevelDB files hold the truth database too: owner only, like the credentials.
+        os.chmod(data, 0o700)
     log_path = home / "server.log"
     url = f"http://{HOST}:{port}"
     instance_id = secrets.token_hex(16)
