@@ -215,3 +215,26 @@ async def test_the_fleet_store_works_read_only_as_the_tool_account(
     assert orders and all(o["wo_type"] == "preventive" for o in orders)
     with pytest.raises(UserError, match="HTTP 403"):
         await store.ground_truth()
+
+
+def test_credentials_are_kept_across_starts_and_env_names_the_admin(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from generator.store.server import ensure_credentials
+
+    monkeypatch.setenv("SCENARIOGEN_HOME", str(tmp_path))
+    monkeypatch.delenv("COUCHDB_USERNAME", raising=False)
+    monkeypatch.delenv("COUCHDB_PASSWORD", raising=False)
+    first = ensure_credentials()
+    assert first.admin.username == "admin" and len(first.admin.password) >= 24
+    assert ensure_credentials() == first == read_credentials()
+    monkeypatch.setenv("COUCHDB_USERNAME", "operator")
+    monkeypatch.setenv("COUCHDB_PASSWORD", "a-password-given-by-env")
+    given = ensure_credentials()
+    assert (given.admin.username, given.admin.password) == ("operator", "a-password-given-by-env")
+    assert given.tools == first.tools  # the tool account keeps its password
+    path = tmp_path / "credentials.json"
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    path.chmod(0o644)
+    ensure_credentials()
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
