@@ -41,11 +41,13 @@ def env_up(
     port: Annotated[int, typer.Option(help="TCP port on 127.0.0.1")] = 5984,
 ) -> None:
     """Start the bundled CouchDB-protocol server in the background."""
+    from generator.config import credentials_file
     from generator.store import server
 
     rec = server.up(port=port)
     typer.echo(
-        f"bundled CouchDB-protocol server running on {rec.url} (pid {rec.pid}, data {rec.data_dir})"
+        f"bundled CouchDB-protocol server running on {rec.url} (pid {rec.pid}, "
+        f"data {rec.data_dir}); accounts in {credentials_file()} (mode 0600)"
     )
 
 
@@ -65,7 +67,9 @@ def env_status() -> None:
 
     settings = store_settings()
     if settings.external:
-        typer.echo(f"COUCHDB_URL points at {settings.url} (external server, not managed here)")
+        typer.echo(
+            f"COUCHDB_URL points at {settings.public_url} (external server, not managed here)"
+        )
     else:
         st = server.status()
         typer.echo(st.detail)

@@ -112,10 +112,11 @@ def register(app: typer.Typer, bench_app: typer.Typer) -> None:
         Exit codes: 0 all N accepted; 2 usage or input error; 3 shortfall (some domain
         fell short; what was accepted is written).
         """
+        from generator.config import env_seed
         from generator.generate.budget import parse_budget
         from generator.generate.run_config import GenerateConfig
 
-        run_seed = seed if seed is not None else int(os.environ.get("SCENARIOGEN_SEED", "0"))
+        run_seed = seed if seed is not None else (env_seed() or 0)
         config = GenerateConfig(
             asset_class=asset,
             n=n,

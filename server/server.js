@@ -1,7 +1,11 @@
 #!/usr/bin/env node
 // The bundled CouchDB-protocol server of scenariogen: express-pouchdb over LevelDB.
 //
-// Usage: node server.js --port 5984 --host 127.0.0.1 --data-dir DIR
+// Usage: node server.js --port 5984 --host 127.0.0.1 --data-dir DIR --auth-file FILE
+//
+// Authentication (admin and read-only users, basic auth and cookie sessions, anonymous
+// access off, /_config refused) is in auth.js; the auth file is written by
+// `scenariogen env up`.
 //
 // Middleware here smooths two protocol deviations of express-pouchdb (JSON
 // replies need an Accept header; _bulk_docs results may come back out of
@@ -12,6 +16,7 @@
 const fs = require('fs');
 const path = require('path');
 const express = require('express');
+const { loadAuth, makeAuth } = require('./auth');
 const PouchDB = require('pouchdb-core')
   .plugin(require('pouchdb-adapter-leveldb'))
   .plugin(require('pouchdb-adapter-http'))
@@ -20,32 +25,47 @@ const PouchDB = require('pouchdb-core')
   .plugin(require('pouchdb-replication'));
 
 function parseArgs(argv) {
-  const opts = { port: 5984, host: '127.0.0.1', dataDir: path.resolve('.scenariogen/couch') };
+  const opts = { port: 5984, host: '127.0.0.1', dataDir: path.resolve('.scenariogen/couch'), authFile: null };
   for (let i = 0; i < argv.length; i += 1) {
     const key = argv[i];
     const value = argv[i + 1];
     if (key === '--port') { opts.port = Number(value); i += 1; }
     else if (key === '--host') { opts.host = value; i += 1; }
     else if (key === '--data-dir') { opts.dataDir = path.resolve(value); i += 1; }
-    else { console.error(`unknown argument ${key}; valid: --port, --host, --data-dir`); process.exit(2); }
+    else if (key === '--auth-file') { opts.authFile = path.resolve(value); i += 1; }
+    else { console.error(`unknown argument ${key}; valid: --port, --host, --data-dir, --auth-file`); process.exit(2); }
   }
   if (!Number.isInteger(opts.port) || opts.port <= 0 || opts.port > 65535) {
     console.error(`invalid --port ${opts.port}; use an integer in 1..65535`);
+    process.exit(2);
+  }
+  if (!opts.authFile) {
+    console.error('missing --auth-file; start the server with `scenariogen env up`, which writes it');
     process.exit(2);
   }
   return opts;
 }
 
 const opts = parseArgs(process.argv.slice(2));
+let auth;
+try {
+  auth = makeAuth(loadAuth(opts.authFile));
+} catch (err) {
+  console.error(`cannot read the auth file ${opts.authFile}: ${err.message}`);
+  process.exit(2);
+}
 fs.mkdirSync(opts.dataDir, { recursive: true });
 const LocalPouch = PouchDB.defaults({ prefix: opts.dataDir + path.sep, adapter: 'leveldb' });
 
 const app = express();
+app.disable('x-powered-by');
 app.use((req, _res, next) => {
   // express-pouchdb answers text/plain unless JSON is asked for.
   req.headers.accept = 'application/json';
   next();
 });
+app.use(auth.session);
+app.use(auth.guard);
 app.use((req, res, next) => {
   // Return _bulk_docs results in request order (the LevelDB adapter may not).
   if (req.method !== 'POST' || !/\/_bulk_docs$/.test(req.path)) { next(); return; }

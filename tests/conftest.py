@@ -6,12 +6,13 @@ import importlib.util
 import os
 import socket
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
-from generator.config import StoreSettings
+from generator.config import Role, StoreSettings
+from generator.config import store_settings as config_store_settings
 
 
 def _free_port() -> int:
@@ -22,37 +23,61 @@ def _free_port() -> int:
 
 @pytest.fixture(scope="session")
 def couch_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """Start the bundled server on a free port with its own state folder; stop it after."""
+    """Start the bundled server on a free port with its own state folder; stop it after.
+
+    Authentication is on: the admin credentials ``env up`` generated are exported as
+    ``COUCHDB_USERNAME`` / ``COUCHDB_PASSWORD`` for the session (so subprocesses and
+    ``store_settings()`` use them); the state folder (``SCENARIOGEN_HOME``) holds the
+    credentials file with the read-only tool account.
+    """
     if os.environ.get("COUCHDB_URL"):
         # Run the suite against a real Apache CouchDB the user points us at.
         yield os.environ["COUCHDB_URL"].rstrip("/")
         return
+    names = ("SCENARIOGEN_HOME", "COUCHDB_USERNAME", "COUCHDB_PASSWORD")
+    old = {name: os.environ.get(name) for name in names}
     home = tmp_path_factory.mktemp("scenariogen-home")
-    old_home = os.environ.get("SCENARIOGEN_HOME")
     os.environ["SCENARIOGEN_HOME"] = str(home)
+    from generator.config import read_credentials
     from generator.store import server
 
     record = server.up(port=_free_port())
+    creds = read_credentials()
+    assert creds is not None
+    os.environ["COUCHDB_USERNAME"] = creds.admin.username
+    os.environ["COUCHDB_PASSWORD"] = creds.admin.password
     try:
         yield record.url
     finally:
         server.down()
-        if old_home is None:
-            os.environ.pop("SCENARIOGEN_HOME", None)
-        else:
-            os.environ["SCENARIOGEN_HOME"] = old_home
+        for name, value in old.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
+def _settings_for(url: str, prefix: str, role: Role = "admin") -> StoreSettings:
+    """The session server's settings (credentials included) with database prefix ``prefix``."""
+    base = config_store_settings(role=role)
+    del url  # the session server is the one store_settings() resolves (record or COUCHDB_URL)
+    return base.model_copy(update={"db_prefix": prefix})
 
 
 @pytest.fixture
 def store_settings(couch_server: str) -> StoreSettings:
-    """Settings for an isolated set of databases on the test server."""
-    return StoreSettings(
-        url=couch_server,
-        username=os.environ.get("COUCHDB_USERNAME") or None,
-        password=os.environ.get("COUCHDB_PASSWORD") or None,
-        db_prefix=f"t{uuid.uuid4().hex[:8]}_",
-        external=False,
-    )
+    """Settings (admin credentials) for an isolated set of databases on the test server."""
+    return _settings_for(couch_server, f"t{uuid.uuid4().hex[:8]}_")
+
+
+@pytest.fixture(scope="session")
+def settings_for(couch_server: str) -> Callable[..., StoreSettings]:
+    """A factory: ``settings_for(prefix, role="admin")`` → settings on the test server."""
+
+    def make(prefix: str, role: Role = "admin") -> StoreSettings:
+        return _settings_for(couch_server, prefix, role)
+
+    return make
 
 
 @pytest.fixture(scope="session")
@@ -72,13 +97,7 @@ def seeded_settings(couch_server: str) -> StoreSettings:
     from generator.store.couch import CouchClient
     from generator.store.seed import seed
 
-    settings = StoreSettings(
-        url=couch_server,
-        username=os.environ.get("COUCHDB_USERNAME") or None,
-        password=os.environ.get("COUCHDB_PASSWORD") or None,
-        db_prefix=f"s{uuid.uuid4().hex[:8]}_",
-        external=False,
-    )
+    settings = _settings_for(couch_server, f"s{uuid.uuid4().hex[:8]}_")
     with CouchClient(settings) as client:
         seed(
             client,
@@ -87,6 +106,12 @@ def seeded_settings(couch_server: str) -> StoreSettings:
             prefix=settings.db_prefix,
         )
     return settings
+
+
+@pytest.fixture
+def seeded_tools_settings(seeded_settings: StoreSettings) -> StoreSettings:
+    """The seeded fleet as the read-only tool account sees it (no truth database)."""
+    return _settings_for(seeded_settings.url, seeded_settings.db_prefix, role="tools")
 
 
 SMOLLM2_FIX = "pip install -e '.[smollm2]'"

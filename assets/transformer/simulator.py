@@ -50,8 +50,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from assets.transformer import dga
 from assets.transformer.thermal import COOLING, ThermalStepper, max_step_rise
+from assets.transformer.workorders import COLLECTION, code_entry, equipment_name
 
-SIMULATOR_VERSION = "3"
+SIMULATOR_VERSION = "4"
 SITE_NAMES = ["NORTH", "SOUTH", "EAST", "WEST", "CENTRAL", "HARBOR", "RIDGE", "VALLEY"]
 FAULT_TYPES = ["T3", "D2", "T1", "PD", "T2", "D1"]
 FAULT_LABELS = {
@@ -77,6 +78,12 @@ FAILURE_CODES = {
     "T1": "TH-T1",
     "T2": "TH-T2",
     "T3": "TH-T3",
+}
+# Codes that are not a fault type, with their descriptions.
+OTHER_CODES = {
+    "OP-OVL": "overloading / temperature alarm",
+    "PM-INSP": "preventive inspection",
+    "DGA-ABN": "abnormal dissolved gases, fault type not determined",
 }
 # Fault signatures (ppm H2, CH4, C2H6, C2H4, C2H2) chosen inside the same zone of all three
 # classification methods, away from their boundaries (hand-checked in tests/assets).
@@ -153,6 +160,23 @@ class FleetData(BaseModel):
 def rng_for(seed: int, stream: str, index: int = 0) -> np.random.Generator:
     """A local generator derived from (seed, stream, index); never global state."""
     return np.random.default_rng([seed & 0xFFFFFFFF, zlib.crc32(stream.encode()), index])
+
+
+def _failure_code(code: str, fault: str | None, description: str) -> dict[str, Any]:
+    entry = code_entry(code, description)
+    return {
+        "_id": f"fc:{code}",
+        "dataset": "failure_codes",
+        "code": code,
+        "fault_type": fault,
+        "description": description,
+        # AssetOpsBench's names (see assets/transformer/workorders.py)
+        "category": entry.category,
+        "primary_code": code,
+        "primary_code_description": description,
+        "secondary_code": entry.secondary_code,
+        "secondary_code_description": entry.secondary_description,
+    }
 
 
 def _iso(t: datetime) -> str:
@@ -616,6 +640,11 @@ def _events_and_orders(
     t0 = datetime.combine(spec.start, datetime.min.time())
     docs: list[dict[str, Any]] = []
     n_wo = 0
+    code_descriptions = {
+        **{code: FAULT_LABELS[fault] for fault, code in FAILURE_CODES.items()},
+        **OTHER_CODES,
+    }
+    name = equipment_name(unit.asset_id, unit.site)
 
     def work_order(
         when: datetime, preventive: bool, code: str, text: str, priority: int, hours: float
@@ -631,7 +660,6 @@ def _events_and_orders(
                 "wo_id": wo_id,
                 "equipment_id": unit.asset_id,
                 "site_name": unit.site,
-                "preventive": preventive,
                 "wo_type": "preventive" if preventive else "corrective",
                 "primary_code": code,
                 "wo_description": text,
@@ -639,12 +667,22 @@ def _events_and_orders(
                 "reported_date": _iso(when),
                 "actual_finish": _iso(finish),
                 "actual_labor_hours": hours,
+                # AssetOpsBench's names and value types (see assets/transformer/workorders.py)
+                "preventive": "TRUE" if preventive else "FALSE",
+                "collection": COLLECTION,
+                "equipment_name": name,
+                "primary_code_description": code_descriptions[code],
+                "secondary_code": code_entry(code, code_descriptions[code]).secondary_code,
+                "secondary_code_description": code_entry(
+                    code, code_descriptions[code]
+                ).secondary_description,
             }
         )
         docs.append(
             {
                 "_id": f"ev:{wo_id}",
                 "dataset": "events",
+                "equipment_name": name,
                 "event_id": f"EV-{wo_id}",
                 "equipment_id": unit.asset_id,
                 "site_name": unit.site,
@@ -697,6 +735,7 @@ def _events_and_orders(
             {
                 "_id": f"ev:al:{unit.asset_id}:{rule}:{stamp}",
                 "dataset": "events",
+                "equipment_name": name,
                 "event_id": f"EV-{unit.asset_id}-{rule}-{minute}",
                 "equipment_id": unit.asset_id,
                 "site_name": unit.site,
@@ -873,37 +912,8 @@ def simulate_fleet(spec: FleetSpec) -> FleetData:
             }
         )
     codes = [
-        {
-            "_id": f"fc:{code}",
-            "dataset": "failure_codes",
-            "code": code,
-            "fault_type": fault,
-            "description": FAULT_LABELS[fault],
-        }
-        for fault, code in FAILURE_CODES.items()
-    ] + [
-        {
-            "_id": "fc:OP-OVL",
-            "dataset": "failure_codes",
-            "code": "OP-OVL",
-            "fault_type": None,
-            "description": "overloading / temperature alarm",
-        },
-        {
-            "_id": "fc:PM-INSP",
-            "dataset": "failure_codes",
-            "code": "PM-INSP",
-            "fault_type": None,
-            "description": "preventive inspection",
-        },
-        {
-            "_id": "fc:DGA-ABN",
-            "dataset": "failure_codes",
-            "code": "DGA-ABN",
-            "fault_type": None,
-            "description": "abnormal dissolved gases, fault type not determined",
-        },
-    ]
+        _failure_code(code, fault, FAULT_LABELS[fault]) for fault, code in FAILURE_CODES.items()
+    ] + [_failure_code(code, None, text) for code, text in OTHER_CODES.items()]
     return FleetData(
         spec=spec,
         docs={

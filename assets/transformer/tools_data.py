@@ -298,7 +298,9 @@ class WorkOrder(_Model):
 
 
 def _work_order(doc: Doc) -> WorkOrder:
-    return WorkOrder.model_validate({k: doc[k] for k in WorkOrder.model_fields if k in doc})
+    fields = {k: doc[k] for k in WorkOrder.model_fields if k in doc}
+    fields["preventive"] = wo.is_preventive(doc)  # stored as upstream's "TRUE" / "FALSE"
+    return WorkOrder.model_validate(fields)
 
 
 class WorkOrdersResult(_Model):

@@ -173,9 +173,11 @@ def _work_orders(ctx: AuditContext, asset_id: str) -> list[Doc]:
 
 
 def _is_preventive(d: Doc) -> bool:
-    if "preventive" in d:
-        return bool(d["preventive"])
-    return str(d.get("wo_type", "")).lower() == "preventive"
+    if "wo_type" in d:
+        return str(d["wo_type"]).lower() == "preventive"
+    value = d.get("preventive")
+    # AssetOpsBench's convention: the strings "TRUE" / "FALSE".
+    return value.strip().upper() == "TRUE" if isinstance(value, str) else bool(value)
 
 
 def _code_for(ctx: AuditContext, fault: str) -> str:

@@ -15,6 +15,7 @@ import httpx
 
 from generator.config import StoreSettings, store_settings
 from generator.errors import UserError
+from generator.store.couch import verify_store
 
 Doc = dict[str, Any]
 TRUTH_DB = "scenariogen_truth"
@@ -49,6 +50,7 @@ class RawStore:
             timeout=httpx.Timeout(60.0, connect=5.0),
         )
         self._cache: dict[tuple[str, str], list[Doc]] = {}
+        self._verified = False
 
     def close(self) -> None:
         """Release the HTTP connections."""
@@ -57,11 +59,14 @@ class RawStore:
     # -- HTTP -------------------------------------------------------------------------------
 
     def _get(self, path: str, params: dict[str, Any]) -> Any:
+        if not self._verified:
+            verify_store(self.settings, self.http)  # the recorded store, or refuse
+            self._verified = True
         try:
             resp = self.http.get(path, params=params)
         except httpx.HTTPError as exc:
             raise UserError(
-                f"store at {self.settings.url} unreachable ({type(exc).__name__})",
+                f"store at {self.settings.public_url} unreachable ({type(exc).__name__})",
                 fix="start it with `scenariogen env up` or set COUCHDB_URL",
             ) from None
         if resp.status_code == 404:
@@ -78,7 +83,7 @@ class RawStore:
             body = self._get(f"/{db}/_all_docs", params)
             if body is None:
                 raise UserError(
-                    f"database {db!r} is missing from the store at {self.settings.url}",
+                    f"database {db!r} is missing from the store at {self.settings.public_url}",
                     fix="seed the store with `scenariogen env seed`",
                 )
             rows = body["rows"]
@@ -98,7 +103,7 @@ class RawStore:
                 resp = self.http.post(f"/{db}/_find", json=body)
             except httpx.HTTPError as exc:
                 raise UserError(
-                    f"store at {self.settings.url} unreachable ({type(exc).__name__})",
+                    f"store at {self.settings.public_url} unreachable ({type(exc).__name__})",
                     fix="start it with `scenariogen env up` or set COUCHDB_URL",
                 ) from None
             resp.raise_for_status()

@@ -18,6 +18,7 @@ import httpx
 
 from generator.config import StoreSettings
 from generator.errors import StoreUnavailable, UserError
+from generator.redact import redact_text
 
 Doc = dict[str, Any]
 
@@ -30,11 +31,61 @@ class CouchError(Exception):
         super().__init__(f"CouchDB {method} {path} answered HTTP {status}: {body[:300]}")
 
 
+def verify_store(settings: StoreSettings, http: httpx.Client | None = None) -> None:
+    """Refuse an unconfigured store or a server that is not the one ``env up`` recorded.
+
+    ``GET /`` is sent without credentials, so a stranger never sees them.
+
+    Args:
+        settings: The store settings (``unavailable`` and ``instance_id`` are checked).
+        http: A client whose base URL is ``settings.url`` (one is made otherwise).
+
+    Raises:
+        StoreUnavailable: No store is configured, nothing answers, or another server does.
+    """
+    if settings.unavailable is not None:
+        raise StoreUnavailable(settings.unavailable)
+    if settings.instance_id is None:
+        return
+    where = settings.public_url
+    try:
+        if http is None:
+            resp = httpx.get(
+                settings.url + "/", timeout=min(5.0, settings.timeout_s),
+                headers={"Accept": "application/json"},
+            )
+        else:
+            resp = http.request("GET", "/", auth=None)
+        body = resp.json()
+    except httpx.TransportError:
+        raise StoreUnavailable(
+            f"the bundled store is not running (nothing answers on {where})",
+            fix="start it with `scenariogen env up`, or set COUCHDB_URL to use another CouchDB",
+        ) from None
+    except ValueError:
+        body = None
+    uuid = body.get("uuid") if isinstance(body, dict) else None
+    if uuid != settings.instance_id:
+        raise StoreUnavailable(
+            f"the server on {where} is not the bundled store `scenariogen env up` started "
+            f"(it reports instance {str(uuid)[:40]!r})",
+            fix="stop whatever holds that port and run `scenariogen env down && "
+            "scenariogen env up`, or set COUCHDB_URL to use that server deliberately",
+        )
+
+
 class CouchClient:
-    """Blocking client for one CouchDB-protocol server."""
+    """Blocking client for one CouchDB-protocol server.
+
+    Before its first request the client checks that it talks to the intended store: it
+    refuses settings marked ``unavailable`` (no bundled server running, no ``COUCHDB_URL``)
+    and, when ``settings.instance_id`` is set, a server whose ``GET /`` reports another
+    ``uuid`` (a stranger on the bundled server's port).
+    """
 
     def __init__(self, settings: StoreSettings) -> None:
         self.settings = settings
+        self._verified = settings.instance_id is None and settings.unavailable is None
         auth = (
             httpx.BasicAuth(settings.username, settings.password or "")
             if settings.username
@@ -59,6 +110,14 @@ class CouchClient:
 
     # -- transport -----------------------------------------------------------------
 
+    def _redact(self, text: str) -> str:
+        secrets = (self.settings.password,) if self.settings.password else ()
+        return redact_text(text, secrets=secrets)
+
+    def _verify_identity(self) -> None:
+        verify_store(self.settings, self._http)
+        self._verified = True
+
     def _request(
         self,
         method: str,
@@ -68,33 +127,46 @@ class CouchClient:
         params: dict[str, Any] | None = None,
         ok: Sequence[int] = (200, 201, 202),
     ) -> httpx.Response:
+        where = self.settings.public_url
+        if not self._verified:
+            self._verify_identity()
         try:
             resp = self._http.request(method, path, json=json, params=params)
         except httpx.TimeoutException:
             raise StoreUnavailable(
-                f"CouchDB at {self.settings.url} did not answer {method} {path} within "
+                f"CouchDB at {where} did not answer {method} {path} within "
                 f"{self.settings.timeout_s:g} s",
                 fix="check the server (`scenariogen env status`) or raise SCENARIOGEN_HTTP_TIMEOUT",
             ) from None
         except httpx.TransportError as exc:
             raise StoreUnavailable(
-                f"cannot reach CouchDB at {self.settings.url} ({exc.__class__.__name__}: {exc})",
+                f"cannot reach CouchDB at {where} "
+                f"({exc.__class__.__name__}: {self._redact(str(exc))})",
                 fix="start the bundled server with `scenariogen env up`, or set COUCHDB_URL "
                 "(and COUCHDB_USERNAME / COUCHDB_PASSWORD) to a running CouchDB",
             ) from None
-        if resp.status_code in (401, 403):
+        if resp.status_code == 401:
             raise UserError(
-                f"CouchDB at {self.settings.url} refused the credentials (HTTP {resp.status_code})",
-                fix="set COUCHDB_USERNAME and COUCHDB_PASSWORD to an account with access",
+                f"CouchDB at {where} refused the credentials of "
+                f"{self.settings.username or 'an anonymous client'} (HTTP 401)",
+                fix="set COUCHDB_USERNAME and COUCHDB_PASSWORD to an account with access (the "
+                "bundled store's are in the state folder's credentials.json)",
+            )
+        if resp.status_code == 403:
+            raise UserError(
+                f"CouchDB at {where} does not allow {self.settings.username or 'anonymous'} "
+                f"to {method} {path} (HTTP 403)",
+                fix="use an account with access to that database (read-only tool accounts "
+                "cannot read truth or held-out databases, nor write)",
             )
         if resp.status_code >= 500:
             raise StoreUnavailable(
-                f"CouchDB at {self.settings.url} failed on {method} {path} "
-                f"(HTTP {resp.status_code}: {resp.text[:200]})",
+                f"CouchDB at {where} failed on {method} {path} "
+                f"(HTTP {resp.status_code}: {self._redact(resp.text[:200])})",
                 fix="check the server log (`scenariogen env status`) and retry",
             )
         if resp.status_code not in ok:
-            raise CouchError(method, path, resp.status_code, resp.text)
+            raise CouchError(method, path, resp.status_code, self._redact(resp.text))
         return resp
 
     @staticmethod
@@ -125,6 +197,10 @@ class CouchClient:
     def delete_db(self, db: str) -> bool:
         """Delete ``db``; returns False when it did not exist."""
         return self._request("DELETE", self._db(db), ok=(200, 202, 404)).status_code != 404
+
+    def set_security(self, db: str, security: Doc) -> None:
+        """``PUT /{db}/_security``: who may read (members) and administer (admins) ``db``."""
+        self._request("PUT", f"{self._db(db)}/_security", json=security)
 
     def doc_count(self, db: str) -> int:
         """Number of documents (design documents included) in ``db``."""

@@ -95,7 +95,7 @@ class FleetStore:
             )
         if not self.client.db_exists(self.db["nameplate"]):
             raise UserError(
-                f"the store at {self.settings.url} has no {self.asset.asset_class} data "
+                f"the store at {self.settings.public_url} has no {self.asset.asset_class} data "
                 f"(database {self.db['nameplate']!r} is missing)",
                 fix="run `scenariogen env seed` first",
             )
@@ -261,7 +261,7 @@ class FleetStore:
         kind: Literal["all", "preventive", "corrective"] = "all",
     ) -> list[Doc]:
         """Work orders by equipment and reported date in [start, end)."""
-        extra = None if kind == "all" else {"preventive": kind == "preventive"}
+        extra = None if kind == "all" else {"wo_type": kind}
         return await to_thread(
             self._tagged, "wo_events", "reported_date", equipment_id, start, end, extra
         )

@@ -16,12 +16,20 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from generator.assetdef import AssetClass
+from generator.config import is_private_db
 from generator.errors import UserError
 from generator.store.couch import CouchClient
 
 META_DB = "scenariogen_meta"
 TRUTH_DB = "scenariogen_truth"
 BATCH = 2000
+# CouchDB's per-database security object that limits reading to server admins: members
+# with role `_admin` only (Apache CouchDB enforces it; the bundled server applies the
+# same rule by name, see generator.config.PRIVATE_DB_PATTERNS).
+ADMIN_ONLY_SECURITY: dict[str, Any] = {
+    "admins": {"names": [], "roles": ["_admin"]},
+    "members": {"names": [], "roles": ["_admin"]},
+}
 
 # Mango indexes per logical database: (fields, name).
 INDEXES: dict[str, list[tuple[list[str], str]]] = {
@@ -164,6 +172,8 @@ def seed(
     for logical, batch_docs in docs.items():
         db = names[logical]
         client.create_db(db)
+        if is_private_db(db):
+            client.set_security(db, ADMIN_ONLY_SECURITY)
         existing = client.all_doc_ids(db) if resumed else set()
         todo = [d for d in batch_docs if d["_id"] not in existing]
         done = 0

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import os
+import secrets
 import shutil
 import signal
 import socket
@@ -15,12 +17,29 @@ from pathlib import Path
 import httpx
 from pydantic import BaseModel, ConfigDict, Field
 
-from generator.config import DEFAULT_PORT, PROJECT_ROOT, server_state_file, state_dir
+from generator.config import (
+    DEFAULT_ADMIN,
+    DEFAULT_PORT,
+    PRIVATE_DB_PATTERNS,
+    PROJECT_ROOT,
+    TOOLS_USER,
+    Account,
+    Credentials,
+    credentials_file,
+    env_settings,
+    read_credentials,
+    server_state_file,
+    state_dir,
+)
 from generator.errors import UserError
+from generator.redact import redact_text
 
 SERVER_DIR = PROJECT_ROOT / "server"
 SERVER_JS = SERVER_DIR / "server.js"
 HOST = "127.0.0.1"
+AUTH_FILE = "server_auth.json"
+PBKDF2_ITERATIONS = 100_000
+SESSION_TIMEOUT_S = 600
 
 
 class ServerRecord(BaseModel):
@@ -34,6 +53,11 @@ class ServerRecord(BaseModel):
     data_dir: str = Field(description="LevelDB data directory")
     log: str = Field(description="Log file of the server")
     started_at: float = Field(description="Unix time of start")
+    instance_id: str | None = Field(
+        default=None,
+        description="Random uuid of this start, served at `GET /` as `uuid`; every command "
+        "compares it with the server it reaches",
+    )
 
 
 class ServerStatus(BaseModel):
@@ -88,7 +112,7 @@ def _tail(path: Path, lines: int = 15) -> str:
         text = path.read_text(errors="replace").splitlines()
     except OSError:
         return "(no log)"
-    return "\n".join(text[-lines:]) or "(empty log)"
+    return redact_text("\n".join(text[-lines:])) or "(empty log)"
 
 
 def ensure_node_modules() -> None:
@@ -116,8 +140,97 @@ def ensure_node_modules() -> None:
         )
 
 
+def write_private(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` atomically with mode 0600 (owner only)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    try:
+        with os.fdopen(fd, "w") as fh:
+            fh.write(text)
+        os.chmod(tmp, 0o600)
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def ensure_credentials() -> Credentials:
+    """The bundled store's accounts: kept from ``credentials.json``, else created.
+
+    The admin is ``COUCHDB_USERNAME`` / ``COUCHDB_PASSWORD`` when set (a missing password
+    is generated), else the file's admin, else ``admin`` with a generated password. The
+    read-only tool account ``scenariogen_tools`` keeps the file's password or gets a new
+    one. The file is (re)written with mode 0600.
+    """
+    env = env_settings()
+    current = read_credentials()
+    admin = current.admin if current else None
+    if env.couchdb_username is not None:
+        password = env.couchdb_password
+        if password is None:
+            same = admin is not None and admin.username == env.couchdb_username
+            password = admin.password if (same and admin) else secrets.token_urlsafe(24)
+        admin = Account(username=env.couchdb_username, password=password)
+    if admin is None:
+        admin = Account(username=DEFAULT_ADMIN, password=secrets.token_urlsafe(24))
+    tools = current.tools if current else None
+    if tools is None or tools.username == admin.username:
+        tools = Account(username=TOOLS_USER, password=secrets.token_urlsafe(24))
+    creds = Credentials(admin=admin, tools=tools)
+    path = credentials_file()
+    if creds != current or (path.stat().st_mode & 0o077):
+        write_private(path, creds.model_dump_json(indent=2) + "\n")
+    return creds
+
+
+def _user_entry(account: Account, roles: list[str]) -> dict[str, object]:
+    salt = secrets.token_bytes(16)
+    key = hashlib.pbkdf2_hmac("sha256", account.password.encode(), salt, PBKDF2_ITERATIONS, 32)
+    return {
+        "name": account.username,
+        "roles": roles,
+        "salt": salt.hex(),
+        "iterations": PBKDF2_ITERATIONS,
+        "derived_key": key.hex(),
+    }
+
+
+def write_auth_file(
+    creds: Credentials, instance_id: str, session_timeout_s: int = SESSION_TIMEOUT_S
+) -> Path:
+    """Write the server's auth file (mode 0600): PBKDF2 keys, cookie secret, instance id."""
+    path = state_dir() / AUTH_FILE
+    payload = {
+        "instance_id": instance_id,
+        "secret": secrets.token_hex(32),
+        "session_timeout_s": session_timeout_s,
+        "users": [
+            _user_entry(creds.admin, ["_admin"]),
+            _user_entry(creds.tools, ["scenariogen_tools"]),
+        ],
+        "hidden_db_patterns": list(PRIVATE_DB_PATTERNS),
+    }
+    write_private(path, json.dumps(payload, indent=2) + "\n")
+    return path
+
+
+def server_uuid(url: str, timeout: float = 2.0) -> str | None:
+    """The ``uuid`` that ``GET /`` of ``url`` reports, or None (no answer, not CouchDB)."""
+    try:
+        resp = httpx.get(url + "/", timeout=timeout, headers={"Accept": "application/json"})
+        body = resp.json()
+    except (httpx.HTTPError, ValueError):
+        return None
+    uuid = body.get("uuid") if isinstance(body, dict) else None
+    return uuid if isinstance(uuid, str) else None
+
+
 def up(
-    port: int = DEFAULT_PORT, data_dir: Path | None = None, wait_s: float = 15.0
+    port: int = DEFAULT_PORT,
+    data_dir: Path | None = None,
+    wait_s: float = 15.0,
+    session_timeout_s: int = SESSION_TIMEOUT_S,
 ) -> ServerRecord:
     """Start the bundled server in the background and wait until it answers.
 
@@ -153,11 +266,19 @@ def up(
     home = state_dir()
     data = (data_dir or home / "couch").resolve()
     data.mkdir(parents=True, exist_ok=True)
+    if data_dir is None:
+        # The LevelDB files hold the truth database too: owner only, like the credentials.
+        os.chmod(data, 0o700)
     log_path = home / "server.log"
     url = f"http://{HOST}:{port}"
+    instance_id = secrets.token_hex(16)
+    auth_file = write_auth_file(ensure_credentials(), instance_id, session_timeout_s)
     with log_path.open("ab") as log:
         proc = subprocess.Popen(
-            [node, str(SERVER_JS), "--port", str(port), "--host", HOST, "--data-dir", str(data)],
+            [
+                node, str(SERVER_JS), "--port", str(port), "--host", HOST,
+                "--data-dir", str(data), "--auth-file", str(auth_file),
+            ],
             cwd=SERVER_DIR,
             stdout=log,
             stderr=subprocess.STDOUT,
@@ -173,7 +294,7 @@ def up(
                 fix="read the log above; a busy port or a locked data directory are the usual "
                 "causes",
             )
-        if _healthy(url, timeout=0.5):
+        if _healthy(url, timeout=0.5) and server_uuid(url) == instance_id:
             rec = ServerRecord(
                 pid=proc.pid,
                 url=url,
@@ -181,8 +302,9 @@ def up(
                 data_dir=str(data),
                 log=str(log_path),
                 started_at=time.time(),
+                instance_id=instance_id,
             )
-            server_state_file().write_text(rec.model_dump_json(indent=2))
+            write_private(server_state_file(), rec.model_dump_json(indent=2))
             return rec
         time.sleep(0.1)
     proc.kill()
@@ -245,6 +367,13 @@ def status() -> ServerStatus:
             record=record,
             detail=f"pid {record.pid} runs but {record.url} does not answer; log {record.log}:\n"
             f"{_tail(Path(record.log))}",
+        )
+    if record.instance_id is not None and server_uuid(record.url) != record.instance_id:
+        return ServerStatus(
+            running=False,
+            record=record,
+            detail=f"{record.url} answers, but not as the bundled server `env up` started "
+            "(its instance id differs); run `scenariogen env down && scenariogen env up`",
         )
     return ServerStatus(running=True, record=record, detail=f"running on {record.url}")
 

@@ -14,6 +14,7 @@ compares every accepted scenario's reference answer with the value derived by ha
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -123,8 +124,8 @@ def seed_raw(settings: StoreSettings, docs: dict[str, list[dict[str, Any]]]) -> 
 
 
 @pytest.fixture(scope="module")
-def golden_settings(couch_server: str) -> StoreSettings:
-    settings = StoreSettings(url=couch_server, db_prefix="golden_famb_", external=False)
+def golden_settings(settings_for: Callable[..., StoreSettings]) -> StoreSettings:
+    settings = settings_for("golden_famb_")
     seed_raw(settings, {
         "telemetry": _telemetry(), "oil_samples": _oil(), "nameplate": _nameplate(),
         "workorders": _workorders(), "truth": [],

@@ -144,7 +144,7 @@ def test_faulty_units_get_a_corrective_work_order_after_dga(fleet: FleetData) ->
             assert t["dga_abnormal_first_seen"] is not None
             assert any(
                 o["equipment_id"] == asset_id
-                and not o["preventive"]
+                and o["wo_type"] == "corrective"
                 and o["wo_description"].startswith("DGA abnormal")
                 for o in orders
             )
@@ -343,6 +343,6 @@ def test_default_fleet_has_alarms_overloads_and_faults(fleet42: FleetData) -> No
     assert long_overloads >= 2
     corrective = [
         d for d in fleet42.docs["workorders"]
-        if d.get("dataset") == "wo_events" and not d["preventive"]
+        if d.get("dataset") == "wo_events" and d["wo_type"] == "corrective"
     ]
     assert len({d["equipment_id"] for d in corrective}) >= len(truth) / 2

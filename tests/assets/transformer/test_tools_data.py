@@ -173,7 +173,7 @@ async def test_work_orders_events_codes_and_distribution(ctx: ToolContext) -> No
         ]
         pm = await run(ctx, "get_preventive_work_orders", equipment_id=aid)
         cm = await run(ctx, "get_corrective_work_orders", equipment_id=aid)
-        assert pm["count"] == sum(d["preventive"] for d in mine)
+        assert pm["count"] == sum(d["wo_type"] == "preventive" for d in mine)
         assert pm["count"] + cm["count"] == out["count"] == len(mine)
         dist = await run(ctx, "get_work_order_distribution", equipment_id=aid)
         assert dist["by_primary_code"] == dict(Counter(d["primary_code"] for d in mine))
@@ -223,7 +223,7 @@ async def test_alert_to_failure_matches_corrective_orders_within_n_days(ctx: Too
     aid = Counter(a["equipment_id"] for a in ALERTS).most_common(1)[0][0]
     out = await run(ctx, "analyze_alert_to_failure", equipment_id=aid)
     mine = sorted((a for a in ALERTS if a["equipment_id"] == aid), key=lambda a: a["start_time"])
-    cms = [d for d in WOS if d["equipment_id"] == aid and not d["preventive"]]
+    cms = [d for d in WOS if d["equipment_id"] == aid and d["wo_type"] == "corrective"]
     followed = 0
     for link, alert in zip(out["links"], mine, strict=True):
         at = datetime.fromisoformat(alert["start_time"])

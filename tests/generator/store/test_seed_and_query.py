@@ -108,7 +108,10 @@ async def test_query_layer_answers_from_the_store(store_settings: StoreSettings)
         ]
         assert len(orders) == len(want) > 0
         preventive = await store.work_orders(aid, kind="preventive")
-        assert all(o["preventive"] for o in preventive)
+        assert preventive and all(
+            o["preventive"] == "TRUE" and o["wo_type"] == "preventive" for o in preventive
+        )
+        assert len(preventive) == sum(o["wo_type"] == "preventive" for o in want)
         window = await store.work_orders(None, "2026-06-01", "2026-06-08")
         assert all("2026-06-01" <= o["reported_date"] < "2026-06-08" for o in window)
         codes = await store.failure_codes()
