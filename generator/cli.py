@@ -215,8 +215,11 @@ def tools_call(
     if not isinstance(raw, dict):
         raise UserError("--args must be a JSON object", value=type(raw).__name__,
                         fix="wrap the arguments in {...}")
+    from generator.config import store_settings
+
     spec = load_tools().get(name)
-    ctx = ToolContext(load_asset_class(spec.asset_classes[0]))
+    # The agent-facing read-only account: a tool never sees truth or meta databases.
+    ctx = ToolContext(load_asset_class(spec.asset_classes[0]), store_settings(role="tools"))
     try:
         result = asyncio.run(call_tool(name, raw, ctx))
     finally:

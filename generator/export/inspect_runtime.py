@@ -33,6 +33,7 @@ from inspect_ai.tool import ToolDef, ToolError, ToolParams
 
 from eval.grade import grade
 from generator.assetdef import load_asset_class
+from generator.config import store_settings
 from generator.errors import UserError
 from generator.tools.registry import ToolContext, ToolSpec, call_tool, load_tools
 
@@ -82,7 +83,9 @@ def tool_defs(ctx_by_class: dict[str, ToolContext] | None = None) -> list[ToolDe
 
     def context(asset_class: str) -> ToolContext:
         if asset_class not in contexts:
-            contexts[asset_class] = ToolContext(load_asset_class(asset_class))
+            contexts[asset_class] = ToolContext(
+                load_asset_class(asset_class), store_settings(role="tools")
+            )
         return contexts[asset_class]
 
     defs: list[ToolDef] = []

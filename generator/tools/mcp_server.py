@@ -57,12 +57,10 @@ class NonFiniteResult(UserError):
 
 
 def _tool_store_settings() -> StoreSettings:
-    """The store settings of tools served to agents.
-
-    One place to switch to the read-only tool user (``store_settings(role="tools")``)
-    once :mod:`generator.config` has it.
+    """The store settings of tools served to agents: the read-only tool account, which
+    cannot read the truth or meta databases (see ``generator.config.PRIVATE_DB_PATTERNS``).
     """
-    return store_settings()
+    return store_settings(role="tools")
 
 
 def served_specs(domains: Sequence[str] | None = None) -> list[ToolSpec]:
