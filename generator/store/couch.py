@@ -23,6 +23,10 @@ from generator.redact import redact_text
 Doc = dict[str, Any]
 
 
+class StoreForbidden(UserError):
+    """The account may not do this (HTTP 403), e.g. the read-only tool account on truth."""
+
+
 class CouchError(Exception):
     """An unexpected reply from the server (a bug or a server fault)."""
 
@@ -153,11 +157,11 @@ class CouchClient:
                 "bundled store's are in the state folder's credentials.json)",
             )
         if resp.status_code == 403:
-            raise UserError(
+            raise StoreForbidden(
                 f"CouchDB at {where} does not allow {self.settings.username or 'anonymous'} "
                 f"to {method} {path} (HTTP 403)",
                 fix="use an account with access to that database (read-only tool accounts "
-                "cannot read truth or held-out databases, nor write)",
+                "cannot read the truth or meta databases, nor write)",
             )
         if resp.status_code >= 500:
             raise StoreUnavailable(

@@ -15,7 +15,7 @@ from generator.assetdef import AssetClass
 from generator.concurrency import to_thread
 from generator.config import StoreSettings, store_settings
 from generator.errors import UserError
-from generator.store.couch import CouchClient, Doc
+from generator.store.couch import CouchClient, Doc, StoreForbidden
 from generator.store.seed import database_names, read_marker
 
 META_FIELDS = frozenset({"_id", "_rev", "asset_id", "site_name", "timestamp", "dataset"})
@@ -86,7 +86,12 @@ class FleetStore:
     # -- sync core (runs in worker threads) --------------------------------------------
 
     def _check_ready(self) -> dict[str, Any] | None:
-        marker = read_marker(self.client, self.asset.asset_class, self.settings.db_prefix)
+        try:
+            marker = read_marker(self.client, self.asset.asset_class, self.settings.db_prefix)
+        except StoreForbidden:
+            # The read-only tool account may not see the seed marker (it names the fleet's
+            # seed); the data databases below still say whether the class is there.
+            marker = None
         if marker is not None and marker.get("status") != "complete":
             raise UserError(
                 f"the store holds an interrupted seed of {self.asset.asset_class!r} "
