@@ -27,7 +27,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from assets.transformer.size_class import SizeClass, size_class_of
 from assets.transformer.thermal import CoolingClass, Paper
-from generator.errors import UserError
+from generator.errors import StoreUnavailable, UserError
 
 Source = Literal["argument", "nameplate", "default"]
 DEFAULT_PAPER: Paper = "kraft"
@@ -137,6 +137,8 @@ async def lookup_nameplate(
     try:
         store = ctx.store
         doc = await asyncio.to_thread(store.client.get, store.db["nameplate"], asset_name)
+    except StoreUnavailable:
+        raise  # an outage, not a missing nameplate: callers must not fall back or drop
     except UserError as exc:
         names = ", ".join(missing)
         raise NameplateLookupError(
