@@ -436,7 +436,7 @@ async def test_a_generation_client_stops_on_an_outage_instead_of_failing_the_rep
 
     timeouts = _client(ActionModel(actions=[("sleep", 30)] * 2), timeout_s=0.05, retries=1)
     timeouts.stop_on_outage = True
-    with pytest.raises(LLMUnavailable, match="kept failing .*timeout.* after 2 attempts"):
+    with pytest.raises(LLMUnavailable, match=r"kept failing .*timeout.* after 2 attempts"):
         await timeouts.ask_json("s", "a", "b", Question)
     busy = _client(ActionModel(actions=[Status503("busy")] * 2), retries=1)
     busy.stop_on_outage = True
