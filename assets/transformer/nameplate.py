@@ -66,6 +66,10 @@ class NameplateLookupError(UserError):
     """A nameplate fact was needed, not given, and the store could not be read."""
 
 
+class NameplateStoreUnavailable(NameplateLookupError, StoreUnavailable):
+    """The nameplate cannot be read because the store is down (an outage, not bad input)."""
+
+
 class NameplateFacts(BaseModel):
     """What a nameplate says about the facts the diagnostic tools use."""
 
@@ -137,11 +141,13 @@ async def lookup_nameplate(
     try:
         store = ctx.store
         doc = await asyncio.to_thread(store.client.get, store.db["nameplate"], asset_name)
-    except StoreUnavailable:
-        raise  # an outage, not a missing nameplate: callers must not fall back or drop
     except UserError as exc:
         names = ", ".join(missing)
-        raise NameplateLookupError(
+        # An outage stays an outage (generation stops and resumes instead of dropping the draw)
+        kind = NameplateStoreUnavailable if isinstance(exc, StoreUnavailable) else (
+            NameplateLookupError
+        )
+        raise kind(
             f"tool {tool!r}: {names} not given for asset {asset_name!r} and its nameplate cannot "
             f"be read ({exc.what})",
             fix=f"pass {names} explicitly, or start and seed the store "
