@@ -119,8 +119,6 @@ class Pipeline:
         configure_threads(cfg.threads)
         asset = load_asset_class(cfg.asset_class)
         self._fingerprint = seed_fingerprint(cfg.seed)
-        if self.resume and not self.folder.path.is_dir():
-            self.folder.manifest()  # raises: no run to resume
         with self.folder.lock():
             resumed = self._open()
             try:
@@ -134,6 +132,7 @@ class Pipeline:
         """Start the folder, or check and reopen it for a resume; the resumed lines."""
         folder = self.folder
         if self.resume and not folder.has_manifest() and folder.never_started():
+            # killed before its first manifest (or before its folder): nothing to keep
             self.notice(
                 f"run {folder.run_id} stopped before writing its manifest; starting it afresh"
             )

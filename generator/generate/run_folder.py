@@ -201,7 +201,8 @@ class RunFolder:
         return sorted(p.name for p in self.path.iterdir()) if self.path.is_dir() else []
 
     def never_started(self) -> bool:
-        """True when the folder holds at most what a run leaves before its first manifest."""
+        """True when the folder holds at most what a run leaves before its first manifest
+        (``.lock``, ``manifest.json.tmp``), or does not exist."""
         return not set(self._files()) - START_DEBRIS
 
     def clear_start_debris(self) -> None:

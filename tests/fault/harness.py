@@ -215,7 +215,9 @@ def run_case(h: Harness, case: Case, reference: dict[str, Any], t_ref: float,
     return case
 
 
-def run_cases(h: Harness, kinds: list[str], seed: int) -> tuple[list[Case], float]:
+def run_cases(
+    h: Harness, kinds: list[str], seed: int, progress: Callable[[Case], None] | None = None
+) -> tuple[list[Case], float]:
     """The reference run, then one case per kind; the cases and the reference's seconds."""
     started = time.monotonic()
     rc, err = h.run("reference")
@@ -224,7 +226,16 @@ def run_cases(h: Harness, kinds: list[str], seed: int) -> tuple[list[Case], floa
     t_ref = time.monotonic() - started
     reference = comparable(h.out / "reference")
     rng = random.Random(seed)
-    cases = [run_case(h, Case(i, kind), reference, t_ref, rng) for i, kind in enumerate(kinds)]
+    cases = []
+    for i, kind in enumerate(kinds):
+        case = Case(i, kind)
+        try:
+            run_case(h, case, reference, t_ref, rng)
+        except (RuntimeError, OSError, subprocess.SubprocessError, ValueError) as exc:
+            case.identical, case.detail = False, f"{type(exc).__name__}: {exc}"
+        if progress is not None:
+            progress(case)
+        cases.append(case)
     return cases, t_ref
 
 
@@ -278,7 +289,9 @@ def main(argv: list[str] | None = None) -> int:
         h = Harness(Path(tmp) / "out", env, kill_store=kill, restart_store=restart)
         try:
             started = time.monotonic()
-            cases, t_ref = run_cases(h, kinds, args.seed)
+            cases, t_ref = run_cases(
+                h, kinds, args.seed, progress=None if args.json else _print_case
+            )
             total = time.monotonic() - started
         finally:
             _cli(env, "env", "down")
@@ -290,11 +303,14 @@ def main(argv: list[str] | None = None) -> int:
     else:
         print(f"{ok}/{len(cases)} interrupted runs ended identical to the uninterrupted run "
               f"(reference run {t_ref:.1f} s, all {total:.0f} s)")
-        for c in cases:
-            print(f"  {c.index:2d} {c.kind:<17} delay/limit {c.delay_s:<8g} first exit "
-                  f"{c.first_rc} resumes {c.resume_rcs} {'identical' if c.identical else 'DIFFERS'}"
-                  f"{' | ' + c.refusal if c.refusal else ''}{' | ' + c.detail if c.detail else ''}")
     return 0 if ok == len(cases) else 1
+
+
+def _print_case(c: Case) -> None:
+    print(f"  {c.index:2d} {c.kind:<17} delay/limit {c.delay_s:<8g} first exit {c.first_rc} "
+          f"resumes {c.resume_rcs} {'identical' if c.identical else 'DIFFERS'}"
+          f"{' | ' + c.refusal if c.refusal else ''}{' | ' + c.detail if c.detail else ''}",
+          flush=True)
 
 
 if __name__ == "__main__":

@@ -188,3 +188,35 @@ def old_fingerprints(seed: int) -> list[str]:
 def test_old_fingerprints_of_the_true_seed_are_found_when_present() -> None:
     planted = f'{{"seed_fingerprint": "{old_fingerprints(1234567)[1]}"}}'
     assert any(fp in planted for fp in old_fingerprints(1234567))
+
+
+# -- the CLI: one line, exit 2, nothing written outside --out ---------------------------------
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["--resume", "../victim"], "--resume must be a plain folder name"),
+        (["--run-id", "/tmp/abs"], "--run-id must be a plain folder name"),
+        (["--run-id", "x" * 300], "--run-id must be a plain folder name"),
+        (["--run-id", "a", "--resume", "b"], "name different runs"),
+    ],
+)
+def test_the_cli_refuses_escaping_run_ids_with_one_line(
+    args: list[str], says: str, tmp_path: Path
+) -> None:
+    import subprocess
+    import sys
+
+    out = tmp_path / "out"
+    victim = tmp_path / "victim"
+    victim.mkdir()
+    proc = subprocess.run(
+        [sys.executable, "-m", "generator.cli", "generate", "transformer", "-n", "2",
+         "--out", str(out), "--no-progress", *args],
+        capture_output=True, text=True, timeout=120,
+    )
+    assert proc.returncode == 2, proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and says in lines[0], proc.stderr
+    assert list(victim.iterdir()) == []
