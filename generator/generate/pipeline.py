@@ -159,7 +159,7 @@ class Pipeline:
             f"scenarios are kept in {self.folder.path})",
             value=exc.value,
             options=exc.options,
-            fix=(f"{exc.fix}; then " if exc.fix else "")
+            fix=(f"{redact_text(exc.fix)}; then " if exc.fix else "")
             + f"re-run the same command with {self.resume_hint}",
         )
 
