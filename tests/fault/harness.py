@@ -55,6 +55,7 @@ class Case:
     kind: str
     delay_s: float = 0.0
     interrupted: bool = False
+    kept: int = 0
     first_rc: int | None = None
     resumes: int = 0
     resume_rcs: list[int] = field(default_factory=list)
@@ -189,7 +190,7 @@ def run_case(h: Harness, case: Case, reference: dict[str, Any], t_ref: float,
     elif kind == "store_kill":
         if h.kill_store is None or h.restart_store is None:
             raise RuntimeError("store_kill needs a store the harness owns")
-        case.delay_s = round(rng.uniform(0.2 * t_ref, 0.85 * t_ref), 2)
+        case.delay_s = round(rng.uniform(0.4 * t_ref, 0.9 * t_ref), 2)
         proc = h.start(run_id)
         try:
             proc.wait(timeout=case.delay_s)
@@ -209,6 +210,8 @@ def run_case(h: Harness, case: Case, reference: dict[str, Any], t_ref: float,
     else:
         raise ValueError(f"unknown fault kind {kind!r} (known: {', '.join(KINDS)})")
     case.interrupted = case.first_rc != 0 or case.refusal.startswith("exit 2")
+    accepted = run / "accepted.jsonl"
+    case.kept = accepted.read_bytes().count(b"\n") if accepted.exists() else 0
     if case.first_rc != 0:
         h.finish(case, run_id)
     diff = differences(comparable(run), reference)
@@ -316,7 +319,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def _print_case(c: Case) -> None:
     print(f"  {c.index:2d} {c.kind:<17} delay/limit {c.delay_s:<8g} first exit {c.first_rc} "
-          f"{'interrupted' if c.interrupted else 'not reached'} "
+          f"{'interrupted' if c.interrupted else 'not reached'} kept {c.kept} "
           f"resumes {c.resume_rcs} {'identical' if c.identical else 'DIFFERS'}"
           f"{' | ' + c.refusal if c.refusal else ''}{' | ' + c.detail if c.detail else ''}",
           flush=True)
