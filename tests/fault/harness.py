@@ -33,8 +33,12 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
-# A small, fast run: three domains and one negative scenario.
-RUN_ARGS = ["transformer", "-n", "6", "--budget", "iot=2,fmsr=2,wo=2", "--negatives", "1"]
+# A small run: three domains, one negative scenario, and batches of two candidates so that
+# acceptances (and so the states a fault can leave) spread over the run.
+RUN_ARGS = [
+    "transformer", "-n", "8", "--budget", "iot=3,fmsr=3,wo=2", "--negatives", "1",
+    "--batch-size", "2",
+]
 KINDS = ("kill", "kill_early", "torn_line", "disk_full", "store_kill", "concurrent_resume")
 # The 20-case mix of the benchmark (store_kill needs a store the harness owns).
 MIX = (
@@ -168,9 +172,12 @@ def run_case(h: Harness, case: Case, reference: dict[str, Any], t_ref: float,
     run = h.out / run_id
     kind = case.kind
     if kind in ("kill", "torn_line", "kill_early"):
-        lo, hi = (0.2, 2.0) if kind == "kill_early" else (0.2 * t_ref, 0.85 * t_ref)
+        lo, hi = (0.2, 2.0) if kind == "kill_early" else (0.3 * t_ref, 0.9 * t_ref)
         case.delay_s = round(rng.uniform(lo, hi), 2)
         proc = h.start(run_id)
+        if kind == "torn_line":  # kill once a line is on disk, so there is one to tear
+            case.delay_s = round(rng.uniform(0.0, 0.3 * t_ref), 2)
+            _wait_for(run / "accepted.jsonl", proc)
         try:
             proc.wait(timeout=case.delay_s)
         except subprocess.TimeoutExpired:
@@ -220,19 +227,29 @@ def run_case(h: Harness, case: Case, reference: dict[str, Any], t_ref: float,
     return case
 
 
-def run_cases(
-    h: Harness, kinds: list[str], seed: int, progress: Callable[[Case], None] | None = None
-) -> tuple[list[Case], float]:
-    """The reference run, then one case per kind; the cases and the reference's seconds."""
-    started = time.monotonic()
+def references(h: Harness) -> tuple[dict[str, Any], float]:
+    """The uninterrupted run's comparable content and the seconds of a warm run.
+
+    Kill delays are drawn within the warm run's duration (the first run built the profile
+    cache, which later runs read); the warm run must agree with the first one too.
+    """
     rc, err = h.run("reference")
     if rc != 0:
         raise RuntimeError(f"the uninterrupted run failed (exit {rc}): {err.strip()[-400:]}")
-    # Kill delays are drawn within the run's warm duration (the reference also built the
-    # profile cache, which later runs read).
-    manifest = json.loads((h.out / "reference" / "manifest.json").read_text())
-    t_ref = time.monotonic() - started - float(manifest["timings"].get("profile", 0.0))
     reference = comparable(h.out / "reference")
+    started = time.monotonic()
+    rc, err = h.run("reference-warm")
+    t_ref = time.monotonic() - started
+    if rc != 0 or differences(comparable(h.out / "reference-warm"), reference):
+        raise RuntimeError(f"two uninterrupted runs disagree (exit {rc}): {err.strip()[-400:]}")
+    return reference, t_ref
+
+
+def run_cases(
+    h: Harness, kinds: list[str], seed: int, progress: Callable[[Case], None] | None = None
+) -> tuple[list[Case], float]:
+    """The reference runs, then one case per kind; the cases and the warm run's seconds."""
+    reference, t_ref = references(h)
     rng = random.Random(seed)
     cases = []
     for i, kind in enumerate(kinds):
