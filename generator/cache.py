@@ -9,6 +9,7 @@ plain strings.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import logging
@@ -82,7 +83,13 @@ class TwoLevelCache:
         if text is not None:
             return model.model_validate_json(text), "l1"
         try:
-            entry = self._disk().get(key)
+            disk = self._disk()
+        except (OSError, sqlite3.Error) as exc:  # a full disk: the cache is optional
+            log.warning("cache %s: disk level unusable (%s); going on without it",
+                        self.namespace, exc)
+            return None, "miss"
+        try:
+            entry = disk.get(key)
         except (pickle.UnpicklingError, EOFError, AttributeError, ValueError, sqlite3.Error):
             entry = {"json": "", "sha256": "unreadable", "stored_at": 0}
         if entry is None:
@@ -91,7 +98,8 @@ class TwoLevelCache:
             if not isinstance(entry, dict) or _checksum(entry["json"]) != entry["sha256"]:
                 raise ValueError("checksum mismatch")
             if time.time() - float(entry["stored_at"]) > self.ttl_s:
-                self._disk().delete(key)
+                with contextlib.suppress(OSError, sqlite3.Error):
+                    disk.delete(key)
                 return None, "miss"
             value = model.model_validate_json(entry["json"])
         except (KeyError, TypeError, ValueError, ValidationError) as exc:
@@ -99,7 +107,8 @@ class TwoLevelCache:
                 "cache %s: entry %s is corrupted (%s); dropped, it will be rebuilt",
                 self.namespace, key[:12], str(exc).splitlines()[0],
             )
-            self._disk().delete(key)
+            with contextlib.suppress(OSError, sqlite3.Error):
+                disk.delete(key)
             return None, "miss"
         with self._lock:
             self._l1[key] = entry["json"]
@@ -110,11 +119,16 @@ class TwoLevelCache:
         text = value.model_dump_json()
         with self._lock:
             self._l1[key] = text
-        self._disk().set(
-            key,
-            {"json": text, "sha256": _checksum(text), "stored_at": time.time(), "label": label},
-            expire=self.ttl_s,
-        )
+        try:
+            self._disk().set(
+                key,
+                {"json": text, "sha256": _checksum(text), "stored_at": time.time(),
+                 "label": label},
+                expire=self.ttl_s,
+            )
+        except (OSError, sqlite3.Error) as exc:  # a full disk: keep the value in memory only
+            log.warning("cache %s: cannot store %s on disk (%s); kept in memory only",
+                        self.namespace, key[:12], exc)
 
     def delete(self, key: str) -> None:
         """Drop ``key`` from both levels."""

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from generator.errors import ExitCode
+from generator.errors import ExitCode, RunStopped
 
 if TYPE_CHECKING:
     from generator.generate.run_config import GenerateConfig, RunSummary
@@ -31,17 +31,25 @@ def _run(config: GenerateConfig, resume: str | None, show_progress: bool) -> Run
             tasks[domain] = bars.add_task(domain, total=quota)
         bars.update(tasks[domain], completed=accepted)
 
-    pipeline = Pipeline(config, resume=resume, progress=progress if show_progress else None)
+    def notice(line: str) -> None:
+        typer.echo(f"note: {line}", err=True)
+
+    pipeline = Pipeline(
+        config, resume=resume, progress=progress if show_progress else None, notice=notice
+    )
     try:
         with bars if show_progress else contextlib.nullcontext():
             return asyncio.run(pipeline.run())
+    except RunStopped as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(ExitCode.STOPPED) from None
     except KeyboardInterrupt:
         typer.echo(
             f"interrupted: accepted scenarios are kept in {pipeline.folder.path}; finish the "
             f"run with the same command and {pipeline.resume_hint}",
             err=True,
         )
-        raise typer.Exit(130) from None
+        raise typer.Exit(ExitCode.INTERRUPTED) from None
 
 
 def _report(summary: RunSummary) -> None:
@@ -109,8 +117,10 @@ def register(app: typer.Typer, bench_app: typer.Typer) -> None:
     ) -> None:
         """Generate N scenarios with computed answers into scenarios/<run_id>/.
 
-        Exit codes: 0 all N accepted; 2 usage or input error; 3 shortfall (some domain
-        fell short; what was accepted is written).
+        Exit codes: 0 all N accepted; 2 usage or input error (also: the run folder is in
+        use by another process, or --resume with other options); 3 shortfall (some domain
+        fell short; what was accepted is written); 4 stopped by an outage (store, LLM
+        server, disk): the folder is kept, finish it with --resume RUN_ID; 130 Ctrl-C.
         """
         from generator.config import env_seed
         from generator.generate.budget import parse_budget

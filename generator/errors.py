@@ -47,6 +47,19 @@ class StoreUnavailable(UserError):
     """The CouchDB-protocol store cannot be reached or answered with a server error."""
 
 
+class LLMUnavailable(UserError):
+    """The LLM server stayed unreachable, timed out or kept failing (5xx, 429) after retries.
+
+    During generation this is an outage, never a verdict on a candidate: the run stops and
+    is resumed later (raised only by clients built with ``stop_on_outage=True``).
+    """
+
+
+class RunStopped(UserError):
+    """A generation run stopped on an outage (store, LLM server, disk); its folder is kept
+    and ``--resume`` finishes it. The CLI exits with :attr:`ExitCode.STOPPED`."""
+
+
 class ExitCode:
     """Process exit codes of the CLI, documented in the README."""
 
@@ -54,3 +67,5 @@ class ExitCode:
     CHECKS_FAILED = 1
     USER_ERROR = 2
     SHORTFALL = 3
+    STOPPED = 4
+    INTERRUPTED = 130

@@ -11,7 +11,7 @@
 #   plus the store's usual variables (COUCHDB_URL, COUCHDB_USERNAME, COUCHDB_PASSWORD, ...).
 #
 # Exit codes: 0 ok · 2 usage or store error · 3 shortfall (set written, smaller) ·
-# 4 leak found (do not publish) · 5 an instance of a kept night came back (do not publish).
+# 4 stopped by an outage (store, LLM, disk; resumable) · 6 leak found (do not publish) · 5 an instance of a kept night came back (do not publish).
 set -u
 umask 077
 
@@ -36,7 +36,7 @@ if [ -d "$ROOT/$NIGHT" ]; then
     "$CLI" heldout scan "$ROOT/$NIGHT" --secret-file "$SECRET_FILE" --night "$NIGHT" \
         --also "$LOG" >>"$LOG" 2>&1
     scan_rc=$?
-    if [ "$scan_rc" -ne 0 ] && [ "$rc" -ne 4 ]; then
+    if [ "$scan_rc" -ne 0 ] && [ "$rc" -ne 6 ]; then
         rc=$scan_rc
     fi
 fi

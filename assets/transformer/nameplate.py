@@ -27,7 +27,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from assets.transformer.size_class import SizeClass, size_class_of
 from assets.transformer.thermal import CoolingClass, Paper
-from generator.errors import UserError
+from generator.errors import StoreUnavailable, UserError
 
 Source = Literal["argument", "nameplate", "default"]
 DEFAULT_PAPER: Paper = "kraft"
@@ -64,6 +64,10 @@ T = TypeVar("T")
 
 class NameplateLookupError(UserError):
     """A nameplate fact was needed, not given, and the store could not be read."""
+
+
+class NameplateStoreUnavailable(NameplateLookupError, StoreUnavailable):
+    """The nameplate cannot be read because the store is down (an outage, not bad input)."""
 
 
 class NameplateFacts(BaseModel):
@@ -139,7 +143,11 @@ async def lookup_nameplate(
         doc = await asyncio.to_thread(store.client.get, store.db["nameplate"], asset_name)
     except UserError as exc:
         names = ", ".join(missing)
-        raise NameplateLookupError(
+        # An outage stays an outage (generation stops and resumes instead of dropping the draw)
+        kind = NameplateStoreUnavailable if isinstance(exc, StoreUnavailable) else (
+            NameplateLookupError
+        )
+        raise kind(
             f"tool {tool!r}: {names} not given for asset {asset_name!r} and its nameplate cannot "
             f"be read ({exc.what})",
             fix=f"pass {names} explicitly, or start and seed the store "

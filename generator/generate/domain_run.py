@@ -105,6 +105,7 @@ class DomainJob:
     resumed: list[AcceptedLine] = field(default_factory=list)
     progress: Progress | None = None
     on_accept: Callable[[AcceptedLine], Awaitable[None]] | None = None
+    on_batch: Callable[[], Awaitable[None]] | None = None
 
 
 def scenario_uuid(asset_class: str, seed: TaskSeed | None, text: str) -> str:
@@ -350,6 +351,8 @@ class DomainRunner:
                 self.tasks.add(params_key(seed))
                 self._write(cand, seed, draft, batch_no, attempts)
                 await self._announce()
+            if job.on_batch is not None:
+                await job.on_batch()  # e.g. scenarios.json follows accepted.jsonl
         self.out.seconds = time.perf_counter() - started
         if self.out.accepted < job.quota:
             self.out.reason = (

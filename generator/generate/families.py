@@ -45,7 +45,7 @@ from typing import Any
 import numpy as np
 
 from generator.assetdef import AssetClass
-from generator.errors import StoreUnavailable, UserError
+from generator.errors import LLMUnavailable, StoreUnavailable, UserError
 from generator.generate.model import (
     Difficulty,
     HardFeature,
@@ -382,7 +382,7 @@ async def gate_readings(
         alt: dict[str, Any] | None
         try:
             alt = spec.derive(params, await ctx.run(calls))
-        except StoreUnavailable:
+        except (StoreUnavailable, LLMUnavailable):
             raise  # an outage stops the run (and is resumable), it is no verdict on the task
         except (Ambiguous, UserError):
             alt = None  # no single answer, or a call that reading makes is refused
@@ -581,6 +581,8 @@ async def recompute(seed: TaskSeed, ctx: FamilyContext) -> list[str]:
         return [f"family: {exc}"]
     try:
         outputs = await ctx.run(seed.tool_sequence, fresh=True)
+    except (StoreUnavailable, LLMUnavailable):
+        raise  # an outage stops the run (resumable); it says nothing about the answer
     except Exception as exc:  # a tool that now fails means the answer does not reproduce
         return [f"tools: {type(exc).__name__}: {exc}"]
     try:

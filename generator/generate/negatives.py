@@ -29,7 +29,7 @@ import uuid
 from datetime import date, timedelta
 from typing import TYPE_CHECKING, Any, Literal
 
-from generator.errors import UserError
+from generator.errors import StoreUnavailable, UserError
 from generator.generate.checks import CheckContext, CheckItem, check
 from generator.generate.dedup import DedupIndex
 from generator.generate.model import (
@@ -297,6 +297,8 @@ async def verify_negative(
     for call in calls:
         try:
             result = await call_tool(call.name, call.args, tools_ctx)
+        except StoreUnavailable:
+            raise  # an outage stops the run; it does not show the gap either way
         except UserError as exc:
             if kind == "unknown_asset":
                 continue

@@ -3,49 +3,47 @@ negatives → output. Composes stages; the work is in the stage modules."""
 
 from __future__ import annotations
 
+import logging
 import platform
+import secrets
 import time
+from collections.abc import Callable
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from generator import __version__
 from generator.concurrency import configure_threads, fan_out
 from generator.config import StoreSettings, store_settings
-from generator.errors import UserError
+from generator.errors import LLMUnavailable, RunStopped, StoreUnavailable, UserError
 from generator.generate.domain_run import DomainJob, DomainOutcome, DomainRunner, Progress
-from generator.generate.model import GENERATOR_VERSION, ScenarioRecord
+from generator.generate.model import GENERATOR_VERSION
 from generator.generate.run_config import GenerateConfig, RunSummary, Shortfall
-from generator.generate.run_folder import AcceptedLine, RunFolder, seed_fingerprint
+from generator.generate.run_folder import (
+    AcceptedLine,
+    OutputUnwritable,
+    RunFolder,
+    run_folder_path,
+    validate_run_id,
+)
+from generator.generate.run_key import seed_fingerprint
+from generator.generate.run_resume import check_budget, check_fleet, check_resume
+from generator.redact import redact_text
 
 if TYPE_CHECKING:
     from generator.llm.client import LLMClient
 
 DOMAIN_ORDER = ("iot", "fmsr", "tsfm", "wo", "vibration", "multiagent")
+_ORDER = {d: i for i, d in enumerate(DOMAIN_ORDER)}
+# Outages: the run stops resumably (exit code 4), never turning them into rejections.
+OUTAGES = (StoreUnavailable, LLMUnavailable, OutputUnwritable)
+
+log = logging.getLogger(__name__)
 
 
 def new_run_id(config: GenerateConfig) -> str:
-    """``<asset>-<UTC time>-<6 hex of the seed fingerprint>``."""
+    """``<asset>-<UTC time>-<6 random hex>`` (nothing derived from the seed)."""
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S")
-    return f"{config.asset_class}-{stamp}-{seed_fingerprint(config.seed)[:6]}"
-
-
-def _check_resume(manifest: dict[str, Any], config: GenerateConfig) -> None:
-    """A resume must continue the same run: same asset, N, seed, LLM and budget."""
-    old = manifest.get("config", {})
-    mismatched = [
-        key
-        for key in ("asset_class", "n", "llm", "budget", "multiagent_cap", "negatives")
-        if old.get(key) != getattr(config, key)
-    ]
-    if manifest.get("seed_fingerprint") != seed_fingerprint(config.seed):
-        mismatched.append("seed")
-    if mismatched:
-        raise UserError(
-            f"cannot resume run {manifest.get('run_id')!r}: options differ from the original "
-            f"run ({', '.join(mismatched)})",
-            fix="repeat the original options (see its manifest.json) with --resume",
-        )
+    return f"{config.asset_class}-{stamp}-{secrets.token_hex(3)}"
 
 
 class Pipeline:
@@ -59,15 +57,34 @@ class Pipeline:
         llm_client: LLMClient | None = None,
         progress: Progress | None = None,
         resume: str | None = None,
+        notice: Callable[[str], None] | None = None,
     ) -> None:
+        """Set up the run; ``notice`` gets one-line notes (a torn line cut, a restart).
+
+        Raises:
+            UserError: An invalid run id, ``--resume`` and another ``--run-id``, or an
+                unusable ``--out``.
+        """
+        if resume is not None:
+            validate_run_id(resume, option="--resume")
+            if config.run_id is not None and config.run_id != resume:
+                raise UserError(
+                    f"--resume {resume} and --run-id {config.run_id} name different runs",
+                    fix="give only --resume RUN_ID to finish a run",
+                )
         self.config = config
         self.settings = settings or store_settings()
         self.client = llm_client
         self.progress = progress
         self.resume = resume
+        self.notice = notice or log.warning
         self.timings: dict[str, float] = {}
+        self._created_at: str | None = None
+        self._fingerprint = ""
+        self._manifest_at_start: dict[str, Any] | None = None
         run_id = resume or config.run_id or new_run_id(config)
-        self.folder = RunFolder(Path(config.out_dir) / run_id)
+        option = "--resume" if resume else "--run-id"
+        self.folder = RunFolder(run_folder_path(config.out_dir, run_id, option=option))
 
     def _client(self) -> LLMClient | None:
         if self.client is None and self.config.llm != "none":
@@ -75,6 +92,8 @@ class Pipeline:
             from generator.llm.spec import parse_llm
 
             self.client = LLMClient(parse_llm(self.config.llm, base_url=self.config.base_url))
+        if self.client is not None:
+            self.client.stop_on_outage = True  # an outage stops the run, never a rejection
         return self.client
 
     def _timed(self, phase: str, started: float) -> None:
@@ -89,33 +108,60 @@ class Pipeline:
         """Generate (or finish) the run and write its folder.
 
         Raises:
-            UserError: Bad input, or an outage (store, LLM server) during the run; the
-                message says the finished work is kept and how to resume.
+            RunBusy: Another process works on the run folder.
+            RunStopped: An outage (store, LLM server, disk) stopped the run; the message
+                says the finished work is kept and how to resume.
+            UserError: Bad input (or options that differ from the resumed run's).
         """
         from generator.assetdef import load_asset_class
 
         cfg = self.config
         configure_threads(cfg.threads)
         asset = load_asset_class(cfg.asset_class)
-        if self.resume:
-            _check_resume(self.folder.manifest(), cfg)
-            resumed = self.folder.accepted()
-        else:
-            self.folder.create()
-            self.folder.write_manifest(self._base_manifest("running"))
-            resumed = []
-        try:
-            return await self._run(asset, resumed)
-        except UserError as exc:
-            kept = len(self.folder.accepted())
-            raise UserError(
-                f"{exc.what} (run {self.folder.run_id} stopped; {kept} accepted scenarios "
-                f"are kept in {self.folder.path})",
-                value=exc.value,
-                options=exc.options,
-                fix=(f"{exc.fix}; then " if exc.fix else "")
-                + f"re-run the same command with {self.resume_hint}",
-            ) from None
+        self._fingerprint = seed_fingerprint(cfg.seed)
+        with self.folder.lock():
+            resumed = self._open()
+            try:
+                return await self._run(asset, resumed)
+            except OUTAGES as exc:
+                raise self._stopped(exc, RunStopped) from None
+            except UserError as exc:
+                raise self._stopped(exc, UserError) from None
+
+    def _open(self) -> list[AcceptedLine]:
+        """Start the folder, or check and reopen it for a resume; the resumed lines."""
+        folder = self.folder
+        if self.resume and not folder.has_manifest() and folder.never_started():
+            # killed before its first manifest (or before its folder): nothing to keep
+            self.notice(
+                f"run {folder.run_id} stopped before writing its manifest; starting it afresh"
+            )
+        elif self.resume:
+            manifest = folder.manifest()
+            check_resume(manifest, self.config, self._fingerprint, GENERATOR_VERSION)
+            self._manifest_at_start = manifest
+            self._created_at = manifest.get("created_at")
+            for line in folder.repair_tails():
+                self.notice(line)
+            resumed = folder.accepted()
+            folder.load_records(resumed)
+            folder.write_scenarios(_ORDER)
+            return resumed
+        folder.create()
+        self._created_at = datetime.now(UTC).isoformat(timespec="seconds")
+        folder.write_manifest(self._base_manifest("running"))
+        return []
+
+    def _stopped(self, exc: UserError, kind: type[UserError]) -> UserError:
+        kept = len(self.folder.accepted())
+        return kind(
+            f"{redact_text(exc.what)} (run {self.folder.run_id} stopped; {kept} accepted "
+            f"scenarios are kept in {self.folder.path})",
+            value=exc.value,
+            options=exc.options,
+            fix=(f"{redact_text(exc.fix)}; then " if exc.fix else "")
+            + f"re-run the same command with {self.resume_hint}",
+        )
 
     async def _run(self, asset: Any, resumed: list[AcceptedLine]) -> RunSummary:
         from generator.generate import stages
@@ -134,10 +180,15 @@ class Pipeline:
             use_cache=not cfg.baseline,
         )
         self._timed("profile", t)
+        started = self._manifest_at_start
+        if started is not None:
+            check_fleet(started, profile.inventory.fingerprint)
 
         t = time.perf_counter()
         env = await stages.prepare(asset, profile, cfg, self.settings, client)
         budget = env.budget
+        if started is not None:
+            check_budget(started, dict(budget.per_domain))
         self._timed("budget", t)
         manifest = self._manifest(profile, budget, status="running")
         self.folder.write_manifest(manifest)
@@ -149,8 +200,11 @@ class Pipeline:
         for line in resumed:
             by_domain.setdefault(line.domain, []).append(line)
 
+        async def batch_done() -> None:
+            self.folder.write_scenarios(_ORDER)  # scenarios.json follows accepted.jsonl
+
         def job(domain: str) -> DomainJob:
-            return env.job(
+            made = env.job(
                 domain,
                 folder=self.folder,
                 id_offset=offsets[domain],
@@ -158,6 +212,8 @@ class Pipeline:
                 resumed=by_domain.get(domain, []),
                 progress=self.progress,
             )
+            made.on_batch = batch_done
+            return made
 
         single = [
             d for d in DOMAIN_ORDER if d != "multiagent" and budget.per_domain.get(d, 0) > 0
@@ -181,8 +237,7 @@ class Pipeline:
         self._timed("negatives", t)
 
         t = time.perf_counter()
-        records = self._records()
-        self.folder.write_records("scenarios.json", records)
+        self.folder.write_scenarios(_ORDER, durable=True)
         self.folder.write_records("negative_scenarios.json", negatives)
         self._timed("write", t)
         self._timed("total", t_total)
@@ -232,12 +287,6 @@ class Pipeline:
         self.folder.write_manifest(manifest)
         return summary
 
-    def _records(self) -> list[ScenarioRecord]:
-        lines = self.folder.accepted()
-        order = {d: i for i, d in enumerate(DOMAIN_ORDER)}
-        lines.sort(key=lambda ln: (order.get(ln.domain, 99), ln.slot))
-        return [ln.record for ln in lines]
-
     def _manifest(self, profile: Any, budget: Any, *, status: str) -> dict[str, Any]:
         manifest = self._base_manifest(status)
         manifest.update(
@@ -261,9 +310,11 @@ class Pipeline:
             "run_id": self.folder.run_id,
             "status": status,
             "asset_class": cfg.asset_class,
-            "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
+            "created_at": self._created_at or datetime.now(UTC).isoformat(timespec="seconds"),
             "config": cfg.public(),
-            "seed_fingerprint": seed_fingerprint(cfg.seed),
+            "options": cfg.output_options(),
+            "options_digest": cfg.options_digest(self._fingerprint),
+            "seed_fingerprint": self._fingerprint,
             "versions": {
                 "scenariogen": __version__,
                 "generator": GENERATOR_VERSION,

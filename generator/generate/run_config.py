@@ -3,9 +3,55 @@ over workers and resumed from its manifest)."""
 
 from __future__ import annotations
 
+import hashlib
+import json
+from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
+
+from generator.redact import redact_url
+
+# Options that change what a run generates: recorded in the manifest and compared on resume.
+# Left out: the seed (compared through its keyed fingerprint), where the run is written
+# (out_dir, run_id) and how fast it goes (concurrency, threads).
+OUTPUT_OPTIONS: tuple[str, ...] = (
+    "asset_class",
+    "n",
+    "llm",
+    "base_url",
+    "negatives",
+    "budget",
+    "multiagent_cap",
+    "baseline",
+    "retriever",
+    "against",
+    "dedup_threshold",
+    "open_share",
+    "candidates_per_slot",
+    "batch_size",
+    "max_repairs",
+)
+
+
+def option_flag(name: str) -> str:
+    """How the CLI spells option ``name`` (``max_repairs`` -> ``--max-repairs``)."""
+    if name == "asset_class":
+        return "the ASSET argument"
+    if name == "n":
+        return "-n"
+    if name == "against_sha256":
+        return "the content of the --against file"
+    if name in ("dedup_threshold", "open_share", "candidates_per_slot"):
+        return f"config {name}"
+    return "--" + name.replace("_", "-")
+
+
+def _file_digest(path: str) -> str | None:
+    try:
+        return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    except OSError:
+        return None
 
 
 class GenerateConfig(BaseModel):
@@ -49,8 +95,28 @@ class GenerateConfig(BaseModel):
     )
 
     def public(self) -> dict[str, Any]:
-        """The config as the manifest records it: the run seed is left out."""
-        return self.model_dump(exclude={"seed"})
+        """The config as the manifest records it: the run seed is left out and a password
+        in ``base_url`` is masked."""
+        data = self.model_dump(exclude={"seed"})
+        if self.base_url:
+            data["base_url"] = redact_url(self.base_url)
+        return data
+
+    def output_options(self) -> dict[str, Any]:
+        """The options that change the output (:data:`OUTPUT_OPTIONS`), as the manifest
+        records them (URL redacted), plus the content digest of the ``--against`` file."""
+        data = self.public()
+        out = {name: data[name] for name in OUTPUT_OPTIONS}
+        out["against_sha256"] = _file_digest(self.against) if self.against else None
+        return out
+
+    def options_digest(self, seed_fingerprint: str) -> str:
+        """sha256 over :meth:`output_options` and the seed's keyed fingerprint: equal digests,
+        same run."""
+        payload = json.dumps(
+            {"options": self.output_options(), "seed": seed_fingerprint}, sort_keys=True
+        )
+        return hashlib.sha256(payload.encode()).hexdigest()
 
 
 class Shortfall(BaseModel):

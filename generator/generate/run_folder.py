@@ -1,22 +1,34 @@
-"""The run folder ``scenarios/<run_id>/``: written as scenarios are accepted, read on resume.
+"""The run folder ``<out>/<run_id>/``: written as scenarios are accepted, read on resume.
 
 Files:
 - ``accepted.jsonl``: one line per accepted scenario (domain, slot, candidate cursor,
-  record, seed), appended and flushed at acceptance, so a killed run keeps its work.
+  record, seed), appended with write + flush + fsync at acceptance, so a killed run keeps
+  its work. A torn last line (a kill or a full disk mid-write) is cut off when the run is
+  resumed and its candidate is redone.
 - ``rejected.jsonl``: one :class:`Rejection` per line, with raw text, stage and reasons.
-- ``scenarios.json`` / ``negative_scenarios.json``: the AssetOpsBench record lists,
-  rewritten atomically after every batch and at the end.
-- ``manifest.json``: config (the run seed only as a fingerprint), versions, budget and its
-  reasoning, counts, shortfalls, timings and tokens; ``status`` is ``running`` until the
+- ``scenarios.json`` / ``negative_scenarios.json``: the AssetOpsBench record lists.
+  ``scenarios.json`` is derived from ``accepted.jsonl``: rewritten atomically after every
+  batch, on resume and at the end.
+- ``manifest.json``: config (the run seed only as a keyed fingerprint), versions, budget and
+  its reasoning, counts, shortfalls, timings and tokens; ``status`` is ``running`` until the
   run completes.
+- ``.lock``: the PID of the process working on the folder, held with an exclusive
+  ``flock`` for the whole run (the kernel drops it when that process dies, so a killed
+  run's lock is never in the way).
+
+Run ids are plain names (:data:`RUN_ID_PATTERN`) and every path resolves inside ``--out``.
 """
 
 from __future__ import annotations
 
-import hashlib
+import contextlib
+import errno
+import fcntl
 import json
 import os
+import re
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +36,12 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from generator.errors import UserError
 from generator.generate.model import Rejection, ScenarioRecord, TaskSeed
+
+RUN_ID_PATTERN = r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}"
+_RUN_ID = re.compile(RUN_ID_PATTERN)
+LOCK_NAME = ".lock"
+# Files a run leaves before its first manifest; such a folder is restarted, not refused.
+START_DEBRIS = frozenset({LOCK_NAME, "manifest.json.tmp"})
 
 
 class AcceptedLine(BaseModel):
@@ -38,15 +56,88 @@ class AcceptedLine(BaseModel):
     seed: TaskSeed | None = Field(default=None, description="Its task seed (None: open scenario)")
 
 
-def seed_fingerprint(seed: int) -> str:
-    """What the manifest records instead of the run seed (private seeds stay private)."""
-    return hashlib.sha256(f"scenariogen-run-seed:{seed}".encode()).hexdigest()[:16]
+class RunBusy(UserError):
+    """Another live process holds the run folder's lock."""
 
 
-def _atomic_write(path: Path, text: str) -> None:
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    tmp.write_text(text)
+class OutputUnwritable(UserError):
+    """A run file cannot be written (disk full, permissions); the run stops resumably."""
+
+
+def validate_run_id(run_id: str, *, option: str = "--run-id") -> str:
+    """``run_id`` when it is a plain folder name, else a user error.
+
+    Raises:
+        UserError: Empty, too long (> 64), with a path separator, ``..`` or other characters.
+    """
+    if not _RUN_ID.fullmatch(run_id) or ".." in run_id:
+        raise UserError(
+            f"{option} must be a plain folder name matching {RUN_ID_PATTERN} (no '/', no '..', "
+            "at most 64 characters)",
+            value=run_id,
+            fix="choose a name such as transformer-nightly-01",
+        )
+    return run_id
+
+
+def run_folder_path(out_dir: str | Path, run_id: str, *, option: str = "--run-id") -> Path:
+    """The run folder ``out_dir/run_id``, checked to stay inside ``out_dir``.
+
+    ``out_dir`` is created when missing. Refused with one line: an invalid run id, an
+    ``out_dir`` that is a file or cannot be written, a run folder that is a symlink or
+    resolves outside ``out_dir``.
+    """
+    validate_run_id(run_id, option=option)
+    out = Path(out_dir)
+    if out.exists() and not out.is_dir():
+        raise UserError(
+            f"--out {out} is a file, not a folder", fix="give a folder for the run folders"
+        )
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UserError(
+            f"cannot create --out folder {out} ({exc.strerror})",
+            fix="choose a writable folder for --out",
+        ) from None
+    if not os.access(out, os.W_OK | os.X_OK):
+        raise UserError(f"--out folder {out} is not writable", fix="choose a writable folder")
+    path = out / run_id
+    if path.is_symlink():
+        raise UserError(
+            f"run folder {path} is a symlink (to {os.readlink(path)}); run folders must be "
+            "real folders inside --out",
+            fix="remove the link or choose another run id",
+        )
+    base = out.resolve()
+    if path.resolve().parent != base:
+        raise UserError(f"run folder {path} resolves outside --out {base}", fix="check --out")
+    return path
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    """Write every byte of ``data`` to ``fd`` (a seam the fault tests patch)."""
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
+def _atomic_write(path: Path, text: str, *, durable: bool = True) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o644)
+    try:
+        _write_all(fd, text.encode())
+        if durable:
+            os.fsync(fd)
+    finally:
+        os.close(fd)
     os.replace(tmp, path)
+
+
+def _record_json(record: ScenarioRecord) -> str:
+    """One record as ``json.dumps(records, indent=2)`` prints it inside the list."""
+    body = json.dumps(record.model_dump(mode="json"), indent=2)
+    return "\n".join("  " + line for line in body.splitlines())
 
 
 class RunFolder:
@@ -55,35 +146,161 @@ class RunFolder:
     def __init__(self, path: Path) -> None:
         self.path = path
         self._lock = threading.Lock()
+        # (domain, slot) -> the record as scenarios.json prints it
+        self._records: dict[tuple[str, int], str] = {}
 
     @property
     def run_id(self) -> str:
         """The folder name."""
         return self.path.name
 
+    # -- the lock ----------------------------------------------------------------------
+
+    @contextlib.contextmanager
+    def lock(self) -> Iterator[None]:
+        """Hold the folder's exclusive lock (creating the folder) for the ``with`` body.
+
+        Raises:
+            RunBusy: Another live process holds it (a dead holder's lock is free: the kernel
+                drops ``flock`` locks with their process).
+        """
+        try:
+            self.path.mkdir(parents=True, exist_ok=True)
+            fd = os.open(self.path / LOCK_NAME, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)
+        except OSError as exc:
+            raise UserError(
+                f"cannot lock run folder {self.path} ({exc.strerror or exc})",
+                fix="run folders must be writable real folders inside --out",
+            ) from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as exc:
+            holder = os.read(fd, 64).decode(errors="replace").strip() or "?"
+            os.close(fd)
+            if exc.errno not in (errno.EWOULDBLOCK, errno.EACCES):
+                raise
+            raise RunBusy(
+                f"run {self.run_id} is in use by process {holder} (its folder {self.path} is "
+                "locked)",
+                fix=f"wait for that process to finish or stop it, then `--resume {self.run_id}`",
+            ) from None
+        try:
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+            yield
+        finally:
+            os.close(fd)  # releases the lock
+
+    # -- state -------------------------------------------------------------------------
+
+    def has_manifest(self) -> bool:
+        """True once the first manifest was written."""
+        return (self.path / "manifest.json").exists()
+
+    def _files(self) -> list[str]:
+        return sorted(p.name for p in self.path.iterdir()) if self.path.is_dir() else []
+
+    def never_started(self) -> bool:
+        """True when the folder holds at most what a run leaves before its first manifest
+        (``.lock``, ``manifest.json.tmp``), or does not exist."""
+        return not set(self._files()) - START_DEBRIS
+
+    def clear_start_debris(self) -> None:
+        """Remove a half-written first manifest (the lock file stays)."""
+        (self.path / "manifest.json.tmp").unlink(missing_ok=True)
+
     def create(self) -> None:
-        """Make the folder; an existing non-empty folder is an error (use --resume)."""
-        if self.path.exists() and any(self.path.iterdir()):
+        """Make the folder; one holding a run is an error (use --resume).
+
+        A folder where a run died before its first manifest (nothing, or only
+        ``manifest.json.tmp``) is taken over.
+        """
+        if self.path.exists() and not self.never_started():
             raise UserError(
                 f"run folder {self.path} already exists",
                 fix=f"resume it with `--resume {self.run_id}` or choose another --run-id",
             )
         self.path.mkdir(parents=True, exist_ok=True)
+        self.clear_start_debris()
+
+    # -- appends -----------------------------------------------------------------------
 
     def _append(self, name: str, model: BaseModel) -> None:
-        line = model.model_dump_json() + "\n"
-        with self._lock, (self.path / name).open("a") as fh:
-            fh.write(line)
-            fh.flush()
-            os.fsync(fh.fileno())
+        """Append one line durably; on a failed write, cut the partial line and stop."""
+        data = (model.model_dump_json() + "\n").encode()
+        path = self.path / name
+        with self._lock:
+            try:
+                fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o644)
+            except OSError as exc:
+                raise OutputUnwritable(
+                    f"cannot open {path} ({exc.strerror or exc})",
+                    fix="run files must be regular files inside the run folder",
+                ) from None
+            try:
+                size = os.fstat(fd).st_size
+                try:
+                    _write_all(fd, data)
+                    os.fsync(fd)
+                except OSError as exc:
+                    with contextlib.suppress(OSError):
+                        os.ftruncate(fd, size)
+                    raise OutputUnwritable(
+                        f"cannot write {path} ({exc.strerror or exc})",
+                        fix="free disk space or fix the folder's permissions",
+                    ) from None
+            finally:
+                os.close(fd)
 
     def accept(self, line: AcceptedLine) -> None:
         """Record an accepted scenario durably."""
         self._append("accepted.jsonl", line)
+        self._records[(line.domain, line.slot)] = _record_json(line.record)
 
     def reject(self, rejection: Rejection) -> None:
         """Record a rejected candidate."""
         self._append("rejected.jsonl", rejection)
+
+    # -- resume ------------------------------------------------------------------------
+
+    def repair_tails(self) -> list[str]:
+        """Cut a torn last line off accepted.jsonl and rejected.jsonl (a write a kill or a
+        full disk interrupted); returns one notice per file cut."""
+        notices = []
+        for name in ("accepted.jsonl", "rejected.jsonl"):
+            path = self.path / name
+            if not path.exists():
+                continue
+            data = path.read_bytes()
+            keep = data.rfind(b"\n") + 1
+            if keep < len(data):
+                tail = data[keep:]
+                with path.open("r+b") as fh:
+                    fh.truncate(keep)
+                    fh.flush()
+                    os.fsync(fh.fileno())
+                notices.append(
+                    f"{path}: dropped a torn last line ({len(tail)} bytes, a write the "
+                    "interruption cut short); its candidate is redone"
+                )
+        path = self.path / "accepted.jsonl"
+        if path.exists():
+            data = path.read_bytes()
+            start = data.rstrip(b"\n").rfind(b"\n") + 1
+            last = data[start:].strip()
+            if last:
+                try:
+                    AcceptedLine.model_validate_json(last)
+                except ValidationError:
+                    with path.open("r+b") as fh:
+                        fh.truncate(start)
+                        fh.flush()
+                        os.fsync(fh.fileno())
+                    notices.append(
+                        f"{path}: dropped an unreadable last line ({len(last)} bytes); its "
+                        "candidate is redone"
+                    )
+        return notices
 
     def accepted(self) -> list[AcceptedLine]:
         """Accepted lines so far; a torn last line (killed mid-write) is ignored."""
@@ -107,6 +324,11 @@ class RunFolder:
                 ) from None
         return out
 
+    def load_records(self, lines: list[AcceptedLine]) -> None:
+        """Remember resumed lines so :meth:`write_scenarios` includes them."""
+        for line in lines:
+            self._records[(line.domain, line.slot)] = _record_json(line.record)
+
     def rejected_count(self) -> int:
         """Lines in rejected.jsonl."""
         path = self.path / "rejected.jsonl"
@@ -115,16 +337,39 @@ class RunFolder:
         with path.open() as fh:
             return sum(1 for _ in fh)
 
+    # -- whole files -------------------------------------------------------------------
+
+    def write_scenarios(self, order: dict[str, int], *, durable: bool = False) -> None:
+        """Rewrite scenarios.json from the accepted lines (domain order, then slot).
+
+        Byte-identical to ``json.dumps(records, indent=2)``; records are serialised once,
+        at acceptance, so a rewrite after every batch stays cheap.
+        """
+        with self._lock:
+            keys = sorted(self._records, key=lambda k: (order.get(k[0], 99), k[1]))
+            body = ",\n".join(self._records[k] for k in keys)
+            text = f"[\n{body}\n]\n" if keys else "[]\n"
+            self._write(self.path / "scenarios.json", text, durable=durable)
+
+    def _write(self, path: Path, text: str, *, durable: bool = True) -> None:
+        try:
+            _atomic_write(path, text, durable=durable)
+        except OSError as exc:
+            raise OutputUnwritable(
+                f"cannot write {path} ({exc.strerror or exc})",
+                fix="free disk space or fix the folder's permissions",
+            ) from None
+
     def write_records(self, name: str, records: list[ScenarioRecord]) -> None:
-        """Atomically (re)write a record list such as scenarios.json."""
+        """Atomically (re)write a record list such as negative_scenarios.json."""
         payload = [r.model_dump(mode="json") for r in records]
         with self._lock:
-            _atomic_write(self.path / name, json.dumps(payload, indent=2) + "\n")
+            self._write(self.path / name, json.dumps(payload, indent=2) + "\n")
 
     def write_manifest(self, manifest: dict[str, Any]) -> None:
         """Atomically (re)write manifest.json."""
         with self._lock:
-            _atomic_write(self.path / "manifest.json", json.dumps(manifest, indent=2) + "\n")
+            self._write(self.path / "manifest.json", json.dumps(manifest, indent=2) + "\n")
 
     def manifest(self) -> dict[str, Any]:
         """The manifest, or a user error naming the folder when it is missing or broken."""
@@ -134,7 +379,7 @@ class RunFolder:
         except FileNotFoundError:
             raise UserError(
                 f"no run to resume at {self.path} (manifest.json missing)",
-                fix="check the run id under scenarios/ or start a new run",
+                fix="check the run id under the --out folder or start a new run",
             ) from None
         except ValueError as exc:
             raise UserError(

@@ -324,7 +324,7 @@ class ExitCodes:
     OK = 0
     USER_ERROR = 2
     SHORTFALL = 3  # some family fell short of its quota (redraw budget exhausted)
-    LEAK = 4  # the leak scan found a secret, an answer value or a private asset id
+    LEAK = 6  # the leak scan found a secret, an answer value or a private asset id
     REPEAT = 5  # nightly: an instance of a previous night came back
 
 

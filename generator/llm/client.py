@@ -45,7 +45,7 @@ from langchain_core.runnables import Runnable, RunnableConfig
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from generator.concurrency import fan_out, semaphore, to_thread
-from generator.errors import UserError
+from generator.errors import LLMUnavailable, UserError
 from generator.llm.backends import make_chat_model
 from generator.llm.fake import estimate_tokens
 from generator.llm.spec import LLMSpec
@@ -373,6 +373,9 @@ class LLMClient:
         self._rate_locks: dict[int, asyncio.Lock] = {}
         self._next_start: float | None = None
         self._structured_logged: set[str] = set()
+        # Generation sets this: a timeout or server failure after the retries is an outage
+        # that stops the run (LLMUnavailable), not a failed reply to reject.
+        self.stop_on_outage = False
 
     @classmethod
     def from_model(
@@ -585,12 +588,17 @@ class LLMClient:
         if failure is None:  # unreachable: the loop runs at least once
             raise RuntimeError("LLM call loop ended without an outcome")
         if failure.kind == "connection":
-            raise UserError(
+            raise LLMUnavailable(
                 f"cannot reach the LLM server for {self.label} after {attempt} attempts "
                 f"({failure.message})",
                 fix="start the server or fix --base-url (ollama: `ollama serve`)",
             )
         suffix = f" after {attempt} attempt{'s' if attempt > 1 else ''}"
+        if self.stop_on_outage and failure.kind in ("timeout", "status"):
+            raise LLMUnavailable(
+                f"the LLM server for {self.label} kept failing ({failure.message}{suffix})",
+                fix="check the server (or its rate limits) and --base-url",
+            )
         return _Outcome(raw=None, error=failure.message + suffix, attempts=attempt)
 
     def _account(

@@ -17,6 +17,7 @@ import assets.transformer.tools_diagnostic  # noqa: F401  (registers the tools)
 from assets.transformer.nameplate import NameplateLookupError, facts_from_nameplate
 from generator.assetdef import load_asset_class
 from generator.config import StoreSettings
+from generator.errors import StoreUnavailable
 from generator.store.couch import CouchClient
 from generator.store.seed import database_names
 from generator.tools.registry import ToolContext, call_tool
@@ -122,6 +123,7 @@ def test_unreachable_store_is_one_clear_line() -> None:
             _call(dead, "assess_winding_temperature", asset_name="UPG-1", wti=104, oti=85,
                   ati=30)  # fmt: skip
         text = str(exc.value)
+        assert isinstance(exc.value, StoreUnavailable)  # an outage: generation stops on it
         assert "\n" not in text
         assert "paper, size_class" in text and "scenariogen env up" in text
         # Every value explicit: no store needed.

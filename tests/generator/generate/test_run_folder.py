@@ -15,9 +15,13 @@ from generator.generate.model import (
     TaskSeed,
     ToolCall,
 )
-from generator.generate.pipeline import _check_resume, _id_offsets
+from generator.generate.pipeline import _id_offsets
 from generator.generate.run_config import GenerateConfig
-from generator.generate.run_folder import AcceptedLine, RunFolder, seed_fingerprint
+from generator.generate.run_folder import AcceptedLine, RunFolder
+from generator.generate.run_key import seed_fingerprint
+from generator.generate.run_resume import check_resume
+
+KEY = bytes(range(32))
 
 
 def _record(i: int) -> ScenarioRecord:
@@ -84,10 +88,15 @@ def test_an_existing_run_folder_is_not_overwritten(tmp_path: Path) -> None:
 
 def test_resume_refuses_other_options_and_a_missing_manifest(tmp_path: Path) -> None:
     cfg = GenerateConfig(n=10, seed=1234)
-    manifest = {"run_id": "r", "config": cfg.public(), "seed_fingerprint": seed_fingerprint(1234)}
-    _check_resume(manifest, cfg)
-    with pytest.raises(UserError, match=r"\(n, seed\)"):
-        _check_resume(manifest, GenerateConfig(n=11, seed=99))
+    fp = seed_fingerprint(1234, KEY)
+    manifest = {"run_id": "r", "options": cfg.output_options(), "seed_fingerprint": fp}
+    check_resume(manifest, cfg, fp, "v")
+    with pytest.raises(UserError, match=r"-n was 10 when the run started, now 11"):
+        check_resume(manifest, GenerateConfig(n=11, seed=1234), fp, "v")
+    with pytest.raises(UserError, match=r"--max-repairs was 3 when the run started, now 5"):
+        check_resume(manifest, GenerateConfig(n=10, seed=1234, max_repairs=5), fp, "v")
+    with pytest.raises(UserError, match=r"--seed .* differs"):
+        check_resume(manifest, cfg, seed_fingerprint(99, KEY), "v")
     with pytest.raises(UserError, match=r"manifest\.json missing"):
         RunFolder(tmp_path / "nope").manifest()
 
@@ -96,7 +105,7 @@ def test_the_manifest_config_never_holds_the_seed() -> None:
     cfg = GenerateConfig(seed=987654321)
     public = json.dumps(cfg.public())
     assert "987654321" not in public and "seed" not in cfg.public()
-    assert seed_fingerprint(987654321) != seed_fingerprint(987654322)
+    assert seed_fingerprint(987654321, KEY) != seed_fingerprint(987654322, KEY)
 
 
 def test_ids_are_offset_by_domain_in_a_fixed_order() -> None:

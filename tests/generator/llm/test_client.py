@@ -426,3 +426,26 @@ async def test_sync_only_model_runs_in_the_pool_one_call_at_a_time() -> None:
     assert len(seen) == 5
     assert all(name.startswith("scenariogen-io") for name in seen)
     assert most[0] == 1  # llama.cpp is not thread-safe: never two calls inside the model
+
+
+async def test_a_generation_client_stops_on_an_outage_instead_of_failing_the_reply() -> None:
+    from generator.errors import LLMUnavailable
+
+    class Status503(Exception):
+        status_code = 503
+
+    timeouts = _client(ActionModel(actions=[("sleep", 30)] * 2), timeout_s=0.05, retries=1)
+    timeouts.stop_on_outage = True
+    with pytest.raises(LLMUnavailable, match=r"kept failing .*timeout.* after 2 attempts"):
+        await timeouts.ask_json("s", "a", "b", Question)
+    busy = _client(ActionModel(actions=[Status503("busy")] * 2), retries=1)
+    busy.stop_on_outage = True
+    with pytest.raises(LLMUnavailable, match="HTTP 503"):
+        await busy.ask_json("s", "a", "b", Question)
+    # a reply the server refused (400) is about this request, not an outage
+    class Status400(Exception):
+        status_code = 400
+
+    refused = _client(ActionModel(actions=[Status400("bad")]), retries=1)
+    refused.stop_on_outage = True
+    assert not (await refused.ask_json("s", "a", "b", Question)).ok
