@@ -49,7 +49,7 @@ def register(app: typer.Typer, bench_app: typer.Typer) -> None:
         log: Annotated[list[Path] | None, typer.Option(
             "--log", help="Log file(s) to include in the leak scan")] = None,
     ) -> None:
-        """Generate a held-out set. Exit 0 ok, 2 usage, 3 shortfall, 4 leak found."""
+        """Generate a held-out set. Exit 0 ok, 2 usage, 3 shortfall, 6 leak found (4 outage)."""
         from generator.heldout.run import HeldoutConfig, execute, summary_lines
         from generator.heldout.secret import load_secret
 
@@ -74,7 +74,7 @@ def register(app: typer.Typer, bench_app: typer.Typer) -> None:
         night: Annotated[str | None, typer.Option(
             help="Night (YYYY-MM-DD) of a nightly folder: its key is looked for too")] = None,
     ) -> None:
-        """Leak-scan a run's public files (and logs). Exit 0 clean, 4 leak, 2 usage."""
+        """Leak-scan a run's public files (and logs). Exit 0 clean, 6 leak, 2 usage."""
         from generator.heldout.leakscan import scan_run
         from generator.heldout.run import ExitCodes
         from generator.heldout.secret import load_secret
@@ -139,7 +139,7 @@ def register(app: typer.Typer, bench_app: typer.Typer) -> None:
     ) -> None:
         """Grade against the private references; public/evaluation.json gets aggregates only.
 
-        Exit 0 graded, 2 usage, 4 the leak scan of the public folder found a hit.
+        Exit 0 graded, 2 usage, 6 the leak scan of the public folder found a hit.
         """
         from generator.heldout.evaluate import evaluate as run_evaluate
         from generator.heldout.run import ExitCodes
