@@ -47,6 +47,10 @@ class StoreUnavailable(UserError):
     """The CouchDB-protocol store cannot be reached or answered with a server error."""
 
 
+class Interrupted(Exception):
+    """Ctrl-C stopped a command; the message says what was kept and how to go on."""
+
+
 class ExitCode:
     """Process exit codes of the CLI, documented in the README."""
 
@@ -54,3 +58,4 @@ class ExitCode:
     CHECKS_FAILED = 1
     USER_ERROR = 2
     SHORTFALL = 3
+    INTERRUPTED = 130

@@ -122,8 +122,42 @@ class ToolArgumentError(UserError):
     """The arguments of a tool call are invalid."""
 
 
+# Bounds on raw tool arguments, checked before the argument model: no id, name, date or
+# label of ours is near 200 characters, and a 100 000-character id would otherwise reach
+# the store as a URL it refuses ("URL too long").
+MAX_ARG_STRING = 256
+MAX_ARG_ITEMS = 1_000
+
+
+def _arg_bound_error(raw: dict[str, Any]) -> tuple[str, str] | None:
+    """(field, problem) for the first string or list beyond the bounds, else None."""
+    stack: list[tuple[str, Any]] = [(str(k), v) for k, v in raw.items()]
+    while stack:
+        loc, value = stack.pop()
+        if isinstance(value, str) and len(value) > MAX_ARG_STRING:
+            return loc, f"is {len(value):,} characters long (at most {MAX_ARG_STRING})"
+        if isinstance(value, list | dict) and len(value) > MAX_ARG_ITEMS:
+            return loc, f"has {len(value):,} items (at most {MAX_ARG_ITEMS})"
+        if isinstance(value, list):
+            stack += [(f"{loc}.{i}", v) for i, v in enumerate(value)]
+        elif isinstance(value, dict):
+            stack += [(f"{loc}.{k}", v) for k, v in value.items()]
+    return None
+
+
 def validate_args(spec: ToolSpec, raw: dict[str, Any]) -> BaseModel:
-    """Validate raw arguments; the error names the tool, the field, the value and the fields."""
+    """Validate raw arguments; the error names the tool, the field, the value and the fields.
+
+    Strings longer than :data:`MAX_ARG_STRING` and lists or objects of more than
+    :data:`MAX_ARG_ITEMS` items are refused first, whatever the tool.
+    """
+    bound = _arg_bound_error(raw)
+    if bound is not None:
+        raise ToolArgumentError(
+            f"tool {spec.name!r}: argument {bound[0]!r} {bound[1]}",
+            options=list(spec.args.model_fields),
+            fix=f"pass a valid value; see `scenariogen tools describe {spec.name}`",
+        )
     try:
         return spec.args.model_validate(raw)
     except ValidationError as exc:

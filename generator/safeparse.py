@@ -1,0 +1,233 @@
+"""Bounded parsing of untrusted JSON and YAML: size, nesting depth, integer digits.
+
+Every input we do not write ourselves (``--args``, scenario files for ``validate`` and
+``--against``, ``fake:`` scripts, LLM replies, asset and policy YAML) goes through here, so
+a hostile or broken input costs at most a bounded amount of time and memory and fails
+with one line instead of a traceback:
+
+* **size**: the text is refused before parsing when it is longer than ``max_chars``;
+* **depth**: arrays / objects (or YAML collections) nested deeper than ``max_depth`` are
+  refused (CPython's parsers would otherwise hit ``RecursionError``);
+* **integers**: a literal with more than ``max_int_digits`` digits is refused before it is
+  converted (CPython refuses over 4 300 digits with a ``ValueError`` from deep inside, and
+  converting a huge literal is quadratic);
+* **strict JSON**: ``NaN``, ``Infinity`` and ``-Infinity`` are not JSON and are refused;
+* **YAML**: aliases (``*anchor``) are refused, so an alias bomb cannot expand.
+
+The JSON functions raise :class:`UnsafeInput` (a ``ValueError``, like
+``json.JSONDecodeError``, so callers that treat bad JSON as data keep working);
+:func:`load_json_file` wraps every failure into one :class:`generator.errors.UserError`.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from generator.errors import UserError
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Bounds for one kind of input."""
+
+    max_chars: int = 1_000_000
+    max_depth: int = 64
+    max_int_digits: int = 100
+
+
+# Command-line arguments (``--args``) and single tool calls.
+ARGS = Limits(max_chars=1_000_000, max_depth=32)
+# LLM replies: a batch of scenarios is a few kB; 1 MB leaves room for a verbose model.
+REPLY = Limits(max_chars=1_000_000, max_depth=64)
+# Scenario files (``validate``, ``--against``) and ``fake:`` scripts. 200 000 scenarios
+# of ~2 kB each is ~400 MB; the bound stops a runaway file, not a large real one.
+FILE = Limits(max_chars=1_000_000_000, max_depth=64)
+# The project's YAML data (asset classes, policies, templates, literature).
+YAML = Limits(max_chars=5_000_000, max_depth=64)
+
+
+class UnsafeInput(ValueError):
+    """The input breaks one of the limits (or is not strict JSON); the message says which."""
+
+
+_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"', re.DOTALL)
+_LEAF_PAIR = re.compile(rb"\[\]|\{\}")
+_NOT_BRACKET = bytes(b for b in range(256) if b not in b"[]{}")
+
+
+def _nesting_exceeds(text: str, max_depth: int) -> bool:
+    """True when arrays / objects nest deeper than ``max_depth`` (strings ignored).
+
+    Works on the bracket skeleton: strings are cut out, every other character but the
+    four brackets is deleted, and each pass removes every innermost pair (``[]``/``{}``),
+    which lowers the nesting by exactly one. ``max_depth + 1`` passes at most, each a
+    C-speed regex over a shrinking byte string, and no recursion.
+    """
+    data = text.encode("utf-8", "surrogatepass")
+    if data.count(b"[") + data.count(b"{") <= max_depth:
+        return False
+    skeleton = _STRING.sub(b"", data).translate(None, _NOT_BRACKET)
+    for _ in range(max_depth):
+        if not skeleton:
+            return False
+        skeleton = _LEAF_PAIR.sub(b"", skeleton)
+    # Unbalanced leftovers (invalid JSON) are left for the parser to report.
+    return bool(skeleton) and _LEAF_PAIR.search(skeleton) is not None
+
+
+def _refuse_constant(name: str) -> Any:
+    raise UnsafeInput(f"{name} is not valid JSON (strict JSON has no NaN or Infinity)")
+
+
+def loads(text: str | bytes, limits: Limits = REPLY) -> Any:
+    """Parse strict JSON within ``limits``.
+
+    Raises:
+        UnsafeInput: too long, nested too deep, an integer with too many digits, or NaN /
+            Infinity.
+        json.JSONDecodeError: not JSON at all.
+    """
+    if isinstance(text, bytes):
+        text = text.decode("utf-8")
+    if len(text) > limits.max_chars:
+        raise UnsafeInput(
+            f"input is {len(text):,} characters, over the limit of {limits.max_chars:,}"
+        )
+    if _nesting_exceeds(text, limits.max_depth):
+        raise UnsafeInput(f"arrays/objects nested deeper than {limits.max_depth} levels")
+
+    def parse_int(digits: str) -> int:
+        if len(digits.lstrip("-")) > limits.max_int_digits:
+            raise UnsafeInput(
+                f"an integer has {len(digits.lstrip('-')):,} digits, over the limit of "
+                f"{limits.max_int_digits}"
+            )
+        return int(digits)
+
+    def parse_float(literal: str) -> float:
+        if len(literal) > limits.max_int_digits + 32:
+            raise UnsafeInput(
+                f"a number has {len(literal):,} characters, over the limit of "
+                f"{limits.max_int_digits + 32}"
+            )
+        return float(literal)
+
+    try:
+        return json.loads(
+            text, parse_int=parse_int, parse_float=parse_float, parse_constant=_refuse_constant
+        )
+    except RecursionError:  # unbalanced deep input passes the skeleton check
+        raise UnsafeInput(f"arrays/objects nested deeper than {limits.max_depth} levels") from None
+
+
+def describe(exc: ValueError) -> str:
+    """The failure as a phrase: ``not valid JSON (... at line L column C)`` for a syntax
+    error, ``refused (...)`` for a broken limit."""
+    if isinstance(exc, json.JSONDecodeError):
+        return f"not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})"
+    if isinstance(exc, UnsafeInput):
+        return f"refused ({exc})"
+    return f"not valid JSON ({exc})"
+
+
+def load_json_file(path: Path, what: str, limits: Limits = FILE) -> Any:
+    """Read and parse a JSON file; every failure is one :class:`UserError` naming the file.
+
+    Args:
+        path: The file.
+        what: What the file is, for the message (e.g. ``"fake LLM script"``).
+        limits: Bounds to apply.
+    """
+    try:
+        size = path.stat().st_size
+        if size > limits.max_chars * 4:  # UTF-8: at most 4 bytes a character
+            raise UserError(
+                f"{what} {path} is {size:,} bytes, over the limit of {limits.max_chars:,}",
+                fix="give a smaller file",
+            )
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise UserError(f"{what} {path} does not exist", fix="give an existing path") from None
+    except IsADirectoryError:
+        raise UserError(f"{what} {path} is a directory", fix="give a file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UserError(f"cannot read {what} {path}: {exc}") from None
+    try:
+        return loads(text, limits)
+    except ValueError as exc:
+        raise UserError(
+            f"{what} {path} is {describe(exc)}",
+            fix="fix the file (strict JSON, bounded nesting and number sizes)",
+        ) from None
+
+
+# --- YAML -------------------------------------------------------------------------------
+
+
+class _BoundedLoader(yaml.SafeLoader):
+    """``SafeLoader`` that refuses aliases and collections nested beyond a depth."""
+
+    max_depth = YAML.max_depth
+
+    def __init__(self, stream: str) -> None:
+        super().__init__(stream)
+        self._depth = 0
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        if self.check_event(yaml.AliasEvent):
+            event = self.peek_event()
+            raise yaml.composer.ComposerError(
+                None, None, "aliases (*name) are not allowed in project YAML",
+                event.start_mark,
+            )
+        self._depth += 1
+        if self._depth > self.max_depth:
+            raise yaml.composer.ComposerError(
+                None, None, f"collections nested deeper than {self.max_depth} levels",
+                self.peek_event().start_mark,
+            )
+        try:
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
+
+
+def yaml_loads(text: str, limits: Limits = YAML) -> Any:
+    """Parse YAML within ``limits``: no aliases, bounded size and depth.
+
+    Raises:
+        UnsafeInput: the text is too long.
+        yaml.YAMLError: bad syntax, an alias or too deep a nesting (with the position).
+    """
+    if len(text) > limits.max_chars:
+        raise UnsafeInput(
+            f"input is {len(text):,} characters, over the limit of {limits.max_chars:,}"
+        )
+    loader = _BoundedLoader(text)
+    loader.max_depth = limits.max_depth
+    try:
+        return loader.get_single_data()
+    except RecursionError:  # pragma: no cover - the depth check runs first
+        raise yaml.YAMLError(f"nested deeper than {limits.max_depth} levels") from None
+    finally:
+        loader.dispose()
+
+
+__all__ = [
+    "ARGS",
+    "FILE",
+    "REPLY",
+    "YAML",
+    "Limits",
+    "UnsafeInput",
+    "describe",
+    "load_json_file",
+    "loads",
+    "yaml_loads",
+]
