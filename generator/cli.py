@@ -128,11 +128,9 @@ def env_seed(
 
 def _fleet_spec(asset_cls: AssetClass, **values: int) -> BaseModel:
     """Build the simulator's ``FleetSpec`` (declared beside the simulator function)."""
-    import importlib
-
     from pydantic import ValidationError
 
-    module = importlib.import_module((asset_cls.simulator or "").split(":")[0])
+    module = asset_cls.import_hook((asset_cls.simulator or "").split(":")[0], "simulator")
     try:
         spec: BaseModel = module.FleetSpec(**values)
     except ValidationError as exc:

@@ -79,6 +79,22 @@ def check_out_dir(out: str) -> None:
         raise UserError(f"--out {out} is not writable", fix="give a folder you can write to")
 
 
+def require_seeded_store(asset_class: str) -> None:
+    """Stop with one line before a run folder is made when the store holds no fleet.
+
+    Every task family draws its entities from the stored fleet, so generating from an
+    empty store cannot work; the profile alone is closed form (``scenariogen profile``).
+    """
+    from generator.assetdef import load_asset_class
+    from generator.store.query import FleetStore
+
+    store = FleetStore(load_asset_class(asset_class))
+    try:
+        store.ensure_seeded()
+    finally:
+        store.close()
+
+
 def config_or_error(model: type[C], **values: Any) -> C:
     """Build a config model; a value it refuses is one line naming the CLI option."""
     from pydantic import ValidationError
@@ -199,6 +215,8 @@ def register(app: typer.Typer, bench_app: typer.Typer) -> None:
             retriever=retriever,
             against=against,
         )
+        if resume is None:
+            require_seeded_store(asset)
         summary = _run(config, resume, show_progress=not no_progress)
         _report(summary)
         if score:
@@ -224,6 +242,7 @@ def register(app: typer.Typer, bench_app: typer.Typer) -> None:
 
         from generator.generate.run_config import GenerateConfig
 
+        require_seeded_store("transformer")
         out = tempfile.mkdtemp(prefix="scenariogen-bench-")
         config = GenerateConfig(
             n=n,

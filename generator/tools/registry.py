@@ -8,7 +8,6 @@ tools ignore ``ctx``, data tools read the store through ``ctx.store``.
 
 from __future__ import annotations
 
-import importlib
 import inspect
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -112,8 +111,9 @@ def load_tools() -> Registry[ToolSpec]:
     global _loaded
     if not _loaded:
         for name in available_asset_classes():
-            for module in load_asset_class(name).tools:
-                importlib.import_module(module)
+            asset = load_asset_class(name)
+            for module in asset.tools:
+                asset.import_hook(module, "tools")
         _loaded = True
     return TOOLS
 
@@ -174,11 +174,23 @@ def validate_args(spec: ToolSpec, raw: dict[str, Any]) -> BaseModel:
 
 async def call_tool(name: str, raw_args: dict[str, Any], ctx: ToolContext) -> BaseModel:
     """Validate the arguments and run the tool."""
+    from generator.store.couch import CouchError
+
     spec = load_tools().get(name)
     args = validate_args(spec, raw_args)
-    out = spec.fn(args, ctx)
-    if inspect.isawaitable(out):
-        out = await out
+    try:
+        out = spec.fn(args, ctx)
+        if inspect.isawaitable(out):
+            out = await out
+    except CouchError as exc:
+        if exc.status != 404:
+            raise
+        # Documents that do not exist come back as None; a 404 here is a missing database.
+        raise UserError(
+            f"tool {name!r}: the store has no {ctx.asset.asset_class} data to read "
+            "(a database is missing)",
+            fix="seed the store first: `scenariogen env seed`",
+        ) from None
     if not isinstance(out, spec.result):
         raise TypeError(f"tool {name!r} returned {type(out).__name__}, not {spec.result.__name__}")
     return out
