@@ -288,7 +288,7 @@ _register_stage_commands()
 
 def _usage_line(exc: click_errors.UsageError) -> str:
     """A click/typer usage error as one line naming the command and the fix."""
-    message = " ".join(exc.format_message().split())
+    message = " ".join(exc.format_message().split()).rstrip(".")
     command = exc.ctx.command_path if exc.ctx is not None else "scenariogen"
     return f"error: {command}: {message}; fix: see `{command} --help`"
 
@@ -300,7 +300,7 @@ def main(argv: list[str] | None = None) -> None:
     Ctrl-C (``interrupted: ...``); the command's own code otherwise.
     """
     try:
-        rc = app(args=argv, standalone_mode=False)
+        rc = app(args=argv, prog_name="scenariogen", standalone_mode=False)
     except UserError as exc:
         typer.echo(f"error: {exc}", err=True)
         sys.exit(ExitCode.USER_ERROR)

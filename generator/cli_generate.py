@@ -215,6 +215,10 @@ def register(app: typer.Typer, bench_app: typer.Typer) -> None:
             retriever=retriever,
             against=against,
         )
+        if llm.startswith("fake:"):
+            from generator.llm.fake import ScriptedChatModel
+
+            ScriptedChatModel.from_file(llm.removeprefix("fake:"))  # a bad script: one line
         if resume is None:
             require_seeded_store(asset)
         summary = _run(config, resume, show_progress=not no_progress)

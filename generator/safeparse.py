@@ -82,7 +82,7 @@ def _nesting_exceeds(text: str, max_depth: int) -> bool:
 
 
 def _refuse_constant(name: str) -> Any:
-    raise UnsafeInput(f"{name} is not valid JSON (strict JSON has no NaN or Infinity)")
+    raise UnsafeInput(f"{name} is not strict JSON (no NaN or Infinity)")
 
 
 def loads(text: str | bytes, limits: Limits = REPLY) -> Any:
