@@ -139,7 +139,7 @@ def test_missing_simulator_function() -> None:
 def test_bad_database_name(name: str) -> None:
     data = copy.deepcopy(RAW)
     data["databases"]["telemetry"] = name
-    with pytest.raises(UserError, match="field databases.telemetry: String should match"):
+    with pytest.raises(UserError, match=r"field databases\.telemetry: String should match"):
         parse_asset_class(data, "asset.yaml")
 
 
