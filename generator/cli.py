@@ -273,13 +273,15 @@ def _register_stage_commands() -> None:
     from generator import (
         cli_audit,
         cli_eval,
+        cli_fuzz,
         cli_generate,
         cli_profile,
         cli_score,
         cli_validate,
     )
 
-    for module in (cli_profile, cli_generate, cli_validate, cli_eval, cli_score, cli_audit):
+    for module in (cli_profile, cli_generate, cli_validate, cli_eval, cli_score, cli_audit,
+                   cli_fuzz):
         module.register(app, bench_app)
 
 
