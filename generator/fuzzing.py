@@ -507,13 +507,44 @@ def _mcp_frames(rng: random.Random) -> tuple[str, bool]:
     return mutate_text(rng, json.dumps({"jsonrpc": "2.0", "id": rid, "method": "ping"}), 3), True
 
 
-def fuzz_mcp(n: int = 100, *, seed: int = 0, reply_timeout_s: float = 10.0) -> TargetCounts:
+_KNOWN_METHODS = ("tools/list", "tools/call", "ping", "initialize")
+
+
+def _is_request(line: str) -> bool:
+    """True when ``line`` is a well-formed JSON-RPC request of a method MCP defines.
+
+    Anything else (not JSON, not an object, a wrong ``jsonrpc``, an unknown method, params
+    that are not an object) is a frame JSON-RPC answers with a Parse error / Invalid
+    Request / Method not found, which the MCP library's reader does not send yet.
+    """
+    try:
+        frame = json.loads(line)
+    except ValueError:
+        return False
+    if not isinstance(frame, dict) or frame.get("jsonrpc") != "2.0":
+        return False
+    rid, params = frame.get("id"), frame.get("params", {})
+    if isinstance(rid, bool) or not isinstance(rid, int | str):
+        return False
+    if frame.get("method") not in _KNOWN_METHODS or not isinstance(params, dict):
+        return False
+    if frame["method"] == "tools/call":
+        return isinstance(params.get("name"), str) and isinstance(
+            params.get("arguments", {}), dict)
+    return frame["method"] != "initialize"  # a second initialize: library-defined
+
+
+def fuzz_mcp(
+    n: int = 100, *, seed: int = 0, reply_timeout_s: float = 10.0, bad_frame_timeout_s: float = 2.0
+) -> TargetCounts:
     """Send ``n`` raw frames (after a valid initialize) to ``scenariogen serve-tools``.
 
     Outcomes: ``ok`` (a reply came: a result, an ``isError`` tool result or a JSON-RPC
-    error), ``hang`` (no reply within ``reply_timeout_s``: JSON-RPC requires one for a
-    request and for a frame that does not parse), ``traceback`` (the server died or wrote
-    a traceback on stderr).
+    error), ``hang`` (a well-formed request got no reply within ``reply_timeout_s``),
+    ``unanswered_bad_frame`` (a malformed frame, see :func:`_is_request`, got no reply
+    within ``bad_frame_timeout_s``: JSON-RPC wants an error reply), ``traceback``
+    (the server died or closed a
+    stream); ``server_traceback`` counts a traceback on the server's stderr.
     """
     import selectors
 
@@ -553,7 +584,11 @@ def fuzz_mcp(n: int = 100, *, seed: int = 0, reply_timeout_s: float = 10.0) -> T
                     send(line)
                 except (BrokenPipeError, OSError):
                     return "traceback|server closed stdin"
-                reply = read_reply(reply_timeout_s)
+                well_formed = _is_request(line)
+                reply = read_reply(reply_timeout_s if well_formed else bad_frame_timeout_s)
+                if reply is None and not well_formed:
+                    # JSON-RPC wants a Parse error / Invalid Request reply; counted apart.
+                    return "unanswered_bad_frame"
                 if reply is None:
                     return "hang|no reply" if needs_reply else "ok"
                 return "ok" if reply.strip() else "traceback|server closed stdout"
