@@ -63,6 +63,9 @@ def _share(value: float) -> float:
 
 def check_out_dir(out: str) -> None:
     """Refuse an ``--out`` that is a file or cannot be created / written, with one line."""
+    if "\x00" in out or not out.strip():
+        raise UserError("--out is empty or holds a NUL character", value=out,
+                        fix="give a folder path")
     path = Path(out)
     if path.exists() and not path.is_dir():
         raise UserError(

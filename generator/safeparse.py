@@ -147,7 +147,7 @@ def load_json_file(path: Path, what: str, limits: Limits = FILE) -> Any:
         raise UserError(f"{what} {path} does not exist", fix="give an existing path") from None
     except IsADirectoryError:
         raise UserError(f"{what} {path} is a directory", fix="give a file") from None
-    except (OSError, UnicodeDecodeError) as exc:
+    except (OSError, UnicodeDecodeError, ValueError) as exc:  # ValueError: a NUL in the path
         raise UserError(f"cannot read {what} {path}: {exc}") from None
     try:
         return loads(text, limits)

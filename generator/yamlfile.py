@@ -28,6 +28,8 @@ def read_yaml(path: Path) -> object:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise UserError(f"cannot read {path}: {exc.strerror}") from None
+    except ValueError as exc:  # a NUL in the path
+        raise UserError(f"cannot read {path!r}: {exc}") from None
     except UnicodeDecodeError as exc:
         raise UserError(f"cannot read {path}: not UTF-8 ({exc.reason})") from None
     try:

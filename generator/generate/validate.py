@@ -99,7 +99,7 @@ def load_scenario_file(path: Path) -> list[dict[str, Any]]:
     except FileNotFoundError:
         raise UserError(f"scenario file {path} does not exist", fix="give an existing path"
                         ) from None
-    except (OSError, UnicodeDecodeError) as exc:
+    except (OSError, UnicodeDecodeError, ValueError) as exc:  # ValueError: a NUL in the path
         raise UserError(f"cannot read scenario file {path}: {exc}") from None
     jsonl = path.suffix.lower() in (".jsonl", ".ndjson") or (
         path.suffix.lower() != ".json" and not content.lstrip().startswith(("[", "{\n"))

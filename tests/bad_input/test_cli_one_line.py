@@ -207,3 +207,10 @@ def test_unseeded_store(
     line = cli("tools", "call", "history", "--args", args).one_line()
     assert "tool 'history': the store has no transformer data" in line
     assert "seed the store first: `scenariogen env seed`" in line
+
+
+@pytest.mark.parametrize("out", ["\x00", "a\x00b", " "])
+def test_out_with_a_nul_byte(cli: Any, offline: None, out: str) -> None:
+    # Found by the fuzz suite (seed 0): pathlib raised "embedded null byte" as a traceback.
+    assert "--out is empty or holds a NUL character" in cli(
+        "generate", "transformer", "--out", out).one_line()
