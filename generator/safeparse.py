@@ -170,6 +170,16 @@ class _BoundedLoader(yaml.SafeLoader):
         super().__init__(stream)
         self._depth = 0
 
+    def fetch_flow_collection_start(self, TokenClass: Any) -> None:
+        # The scanner keeps a possible simple key per open flow level and walks them all
+        # for every token: 20 000 unclosed "[" cost minutes before the composer saw one.
+        if self.flow_level >= self.max_depth:
+            raise yaml.scanner.ScannerError(
+                None, None, f"flow collections nested deeper than {self.max_depth} levels",
+                self.get_mark(),
+            )
+        super().fetch_flow_collection_start(TokenClass)
+
     def compose_node(self, parent: Any, index: Any) -> Any:
         if self.check_event(yaml.AliasEvent):
             event = self.peek_event()

@@ -101,8 +101,14 @@ def test_alias_bomb_is_refused(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     "text",
-    ["a: " + "[" * 20_000 + "]" * 20_000, "".join("  " * i + "k:\n" for i in range(2_000))],
-    ids=["flow", "block"],
+    [
+        "a: " + "[" * 20_000 + "]" * 20_000,
+        # Unclosed: PyYAML's scanner was quadratic in the open flow levels (minutes).
+        "a: " + "[" * 20_000 + "x",
+        "a: " + "[a, " * 20_000,
+        "".join("  " * i + "k:\n" for i in range(2_000)),
+    ],
+    ids=["flow", "flow-unclosed", "flow-with-items", "block"],
 )
 def test_deep_yaml_is_refused(tmp_path: Path, text: str) -> None:
     with pytest.raises(UserError, match="collections nested deeper than 64 levels"):
