@@ -43,7 +43,6 @@ on refusal, see :func:`grade_refusal`.
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from collections import defaultdict
@@ -62,6 +61,7 @@ from eval.extract import (
     precision,
 )
 from eval.model import ClassScore, EvaluationReport, GradeResult, Violation
+from generator import safeparse
 from generator.generate.tolerance import within
 
 MAX_DEPTH = 64
@@ -243,7 +243,7 @@ def _json_object(text: str) -> dict[str, Any] | None:
         if not cand.startswith("{") or len(cand) > 1_000_000:
             continue
         try:
-            parsed = json.loads(cand)
+            parsed = safeparse.loads(cand, safeparse.REPLY)
         except (ValueError, RecursionError):
             continue
         if isinstance(parsed, dict):

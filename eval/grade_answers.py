@@ -16,10 +16,10 @@ no usable entry at all, is a user error.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
+from generator import safeparse
 from generator.errors import UserError
 
 MAX_FILE_BYTES = 200_000_000
@@ -39,7 +39,7 @@ def _id_of(raw: Any) -> str | None:
 
 def _loads(text: str) -> tuple[bool, Any]:
     try:
-        return True, json.loads(text)
+        return True, safeparse.loads(text, safeparse.FILE)
     except (ValueError, RecursionError):
         return False, None
 

@@ -18,7 +18,6 @@ from __future__ import annotations
 import asyncio
 import importlib
 import inspect
-import json
 import statistics
 import time
 from collections import Counter
@@ -38,6 +37,7 @@ from eval.score_model import (
     StageCost,
 )
 from eval.score_static import domain_of, score_static
+from generator import safeparse
 from generator.errors import UserError
 from generator.generate.policy import DomainPolicy, load_policies
 
@@ -55,7 +55,7 @@ def manifest_beside(path: Path) -> dict[str, Any] | None:
     """The run manifest next to a scenario file, if there is a readable one."""
     candidate = path if path.name == "manifest.json" else path.parent / "manifest.json"
     try:
-        data = json.loads(candidate.read_text())
+        data = safeparse.loads(candidate.read_text(), safeparse.FILE)
     except (OSError, ValueError):
         return None
     return data if isinstance(data, dict) else None

@@ -23,7 +23,6 @@ ran, see :class:`eval.score_model.SetScore`).
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +30,7 @@ from pydantic import ValidationError
 
 from eval.model import DryRunReport, DryRunResult
 from eval.score_model import DRYRUN_WEIGHTS, Component, Part
+from generator import safeparse
 from generator.errors import UserError
 
 ERROR_CLASSES = frozenset(
@@ -45,7 +45,7 @@ def load_dry_run(path: Path) -> DryRunReport:
         UserError: The file is missing, not JSON, or not a DryRunReport.
     """
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = safeparse.loads(path.read_text(encoding="utf-8"), safeparse.FILE)
     except FileNotFoundError:
         raise UserError(f"dry-run file {path} does not exist",
                         fix="give the dryrun.json a dry run wrote") from None

@@ -6,7 +6,8 @@ import importlib
 from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Literal
+from types import ModuleType
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
@@ -65,13 +66,23 @@ class Standard(_Strict):
     title: str = Field(description="Full title")
 
 
+# CouchDB's rule for database names (the prefix added per deployment follows it too).
+DB_NAME = r"^[a-z][a-z0-9_$()+/-]{0,200}$"
+# A dotted Python module path, as written in asset.yaml's tools / families / simulator.
+MODULE_PATH = r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$"
+
+
 class Databases(_Strict):
     """Logical database names of the class (a prefix may be added per deployment)."""
 
-    telemetry: str = Field(description="Flat telemetry documents")
-    oil_samples: str | None = Field(default=None, description="Oil sample documents")
-    nameplate: str = Field(description="One nameplate document per asset")
-    workorders: str = Field(description="Tagged work orders, events, alerts and failure codes")
+    telemetry: str = Field(description="Flat telemetry documents", pattern=DB_NAME)
+    oil_samples: str | None = Field(
+        default=None, description="Oil sample documents", pattern=DB_NAME
+    )
+    nameplate: str = Field(description="One nameplate document per asset", pattern=DB_NAME)
+    workorders: str = Field(
+        description="Tagged work orders, events, alerts and failure codes", pattern=DB_NAME
+    )
 
 
 class AssetClass(_Strict):
@@ -81,12 +92,14 @@ class AssetClass(_Strict):
     display_name: str = Field(description="Human name")
     description: str = Field(description="What the class covers")
     simulator: str | None = Field(
-        default=None, description='Fleet simulator as "module:function"', pattern=r"^[\w.]+:\w+$"
+        default=None,
+        description='Fleet simulator as "module:function"',
+        pattern=r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$",
     )
-    tools: list[str] = Field(
+    tools: list[Annotated[str, Field(pattern=MODULE_PATH)]] = Field(
         default_factory=list, description="Modules that register the class's tools when imported"
     )
-    families: list[str] = Field(
+    families: list[Annotated[str, Field(pattern=MODULE_PATH)]] = Field(
         default_factory=list,
         description="Modules that register the class's task families (scenario seeds) when "
         "imported; empty when the class has none",
@@ -137,8 +150,34 @@ class AssetClass(_Strict):
                 fix="add `simulator: module:function` to its asset.yaml",
             )
         module, func = self.simulator.split(":")
-        fn: Callable[..., Any] = getattr(importlib.import_module(module), func)
+        fn = getattr(self.import_hook(module, "simulator"), func, None)
+        if not callable(fn):
+            raise UserError(
+                f"asset class {self.asset_class!r}: field simulator names {func!r}, which "
+                f"module {module} does not define",
+                value=self.simulator,
+                fix="correct `simulator: module:function` in its asset.yaml",
+            )
         return fn
+
+    def import_hook(self, module: str, field: str) -> ModuleType:
+        """Import a module named in asset.yaml; a missing one is one line naming the field.
+
+        Raises:
+            UserError: the module (or a package on its path) does not exist.
+        """
+        try:
+            return importlib.import_module(module)
+        except ModuleNotFoundError as exc:
+            # Only the module asset.yaml names; a dependency missing inside it is a bug.
+            if exc.name is None or not (module == exc.name or module.startswith(exc.name + ".")):
+                raise
+            raise UserError(
+                f"asset class {self.asset_class!r}: field {field} names module {module!r}, "
+                "which does not exist",
+                value=module,
+                fix=f"correct `{field}` in assets/{self.asset_class}/asset.yaml",
+            ) from None
 
 
 class _RefError(ValueError):

@@ -9,7 +9,10 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from generator.errors import ExitCode, UserError
+# typer >= 0.20 vendors click as typer._click: its usage errors are not click's classes.
+from typer._click import exceptions as click_errors
+
+from generator.errors import ExitCode, Interrupted, UserError
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
@@ -21,6 +24,7 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,
 )
 env_app = typer.Typer(
     help="The CouchDB-protocol store: start, stop, inspect, seed.", no_args_is_help=True
@@ -129,11 +133,9 @@ def env_seed(
 
 def _fleet_spec(asset_cls: AssetClass, **values: int) -> BaseModel:
     """Build the simulator's ``FleetSpec`` (declared beside the simulator function)."""
-    import importlib
-
     from pydantic import ValidationError
 
-    module = importlib.import_module((asset_cls.simulator or "").split(":")[0])
+    module = asset_cls.import_hook((asset_cls.simulator or "").split(":")[0], "simulator")
     try:
         spec: BaseModel = module.FleetSpec(**values)
     except ValidationError as exc:
@@ -202,14 +204,15 @@ def tools_call(
     """Call a tool and print its result as JSON."""
     import json
 
+    from generator import safeparse
     from generator.assetdef import load_asset_class
     from generator.tools.registry import ToolContext, call_tool, load_tools
 
     try:
-        raw = json.loads(args)
-    except json.JSONDecodeError as exc:
+        raw = safeparse.loads(args, safeparse.ARGS)
+    except ValueError as exc:
         raise UserError(
-            f"--args is not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})",
+            f"--args is {safeparse.describe(exc)}",
             fix='pass a JSON object, e.g. --args \'{"asset_name": "T1", "hydrogen": 50}\'',
         ) from None
     if not isinstance(raw, dict):
@@ -287,6 +290,7 @@ def _register_stage_commands() -> None:
         cli_audit,
         cli_eval,
         cli_export,
+        cli_fuzz,
         cli_generate,
         cli_heldout,
         cli_profile,
@@ -296,7 +300,7 @@ def _register_stage_commands() -> None:
 
     for module in (
         cli_profile, cli_generate, cli_validate, cli_eval, cli_score, cli_audit, cli_export,
-        cli_heldout,
+        cli_heldout, cli_fuzz,
     ):
         module.register(app, bench_app)
 
@@ -304,16 +308,46 @@ def _register_stage_commands() -> None:
 _register_stage_commands()
 
 
-def main() -> None:
-    """Entry point: user errors print one line (no traceback) and exit with code 2."""
+def _usage_line(exc: click_errors.UsageError) -> str:
+    """A click/typer usage error as one line naming the command and the fix."""
+    message = " ".join(exc.format_message().split()).rstrip(".")
+    command = exc.ctx.command_path if exc.ctx is not None else "scenariogen"
+    return f"error: {command}: {message}; fix: see `{command} --help`"
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Entry point: every error the user can fix is one line on stderr, never a traceback.
+
+    Exit codes: 2 for a user error (bad option, value or file: ``error: ...``), 130 for
+    Ctrl-C (``interrupted: ...``); the command's own code otherwise.
+    """
     try:
         from generator.envfile import load_env_file
 
         load_env_file()  # ./.env etc.: settings for processes started without our environment
-        app()
+        rc = app(args=argv, prog_name="scenariogen", standalone_mode=False)
     except UserError as exc:
         typer.echo(f"error: {exc}", err=True)
         sys.exit(ExitCode.USER_ERROR)
+    except Interrupted as exc:
+        typer.echo(f"interrupted: {exc}", err=True)
+        sys.exit(ExitCode.INTERRUPTED)
+    except click_errors.NoArgsIsHelpError as exc:
+        typer.echo(exc.ctx.get_help() if exc.ctx is not None else str(exc))
+        sys.exit(0)
+    except click_errors.UsageError as exc:
+        typer.echo(_usage_line(exc), err=True)
+        sys.exit(ExitCode.USER_ERROR)
+    except click_errors.ClickException as exc:  # e.g. a bad file given to a click.File option
+        typer.echo(f"error: {' '.join(exc.format_message().split())}", err=True)
+        sys.exit(ExitCode.USER_ERROR)
+    except (typer.Abort, KeyboardInterrupt):
+        typer.echo("interrupted: stopped by Ctrl-C; nothing was left half-written", err=True)
+        sys.exit(ExitCode.INTERRUPTED)
+    if rc == ExitCode.INTERRUPTED:
+        # typer turns Ctrl-C inside a command into exit 130 without a word.
+        typer.echo("interrupted: stopped by Ctrl-C", err=True)
+    sys.exit(rc if isinstance(rc, int) else 0)
 
 
 if __name__ == "__main__":

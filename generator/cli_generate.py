@@ -2,15 +2,21 @@
 
 from __future__ import annotations
 
+import math
 import os
-from typing import TYPE_CHECKING, Annotated
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
 
-from generator.errors import ExitCode, RunStopped
+from generator.errors import ExitCode, Interrupted, RunStopped, UserError
 
 if TYPE_CHECKING:
+    from pydantic import BaseModel
+
     from generator.generate.run_config import GenerateConfig, RunSummary
+
+C = TypeVar("C", bound="BaseModel")
 
 
 def _run(config: GenerateConfig, resume: str | None, show_progress: bool) -> RunSummary:
@@ -44,12 +50,73 @@ def _run(config: GenerateConfig, resume: str | None, show_progress: bool) -> Run
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(ExitCode.STOPPED) from None
     except KeyboardInterrupt:
-        typer.echo(
-            f"interrupted: accepted scenarios are kept in {pipeline.folder.path}; finish the "
-            f"run with the same command and {pipeline.resume_hint}",
-            err=True,
+        raise Interrupted(
+            f"accepted scenarios are kept in {pipeline.folder.path}; finish the "
+            f"run with the same command and {pipeline.resume_hint}"
+        ) from None
+
+
+# GenerateConfig.n allows at most this many; the option says so before any work starts.
+MAX_N = 100_000
+# numpy's SeedSequence takes any non-negative integer; 2**63 - 1 keeps seeds in int64.
+MAX_SEED = 2**63 - 1
+
+
+def _share(value: float) -> float:
+    """Typer callback: a share in (0, 1]; NaN is refused too (it passes every comparison)."""
+    if not (math.isfinite(value) and 0.0 < value <= 1.0):
+        raise typer.BadParameter(f"{value} is not a share in (0, 1] (e.g. 0.75)")
+    return value
+
+
+def check_out_dir(out: str) -> None:
+    """Refuse an ``--out`` that is a file or cannot be created / written, with one line."""
+    if "\x00" in out or not out.strip():
+        raise UserError("--out is empty or holds a NUL character", value=out,
+                        fix="give a folder path")
+    path = Path(out)
+    if path.exists() and not path.is_dir():
+        raise UserError(
+            f"--out {out} is a file, not a folder", fix="give a folder (it is created if missing)"
         )
-        raise typer.Exit(ExitCode.INTERRUPTED) from None
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UserError(
+            f"--out {out} cannot be created ({exc.strerror})",
+            fix="give a folder you can write to",
+        ) from None
+    if not os.access(path, os.W_OK | os.X_OK):
+        raise UserError(f"--out {out} is not writable", fix="give a folder you can write to")
+
+
+def require_seeded_store(asset_class: str) -> None:
+    """Stop with one line before a run folder is made when the store holds no fleet.
+
+    Every task family draws its entities from the stored fleet, so generating from an
+    empty store cannot work; the profile alone is closed form (``scenariogen profile``).
+    """
+    from generator.assetdef import load_asset_class
+    from generator.store.query import FleetStore
+
+    store = FleetStore(load_asset_class(asset_class))
+    try:
+        store.ensure_seeded()
+    finally:
+        store.close()
+
+
+def config_or_error(model: type[C], **values: Any) -> C:
+    """Build a config model; a value it refuses is one line naming the CLI option."""
+    from pydantic import ValidationError
+
+    try:
+        return model(**values)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        option = "--" + str(err["loc"][0]).replace("_", "-") if err["loc"] else "an option"
+        raise UserError(f"invalid {option}: {err['msg']}", value=err.get("input"),
+                        fix=f"see `scenariogen generate --help` for {option}") from None
 
 
 def _report(summary: RunSummary) -> None:
@@ -77,17 +144,22 @@ def register(app: typer.Typer, bench_app: typer.Typer) -> None:
     @app.command("generate")
     def generate(
         asset: Annotated[str, typer.Argument(help="Asset class (a folder under assets/)")],
-        n: Annotated[int, typer.Option("-n", "--n", min=1, help="Scenarios wanted (N)")] = 50,
+        n: Annotated[
+            int, typer.Option("-n", "--n", min=1, max=MAX_N, help="Scenarios wanted (N)")
+        ] = 50,
         llm: Annotated[
             str, typer.Option(help="none | smollm2 | openai:MODEL | ollama:MODEL | fake:FILE")
         ] = "none",
         base_url: Annotated[
             str | None, typer.Option(help="OpenAI-compatible server for --llm openai:MODEL")
         ] = None,
-        negatives: Annotated[int, typer.Option(min=0, help="Negative scenarios (extra)")] = 2,
+        negatives: Annotated[
+            int, typer.Option(min=0, max=MAX_N, help="Negative scenarios (extra)")
+        ] = 2,
         seed: Annotated[
             int | None,
-            typer.Option(help="Run seed (default: $SCENARIOGEN_SEED or 0); never written out"),
+            typer.Option(min=0, max=MAX_SEED,
+                         help="Run seed (default: $SCENARIOGEN_SEED or 0); never written out"),
         ] = None,
         out: Annotated[str, typer.Option(help="Parent folder of run folders")] = "scenarios",
         run_id: Annotated[str | None, typer.Option(help="Run folder name")] = None,
@@ -97,11 +169,20 @@ def register(app: typer.Typer, bench_app: typer.Typer) -> None:
         budget: Annotated[
             str | None, typer.Option(help="Manual budget, e.g. iot=10,fmsr=15,wo=5")
         ] = None,
-        concurrency: Annotated[int, typer.Option(min=1, help="Domains in parallel")] = 3,
-        threads: Annotated[int, typer.Option(min=1, help="Thread pool size")] = 4,
-        batch_size: Annotated[int, typer.Option(min=1, help="Seeds per LLM call")] = 10,
-        max_repairs: Annotated[int, typer.Option(min=0, help="Repairs per candidate")] = 3,
-        multiagent_cap: Annotated[float, typer.Option(help="Max share of multi-agent")] = 0.75,
+        concurrency: Annotated[
+            int, typer.Option(min=1, max=64, help="Domains in parallel")
+        ] = 3,
+        threads: Annotated[int, typer.Option(min=1, max=256, help="Thread pool size")] = 4,
+        batch_size: Annotated[
+            int, typer.Option(min=1, max=100, help="Seeds per LLM call")
+        ] = 10,
+        max_repairs: Annotated[
+            int, typer.Option(min=0, max=100, help="Repairs per candidate")
+        ] = 3,
+        multiagent_cap: Annotated[
+            float,
+            typer.Option(callback=_share, help="Max share of multi-agent, in (0, 1]"),
+        ] = 0.75,
         retriever: Annotated[str, typer.Option(help="local | arxiv | semanticscholar")] = "local",
         against: Annotated[
             str | None, typer.Option(help="Reject near-duplicates of this scenario file")
@@ -127,7 +208,9 @@ def register(app: typer.Typer, bench_app: typer.Typer) -> None:
         from generator.generate.run_config import GenerateConfig
 
         run_seed = seed if seed is not None else (env_seed() or 0)
-        config = GenerateConfig(
+        check_out_dir(out)
+        config = config_or_error(
+            GenerateConfig,
             asset_class=asset,
             n=n,
             llm=llm,
@@ -146,6 +229,12 @@ def register(app: typer.Typer, bench_app: typer.Typer) -> None:
             retriever=retriever,
             against=against,
         )
+        if llm.startswith("fake:"):
+            from generator.llm.fake import ScriptedChatModel
+
+            ScriptedChatModel.from_file(llm.removeprefix("fake:"))  # a bad script: one line
+        if resume is None:
+            require_seeded_store(asset)
         summary = _run(config, resume, show_progress=not no_progress)
         _report(summary)
         if score:
@@ -157,10 +246,12 @@ def register(app: typer.Typer, bench_app: typer.Typer) -> None:
 
     @bench_app.command("generate")
     def bench_generate(
-        n: Annotated[int, typer.Option("-n", "--n", min=1, help="Scenarios to generate")] = 1000,
+        n: Annotated[
+            int, typer.Option("-n", "--n", min=1, max=MAX_N, help="Scenarios to generate")
+        ] = 1000,
         baseline: Annotated[bool, typer.Option("--baseline", help="Unoptimised path")] = False,
-        seed: Annotated[int, typer.Option(help="Run seed")] = 1,
-        concurrency: Annotated[int, typer.Option(min=1)] = 3,
+        seed: Annotated[int, typer.Option(min=0, max=MAX_SEED, help="Run seed")] = 1,
+        concurrency: Annotated[int, typer.Option(min=1, max=64)] = 3,
         keep: Annotated[bool, typer.Option("--keep", help="Keep the run folder")] = False,
     ) -> None:
         """Time the template path: accepted scenarios per second, phases, rejections."""
@@ -169,6 +260,7 @@ def register(app: typer.Typer, bench_app: typer.Typer) -> None:
 
         from generator.generate.run_config import GenerateConfig
 
+        require_seeded_store("transformer")
         out = tempfile.mkdtemp(prefix="scenariogen-bench-")
         config = GenerateConfig(
             n=n,

@@ -58,6 +58,8 @@ class LLMUnavailable(UserError):
 class RunStopped(UserError):
     """A generation run stopped on an outage (store, LLM server, disk); its folder is kept
     and ``--resume`` finishes it. The CLI exits with :attr:`ExitCode.STOPPED`."""
+class Interrupted(Exception):
+    """Ctrl-C stopped a command; the message says what was kept and how to go on."""
 
 
 class ExitCode:

@@ -9,7 +9,6 @@ fix). ``premise_false`` flags a text whose stated fact the raw documents contrad
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from pathlib import Path
 from typing import Any, Literal
@@ -19,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field
 import eval.audit.families as fam
 from eval.audit.core import AUDITS, AuditContext, Case, Derivation, NoSingleAnswer, differences
 from eval.audit.raw import RawStore
+from generator import safeparse
 from generator.errors import UserError
 
 Verdict = Literal["match", "reading_dependent", "mismatch", "unsupported", "error"]
@@ -110,7 +110,7 @@ def load_cases(run_dir: Path) -> tuple[str, list[Case]]:
         if not raw.strip():
             continue
         try:
-            line = json.loads(raw)
+            line = safeparse.loads(raw, safeparse.FILE)
         except ValueError:
             raise UserError(f"{path}: line {i + 1} is not JSON",
                             fix="restore the file or audit another run") from None

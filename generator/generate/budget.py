@@ -329,6 +329,10 @@ def _clean_proposal(
     if not any(w > 0 for w in out.values()):
         lines.append("llm proposal unusable (no positive weight); profile weights used")
         return None
+    # Weights are relative: scaling by the largest keeps every ratio and keeps their sum
+    # finite (two weights of 1e308 would otherwise sum to inf and the quotas to NaN).
+    top = max(out.values())
+    out = {d: w / top for d, w in out.items()}
     lines.append(
         "llm proposal used: " + ", ".join(f"{d} {w:g}" for d, w in out.items() if w > 0)
     )

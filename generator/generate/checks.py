@@ -753,3 +753,5 @@ def task_key(family: str, tool_sequence: list[ToolCall]) -> str:
 
 # provably_unanswerable lives beside the negatives it checks; importing registers it.
 importlib.import_module("generator.generate.negatives")
+# rubric_agrees_with_reference and no_unsafe_characters (LLM output checks) likewise.
+importlib.import_module("generator.generate.rubric_check")

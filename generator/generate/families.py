@@ -35,7 +35,6 @@ non-trivial answers on a deterministic share of the family's slots.
 from __future__ import annotations
 
 import hashlib
-import importlib
 import json
 import math
 from collections.abc import Awaitable, Callable
@@ -211,7 +210,7 @@ def load_families(asset: AssetClass) -> Registry[FamilySpec]:
     """Import the asset class's family modules (once each) and return the registry."""
     for module in asset.families:
         if module not in _loaded:
-            importlib.import_module(module)
+            asset.import_hook(module, "families")
             _loaded.add(module)
     return FAMILIES
 

@@ -27,6 +27,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from generator import safeparse
 from generator.errors import ExitCode, UserError
 from generator.generate.checks import (
     CheckContext,
@@ -98,7 +99,7 @@ def load_scenario_file(path: Path) -> list[dict[str, Any]]:
     except FileNotFoundError:
         raise UserError(f"scenario file {path} does not exist", fix="give an existing path"
                         ) from None
-    except (OSError, UnicodeDecodeError) as exc:
+    except (OSError, UnicodeDecodeError, ValueError) as exc:  # ValueError: a NUL in the path
         raise UserError(f"cannot read scenario file {path}: {exc}") from None
     jsonl = path.suffix.lower() in (".jsonl", ".ndjson") or (
         path.suffix.lower() != ".json" and not content.lstrip().startswith(("[", "{\n"))
@@ -110,18 +111,22 @@ def load_scenario_file(path: Path) -> list[dict[str, Any]]:
             if not line.strip():
                 continue
             try:
-                records.append(json.loads(line))
-            except json.JSONDecodeError as exc:
+                records.append(safeparse.loads(line, safeparse.FILE))
+            except ValueError as exc:
                 raise UserError(
-                    f"{path} line {lineno}: not valid JSON ({exc.msg} at column {exc.colno})",
+                    f"{path} line {lineno}: {safeparse.describe(exc)}",
                     fix="fix or remove that line (one JSON object per line)",
                 ) from None
     else:
         try:
-            data = json.loads(content)
-        except json.JSONDecodeError as exc:
+            data = safeparse.loads(content, safeparse.FILE)
+        except ValueError as exc:
+            where = (
+                f" line {exc.lineno} column {exc.colno}"
+                if isinstance(exc, json.JSONDecodeError) else ""
+            )
             raise UserError(
-                f"{path} line {exc.lineno} column {exc.colno}: not valid JSON ({exc.msg})",
+                f"{path}{where}: {safeparse.describe(exc)}",
                 fix="fix the JSON at that position",
             ) from None
         if isinstance(data, dict) and isinstance(data.get("scenarios"), list):

@@ -31,12 +31,12 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from generator.assetdef import ASSETS_DIR
 from generator.errors import UserError
 from generator.generate.model import Draft, TaskSeed
+from generator.yamlfile import read_yaml
 
 PROMPT_VERSION = "templates-v2"
 # A repair moves draw d to combination d + variant * REPAIR_STRIDE of the shuffled order: far
@@ -175,12 +175,7 @@ def _all_texts(parsed: TemplateFile) -> Iterable[tuple[str, str]]:
 def load_templates(asset_class: str = "transformer", root: Path = ASSETS_DIR) -> TemplateFile:
     """Load and validate ``assets/<class>/templates.yaml``."""
     path = root / asset_class / "templates.yaml"
-    try:
-        data = yaml.safe_load(path.read_text())
-    except OSError as exc:
-        raise UserError(f"cannot read {path}: {exc.strerror}") from None
-    except yaml.YAMLError as exc:
-        raise UserError(f"{path} is not valid YAML ({exc})") from None
+    data = read_yaml(path)
     return parse_templates(data, str(path), _tool_names())
 
 

@@ -44,10 +44,12 @@ from langchain_core.outputs import LLMResult as LCResult
 from langchain_core.runnables import Runnable, RunnableConfig
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from generator import safeparse
 from generator.concurrency import fan_out, semaphore, to_thread
 from generator.errors import LLMUnavailable, UserError
 from generator.llm.backends import make_chat_model
 from generator.llm.fake import estimate_tokens
+from generator.llm.sanitise import clean_text, clean_value
 from generator.llm.spec import LLMSpec
 
 log = logging.getLogger(__name__)
@@ -252,11 +254,16 @@ def extract_json(text: str) -> Any:
     stripped = text.strip()
     if not stripped:
         raise ValueError("reply is empty")
+    if len(stripped) > safeparse.REPLY.max_chars:
+        raise ValueError(
+            f"reply is {len(stripped):,} characters, over the limit of "
+            f"{safeparse.REPLY.max_chars:,}"
+        )
     candidates = [m.group(1).strip() for m in _FENCE.finditer(stripped)] + [stripped]
     first_error: str | None = None
     for candidate in candidates:
         try:
-            return json.loads(candidate)
+            return safeparse.loads(candidate, safeparse.REPLY)
         except json.JSONDecodeError:
             pass
         starts = [i for i, ch in enumerate(candidate) if ch in "{["][:_MAX_STARTS]
@@ -268,7 +275,7 @@ def extract_json(text: str) -> Any:
                 )
                 continue
             try:
-                return json.loads(candidate[start:end])
+                return safeparse.loads(candidate[start:end], safeparse.REPLY)
             except json.JSONDecodeError as exc:
                 first_error = first_error or f"{exc.msg} at line {exc.lineno} column {exc.colno}"
     head = stripped[:60].replace("\n", " ")
@@ -286,9 +293,15 @@ def describe_validation_error(exc: ValidationError) -> str:
 
 
 def parse_reply(raw: str, schema: type[M]) -> tuple[M | None, str | None]:
-    """Extract and validate; returns (value, None) or (None, error)."""
+    """Extract, sanitise and validate; returns (value, None) or (None, error).
+
+    Every string of the value is cleaned of control and bidirectional-override
+    characters (:mod:`generator.llm.sanitise`) before validation.
+    """
     try:
-        data = extract_json(raw)
+        data = clean_value(extract_json(raw))
+    except safeparse.UnsafeInput as exc:
+        return None, f"reply is not acceptable JSON: {exc}"
     except ValueError as exc:
         return None, f"reply is not JSON: {exc}"
     try:
@@ -453,7 +466,7 @@ class LLMClient:
         messages: list[BaseMessage] = [SystemMessage(content=system), HumanMessage(content=user)]
         outcome = await self._call(stage, messages, self.model, structured=False)
         counts = self._stage(stage)
-        raw = (outcome.raw or "").strip()
+        raw = clean_text(outcome.raw or "").strip()
         if not raw:
             counts["failures"] += 1
             error = outcome.error or "reply is empty"

@@ -35,8 +35,13 @@ def estimate_tokens(text: str) -> int:
     return max(1, len(text) // 4) if text else 0
 
 
+class ScriptExhausted(UserError, RuntimeError):
+    """The scripted fake ran out of replies: loud (a ``RuntimeError`` in tests) and, on the
+    command line (``--llm fake:FILE``), one line naming the script's length and the fix."""
+
+
 class ScriptedChatModel(BaseChatModel):
-    """Replies with ``replies`` in order; raises ``RuntimeError`` once they run out."""
+    """Replies with ``replies`` in order; raises :class:`ScriptExhausted` once they run out."""
 
     replies: list[str | AIMessage] = Field(description="The replies, in the order given out")
     _index: int = PrivateAttr(default=0)
@@ -53,14 +58,10 @@ class ScriptedChatModel(BaseChatModel):
         Raises:
             UserError: The file is missing, not JSON, or not a list of strings.
         """
+        from generator.safeparse import load_json_file
+
         p = Path(path)
-        try:
-            data = json.loads(p.read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError) as exc:
-            raise UserError(
-                f"cannot read fake LLM script {str(p)!r}: {exc}",
-                fix="write a JSON list of reply strings to that file",
-            ) from None
+        data = load_json_file(p, "fake LLM script")
         if not isinstance(data, list) or not all(isinstance(r, str) for r in data):
             raise UserError(
                 f"fake LLM script {str(p)!r} is not a JSON list of strings",
@@ -87,7 +88,10 @@ class ScriptedChatModel(BaseChatModel):
         with self._lock:
             self._prompts.append(prompt)
             if self._index >= len(self.replies):
-                raise RuntimeError(f"scripted fake exhausted after {len(self.replies)} replies")
+                raise ScriptExhausted(
+                    f"scripted fake exhausted after {len(self.replies)} replies",
+                    fix="add replies to the fake:FILE script (one per LLM call)",
+                )
             reply = self.replies[self._index]
             self._index += 1
         message = reply if isinstance(reply, AIMessage) else AIMessage(content=reply)

@@ -102,9 +102,17 @@ class FleetStore:
             raise UserError(
                 f"the store at {self.settings.public_url} has no {self.asset.asset_class} data "
                 f"(database {self.db['nameplate']!r} is missing)",
-                fix="run `scenariogen env seed` first",
+                fix="seed the store first: `scenariogen env seed`",
             )
         return marker
+
+    def ensure_seeded(self) -> None:
+        """Raise one :class:`UserError` unless the store holds a complete seed of the class.
+
+        Raises:
+            UserError: no data for the asset class, or an interrupted seed.
+        """
+        self._check_ready()
 
     def _nameplates(self) -> list[Doc]:
         return sorted(

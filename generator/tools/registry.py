@@ -8,7 +8,6 @@ tools ignore ``ctx``, data tools read the store through ``ctx.store``.
 
 from __future__ import annotations
 
-import importlib
 import inspect
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -112,8 +111,9 @@ def load_tools() -> Registry[ToolSpec]:
     global _loaded
     if not _loaded:
         for name in available_asset_classes():
-            for module in load_asset_class(name).tools:
-                importlib.import_module(module)
+            asset = load_asset_class(name)
+            for module in asset.tools:
+                asset.import_hook(module, "tools")
         _loaded = True
     return TOOLS
 
@@ -122,8 +122,42 @@ class ToolArgumentError(UserError):
     """The arguments of a tool call are invalid."""
 
 
+# Bounds on raw tool arguments, checked before the argument model: no id, name, date or
+# label of ours is near 200 characters, and a 100 000-character id would otherwise reach
+# the store as a URL it refuses ("URL too long").
+MAX_ARG_STRING = 256
+MAX_ARG_ITEMS = 1_000
+
+
+def _arg_bound_error(raw: dict[str, Any]) -> tuple[str, str] | None:
+    """(field, problem) for the first string or list beyond the bounds, else None."""
+    stack: list[tuple[str, Any]] = [(str(k), v) for k, v in raw.items()]
+    while stack:
+        loc, value = stack.pop()
+        if isinstance(value, str) and len(value) > MAX_ARG_STRING:
+            return loc, f"is {len(value):,} characters long (at most {MAX_ARG_STRING})"
+        if isinstance(value, list | dict) and len(value) > MAX_ARG_ITEMS:
+            return loc, f"has {len(value):,} items (at most {MAX_ARG_ITEMS})"
+        if isinstance(value, list):
+            stack += [(f"{loc}.{i}", v) for i, v in enumerate(value)]
+        elif isinstance(value, dict):
+            stack += [(f"{loc}.{k}", v) for k, v in value.items()]
+    return None
+
+
 def validate_args(spec: ToolSpec, raw: dict[str, Any]) -> BaseModel:
-    """Validate raw arguments; the error names the tool, the field, the value and the fields."""
+    """Validate raw arguments; the error names the tool, the field, the value and the fields.
+
+    Strings longer than :data:`MAX_ARG_STRING` and lists or objects of more than
+    :data:`MAX_ARG_ITEMS` items are refused first, whatever the tool.
+    """
+    bound = _arg_bound_error(raw)
+    if bound is not None:
+        raise ToolArgumentError(
+            f"tool {spec.name!r}: argument {bound[0]!r} {bound[1]}",
+            options=list(spec.args.model_fields),
+            fix=f"pass a valid value; see `scenariogen tools describe {spec.name}`",
+        )
     try:
         return spec.args.model_validate(raw)
     except ValidationError as exc:
@@ -140,11 +174,23 @@ def validate_args(spec: ToolSpec, raw: dict[str, Any]) -> BaseModel:
 
 async def call_tool(name: str, raw_args: dict[str, Any], ctx: ToolContext) -> BaseModel:
     """Validate the arguments and run the tool."""
+    from generator.store.couch import CouchError
+
     spec = load_tools().get(name)
     args = validate_args(spec, raw_args)
-    out = spec.fn(args, ctx)
-    if inspect.isawaitable(out):
-        out = await out
+    try:
+        out = spec.fn(args, ctx)
+        if inspect.isawaitable(out):
+            out = await out
+    except CouchError as exc:
+        if exc.status != 404:
+            raise
+        # Documents that do not exist come back as None; a 404 here is a missing database.
+        raise UserError(
+            f"tool {name!r}: the store has no {ctx.asset.asset_class} data to read "
+            "(a database is missing)",
+            fix="seed the store first: `scenariogen env seed`",
+        ) from None
     if not isinstance(out, spec.result):
         raise TypeError(f"tool {name!r} returned {type(out).__name__}, not {spec.result.__name__}")
     return out

@@ -1,0 +1,272 @@
+"""Rubrics that contradict the computed answer, and unsafe characters in texts.
+
+An LLM writes the rubric (``characteristic_form``) and open scenarios' texts; code computed
+the reference answer. The rubric is what a judge grades against, so a rubric that says
+something else than the reference ("say the fleet has zero sites" when it has 3, a load
+factor of 95 % when the reference computed 122.5 %, "the sample does not show D1" when the
+reference class is D1) must never leave the generator. This module reads three kinds of
+claim, deterministically, and compares each with the reference (and, for fleet sizes, with
+the store's grounded inventory):
+
+* **counts**: a number (digits or a word, "zero"/"no" included) in front of a noun that
+  names a count or a list of the reference (``alerts: 4`` ↔ "4 alerts"; ``asset_ids``
+  with 2 items ↔ "two units");
+* **values**: a number written right after the words of a numeric key of the reference
+  ("health index of 90.6"), which must equal the reference within the scenario's
+  tolerance or when rounded to the decimals written;
+* **negated labels**: a code-like class label of the reference (``D1``, ``EL-D2``) or a
+  label of two or more words ("very good") preceded by a negation ("not", "no", "rule
+  out", ...). Keys that hold a claim being refuted (``claimed_*``, ``*premise*``) are
+  exempt: a false-premise rubric is meant to negate them.
+
+What is not read is not judged: free prose without numbers or labels passes.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
+
+from generator.generate.checks import check
+from generator.llm.sanitise import unsafe_characters
+
+if TYPE_CHECKING:
+    from generator.generate.checks import CheckContext, CheckItem
+
+_NUMBER_WORDS = {
+    "zero": 0, "no": 0, "none": 0, "one": 1, "a single": 1, "two": 2, "three": 3, "four": 4,
+    "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11,
+    "twelve": 12,
+}
+_COUNT = r"(?P<n>\d+|" + "|".join(sorted(_NUMBER_WORDS, key=len, reverse=True)) + r")"
+# Nouns a list or count key is also written as.
+_SYNONYMS: dict[str, tuple[str, ...]] = {
+    "asset": ("asset", "unit", "transformer"),
+    "unit": ("asset", "unit", "transformer"),
+    "site": ("site", "substation"),
+    "work_order": ("work order", "work-order", "workorder"),
+    "model": ("model", "method"),
+    "anomaly": ("anomaly", "anomalies"),
+}
+_NEGATION = (
+    r"(?i:not|no|never|isn't|is not|aren't|are not|wasn't|was not|without|"
+    r"rule out|rules out|ruled out|instead of|rather than|cannot be|can't be)"
+)
+_CODE_LABEL = re.compile(r"^[A-Z][A-Z0-9]{0,3}(?:-[A-Z0-9]{1,6})?$")
+_EXEMPT_KEY = re.compile(r"claim|premise", re.IGNORECASE)
+_FLEET_COUNT = re.compile(
+    r"\b(?:fleet|store|data|utility|company|operator)\s+(?:has|holds|contains|includes|"
+    r"counts|comprises|with|of)\s+(?:only\s+|exactly\s+)?" + _COUNT
+    + r"\s+(?P<noun>sites?|substations?|assets?|units?|transformers?)\b",
+    re.IGNORECASE,
+)
+
+
+_CONDITION = re.compile(r"\b(?:if|whether|unless|when|in case|otherwise)\b", re.IGNORECASE)
+_ASSERTED_NONE = re.compile(
+    r"\b(?:has|have|had|holds?|contains?|there (?:are|were|is|was)|found|finds|shows?|"
+    r"reports?|lists?|with|say|says|states?)\s*$",
+    re.IGNORECASE,
+)
+
+
+def _hypothetical(text: str, start: int) -> bool:
+    """True when the clause holding ``start`` is a condition ("if no work order exists")."""
+    clause_start = max(text.rfind(ch, 0, start) for ch in ".;:!?(") + 1
+    return _CONDITION.search(text, clause_start, start) is not None
+
+
+def _singular(word: str) -> str:
+    if word.endswith("ies"):
+        return word[:-3] + "y"
+    if word.endswith("s") and not word.endswith("ss"):
+        return word[:-1]
+    return word
+
+
+def _key_nouns(key: str) -> tuple[str, ...]:
+    """Ways the rubric may write a count key: ``corrective_work_orders`` → work order(s)."""
+    base = re.sub(r"_ids?$|_list$|^n_|^num_|_count$", "", key)
+    words = base.split("_")
+    tail = "_".join(words[-2:]) if len(words) >= 2 else words[-1]
+    for candidate in (_singular(tail), _singular(words[-1])):
+        if candidate in _SYNONYMS:
+            return _SYNONYMS[candidate]
+    return (" ".join(_singular(w) for w in words[-2:]) if len(words) >= 2 else "",
+            _singular(words[-1]))
+
+
+def _leaves(value: Any, key: str = "") -> Iterator[tuple[str, Any]]:
+    if isinstance(value, dict):
+        for k, v in value.items():
+            yield from _leaves(v, str(k))
+    else:
+        yield key, value
+
+
+def _count_of(match: re.Match[str]) -> int:
+    raw = match.group("n").lower()
+    return int(raw) if raw.isdigit() else _NUMBER_WORDS[raw]
+
+
+def _noun_pattern(nouns: tuple[str, ...]) -> str:
+    parts = []
+    for noun in nouns:
+        if not noun:
+            continue
+        stem = re.escape(noun[:-1]) + r"(?:y|ies)" if noun.endswith("y") else re.escape(noun)
+        parts.append(stem + r"s?")
+    return "|".join(parts)
+
+
+def count_claims(rubric: str, answer: dict[str, Any]) -> list[str]:
+    """Counts in the rubric that differ from the reference's counts and list lengths."""
+    problems = []
+    for key, value in _leaves(answer):
+        if _EXEMPT_KEY.search(key) or isinstance(value, bool):
+            continue
+        if isinstance(value, list):
+            expected = len(value)
+        elif isinstance(value, int):
+            expected = value
+        else:
+            continue
+        nouns = _noun_pattern(_key_nouns(key))
+        if not nouns:
+            continue
+        # "4 alerts", "two corrective work orders", "zero sites" (at most two words between).
+        pattern = re.compile(
+            r"(?<![\w.\-/:])" + _COUNT + r"\s+(?:[A-Za-z][\w-]*\s+){0,2}?(?:" + nouns + r")\b",
+            re.IGNORECASE,
+        )
+        for m in pattern.finditer(rubric):
+            if _hypothetical(rubric, m.start()):
+                continue
+            said = _count_of(m)
+            if m.group("n").lower() in ("no", "none") and not _ASSERTED_NONE.search(
+                rubric[max(0, m.start() - 30):m.start()]
+            ):
+                continue  # "no work order exists" in an instruction is not a count
+            if said != expected:
+                problems.append(
+                    f"rubric says {m.group(0)!r} but the computed {key} is {expected}"
+                )
+                break
+    return problems
+
+
+def _agrees(said: float, expected: float, decimals: int, tol: float, rel: float) -> bool:
+    if math.isclose(said, expected, abs_tol=max(tol, 1e-9), rel_tol=rel):
+        return True
+    return round(expected, decimals) == said or abs(said - expected) <= 0.5 * 10.0**-decimals
+
+
+def value_claims(
+    rubric: str,
+    answer: dict[str, Any],
+    tolerance: dict[str, float] | None = None,
+    rel_tolerance: dict[str, float] | None = None,
+) -> list[str]:
+    """Numbers written right after a numeric key's words that disagree with the reference."""
+    problems = []
+    tolerance, rel_tolerance = tolerance or {}, rel_tolerance or {}
+    for key, value in _leaves(answer):
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            continue
+        if _EXEMPT_KEY.search(key) or not math.isfinite(value):
+            continue
+        words = [w for w in key.split("_") if w not in ("pct", "ppm", "c", "mva", "kv", "h")]
+        if not words:
+            continue
+        pattern = re.compile(
+            r"\b" + r"[\s_-]+".join(re.escape(w) for w in words)
+            + r"s?(?:\s+(?:is|of|=|was|at|equals|reads|about|around|approximately|:))*\s*[:=]?\s*"
+            r"(?P<x>-?\d+(?:\.(?P<d>\d+))?)(?![\d\-:T])",
+            re.IGNORECASE,
+        )
+        for m in pattern.finditer(rubric):
+            said = float(m.group("x"))
+            decimals = len(m.group("d") or "")
+            if not _agrees(said, float(value), decimals, tolerance.get(key, 0.0),
+                           rel_tolerance.get(key, 0.0)):
+                problems.append(
+                    f"rubric says {m.group(0).strip()!r} but the computed {key} is {value:g}"
+                )
+                break
+    return problems
+
+
+def negated_labels(rubric: str, answer: dict[str, Any]) -> list[str]:
+    """Code-like or multi-word class labels of the reference that the rubric negates."""
+    problems = []
+    for key, value in _leaves(answer):
+        if not isinstance(value, str) or _EXEMPT_KEY.search(key):
+            continue
+        label = value.strip()
+        if not (_CODE_LABEL.match(label) or (len(label.split()) >= 2 and len(label) <= 40)):
+            continue
+        pattern = re.compile(
+            r"\b" + _NEGATION + r"\s+(?i:(?:a|an|the|be|been|show|shows|showing|indicate|"
+            r"indicates|of|fault|type|class)\s+){0,3}" + re.escape(label) + r"(?![\w-])",
+            re.IGNORECASE if not _CODE_LABEL.match(label) else 0,
+        )
+        m = pattern.search(rubric)
+        if m is not None:
+            problems.append(f"rubric negates the computed {key} {label!r} ({m.group(0)!r})")
+    return problems
+
+
+def fleet_claims(rubric: str, sites: int, assets: int) -> list[str]:
+    """'the fleet has N sites / units' against the store's grounded inventory."""
+    problems = []
+    for m in _FLEET_COUNT.finditer(rubric):
+        noun = m.group("noun").lower()
+        expected = sites if noun.startswith(("site", "substation")) else assets
+        if _count_of(m) != expected:
+            problems.append(f"rubric says {m.group(0)!r} but the store holds {expected}")
+    return problems
+
+
+@check(
+    "rubric_agrees_with_reference",
+    stage="deterministic",
+    needs=("positive",),
+    reason="the rubric is what a judge grades against; one that states a count, a value or "
+    "a class the computed reference (or the store's fleet) contradicts would grade correct "
+    "answers wrong, so an LLM-written rubric or open answer must agree with the reference",
+)
+def _rubric_agrees(item: CheckItem, ctx: CheckContext) -> list[str]:
+    rubric = item.characteristic_form or ""
+    if not rubric:
+        return []
+    problems: list[str] = []
+    answer = item.reference_answer
+    if answer:
+        tolerance = dict(item.seed.tolerance) if item.seed else {}
+        rel = dict(item.seed.rel_tolerance) if item.seed else {}
+        problems += count_claims(rubric, answer)
+        problems += value_claims(rubric, answer, tolerance, rel)
+        problems += negated_labels(rubric, answer)
+    if ctx.grounding is not None:
+        problems += fleet_claims(rubric, len(ctx.grounding.sites), len(ctx.grounding.asset_sites))
+    return problems
+
+
+@check(
+    "no_unsafe_characters",
+    stage="early",
+    reason="NUL, other control characters and bidirectional overrides make a scenario read "
+    "differently from what it stores (and break JSONL readers); the LLM boundary strips "
+    "them, so one in a record means it was written around the generator",
+)
+def _no_unsafe_characters(item: CheckItem, ctx: CheckContext) -> list[str]:
+    problems = []
+    for name in ("text", "characteristic_form"):
+        value = getattr(item, name)
+        if isinstance(value, str):
+            found = unsafe_characters(value)
+            if found:
+                problems.append(f"{name} holds unsafe characters {', '.join(found)}")
+    return problems
