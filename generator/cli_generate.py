@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import math
 import os
-from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
@@ -71,23 +70,9 @@ def _share(value: float) -> float:
 
 def check_out_dir(out: str) -> None:
     """Refuse an ``--out`` that is a file or cannot be created / written, with one line."""
-    if "\x00" in out or not out.strip():
-        raise UserError("--out is empty or holds a NUL character", value=out,
-                        fix="give a folder path")
-    path = Path(out)
-    if path.exists() and not path.is_dir():
-        raise UserError(
-            f"--out {out} is a file, not a folder", fix="give a folder (it is created if missing)"
-        )
-    try:
-        path.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise UserError(
-            f"--out {out} cannot be created ({exc.strerror})",
-            fix="give a folder you can write to",
-        ) from None
-    if not os.access(path, os.W_OK | os.X_OK):
-        raise UserError(f"--out {out} is not writable", fix="give a folder you can write to")
+    from generator.generate.run_folder import ensure_out_dir
+
+    ensure_out_dir(out)
 
 
 def require_seeded_store(asset_class: str) -> None:

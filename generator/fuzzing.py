@@ -554,6 +554,21 @@ def _is_request(line: str) -> bool:
     return frame["method"] != "initialize"  # a second initialize: library-defined
 
 
+def _is_notification(line: str) -> bool:
+    """True when ``line`` is a JSON-RPC notification (an object with a method and no id):
+    the server must not reply to it, whatever the method."""
+    try:
+        frame = json.loads(line)
+    except (ValueError, RecursionError):
+        return False
+    return (
+        isinstance(frame, dict)
+        and frame.get("jsonrpc") == "2.0"
+        and isinstance(frame.get("method"), str)
+        and "id" not in frame
+    )
+
+
 def fuzz_mcp(
     n: int = 100, *, seed: int = 0, reply_timeout_s: float = 10.0, bad_frame_timeout_s: float = 2.0
 ) -> TargetCounts:
@@ -606,6 +621,8 @@ def fuzz_mcp(
                     return "traceback|server closed stdin"
                 well_formed = _is_request(line)
                 reply = read_reply(reply_timeout_s if well_formed else bad_frame_timeout_s)
+                if reply is None and _is_notification(line):
+                    return "ok"  # JSON-RPC: a notification gets no reply
                 if reply is None and not well_formed:
                     # JSON-RPC wants a Parse error / Invalid Request reply; counted apart.
                     return "unanswered_bad_frame"

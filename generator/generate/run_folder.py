@@ -80,14 +80,16 @@ def validate_run_id(run_id: str, *, option: str = "--run-id") -> str:
     return run_id
 
 
-def run_folder_path(out_dir: str | Path, run_id: str, *, option: str = "--run-id") -> Path:
-    """The run folder ``out_dir/run_id``, checked to stay inside ``out_dir``.
+def ensure_out_dir(out_dir: str | Path) -> Path:
+    """``out_dir`` as a folder we can write to, created when missing.
 
-    ``out_dir`` is created when missing. Refused with one line: an invalid run id, an
-    ``out_dir`` that is a file or cannot be written, a run folder that is a symlink or
-    resolves outside ``out_dir``.
+    Raises:
+        UserError: empty or holding a NUL character, a file, not creatable, not writable.
     """
-    validate_run_id(run_id, option=option)
+    text = str(out_dir)
+    if "\x00" in text or not text.strip():
+        raise UserError("--out is empty or holds a NUL character", value=text,
+                        fix="give a folder path")
     out = Path(out_dir)
     if out.exists() and not out.is_dir():
         raise UserError(
@@ -97,11 +99,23 @@ def run_folder_path(out_dir: str | Path, run_id: str, *, option: str = "--run-id
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise UserError(
-            f"cannot create --out folder {out} ({exc.strerror})",
+            f"--out {out} cannot be created ({exc.strerror})",
             fix="choose a writable folder for --out",
         ) from None
     if not os.access(out, os.W_OK | os.X_OK):
         raise UserError(f"--out folder {out} is not writable", fix="choose a writable folder")
+    return out
+
+
+def run_folder_path(out_dir: str | Path, run_id: str, *, option: str = "--run-id") -> Path:
+    """The run folder ``out_dir/run_id``, checked to stay inside ``out_dir``.
+
+    ``out_dir`` is created when missing. Refused with one line: an invalid run id, an
+    ``out_dir`` that is a file or cannot be written, a run folder that is a symlink or
+    resolves outside ``out_dir``.
+    """
+    validate_run_id(run_id, option=option)
+    out = ensure_out_dir(out_dir)
     path = out / run_id
     if path.is_symlink():
         raise UserError(
