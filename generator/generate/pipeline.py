@@ -59,8 +59,10 @@ class Pipeline:
         llm_client: LLMClient | None = None,
         progress: Progress | None = None,
         resume: str | None = None,
+        live_store: bool = False,
     ) -> None:
         self.config = config
+        self.live_store = live_store
         self.settings = settings or store_settings()
         self.client = llm_client
         self.progress = progress
@@ -136,7 +138,9 @@ class Pipeline:
         self._timed("profile", t)
 
         t = time.perf_counter()
-        env = await stages.prepare(asset, profile, cfg, self.settings, client)
+        env = await stages.prepare(
+            asset, profile, cfg, self.settings, client, live_store=self.live_store
+        )
         budget = env.budget
         self._timed("budget", t)
         manifest = self._manifest(profile, budget, status="running")
@@ -179,6 +183,8 @@ class Pipeline:
         t = time.perf_counter()
         negatives = await env.negatives(cfg.negatives, run_id=self.folder.run_id)
         self._timed("negatives", t)
+
+        await env.verify_store()  # answers came from the snapshot: the store must not move
 
         t = time.perf_counter()
         records = self._records()

@@ -44,6 +44,7 @@ if TYPE_CHECKING:
     from generator.config import StoreSettings
     from generator.llm.client import LLMClient
     from generator.profile.model import AssetProfile
+    from generator.store.snapshot import FleetSnapshot
 
 
 @dataclass
@@ -64,6 +65,12 @@ class RunEnv:
     families: dict[str, list[FamilySpec]]
     accepted_seeds: dict[str, list[TaskSeed]] = field(default_factory=dict)
     slot_seeds: dict[tuple[str, int], TaskSeed | None] = field(default_factory=dict)
+    snapshot: FleetSnapshot | None = None
+
+    async def verify_store(self) -> None:
+        """With a snapshot: fail (one line) when the store changed since it was read."""
+        if self.snapshot is not None:
+            await self.snapshot.verify_unchanged()
 
     # -- per-candidate hooks ---------------------------------------------------------
 
@@ -274,8 +281,15 @@ async def prepare(
     config: GenerateConfig,
     settings: StoreSettings,
     client: LLMClient | None,
+    *,
+    live_store: bool = False,
 ) -> RunEnv:
-    """Policies, budget, checks, families and verbalisers for one run."""
+    """Policies, budget, checks, families and verbalisers for one run.
+
+    Generation reads the fleet through a :class:`~generator.store.snapshot.FleetSnapshot`
+    (read once, pinned by ``update_seq``) unless ``live_store`` or ``--baseline`` asks for
+    the live store (one HTTP query per tool lookup, as agents see it).
+    """
     policies = load_policies()
     proposal: dict[str, float] | None = None
     if client is not None and config.budget is None and not config.baseline:
@@ -289,7 +303,12 @@ async def prepare(
         proposal=proposal,
     )
     load_tools()
-    tools_ctx = ToolContext(asset, settings)
+    snapshot = None
+    if not live_store and not config.baseline:
+        from generator.store.snapshot import FleetSnapshot
+
+        snapshot = await FleetSnapshot.aload(asset, settings)
+    tools_ctx = ToolContext(asset, settings, store=snapshot)
     family_ctx = FamilyContext(profile, tools_ctx, config.seed)
     dedup = DedupIndex(threshold=config.dedup_threshold)
     against = (
@@ -326,4 +345,5 @@ async def prepare(
         llm=llm,
         model_label=client.label if client is not None else "none",
         families=families,
+        snapshot=snapshot,
     )
