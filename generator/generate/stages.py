@@ -316,7 +316,9 @@ async def prepare(
     )
 
     async def _recompute(seed: TaskSeed) -> list[str]:
-        return await recompute(seed, family_ctx)
+        # From the pinned snapshot the tools' outputs cannot have changed (the end of the
+        # run checks that the store did not move either): derive again from the memo.
+        return await recompute(seed, family_ctx, fresh=snapshot is None)
 
     checks = CheckContext.with_registered_tools(
         policies,

@@ -48,7 +48,7 @@ def _strip(doc: Doc) -> Doc:
 
 @dataclass
 class _Series:
-    """One key's rows sorted by (time, _id), with a string array of the times."""
+    """One key's rows sorted by (time, _id), without CouchDB fields, and their times."""
 
     rows: list[Doc] = field(default_factory=list)
     times: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=str))
@@ -64,7 +64,7 @@ def _series(docs: list[Doc], key: str) -> _Series:
     """Index ``docs`` (all carry a string ``key``) by (key, _id)."""
     docs.sort(key=lambda d: (d[key], str(d.get("_id", ""))))
     times = np.array([d[key] for d in docs], dtype=str) if docs else np.empty(0, dtype=str)
-    return _Series(rows=docs, times=times)
+    return _Series(rows=[_strip(d) for d in docs], times=times)
 
 
 def _grouped(docs: list[Doc], by: str, time_key: str) -> dict[str, _Series]:
@@ -79,7 +79,7 @@ def _grouped(docs: list[Doc], by: str, time_key: str) -> dict[str, _Series]:
 
 def _project(doc: Doc, keep: list[str] | None) -> Doc:
     if keep is None:
-        return _strip(doc)
+        return dict(doc)  # rows are stored without _id and _rev
     return {k: doc[k] for k in keep if k in doc}
 
 
@@ -138,7 +138,7 @@ class FleetSnapshot:
                 if isinstance(d.get("equipment_id"), str) and isinstance(d.get(date_field), str)
             ]
             every.sort(key=_by_equipment(date_field))
-            self._tagged_all[dataset] = _Series(rows=every)
+            self._tagged_all[dataset] = _Series(rows=[_strip(d) for d in every])
         self._codes = sorted(
             (_strip(d) for d in wo_docs if d.get("dataset") == "failure_codes"),
             key=lambda d: str(d["code"]),
@@ -331,7 +331,7 @@ class FleetSnapshot:
                 d for d in self._tagged_all[dataset].rows
                 if (not start or d[date_field] >= start) and (not end or d[date_field] < end)
             ]
-        return [_strip(d) for d in rows if keep is None or keep(d)]
+        return [dict(d) for d in rows if keep is None or keep(d)]
 
     async def work_orders(
         self,
