@@ -269,6 +269,7 @@ def bench_seed(
 def _register_stage_commands() -> None:
     from generator import (
         cli_audit,
+        cli_bench,
         cli_eval,
         cli_generate,
         cli_profile,
@@ -276,7 +277,8 @@ def _register_stage_commands() -> None:
         cli_validate,
     )
 
-    for module in (cli_profile, cli_generate, cli_validate, cli_eval, cli_score, cli_audit):
+    for module in (cli_profile, cli_generate, cli_validate, cli_eval, cli_score, cli_audit,
+                   cli_bench):
         module.register(app, bench_app)
 
 
