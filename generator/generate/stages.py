@@ -7,6 +7,7 @@ class, its profile, the config and the store settings); :meth:`RunEnv.job` then 
 
 from __future__ import annotations
 
+import asyncio
 import math
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -291,9 +292,20 @@ async def prepare(
     the live store (one HTTP query per tool lookup, as agents see it).
     """
     policies = load_policies()
+    snapshot_task: asyncio.Task[FleetSnapshot] | None = None
+    if not live_store and not config.baseline:
+        from generator.store.snapshot import FleetSnapshot
+
+        # The fleet loads (worker thread) while the budget proposal's LLM call is in flight.
+        snapshot_task = asyncio.create_task(FleetSnapshot.aload(asset, settings))
     proposal: dict[str, float] | None = None
     if client is not None and config.budget is None and not config.baseline:
-        proposal = await propose_budget(profile, config.n, client)
+        try:
+            proposal = await propose_budget(profile, config.n, client)
+        except BaseException:
+            if snapshot_task is not None:
+                snapshot_task.cancel()
+            raise
     budget = allocate(
         profile,
         policies,
@@ -303,11 +315,7 @@ async def prepare(
         proposal=proposal,
     )
     load_tools()
-    snapshot = None
-    if not live_store and not config.baseline:
-        from generator.store.snapshot import FleetSnapshot
-
-        snapshot = await FleetSnapshot.aload(asset, settings)
+    snapshot = await snapshot_task if snapshot_task is not None else None
     tools_ctx = ToolContext(asset, settings, store=snapshot)
     family_ctx = FamilyContext(profile, tools_ctx, config.seed)
     dedup = DedupIndex(threshold=config.dedup_threshold)
