@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import sys
 from typing import TYPE_CHECKING, Annotated
 
@@ -148,6 +147,8 @@ def inventory(asset: AssetArg = "transformer") -> None:
 
     store = FleetStore(load_asset_class(asset))
     try:
+        import asyncio
+
         inv = asyncio.run(store.inventory())
     finally:
         store.close()
@@ -213,6 +214,8 @@ def tools_call(
     spec = load_tools().get(name)
     ctx = ToolContext(load_asset_class(spec.asset_classes[0]))
     try:
+        import asyncio
+
         result = asyncio.run(call_tool(name, raw, ctx))
     finally:
         ctx.close()
@@ -222,6 +225,8 @@ def tools_call(
 @app.command("serve-tools")
 def serve_tools() -> None:
     """Serve every tool over MCP on stdin/stdout (for AssetOpsBench agents, any MCP client)."""
+    import asyncio
+
     from generator.tools.mcp_server import serve_stdio
 
     asyncio.run(serve_stdio())
