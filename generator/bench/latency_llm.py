@@ -36,6 +36,19 @@ _OPENERS = (
     "For the planner", "Quick check", "For the asset manager", "For the shift log",
     "Ahead of the inspection",
 )
+# Three independent choices per task (512 combinations of whole phrases), so two tasks
+# with similar facts still read differently, as a real model's texts would.
+_WHYS = (
+    "we are reconciling the fleet records", "the regional manager asked this morning",
+    "the maintenance crew needs it before dispatch", "it goes into the risk register",
+    "the insurer wants the figure", "we are preparing the winter readiness review",
+    "the control room flagged the unit", "the budget round closes this week",
+)
+_CLOSERS = (
+    "Thanks.", "Please keep it brief.", "A short answer is fine.", "Numbers only, please.",
+    "I need it within the hour.", "Add the units you used.", "Say which records you read.",
+    "Keep the wording plain.",
+)
 
 
 def _digest(*parts: str) -> int:
@@ -44,11 +57,14 @@ def _digest(*parts: str) -> int:
 
 def _item(task: dict[str, Any]) -> dict[str, Any]:
     key = str(task.get("seed_key", ""))
-    opener = _OPENERS[_digest(key) % len(_OPENERS)]
+    h = _digest(key)
+    opener, why = _OPENERS[h % 8], _WHYS[(h >> 8) % 8]
+    closer = _CLOSERS[(h >> 16) % 8]
     text = (
-        f"{opener} ({key.split('#')[-1]}), the {task.get('role', 'operator')} asks: "
+        f"{opener}, because {why}: the {task.get('role', 'operator')} asks about "
         + "; ".join(str(m) for m in task.get("mentions", []))
         + (f". Constraint: {task['constraint']}" if task.get("constraint") else ".")
+        + f" {closer}"
     )
     form = (
         "The response should use "
