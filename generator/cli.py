@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -155,6 +154,8 @@ def inventory(asset: AssetArg = "transformer") -> None:
 
     store = FleetStore(load_asset_class(asset))
     try:
+        import asyncio
+
         inv = asyncio.run(store.inventory())
     finally:
         store.close()
@@ -224,6 +225,8 @@ def tools_call(
     # The agent-facing read-only account: a tool never sees truth or meta databases.
     ctx = ToolContext(load_asset_class(spec.asset_classes[0]), store_settings(role="tools"))
     try:
+        import asyncio
+
         result = asyncio.run(call_tool(name, raw, ctx))
     finally:
         ctx.close()
@@ -238,6 +241,8 @@ def serve_tools(
     ] = None,
 ) -> None:
     """Serve every tool over MCP on stdin/stdout (for AssetOpsBench agents, any MCP client)."""
+    import asyncio
+
     from generator.envfile import load_env_file
     from generator.tools.mcp_server import serve_stdio
 
@@ -288,6 +293,7 @@ def bench_seed(
 def _register_stage_commands() -> None:
     from generator import (
         cli_audit,
+        cli_bench,
         cli_eval,
         cli_export,
         cli_fuzz,
@@ -300,7 +306,7 @@ def _register_stage_commands() -> None:
 
     for module in (
         cli_profile, cli_generate, cli_validate, cli_eval, cli_score, cli_audit, cli_export,
-        cli_heldout, cli_fuzz,
+        cli_heldout, cli_fuzz, cli_bench,
     ):
         module.register(app, bench_app)
 

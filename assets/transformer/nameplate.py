@@ -20,7 +20,6 @@ code, used when ``thermal_class`` is absent) and ``rated_mva``.
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any, Literal, TypeVar, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -139,8 +138,7 @@ async def lookup_nameplate(
         NameplateLookupError: The store cannot be read.
     """
     try:
-        store = ctx.store
-        doc = await asyncio.to_thread(store.client.get, store.db["nameplate"], asset_name)
+        doc = await ctx.store.nameplate_doc(asset_name)
     except UserError as exc:
         names = ", ".join(missing)
         # An outage stays an outage (generation stops and resumes instead of dropping the draw)
@@ -153,8 +151,6 @@ async def lookup_nameplate(
             fix=f"pass {names} explicitly, or start and seed the store "
             "(`scenariogen env up`, `scenariogen env seed`)",
         ) from None
-    if doc is not None:
-        doc = {k: v for k, v in doc.items() if not k.startswith("_")}
     return facts_from_nameplate(asset_name, doc)
 
 

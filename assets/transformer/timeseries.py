@@ -81,7 +81,31 @@ WEEKEND = (5, 6)  # Saturday, Sunday (datetime.weekday numbering, Monday = 0)
 
 
 def _slot_medians(keys: NDArray[np.int64], x: FloatArray) -> tuple[FloatArray, NDArray[np.int64]]:
-    """Per reading: the median and the number of readings of its slot (same key)."""
+    """Per reading: the median and the number of readings of its slot (same key).
+
+    One sort by (key, value) instead of a median per slot: a slot's median is the mean of
+    its middle two sorted values, ``(v[lo] + v[hi]) / 2``, which is what ``np.median``
+    computes (for an odd count lo = hi and ``(v + v) / 2 == v`` exactly).
+    """
+    if x.size == 0 or bool(np.isnan(x).any()):
+        return _slot_medians_by_slot(keys, x)
+    order = np.lexsort((x, keys))
+    k, v = keys[order], x[order]
+    starts = np.flatnonzero(np.concatenate(([True], k[1:] != k[:-1])))
+    sizes = np.diff(np.concatenate((starts, [k.size])))
+    med = (v[starts + (sizes - 1) // 2] + v[starts + sizes // 2]) / 2
+    group = np.repeat(np.arange(starts.size), sizes)
+    medians = np.empty(x.size)
+    counts = np.empty(x.size, dtype=np.int64)
+    medians[order] = med[group]
+    counts[order] = sizes[group]
+    return medians, counts
+
+
+def _slot_medians_by_slot(
+    keys: NDArray[np.int64], x: FloatArray
+) -> tuple[FloatArray, NDArray[np.int64]]:
+    """:func:`_slot_medians` one slot at a time (NaN-propagating, as ``np.median``)."""
     medians = np.empty(x.size)
     counts = np.empty(x.size, dtype=np.int64)
     for key in np.unique(keys):
@@ -256,14 +280,43 @@ def fit_holt_winters(values: ArrayLike, period: int = PERIOD) -> HoltWinters:
     Grid: α ∈ {0.05, 0.1, 0.2, 0.4, 0.6}, β ∈ {0, 0.01, 0.05, 0.1}, γ ∈ {0.05, 0.1, 0.3,
     0.5}; ties keep the first in that order (smallest constants, the smoothest model).
     """
-    best: HoltWinters | None = None
-    for a, b, g in itertools.product(ALPHA_GRID, BETA_GRID, GAMMA_GRID):
-        model = holt_winters(values, a, b, g, period)
-        if best is None or model.mae < best.mae:
-            best = model
-    if best is None:  # the grids are non-empty constants; kept for the type checker
-        raise RuntimeError("empty Holt-Winters grid")
-    return best
+    grid = list(itertools.product(ALPHA_GRID, BETA_GRID, GAMMA_GRID))
+    maes = _grid_maes(np.asarray(values, dtype=float), grid, period)
+    best = 0
+    for i, mae in enumerate(maes):
+        if mae < maes[best]:
+            best = i
+    a, b, g = grid[best]
+    return holt_winters(values, a, b, g, period)
+
+
+def _grid_maes(y: FloatArray, grid: list[tuple[float, float, float]], period: int) -> list[float]:
+    """In-sample MAE of :func:`holt_winters` for every (α, β, γ) of ``grid`` at once.
+
+    The recursion of :func:`holt_winters` run on arrays over the grid: the same float64
+    operations in the same order per element, so each MAE equals the scalar fit's.
+    """
+    m = period
+    if y.size < 2 * m:
+        raise ValueError(f"Holt-Winters needs at least {2 * m} values, got {y.size}")
+    alpha = np.array([p[0] for p in grid])
+    beta = np.array([p[1] for p in grid])
+    gamma = np.array([p[2] for p in grid])
+    first, second = float(y[:m].mean()), float(y[m : 2 * m].mean())
+    trend0 = (second - first) / m
+    level = np.full(len(grid), first + trend0 * (m - 1) / 2)
+    trend = np.full(len(grid), trend0)
+    season = np.empty((len(grid), y.size))
+    season[:, :m] = y[:m] - (first + trend0 * (np.arange(m) - (m - 1) / 2))
+    fitted = np.empty((len(grid), y.size - m))
+    for t in range(m, y.size):
+        s_old = season[:, t - m]
+        fitted[:, t - m] = level + trend + s_old
+        new_level = alpha * (y[t] - s_old) + (1 - alpha) * (level + trend)
+        trend = beta * (new_level - level) + (1 - beta) * trend
+        level = new_level
+        season[:, t] = gamma * (y[t] - level) + (1 - gamma) * s_old
+    return [float(np.mean(np.abs(y[m:] - row))) for row in fitted]
 
 
 def regular_hourly(

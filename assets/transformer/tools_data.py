@@ -887,12 +887,18 @@ async def _series(args: SeriesArgs, ctx: ToolContext) -> tuple[np.ndarray, np.nd
             f"need at least {2 * ts.PERIOD} (two days)",
             fix="widen the window",
         )
-    secs = [
-        int(datetime.strptime(str(d["timestamp"]), ISO).replace(tzinfo=UTC).timestamp())
-        for d in docs
-    ]
+    secs = _epoch_seconds([d["timestamp"] for d in docs])
     grid, values, filled = ts.regular_hourly(secs, [float(d[args.sensor]) for d in docs])
     return grid, values, filled
+
+
+def _epoch_seconds(stamps: list[Any]) -> list[int]:
+    """UTC epoch seconds of ``YYYY-MM-DDTHH:MM:SS`` timestamps, parsed as one datetime64
+    array (a per-row ``strptime`` costs ~100x more on a two-week window)."""
+    if not stamps:
+        return []
+    parsed = np.array([str(t) for t in stamps], dtype="datetime64[s]")
+    return [int(v) for v in parsed.astype(np.int64)]
 
 
 def _iso(sec: int) -> str:
@@ -937,8 +943,9 @@ class TsadResult(_Model):
     anomalies: list[Anomaly] = Field(description="Anomalous readings in time order")
 
 
-def _weekday(sec: int) -> int:
-    return datetime.fromtimestamp(int(sec), UTC).weekday()
+def _weekdays(secs: np.ndarray) -> list[int]:
+    """Monday = 0 weekday of each epoch second (UTC): 1970-01-01 was a Thursday (3)."""
+    return [int(w) for w in (np.asarray(secs, dtype=np.int64) // 86400 + 3) % 7]
 
 
 @tool("run_tsad", domain="tsfm", args=TsadArgs, result=TsadResult)
@@ -954,10 +961,7 @@ async def run_tsad(args: TsadArgs, ctx: ToolContext) -> TsadResult:
     before = await ctx.store.history(args.asset_id, history_start, args.start, [args.sensor])
     before = [d for d in before if d.get(args.sensor) is not None]
     if before:
-        secs = [
-            int(datetime.strptime(str(d["timestamp"]), ISO).replace(tzinfo=UTC).timestamp())
-            for d in before
-        ] + [int(grid[0])]
+        secs = [*_epoch_seconds([d["timestamp"] for d in before]), int(grid[0])]
         ref_grid, ref_values, _ = ts.regular_hourly(
             secs, [float(d[args.sensor]) for d in before] + [float(values[0])]
         )
@@ -966,7 +970,7 @@ async def run_tsad(args: TsadArgs, ctx: ToolContext) -> TsadResult:
         ref_grid, ref_values = np.empty(0, dtype=np.int64), np.empty(0)
     all_grid = np.concatenate([ref_grid, grid])
     all_values = np.concatenate([ref_values, values])
-    weekdays = [_weekday(int(sec)) for sec in all_grid]
+    weekdays = _weekdays(all_grid)
     hours = (all_grid // 3600) % 24
     found = ts.detect_anomalies(
         weekdays, hours, all_values, args.threshold, score_from=int(ref_grid.size)

@@ -23,6 +23,7 @@ from assets.transformer.health_index import (
 from assets.transformer.health_index import (
     HealthIndexPrediction,
     HealthInputs,
+    load_model,
     predict_health_index,
 )
 from assets.transformer.loading import STANDARD as LOAD_STANDARD
@@ -45,6 +46,7 @@ from assets.transformer.winding import (
     compute_hot_spot,
     compute_loss_of_life,
 )
+from generator.concurrency import to_thread
 from generator.tools.registry import ToolContext, tool
 
 DOMAIN = "fmsr"
@@ -224,7 +226,9 @@ async def assess_winding_temperature_tool(
     result=HealthIndexPrediction,
     standard=HEALTH_INDEX_CITATION,
 )
-def predict_health_index_tool(args: HealthIndexArgs, ctx: ToolContext) -> HealthIndexPrediction:
+async def predict_health_index_tool(
+    args: HealthIndexArgs, ctx: ToolContext
+) -> HealthIndexPrediction:
     """Score a transformer health index (0–100) and condition band from one oil sample
     (dissolved gases and oil quality) by the rule-based Jahromi et al. 2009 table, with a
     monotone learned estimate beside it.
@@ -232,6 +236,9 @@ def predict_health_index_tool(args: HealthIndexArgs, ctx: ToolContext) -> Health
     Acidity is optional and scored when given. The model is trained on the project's
     rule-based score, not on field data.
     """
+    # The first call loads the model (sklearn import and unpickling, seconds): in a worker
+    # thread, so other domains' work goes on meanwhile.
+    await to_thread(load_model)
     return predict_health_index(
         args.asset_name,
         args.hydrogen,

@@ -10,15 +10,34 @@ We use ``ratio`` rather than ``token_sort_ratio`` because word order carries mea
 request ("NORTH-TX01 before SOUTH-TX02"), and because two template requests differ by
 phrasing, opener, closer and entities, which ``ratio`` weighs by their length.
 ``process.extractOne`` with ``score_cutoff`` skips candidates whose length alone rules them
-out, so a check against thousands of accepted texts stays fast.
+out.
+
+**Indexed search.** Scoring every indexed text is quadratic over a set (7 s at 3 000 texts,
+hours at 200 000). Past ``exact_below`` texts, a search at a cutoff of at least
+``INDEX_MIN_CUTOFF`` scores only the *candidates*: texts that share an anchor with the
+query. Anchors come from winnowing (Schleimer et al. 2003): the k-grams (k = 8) whose hash
+is the smallest in each window of 8 consecutive k-grams, so two texts sharing a verbatim run
+of 15 characters or more share a fingerprint; an anchor is a pair of consecutive
+fingerprints (a shared run of about 23 characters), which is rare enough to keep candidate
+lists short where single fingerprints ("of the transformer") are in every text. An anchor
+found in more than ``max_postings`` texts stops being indexed (a stop-anchor). The nearest
+text is then the best-scoring candidate, ties to the earliest indexed, as in a full scan.
+A pair of texts at similarity ≥ 0.9 differs in at most a tenth of their characters, so in
+practice shares several runs of 23 characters; texts whose every shared run is shorter (an
+edit every ~20 characters) would be missed: ``exact_below`` keeps small sets exact, and
+``tests/generator/generate/test_dedup.py`` compares both searches on real scenario texts.
 """
 
 from __future__ import annotations
 
+import itertools
 import re
 import threading
+import zlib
 from collections.abc import Iterable
 
+import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view
 from rapidfuzz import fuzz, process
 
 _SPACE = re.compile(r"\s+")
@@ -27,6 +46,47 @@ _SPACE = re.compile(r"\s+")
 # prefilter runs with a little slack and the exact score is compared afterwards.
 _PREFILTER_SLACK = 0.01
 _EPS = 1e-9
+
+# Winnowing: k-gram length and window (guaranteed shared fingerprint for a shared run of
+# K + W - 1 characters).
+K = 8
+W = 8
+# The index answers searches at this cutoff or above; below it a full scan runs.
+INDEX_MIN_CUTOFF = 0.8
+EXACT_BELOW = 1500
+MAX_POSTINGS = 64
+
+
+_SHIFTS = np.arange(K, dtype=np.uint64) * np.uint64(8)
+_MIX = np.uint64(0x9E3779B97F4A7C15)  # Fibonacci hashing: spreads the k-gram codes
+
+
+def fingerprints(norm: str) -> list[int]:
+    """Winnowed k-gram hashes of a normalised text, in text order (each chosen position once).
+
+    A k-gram of UTF-8 bytes (k = 8) is one 64-bit code, multiplied by an odd constant
+    modulo 2^64 (a bijection, so the hash order is a fixed pseudo-random order of k-grams).
+    """
+    data = np.frombuffer(norm.encode(), dtype=np.uint8).astype(np.uint64)
+    if data.size < K:
+        return [int(zlib.crc32(norm.encode()))] if norm else []
+    codes = (sliding_window_view(data, K) << _SHIFTS).sum(axis=1, dtype=np.uint64)
+    hashes = (codes * _MIX) >> np.uint64(1)
+    if hashes.size <= W:
+        return [int(hashes.min())]
+    windows = sliding_window_view(hashes, W)
+    # rightmost minimum of each window (robust winnowing)
+    pos = np.arange(windows.shape[0]) + (W - 1 - np.argmin(windows[:, ::-1], axis=1))
+    keep = np.concatenate(([True], pos[1:] != pos[:-1]))
+    return [int(h) for h in hashes[pos[keep]]]
+
+
+def anchors(norm: str) -> set[tuple[int, int]]:
+    """Pairs of consecutive fingerprints (a lone fingerprint pairs with itself)."""
+    fps = fingerprints(norm)
+    if len(fps) == 1:
+        return {(fps[0], fps[0])}
+    return set(itertools.pairwise(fps))
 
 
 def normalise(text: str) -> str:
@@ -46,13 +106,51 @@ class DedupIndex:
     :meth:`check_and_add` is atomic — two candidates racing cannot both be accepted.
     """
 
-    def __init__(self, threshold: float = 0.9) -> None:
+    def __init__(
+        self,
+        threshold: float = 0.9,
+        *,
+        exact_below: int = EXACT_BELOW,
+        max_postings: int = MAX_POSTINGS,
+    ) -> None:
         if not 0.0 < threshold <= 1.0:
             raise ValueError(f"threshold must be in (0, 1], got {threshold}")
         self.threshold = threshold
+        self.exact_below = exact_below
+        self.max_postings = max_postings
         self._texts: list[str] = []
         self._keys: list[str] = []
+        self._postings: dict[tuple[int, int], list[int]] = {}
+        self._stop: set[tuple[int, int]] = set()
+        self._last: tuple[str, set[tuple[int, int]]] = ("", set())
         self._lock = threading.Lock()
+
+    def _anchors(self, norm: str) -> set[tuple[int, int]]:
+        # A text is usually searched and then added (validate, check_and_add): hash it once.
+        if self._last[0] != norm or not norm:
+            self._last = (norm, anchors(norm))
+        return self._last[1]
+
+    def _append(self, norm: str, key: str) -> None:
+        index = len(self._texts)
+        self._texts.append(norm)
+        self._keys.append(key)
+        for anchor in self._anchors(norm):
+            if anchor in self._stop:
+                continue
+            posting = self._postings.setdefault(anchor, [])
+            posting.append(index)
+            if len(posting) > self.max_postings:
+                self._stop.add(anchor)
+                del self._postings[anchor]
+
+    def _candidates(self, norm: str) -> list[int]:
+        found: set[int] = set()
+        for anchor in self._anchors(norm):
+            posting = self._postings.get(anchor)
+            if posting is not None:
+                found.update(posting)
+        return sorted(found)
 
     def __len__(self) -> int:
         with self._lock:
@@ -61,7 +159,13 @@ class DedupIndex:
     def _nearest(
         self, norm: str, cutoff: float, exclude: str | None
     ) -> tuple[str, float] | None:
-        if exclude is None:
+        if len(self._texts) >= self.exact_below and cutoff >= INDEX_MIN_CUTOFF:
+            kept = [
+                i for i in self._candidates(norm) if exclude is None or self._keys[i] != exclude
+            ]
+            texts = [self._texts[i] for i in kept]
+            keys = [self._keys[i] for i in kept]
+        elif exclude is None:
             texts, keys = self._texts, self._keys
         else:
             # Rare path (re-checking an item that is itself indexed): filter, then score.
@@ -98,8 +202,7 @@ class DedupIndex:
         """Index ``text`` under ``key`` unconditionally."""
         norm = normalise(text)
         with self._lock:
-            self._texts.append(norm)
-            self._keys.append(key)
+            self._append(norm, key)
 
     def check_and_add(self, text: str, key: str) -> tuple[bool, str | None, float]:
         """Atomically: index ``text`` unless a near-duplicate is there already.
@@ -113,8 +216,7 @@ class DedupIndex:
             hit = self._nearest(norm, self.threshold, None)
             if hit is not None:
                 return False, hit[0], hit[1]
-            self._texts.append(norm)
-            self._keys.append(key)
+            self._append(norm, key)
             return True, None, 0.0
 
     def load(self, items: Iterable[tuple[str, str]]) -> int:
@@ -128,6 +230,5 @@ class DedupIndex:
         pairs = [(normalise(text), key) for text, key in items]
         with self._lock:
             for norm, key in pairs:
-                self._texts.append(norm)
-                self._keys.append(key)
+                self._append(norm, key)
         return len(pairs)

@@ -252,10 +252,14 @@ class DomainRunner:
         job = self.job
         if job.llm is None:
             return list(job.template.verbalise(seeds))
-        out: list[Draft | VerbaliseFailure] = []
-        for i in range(0, len(seeds), job.batch_size):
-            out.extend(await job.llm.verbalise(seeds[i : i + job.batch_size], job.core_tools))
-        return out
+        llm = job.llm
+        chunks = [seeds[i : i + job.batch_size] for i in range(0, len(seeds), job.batch_size)]
+        # The batches of one round go out together (the client's semaphore bounds the calls
+        # in flight); replies are kept in seed order.
+        replies = await fan_out(
+            chunks, lambda chunk: llm.verbalise(chunk, job.core_tools), limit=len(chunks)
+        )
+        return [draft for reply in replies for draft in reply]
 
     def _write(
         self, cursor: int, seed: TaskSeed | None, draft: Draft, batch: int, attempts: int

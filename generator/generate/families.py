@@ -572,14 +572,19 @@ def compare(
     return [] if expected == actual else [f"{path}: expected {expected!r}, got {actual!r}"]
 
 
-async def recompute(seed: TaskSeed, ctx: FamilyContext) -> list[str]:
-    """Re-run the seed's tool calls and derive; problems with the stored answer (empty = ok)."""
+async def recompute(seed: TaskSeed, ctx: FamilyContext, *, fresh: bool = True) -> list[str]:
+    """Re-run the seed's tool calls and derive; problems with the stored answer (empty = ok).
+
+    ``fresh=False`` (a run reading a pinned snapshot) takes the calls' outputs from the
+    memo: the tools are deterministic functions of their arguments and the snapshot, so a
+    re-run would return them again; the answer is still derived anew from them.
+    """
     try:
         spec = FAMILIES.get(seed.family)
     except Exception as exc:  # an unknown family is a problem of the seed, reported as such
         return [f"family: {exc}"]
     try:
-        outputs = await ctx.run(seed.tool_sequence, fresh=True)
+        outputs = await ctx.run(seed.tool_sequence, fresh=fresh)
     except (StoreUnavailable, LLMUnavailable):
         raise  # an outage stops the run (resumable); it says nothing about the answer
     except Exception as exc:  # a tool that now fails means the answer does not reproduce

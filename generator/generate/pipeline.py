@@ -58,6 +58,7 @@ class Pipeline:
         progress: Progress | None = None,
         resume: str | None = None,
         notice: Callable[[str], None] | None = None,
+        live_store: bool = False,
     ) -> None:
         """Set up the run; ``notice`` gets one-line notes (a torn line cut, a restart).
 
@@ -73,6 +74,7 @@ class Pipeline:
                     fix="give only --resume RUN_ID to finish a run",
                 )
         self.config = config
+        self.live_store = live_store
         self.settings = settings or store_settings()
         self.client = llm_client
         self.progress = progress
@@ -185,7 +187,9 @@ class Pipeline:
             check_fleet(started, profile.inventory.fingerprint)
 
         t = time.perf_counter()
-        env = await stages.prepare(asset, profile, cfg, self.settings, client)
+        env = await stages.prepare(
+            asset, profile, cfg, self.settings, client, live_store=self.live_store
+        )
         budget = env.budget
         if started is not None:
             check_budget(started, dict(budget.per_domain))
@@ -235,6 +239,8 @@ class Pipeline:
         t = time.perf_counter()
         negatives = await env.negatives(cfg.negatives, run_id=self.folder.run_id)
         self._timed("negatives", t)
+
+        await env.verify_store()  # answers came from the snapshot: the store must not move
 
         t = time.perf_counter()
         self.folder.write_scenarios(_ORDER, durable=True)

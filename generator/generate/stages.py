@@ -7,6 +7,7 @@ class, its profile, the config and the store settings); :meth:`RunEnv.job` then 
 
 from __future__ import annotations
 
+import asyncio
 import math
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -44,6 +45,7 @@ if TYPE_CHECKING:
     from generator.config import StoreSettings
     from generator.llm.client import LLMClient
     from generator.profile.model import AssetProfile
+    from generator.store.snapshot import FleetSnapshot
 
 
 @dataclass
@@ -64,6 +66,12 @@ class RunEnv:
     families: dict[str, list[FamilySpec]]
     accepted_seeds: dict[str, list[TaskSeed]] = field(default_factory=dict)
     slot_seeds: dict[tuple[str, int], TaskSeed | None] = field(default_factory=dict)
+    snapshot: FleetSnapshot | None = None
+
+    async def verify_store(self) -> None:
+        """With a snapshot: fail (one line) when the store changed since it was read."""
+        if self.snapshot is not None:
+            await self.snapshot.verify_unchanged()
 
     # -- per-candidate hooks ---------------------------------------------------------
 
@@ -274,12 +282,30 @@ async def prepare(
     config: GenerateConfig,
     settings: StoreSettings,
     client: LLMClient | None,
+    *,
+    live_store: bool = False,
 ) -> RunEnv:
-    """Policies, budget, checks, families and verbalisers for one run."""
+    """Policies, budget, checks, families and verbalisers for one run.
+
+    Generation reads the fleet through a :class:`~generator.store.snapshot.FleetSnapshot`
+    (read once, pinned by ``update_seq``) unless ``live_store`` or ``--baseline`` asks for
+    the live store (one HTTP query per tool lookup, as agents see it).
+    """
     policies = load_policies()
+    snapshot_task: asyncio.Task[FleetSnapshot] | None = None
+    if not live_store and not config.baseline:
+        from generator.store.snapshot import FleetSnapshot
+
+        # The fleet loads (worker thread) while the budget proposal's LLM call is in flight.
+        snapshot_task = asyncio.create_task(FleetSnapshot.aload(asset, settings))
     proposal: dict[str, float] | None = None
     if client is not None and config.budget is None and not config.baseline:
-        proposal = await propose_budget(profile, config.n, client)
+        try:
+            proposal = await propose_budget(profile, config.n, client)
+        except BaseException:
+            if snapshot_task is not None:
+                snapshot_task.cancel()
+            raise
     budget = allocate(
         profile,
         policies,
@@ -289,7 +315,8 @@ async def prepare(
         proposal=proposal,
     )
     load_tools()
-    tools_ctx = ToolContext(asset, settings)
+    snapshot = await snapshot_task if snapshot_task is not None else None
+    tools_ctx = ToolContext(asset, settings, store=snapshot)
     family_ctx = FamilyContext(profile, tools_ctx, config.seed)
     dedup = DedupIndex(threshold=config.dedup_threshold)
     against = (
@@ -297,7 +324,9 @@ async def prepare(
     )
 
     async def _recompute(seed: TaskSeed) -> list[str]:
-        return await recompute(seed, family_ctx)
+        # From the pinned snapshot the tools' outputs cannot have changed (the end of the
+        # run checks that the store did not move either): derive again from the memo.
+        return await recompute(seed, family_ctx, fresh=snapshot is None)
 
     checks = CheckContext.with_registered_tools(
         policies,
@@ -326,4 +355,5 @@ async def prepare(
         llm=llm,
         model_label=client.label if client is not None else "none",
         families=families,
+        snapshot=snapshot,
     )

@@ -230,6 +230,11 @@ class FleetStore:
         plates = await to_thread(self._nameplates)
         return [p for p in plates if site_name is None or p["site_name"] == site_name]
 
+    async def nameplate_doc(self, asset_id: str) -> Doc | None:
+        """The nameplate document of ``asset_id`` (without CouchDB fields), or None."""
+        doc = await to_thread(self.client.get, self.db["nameplate"], asset_id)
+        return None if doc is None else {k: v for k, v in doc.items() if not k.startswith("_")}
+
     async def nameplate(self, asset_id: str) -> Doc:
         """The nameplate of ``asset_id``; unknown ids raise with the valid ones."""
         doc = await to_thread(self.client.get, self.db["nameplate"], asset_id)

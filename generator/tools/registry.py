@@ -25,16 +25,24 @@ ToolFn = Callable[[Any, "ToolContext"], BaseModel | Awaitable[BaseModel]]
 
 
 class ToolContext:
-    """What a tool may use: the asset class and (lazily) the store's query layer."""
+    """What a tool may use: the asset class and (lazily) the store's query layer.
 
-    def __init__(self, asset: AssetClass, settings: StoreSettings | None = None) -> None:
+    Generation passes a per-run snapshot (same query methods, read from memory); tools
+    called by agents (MCP, ``tools call``, dry runs) get the live store.
+    """
+
+    def __init__(
+        self, asset: AssetClass, settings: StoreSettings | None = None, store: Any = None
+    ) -> None:
         self.asset = asset
         self._settings = settings
-        self._store: Any = None
+        self._store: Any = store
 
     @property
     def store(self) -> Any:
-        """The :class:`generator.store.query.FleetStore`, created on first use."""
+        """The :class:`generator.store.query.FleetStore`, created on first use, or the
+        read-only :class:`generator.store.snapshot.FleetSnapshot` a generation run passed in.
+        """
         if self._store is None:
             from generator.store.query import FleetStore
 

@@ -126,3 +126,31 @@ def test_regular_hourly_fills_a_missing_hour_linearly() -> None:
     assert grid.tolist() == [0, 3600, 7200, 10800]
     assert values.tolist() == [1.0, 2.0, 3.0, 4.0]
     assert filled == 1
+
+
+def test_the_array_grid_search_equals_the_scalar_fits_bit_for_bit() -> None:
+    import itertools
+
+    rng = np.random.default_rng(11)
+    grid = list(itertools.product(ts.ALPHA_GRID, ts.BETA_GRID, ts.GAMMA_GRID))
+    for n in (48, 97, 336):
+        hours = np.arange(n)
+        y = 5 * np.sin(hours * 2 * np.pi / 24) + 0.02 * hours + rng.normal(0, 0.7, n)
+        scalar = [ts.holt_winters(y, a, b, g).mae for a, b, g in grid]
+        assert ts._grid_maes(y, grid, ts.PERIOD) == scalar
+        best = min(range(len(grid)), key=lambda i: (scalar[i], i))  # first of the smallest
+        fit = ts.fit_holt_winters(y)
+        assert (fit.alpha, fit.beta, fit.gamma) == grid[best]
+
+
+def test_slot_medians_by_sorting_equal_a_median_per_slot() -> None:
+    rng = np.random.default_rng(5)
+    keys = rng.integers(0, 30, 500)
+    x = np.round(rng.normal(50, 10, 500), 1)  # rounded: ties inside slots
+    fast, n_fast = ts._slot_medians(keys, x)
+    for key in np.unique(keys):
+        sel = keys == key
+        assert np.all(fast[sel] == np.median(x[sel])) and np.all(n_fast[sel] == sel.sum())
+    x[3] = np.nan  # NaN propagates to its slot, as np.median does
+    nan_med, _ = ts._slot_medians(keys, x)
+    assert np.isnan(nan_med[keys == keys[3]]).all() and not np.isnan(nan_med[keys != keys[3]]).any()

@@ -85,3 +85,78 @@ def test_a_pair_at_exactly_the_default_threshold_is_a_duplicate() -> None:
     assert similarity("abcdefghij", "abcdefghiX") == 0.9
     assert index.check_and_add("abcdefghiX", "b") == (False, "a", 0.9)
     assert index.check_and_add("abcdefghXY", "c")[0]  # 0.8: not a duplicate
+
+
+def _real_texts() -> list[str]:
+    import json
+    from pathlib import Path
+
+    up = Path(__file__).resolve().parents[2] / "fixtures" / "upstream"
+    lines = (up / "assetopsbench_all_utterance.jsonl").read_text().splitlines()
+    texts = [json.loads(line)["text"] for line in lines if line.strip()]
+    paper = json.loads((up / "paper_generated_transformer_scenarios.json").read_text())
+    return texts + [r["text"] for r in paper]
+
+
+def _perturbed(texts: list[str], n: int, seed: int) -> list[str]:
+    """Word-level edits a near-duplicate would show: digits changed, words dropped, added,
+    swapped; 1-4 edits each, so some clones stay above 0.9 and some fall below."""
+    import random
+
+    rng = random.Random(seed)
+    out = []
+    for _ in range(n):
+        words = rng.choice(texts).split(" ")
+        for _ in range(rng.randint(1, 4)):
+            i = rng.randrange(len(words))
+            op = rng.random()
+            if op < 0.3:
+                words[i] = "".join(str(rng.randint(0, 9)) if c.isdigit() else c for c in words[i])
+            elif op < 0.5 and len(words) > 1:
+                del words[i]
+            elif op < 0.75:
+                words.insert(i, rng.choice(["please", "now", "the", "unit", "asset"]))
+            else:
+                j = rng.randrange(len(words))
+                words[i], words[j] = words[j], words[i]
+        out.append(" ".join(words))
+    return out
+
+
+def test_the_indexed_search_decides_as_the_full_scan_on_real_texts() -> None:
+    import random
+
+    real = _real_texts()
+    pool = real + _perturbed(real, 450, seed=3)
+    random.Random(1).shuffle(pool)
+    full = DedupIndex(0.9, exact_below=10**9)
+    indexed = DedupIndex(0.9, exact_below=0)  # every search goes through the anchor index
+    hits_full, hits_indexed = [], []
+    for i, text in enumerate(pool):
+        hits_full.append(full.is_duplicate(text))
+        hits_indexed.append(indexed.is_duplicate(text))
+        full.add(text, str(i))
+        indexed.add(text, str(i))
+    assert hits_indexed == hits_full
+    scores = [h[1] for h in hits_full if h is not None]
+    assert len(scores) > 100  # many near-duplicates ...
+    assert any(0.9 <= s < 0.95 for s in scores)  # ... some just above the threshold
+    # check_and_add (the generator's path) accepts and rejects the same texts, too.
+    a, b = DedupIndex(0.9, exact_below=10**9), DedupIndex(0.9, exact_below=0)
+    assert [a.check_and_add(t, str(i)) for i, t in enumerate(pool)] == [
+        b.check_and_add(t, str(i)) for i, t in enumerate(pool)
+    ]
+    # Below INDEX_MIN_CUTOFF (e.g. "the nearest text, however far") the index does a full scan.
+    assert indexed.nearest(pool[0] + " zz", cutoff=0.0) == full.nearest(pool[0] + " zz", cutoff=0.0)
+
+
+def test_fingerprints_survive_an_edit_elsewhere_in_the_text() -> None:
+    from generator.generate.dedup import anchors, fingerprints
+
+    a = normalise(A)
+    assert fingerprints(a) == fingerprints(a) and len(fingerprints(a)) >= len(a) // 8
+    # A and B differ in one character: most anchors are shared (winnowing is local).
+    shared = anchors(a) & anchors(normalise(B))
+    assert len(shared) >= len(anchors(a)) // 2
+    assert not anchors(a) & anchors(normalise(C))
+    assert fingerprints("") == [] and len(anchors("short")) == 1

@@ -1,0 +1,1 @@
+"""Benchmarks behind `scenariogen bench ...`: synthetic inputs, timed experiments, reports."""

@@ -1,0 +1,153 @@
+"""A latency-simulating chat model for speed experiments (langchain ``BaseChatModel``).
+
+It stands in for a real endpoint: each call waits ``call_latency_s`` plus
+``token_latency_s`` per reply token (asyncio sleep on the async path, so concurrent calls
+overlap as they would against a server), fails with probability ``failure_rate`` (a
+garbled reply, which the pipeline rejects and repairs), and otherwise replies with valid
+JSON for the generator's prompts: verbalise and repair (one item per task in the prompt,
+built from the task's mentions, constraint, rubric tools and answer), open scenarios and
+the budget proposal (an empty proposal: the profile's weights are used). Replies are
+deterministic given the prompt and the seed. Every call's start and duration is recorded
+(``calls``) for the bound computation.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import re
+import time
+from typing import Any
+
+from langchain_core.callbacks import (
+    AsyncCallbackManagerForLLMRun,
+    CallbackManagerForLLMRun,
+)
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.outputs import ChatGeneration, ChatResult
+from pydantic import Field, PrivateAttr
+
+_TASKS = re.compile(r"Tasks? \(JSON\):\n(.*?)\n\n", re.S)
+_OPEN = re.compile(r"Write (\d+) open (\w+) requests")
+_OPENERS = (
+    "For the condition review", "Before the outage meeting", "For the monthly report",
+    "For the planner", "Quick check", "For the asset manager", "For the shift log",
+    "Ahead of the inspection",
+)
+# Three independent choices per task (512 combinations of whole phrases), so two tasks
+# with similar facts still read differently, as a real model's texts would.
+_WHYS = (
+    "we are reconciling the fleet records", "the regional manager asked this morning",
+    "the maintenance crew needs it before dispatch", "it goes into the risk register",
+    "the insurer wants the figure", "we are preparing the winter readiness review",
+    "the control room flagged the unit", "the budget round closes this week",
+)
+_CLOSERS = (
+    "Thanks.", "Please keep it brief.", "A short answer is fine.", "Numbers only, please.",
+    "I need it within the hour.", "Add the units you used.", "Say which records you read.",
+    "Keep the wording plain.",
+)
+
+
+def _digest(*parts: str) -> int:
+    return int.from_bytes(hashlib.sha256("|".join(parts).encode()).digest()[:8], "big")
+
+
+def _item(task: dict[str, Any]) -> dict[str, Any]:
+    key = str(task.get("seed_key", ""))
+    h = _digest(key)
+    opener, why = _OPENERS[h % 8], _WHYS[(h >> 8) % 8]
+    closer = _CLOSERS[(h >> 16) % 8]
+    text = (
+        f"{opener}, because {why}: the {task.get('role', 'operator')} asks about "
+        + "; ".join(str(m) for m in task.get("mentions", []))
+        + (f". Constraint: {task['constraint']}" if task.get("constraint") else ".")
+        + f" {closer}"
+    )
+    form = (
+        "The response should use "
+        + ", ".join(f"`{t}`" for t in task.get("tools_for_rubric", []))
+        + f" and report: {task.get('answer')}"
+    )
+    return {"seed_key": key, "text": text, "characteristic_form": form}
+
+
+def reply_for(prompt: str) -> str:
+    """A valid reply to one of the generator's prompts."""
+    match = _TASKS.search(prompt)
+    if match:
+        data = json.loads(match.group(1))
+        tasks = data if isinstance(data, list) else [data]
+        if "Tasks (JSON)" in prompt:
+            return json.dumps({"items": [_item(t) for t in tasks]})
+        return json.dumps(_item(tasks[0]))
+    opened = _OPEN.search(prompt)
+    if opened:
+        k, domain = int(opened.group(1)), opened.group(2)
+        items = [
+            {"text": f"{_OPENERS[i % len(_OPENERS)]}: what would you weigh before deciding "
+                     f"on {domain} measure {i + 1} for the fleet, and why?",
+             "characteristic_form": "A reasoned answer naming the evidence to check."}
+            for i in range(k)
+        ]
+        return json.dumps({"items": items})
+    return "{}"
+
+
+class LatencyChatModel(BaseChatModel):
+    """Valid replies after a simulated latency; see the module docstring."""
+
+    call_latency_s: float = Field(default=1.0, ge=0, description="Seconds per call")
+    token_latency_s: float = Field(default=0.0, ge=0, description="Seconds per reply token")
+    failure_rate: float = Field(default=0.0, ge=0, le=1, description="Share of garbled replies")
+    seed: int = Field(default=0, description="Seed of the failure draws")
+    _calls: list[tuple[float, float]] = PrivateAttr(default_factory=list)
+
+    @property
+    def _llm_type(self) -> str:
+        return "latency-sim"
+
+    @property
+    def calls(self) -> list[tuple[float, float]]:
+        """(start, seconds) of every call, perf_counter clock."""
+        return list(self._calls)
+
+    def _plan(self, messages: list[BaseMessage]) -> tuple[str, float]:
+        prompt = "\n".join(str(m.content) for m in messages)
+        reply = reply_for(prompt)
+        draw = _digest(str(self.seed), prompt, str(len(self._calls))) / 2**64
+        if draw < self.failure_rate:
+            reply = '{"items": [ {"seed_key": "garbled'
+        tokens = max(1, len(reply) // 4)
+        return reply, self.call_latency_s + tokens * self.token_latency_s
+
+    def _result(self, reply: str) -> ChatResult:
+        return ChatResult(generations=[ChatGeneration(message=AIMessage(reply))])
+
+    def _generate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        reply, wait = self._plan(messages)
+        start = time.perf_counter()
+        time.sleep(wait)
+        self._calls.append((start, time.perf_counter() - start))
+        return self._result(reply)
+
+    async def _agenerate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: AsyncCallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        reply, wait = self._plan(messages)
+        start = time.perf_counter()
+        await asyncio.sleep(wait)
+        self._calls.append((start, time.perf_counter() - start))
+        return self._result(reply)

@@ -1,0 +1,165 @@
+"""CLI commands `bench validate` and `bench experiments` (registered by generator.cli)."""
+
+from __future__ import annotations
+
+import itertools
+import os
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+
+def register(app: typer.Typer, bench_app: typer.Typer) -> None:
+    """Add this module's commands to the bench app."""
+
+    @bench_app.command("validate")
+    def bench_validate(
+        source: Annotated[
+            Path, typer.Argument(help="A scenario file to clone from (e.g. a run's scenarios.json)")
+        ],
+        records: Annotated[
+            list[int] | None,
+            typer.Option("--records", "-n", min=1, help="Set sizes to time (repeatable)"),
+        ] = None,
+        seed: Annotated[int, typer.Option(help="Seed of the perturbations")] = 0,
+    ) -> None:
+        """Time `validate` on synthetic sets: SOURCE's records plus perturbed clones.
+
+        Prints seconds, records/s and CPU seconds per size, and the growth exponent of
+        time vs size between consecutive sizes (1 = linear, 2 = quadratic).
+        """
+        import asyncio
+        import math
+        import tempfile
+        import time
+
+        from generator.bench.synthetic import clones, write_jsonl
+        from generator.generate.validate import load_scenario_file, validate_file
+
+        sizes = sorted(records or [2000, 20000, 200000])
+        base = load_scenario_file(source)
+        rows = []
+        with tempfile.TemporaryDirectory(prefix="scenariogen-bench-") as tmp:
+            for n in sizes:
+                path = Path(tmp) / f"set_{n}.jsonl"
+                write_jsonl(clones(base, n, seed), path)
+                wall, cpu = time.perf_counter(), time.process_time()
+                report = asyncio.run(validate_file(path))
+                wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+                dup = report.checks.get("near_duplicate")
+                rows.append((n, wall, cpu))
+                typer.echo(
+                    f"validate {n} records: {wall:.1f} s wall, {cpu:.1f} s CPU, "
+                    f"{n / wall:.0f} records/s; near-duplicates failed "
+                    f"{dup.failed if dup else '?'}; cores {os.cpu_count()}"
+                )
+                path.unlink()
+        for (n0, w0, c0), (n1, w1, c1) in itertools.pairwise(rows):
+            typer.echo(
+                f"growth {n0} → {n1}: exponent {math.log(w1 / w0) / math.log(n1 / n0):.2f} "
+                f"(wall), {math.log(c1 / c0) / math.log(n1 / n0):.2f} (CPU)"
+            )
+
+    @bench_app.command("experiments")
+    def bench_experiments(
+        experiments: Annotated[
+            str, typer.Option(help="Comma-separated: scale,concurrency,batch,cache,baseline")
+        ] = "scale,concurrency,batch,cache,baseline",
+        n: Annotated[int, typer.Option("-n", "--n", min=1, help="Base N")] = 50,
+        ns: Annotated[str, typer.Option(help="N values of the scale experiment")] = "10,25,50,100",
+        cs: Annotated[str, typer.Option(help="Concurrency values")] = "1,2,3,5",
+        batches: Annotated[str, typer.Option(help="Batch sizes")] = "1,5,10",
+        repeats: Annotated[int, typer.Option("-r", "--repeats", min=1, max=50)] = 3,
+        latency: Annotated[
+            float, typer.Option(min=0.0, max=600.0, help="Stand-in LLM seconds per call")
+        ] = 1.0,
+        token_latency: Annotated[
+            float, typer.Option(min=0.0, max=10.0, help="Stand-in LLM seconds per reply token")
+        ] = 0.0,
+        failure_rate: Annotated[
+            float, typer.Option(min=0.0, max=1.0, help="Stand-in LLM share of garbled replies")
+        ] = 0.0,
+        llm: Annotated[
+            str | None,
+            typer.Option(help="A real LLM instead of the stand-in (any --llm form)"),
+        ] = None,
+        base_url: Annotated[str | None, typer.Option(help="Server URL for --llm")] = None,
+        concurrency: Annotated[int, typer.Option(min=1, max=64)] = 3,
+        batch_size: Annotated[int, typer.Option(min=1, max=100)] = 10,
+        seed: Annotated[int, typer.Option(min=0, help="Run seed")] = 1,
+        score: Annotated[
+            bool, typer.Option("--score/--no-score", help="Set score per run (quality column)")
+        ] = True,
+        out: Annotated[Path, typer.Option(help="Report folder")] = Path("bench-results"),
+        wandb: Annotated[
+            bool, typer.Option("--wandb", help="Log the rows to W&B (offline unless WANDB_MODE)")
+        ] = False,
+    ) -> None:
+        """Time the paper's experiments (scale, concurrency, batch size, cache, baseline).
+
+        Every configuration runs --repeats times, interleaved, against a latency-simulating
+        LLM (or --llm); prints and writes bench.json, bench.md and bench.html to --out.
+        """
+        from generator.bench.experiments import (
+            EXPERIMENTS,
+            plan,
+            run_experiments,
+            summarise,
+            write_outputs,
+        )
+        from generator.errors import UserError
+
+        def ints(text: str, what: str) -> list[int]:
+            try:
+                values = [int(x) for x in text.split(",") if x.strip()]
+            except ValueError:
+                raise UserError(f"--{what}: not a comma-separated list of integers",
+                                value=text, fix=f"e.g. --{what} 1,2,3") from None
+            if not values or min(values) < 1:
+                raise UserError(f"--{what}: give positive integers", value=text,
+                                fix=f"e.g. --{what} 1,2,3")
+            return values
+
+        chosen = [e.strip() for e in experiments.split(",") if e.strip()]
+        bad = [e for e in chosen if e not in EXPERIMENTS]
+        if bad or not chosen:
+            raise UserError("--experiments: unknown experiment", value=bad or experiments,
+                            options=list(EXPERIMENTS), fix="pick from the listed names")
+        configs = plan(chosen, base_n=n, ns=ints(ns, "ns"), cs=ints(cs, "cs"),
+                       batches=ints(batches, "batches"), concurrency=concurrency,
+                       batch_size=batch_size)
+
+        def make_model() -> object:
+            if llm is None:
+                from generator.bench.latency_llm import LatencyChatModel
+
+                return LatencyChatModel(call_latency_s=latency, token_latency_s=token_latency,
+                                        failure_rate=failure_rate, seed=seed)
+            from generator.llm.backends import make_chat_model
+            from generator.llm.spec import parse_llm
+
+            return make_chat_model(parse_llm(llm, base_url=base_url))
+
+        results = run_experiments(configs, repeats=repeats, seed=seed, make_model=make_model,
+                                  score=score, progress=typer.echo)
+        rows = summarise(results)
+        meta = {
+            "llm": llm or f"latency stand-in ({latency} s/call, {token_latency} s/token, "
+                          f"failure rate {failure_rate})",
+            "repeats": repeats, "cores": os.cpu_count(),
+            "load_average_1m": round(os.getloadavg()[0], 2),
+        }
+        paths = write_outputs(rows, results, meta, out)
+        typer.echo(paths[1].read_text())
+        typer.echo("wrote " + ", ".join(str(p) for p in paths))
+        if wandb:
+            import wandb as wb
+
+            os.environ.setdefault("WANDB_MODE", "offline")
+            run = wb.init(project="scenariogen-bench", config=meta)
+            for row in rows:
+                run.log({f"{row.experiment}/{row.label}/{k}": v
+                         for k, v in row.model_dump().items()
+                         if isinstance(v, int | float) and v is not None})
+            run.finish()

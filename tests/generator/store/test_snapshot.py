@@ -1,0 +1,102 @@
+"""The per-run fleet snapshot answers FleetStore's queries exactly as the live store does."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from generator.assetdef import load_asset_class
+from generator.config import StoreSettings
+from generator.errors import UserError
+from generator.store.couch import CouchClient
+from generator.store.query import FleetStore
+from generator.store.seed import database_names
+from generator.store.snapshot import FleetSnapshot, StoreChanged
+
+
+async def _both(store: Any, snap: Any, method: str, *args: Any) -> tuple[Any, Any]:
+    return await getattr(store, method)(*args), await getattr(snap, method)(*args)
+
+
+async def test_every_query_matches_the_live_store(seeded_settings: StoreSettings) -> None:
+    asset = load_asset_class("transformer")
+    store = FleetStore(asset, seeded_settings)
+    snap = await FleetSnapshot.aload(asset, seeded_settings)
+    try:
+        live_inv, snap_inv = await _both(store, snap, "inventory")
+        assert snap_inv == live_inv
+        for method in ("sites", "assets", "failure_codes", "ground_truth"):
+            live, mine = await _both(store, snap, method)
+            assert mine == live, method
+            if method != "sites":
+                assert [list(d) for d in mine] == [list(d) for d in live]
+        ids = [a.asset_id for a in live_inv.assets]
+        sites = live_inv.sites
+        assert len(ids) == 6 and len(sites) == 2
+        live_site, snap_site = await _both(store, snap, "assets", sites[1])
+        assert snap_site == live_site and len(live_site) == 3
+        for aid in [*ids, "NOPE-TX99"]:
+            for method in ("sensors", "ground_truth", "nameplate_doc"):
+                live, mine = await _both(store, snap, method, aid)
+                assert mine == live, (method, aid)
+            for source in ("telemetry", "oil_samples"):
+                live, mine = await _both(store, snap, "time_range", aid, source)
+                assert mine == live
+        aid = ids[1]
+        rng = (await store.time_range(aid)).model_dump()
+        day = rng["start"][:10]
+        # Windows: open, half-open, bounded, a bare date, empty, with and without sensors.
+        windows: list[tuple[str | None, str | None]] = [
+            (None, None), (f"{day}T05:00:00", None), (None, f"{day}T05:00:00"),
+            (f"{day}T05:00:00", f"{day}T17:00:00"), ("2031-01-01", None), (day, day),
+        ]
+        for start, end in windows:
+            for sensors in (None, ["oti"], ["wti", "load_mva", "no_such"]):
+                live, mine = await _both(store, snap, "history", aid, start, end, sensors)
+                assert mine == live, (start, end, sensors)
+                # Same keys in the same order (answers are dumped as JSON in that order).
+                assert [list(d) for d in mine] == [list(d) for d in live]
+            live, mine = await _both(store, snap, "oil_samples", aid, start, end)
+            assert mine == live and [list(d) for d in mine] == [list(d) for d in live]
+        assert len(await snap.history(aid)) > 24 * 29
+        for equipment in (None, aid, "NOPE-TX99"):
+            for start, end in ((None, None), (f"{day}T05:00:00", None), (None, "2030-01-01")):
+                for kind in ("all", "preventive", "corrective"):
+                    live = await store.work_orders(equipment, start, end, kind)  # type: ignore[arg-type]
+                    assert await snap.work_orders(equipment, start, end, kind) == live  # type: ignore[arg-type]
+                for method in ("events", "alerts"):
+                    live, mine = await _both(store, snap, method, equipment, start, end)
+                    assert mine == live, (method, equipment, start, end)
+        assert await snap.work_orders() and await snap.events() and await snap.alerts()
+        with pytest.raises(UserError, match="unknown asset 'NOPE-TX99'"):
+            await snap.nameplate("NOPE-TX99")
+        assert await snap.nameplate(aid) == await store.nameplate(aid)
+        await snap.verify_unchanged()  # nothing wrote to the store
+    finally:
+        store.close()
+
+
+async def test_a_write_after_the_snapshot_fails_the_check(store_settings: StoreSettings) -> None:
+    asset = load_asset_class("transformer")
+    names = database_names(asset, store_settings.db_prefix)
+    plate = {"_id": "A-TX01", "asset_id": "A-TX01", "site_name": "A", "rated_mva": 10.0}
+    with CouchClient(store_settings) as client:
+        for db in names.values():
+            client.create_db(db)
+        client.put(names["nameplate"], plate)
+    snap = await FleetSnapshot.aload(asset, store_settings)
+    assert await snap.sites() == ["A"]
+    await snap.verify_unchanged()
+    with CouchClient(store_settings) as client:
+        client.put(names["telemetry"], {"_id": "t1", "asset_id": "A-TX01",
+                                        "timestamp": "2026-01-01T00:00:00", "oti": 40.0})
+    moved = r"store changed during the run \(update_seq of \w+_transformer moved\)"
+    with pytest.raises(StoreChanged, match=moved):
+        await snap.verify_unchanged()
+    assert await snap.history("A-TX01") == []  # the snapshot itself stays as it was read
+
+
+async def test_an_unseeded_store_is_one_clear_error(store_settings: StoreSettings) -> None:
+    with pytest.raises(UserError, match="run `scenariogen env seed` first"):
+        await FleetSnapshot.aload(load_asset_class("transformer"), store_settings)
