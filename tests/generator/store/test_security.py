@@ -238,3 +238,25 @@ def test_credentials_are_kept_across_starts_and_env_names_the_admin(
     path.chmod(0o644)
     ensure_credentials()
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
+
+
+def test_tools_account_cannot_read_the_seed_marker(
+    seeded_settings: StoreSettings, creds: Credentials
+) -> None:
+    """The meta database names the fleet's seed (enough to re-simulate the truth)."""
+    meta = seeded_settings.db("scenariogen_meta")
+    tools = (creds.tools.username, creds.tools.password)
+    assert _get(f"{seeded_settings.url}/{meta}", auth=tools).status_code == 403
+    admin = (creds.admin.username, creds.admin.password)
+    assert _get(f"{seeded_settings.url}/{meta}", auth=admin).status_code == 200
+
+
+def test_a_held_out_fleet_is_readable_its_truth_and_meta_are_not() -> None:
+    """Agents under evaluation read a held-out fleet through the tools; never its answers."""
+    from generator.config import is_private_db
+
+    assert not is_private_db("heldout_3fa9c0e1d2_transformer")
+    assert not is_private_db("heldout_3fa9c0e1d2_workorder")
+    assert is_private_db("heldout_3fa9c0e1d2_scenariogen_truth")
+    assert is_private_db("heldout_3fa9c0e1d2_scenariogen_meta")
+    assert is_private_db("t1_scenariogen_truth")
