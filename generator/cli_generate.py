@@ -191,8 +191,10 @@ def register(app: typer.Typer, bench_app: typer.Typer) -> None:
         from generator.config import env_seed
         from generator.generate.budget import parse_budget
         from generator.generate.run_config import GenerateConfig
+        from generator.generate.run_folder import check_run_names
 
         run_seed = seed if seed is not None else (env_seed() or 0)
+        check_run_names(run_id, resume)  # names first: they need no store
         check_out_dir(out)
         config = config_or_error(
             GenerateConfig,

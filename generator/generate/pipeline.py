@@ -22,8 +22,8 @@ from generator.generate.run_folder import (
     AcceptedLine,
     OutputUnwritable,
     RunFolder,
+    check_run_names,
     run_folder_path,
-    validate_run_id,
 )
 from generator.generate.run_key import seed_fingerprint
 from generator.generate.run_resume import check_budget, check_fleet, check_resume
@@ -67,12 +67,7 @@ class Pipeline:
                 unusable ``--out``.
         """
         if resume is not None:
-            validate_run_id(resume, option="--resume")
-            if config.run_id is not None and config.run_id != resume:
-                raise UserError(
-                    f"--resume {resume} and --run-id {config.run_id} name different runs",
-                    fix="give only --resume RUN_ID to finish a run",
-                )
+            check_run_names(config.run_id, resume)
         self.config = config
         self.live_store = live_store
         self.settings = settings or store_settings()

@@ -80,6 +80,23 @@ def validate_run_id(run_id: str, *, option: str = "--run-id") -> str:
     return run_id
 
 
+def check_run_names(run_id: str | None, resume: str | None) -> None:
+    """``--run-id`` and ``--resume`` are valid names and, when both are given, the same run.
+
+    Raises:
+        UserError: an invalid name, or two different runs named.
+    """
+    if run_id is not None:
+        validate_run_id(run_id, option="--run-id")
+    if resume is not None:
+        validate_run_id(resume, option="--resume")
+        if run_id is not None and run_id != resume:
+            raise UserError(
+                f"--resume {resume} and --run-id {run_id} name different runs",
+                fix="give only --resume RUN_ID to finish a run",
+            )
+
+
 def ensure_out_dir(out_dir: str | Path) -> Path:
     """``out_dir`` as a folder we can write to, created when missing.
 

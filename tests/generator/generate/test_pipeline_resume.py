@@ -60,7 +60,12 @@ async def test_a_store_outage_in_recompute_stops_the_run_and_resume_ends_identic
 
     monkeypatch.setattr(FamilyContext, "run", outage_on_recompute)
     one_at_a_time = {"concurrency": 1}
-    await Pipeline(_cfg(tmp_path, "whole", **one_at_a_time), settings=seeded_settings).run()
+    # The live-store path (as `--baseline` runs): recompute queries the store again there.
+    # A run on a pinned snapshot recomputes from memory, so no outage can reach recompute.
+    live = {"live_store": True}
+    await Pipeline(
+        _cfg(tmp_path, "whole", **one_at_a_time), settings=seeded_settings, **live
+    ).run()
     whole = tmp_path / "whole"
     # Before issue 13.2 recompute turned this outage into a rejection and the run went on.
     limit, fresh_calls = fresh_calls // 2, 0
@@ -68,7 +73,9 @@ async def test_a_store_outage_in_recompute_stops_the_run_and_resume_ends_identic
     # one domain at a time, so the outage lands half-way (concurrency is not an output
     # option: the resume below runs with the default 3)
     with pytest.raises(RunStopped) as info:
-        await Pipeline(cut.model_copy(update=one_at_a_time), settings=seeded_settings).run()
+        await Pipeline(
+            cut.model_copy(update=one_at_a_time), settings=seeded_settings, **live
+        ).run()
     message = str(info.value)
     assert "u:***@127.0.0.1" in message and "pw@" not in message
     assert f"--resume cut --out {tmp_path}" in message
@@ -81,7 +88,7 @@ async def test_a_store_outage_in_recompute_stops_the_run_and_resume_ends_identic
     assert sorted(r["id"] for r in on_disk) == sorted(ln.record.id for ln in kept)
 
     monkeypatch.setattr(FamilyContext, "run", real_run)
-    await Pipeline(cut, settings=seeded_settings, resume="cut").run()
+    await Pipeline(cut, settings=seeded_settings, resume="cut", **live).run()
     assert _comparable(tmp_path / "cut") == _comparable(whole)
 
     # every public file: no unsalted digest of the 7-digit seed, and not the seed itself
