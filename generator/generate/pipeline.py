@@ -162,6 +162,7 @@ class Pipeline:
 
     async def _run(self, asset: Any, resumed: list[AcceptedLine]) -> RunSummary:
         from generator.generate import stages
+        from generator.llm.timing import llm_timing
         from generator.profile.build import build_profile
 
         cfg = self.config
@@ -283,6 +284,9 @@ class Pipeline:
             shortfalls=[s.model_dump() for s in shortfalls],
             timings=self.timings,
             tokens=summary.tokens,
+            llm_timing=llm_timing(
+                client.timings if client is not None else [], self.timings.get("total", 0.0)
+            ),
             finished_at=datetime.now(UTC).isoformat(timespec="seconds"),
         )
         self.folder.write_manifest(manifest)

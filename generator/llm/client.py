@@ -51,6 +51,7 @@ from generator.llm.backends import make_chat_model
 from generator.llm.fake import estimate_tokens
 from generator.llm.sanitise import clean_text, clean_value
 from generator.llm.spec import LLMSpec
+from generator.llm.timing import CallTiming, next_round
 
 log = logging.getLogger(__name__)
 
@@ -383,6 +384,7 @@ class LLMClient:
         self._clock = clock
         self._sync_only = _is_sync_only(model)
         self._usage: dict[str, dict[str, int]] = {}
+        self._timings: list[CallTiming] = []
         self._rate_locks: dict[int, asyncio.Lock] = {}
         self._next_start: float | None = None
         self._structured_logged: set[str] = set()
@@ -410,6 +412,23 @@ class LLMClient:
         because the model reported no usage.
         """
         return {stage: dict(counts) for stage, counts in self._usage.items()}
+
+    @property
+    def timings(self) -> list[CallTiming]:
+        """Every model invocation so far (retries included): start, end, round, stage.
+
+        Times come from :func:`time.monotonic` and cover the invocation only, not the
+        wait for a concurrency slot or the rate limit (a sync-only local model's time
+        also holds its wait for the model's lock); rounds are defined in
+        :mod:`generator.llm.timing`.
+        """
+        return list(self._timings)
+
+    def _record(self, stage: str, start: float, ok: bool) -> None:
+        self._timings.append(CallTiming(
+            start=start, end=time.monotonic(), round=next_round(self._timings, start),
+            stage=stage, ok=ok,
+        ))
 
     def _stage(self, stage: str) -> dict[str, int]:
         return self._usage.setdefault(stage, dict.fromkeys(USAGE_KEYS, 0))
@@ -568,7 +587,13 @@ class LLMClient:
             try:
                 async with semaphore("llm", self.concurrency):
                     await self._wait_turn()
-                    reply = await self._invoke_once(runnable, messages, handler)
+                    call_start = time.monotonic()
+                    try:
+                        reply = await self._invoke_once(runnable, messages, handler)
+                    except BaseException:
+                        self._record(stage, call_start, ok=False)
+                        raise
+                    self._record(stage, call_start, ok=True)
             except Exception as exc:
                 failure = classify_error(exc)
                 if failure is None:

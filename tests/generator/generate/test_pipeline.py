@@ -265,6 +265,17 @@ async def test_fake_llm_garbage_is_rejected_with_reasons_and_repaired(
     records = [ScenarioRecord.model_validate(r) for r in _load(run, "scenarios.json")]
     assert all(r.provenance.verbaliser == "llm" and r.provenance.attempts >= 2 for r in records)
     assert "verbalise" in summary.tokens and summary.tokens["repair"]["calls"] >= 6
+    # the manifest's bound is the client's recorded calls put through the documented formula
+    timing = json.loads((run / "manifest.json").read_text())["llm_timing"]
+    recorded = client.timings
+    assert timing["calls"] == len(recorded) == sum(
+        u["attempts"] for u in summary.tokens.values()
+    )
+    assert timing["critical_rounds"] == max(t.round for t in recorded) >= 2  # repairs follow
+    # median_s and bound_s are each rounded to the ms: equal up to rounds x 0.5 ms + 0.5 ms
+    rounds = timing["critical_rounds"]
+    assert abs(timing["bound_s"] - rounds * timing["median_s"]) <= rounds * 0.0005 + 0.0005
+    assert timing["wall_s"] == round(summary.timings["total"], 3)
 
 
 def test_a_fake_that_always_fails_gives_a_shortfall_and_exit_code_3(
