@@ -8,6 +8,7 @@ for winding and loading assessments).
 
 from __future__ import annotations
 
+import json
 from datetime import date, timedelta
 from typing import Any
 
@@ -437,13 +438,22 @@ async def winding_stable(ctx: FamilyContext, args: dict[str, Any]) -> bool:
 async def daily_peaks(
     ctx: FamilyContext, a: GroundedAsset, sensor: str
 ) -> list[tuple[str, float]]:
-    """(day, peak value) of every whole day of an asset's telemetry, hottest first."""
+    """(day, peak value) of every whole day of an asset's telemetry, hottest first.
+
+    Derived from one memoised tool call, so kept per run (``ctx.derived``) beside it.
+    """
     first, last = full_days(a)
     hist = history_call(a, iso_day(first), iso_day(last), [sensor])
+    key = "daily_peaks" + json.dumps(hist.args, sort_keys=True, default=str)
+    cached: list[tuple[str, float]] | None = ctx.derived.get(key)
+    if cached is not None:
+        return list(cached)
     by_day: dict[str, float] = {}
     for ts, v in values_of((await ctx.run([hist]))[0]["records"], sensor):
         by_day[ts[:10]] = max(v, by_day.get(ts[:10], v))
-    return sorted(by_day.items(), key=lambda kv: (-kv[1], kv[0]))
+    peaks = sorted(by_day.items(), key=lambda kv: (-kv[1], kv[0]))
+    ctx.derived[key] = peaks
+    return list(peaks)
 
 
 async def pick_day(

@@ -112,24 +112,30 @@ def holt_winters_simple_init(
     m = period
     if y.size < 2 * m:
         raise ValueError(f"Holt-Winters needs at least {2 * m} values, got {y.size}")
-    best: tuple[float, list[float]] | None = None
-    for alpha, beta, gamma in itertools.product(ts.ALPHA_GRID, ts.BETA_GRID, ts.GAMMA_GRID):
-        level = float(y[:m].mean())
-        trend = (float(y[m : 2 * m].mean()) - level) / m
-        season = list(y[:m] - level)
-        errors = []
-        for t in range(m, y.size):
-            s_old = season[t - m]
-            errors.append(abs(y[t] - (level + trend + s_old)))
-            new_level = alpha * (y[t] - s_old) + (1 - alpha) * (level + trend)
-            trend = beta * (new_level - level) + (1 - beta) * trend
-            level = new_level
-            season.append(gamma * (y[t] - level) + (1 - gamma) * s_old)
-        mae = float(np.mean(errors))
-        if best is None or mae < best[0]:
-            last = season[-m:]
-            forecast = [level + h * trend + last[(h - 1) % m] for h in range(1, horizon + 1)]
-            best = (mae, forecast)
-    if best is None:  # the grids are non-empty constants; kept for the type checker
-        raise RuntimeError("empty Holt-Winters grid")
-    return best[1], best[0]
+    # The recursion runs on arrays over the whole grid: the same float64 operations in the
+    # same order per element as the scalar loop, so every MAE and forecast is unchanged.
+    grid = list(itertools.product(ts.ALPHA_GRID, ts.BETA_GRID, ts.GAMMA_GRID))
+    alpha = np.array([p[0] for p in grid])
+    beta = np.array([p[1] for p in grid])
+    gamma = np.array([p[2] for p in grid])
+    level0 = float(y[:m].mean())
+    level = np.full(len(grid), level0)
+    trend = np.full(len(grid), (float(y[m : 2 * m].mean()) - level0) / m)
+    season = np.empty((len(grid), y.size))
+    season[:, :m] = y[:m] - level0
+    fitted = np.empty((len(grid), y.size - m))
+    for t in range(m, y.size):
+        s_old = season[:, t - m]
+        fitted[:, t - m] = level + trend + s_old
+        new_level = alpha * (y[t] - s_old) + (1 - alpha) * (level + trend)
+        trend = beta * (new_level - level) + (1 - beta) * trend
+        level = new_level
+        season[:, t] = gamma * (y[t] - level) + (1 - gamma) * s_old
+    maes = [float(np.mean(np.abs(y[m:] - row))) for row in fitted]
+    best = 0  # ties keep the first in grid order, as the scalar loop's strict '<' did
+    for i, mae in enumerate(maes):
+        if mae < maes[best]:
+            best = i
+    lv, tr, last = level[best], trend[best], list(season[best, y.size - m :])
+    forecast = [lv + h * tr + last[(h - 1) % m] for h in range(1, horizon + 1)]
+    return forecast, maes[best]

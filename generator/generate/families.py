@@ -249,6 +249,9 @@ class FamilyContext:
         self.tools = tools
         self.run_seed = run_seed
         self._memo: dict[str, dict[str, Any]] = {}
+        # values a family derives from memoised tool outputs alone (e.g. daily peaks),
+        # keyed by the family's own key: as deterministic as the outputs they come from
+        self.derived: dict[str, Any] = {}
         # family -> reading name -> draw indices the gate dropped (sets: a draw drawn twice,
         # e.g. as a chain's parent and on its own, counts once)
         self._gate_drops: dict[str, dict[str, set[int]]] = {}
