@@ -336,5 +336,8 @@ def regular_hourly(
     if t.size == 0:
         return t, x, 0
     grid = np.arange(int(t[0]), int(t[-1]) + 1, 3600, dtype=np.int64)
-    filled = int(grid.size - np.isin(grid, t).sum())
+    # Grid hours that hold a reading = distinct readings on the grid (t ascending, from
+    # t[0]): the count ``np.isin(grid, t).sum()`` gives, without a set lookup per hour.
+    on = t[(t - t[0]) % 3600 == 0]
+    filled = int(grid.size - (on.size - int(np.count_nonzero(on[1:] == on[:-1]))))
     return grid, np.interp(grid, t, x), filled

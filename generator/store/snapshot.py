@@ -77,12 +77,6 @@ def _grouped(docs: list[Doc], by: str, time_key: str) -> dict[str, _Series]:
     return {k: _series(v, time_key) for k, v in sorted(groups.items())}
 
 
-def _project(doc: Doc, keep: list[str] | None) -> Doc:
-    if keep is None:
-        return dict(doc)  # rows are stored without _id and _rev
-    return {k: doc[k] for k in keep if k in doc}
-
-
 def _by_equipment(date_field: str) -> Callable[[Doc], tuple[str, str, str]]:
     def key(d: Doc) -> tuple[str, str, str]:
         return str(d["equipment_id"]), str(d[date_field]), str(d.get("_id", ""))
@@ -294,8 +288,11 @@ class FleetSnapshot:
         s = series.get(asset_id)
         if s is None:
             return []
-        keep = None if fields is None else ["asset_id", "timestamp", *fields]
-        return [_project(d, keep) for d in s.window(start, end)]
+        rows = s.window(start, end)
+        if fields is None:
+            return [dict(d) for d in rows]  # rows are stored without _id and _rev
+        keep = ["asset_id", "timestamp", *fields]
+        return [{k: d[k] for k in keep if k in d} for d in rows]
 
     async def history(
         self,
