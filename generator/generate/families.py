@@ -233,8 +233,23 @@ def rng_for(run_seed: int, family_name: str, draw: int) -> np.random.Generator:
     return np.random.default_rng(np.random.SeedSequence([run_seed, digest, draw]))
 
 
+_PLAIN = (str, int, float, bool, type(None))
+
+
 def _call_key(call: ToolCall) -> str:
-    return call.name + json.dumps(call.args, sort_keys=True, default=str)
+    """The memo key of a call: equal for equal arguments, distinct otherwise.
+
+    Arguments that are all plain scalars or lists of strings (nearly every call) are keyed by
+    the ``repr`` of their sorted items, which tells apart every value JSON does and costs a
+    fraction of ``json.dumps``; anything else by sorted JSON. The two forms cannot meet
+    (``\x00[`` after the name against ``{``).
+    """
+    args = call.args
+    for v in args.values():
+        if type(v) in _PLAIN or (type(v) is list and all(type(x) is str for x in v)):
+            continue
+        return call.name + json.dumps(args, sort_keys=True, default=str)
+    return call.name + "\x00" + repr(sorted(args.items()))
 
 
 class FamilyContext:
