@@ -128,6 +128,22 @@ def test_regular_hourly_fills_a_missing_hour_linearly() -> None:
     assert filled == 1
 
 
+def test_hours_filled_equal_the_grid_hours_without_a_reading() -> None:
+    # readings off the grid (t0 + 1800) and repeated hours do not count as filled hours
+    t0 = 1_700_000_000
+    _, _, filled = ts.regular_hourly([t0, t0 + 1800, t0 + 3600, t0 + 3600, t0 + 4 * 3600],
+                                     [1.0, 1.5, 2.0, 2.0, 5.0])
+    assert filled == 2  # grid t0 .. t0+4h has 5 hours; t0, t0+1h, t0+4h hold readings
+    rng = np.random.default_rng(3)
+    for _ in range(300):
+        offs = np.sort(rng.choice(np.concatenate([np.arange(100) * 3600,
+                                                  rng.integers(0, 100 * 3600, 20)]),
+                                  int(rng.integers(1, 40))))
+        t = (t0 + offs).astype(np.int64)
+        grid, _, filled = ts.regular_hourly(t, rng.random(t.size))
+        assert filled == int(grid.size - np.isin(grid, t).sum())
+
+
 def test_the_array_grid_search_equals_the_scalar_fits_bit_for_bit() -> None:
     import itertools
 
