@@ -57,6 +57,20 @@ class Inventory(BaseModel):
         description="Seed marker (spec and status), if seeded by us"
     )
 
+    @classmethod
+    def of(
+        cls, asset_class: str, assets: list[AssetInventory], marker: dict[str, Any] | None
+    ) -> Inventory:
+        """The inventory of ``assets``: sites derived from them, the marker's public part."""
+        return cls(
+            asset_class=asset_class,
+            sites=sorted({a.site_name for a in assets}),
+            assets=assets,
+            seed=None
+            if marker is None
+            else {k: marker.get(k) for k in ("spec", "status", "fingerprint")},
+        )
+
 
 def _window(start: str | None, end: str | None) -> dict[str, Any]:
     """Mango condition for a timestamp in [start, end); open ends match any non-null value."""
@@ -205,14 +219,7 @@ class FleetStore:
                     work_orders=len(self._tagged("wo_events", "reported_date", aid, None, None)),
                 )
             )
-        return Inventory(
-            asset_class=self.asset.asset_class,
-            sites=sorted({a.site_name for a in assets}),
-            assets=assets,
-            seed=None
-            if marker is None
-            else {k: marker.get(k) for k in ("spec", "status", "fingerprint")},
-        )
+        return Inventory.of(self.asset.asset_class, assets, marker)
 
     # -- async API ----------------------------------------------------------------------
 

@@ -233,15 +233,7 @@ class FleetSnapshot:
                 oil_samples=self._range(self._oil, aid),
                 work_orders=len(self._tagged["wo_events"].get(aid, _Series()).rows),
             ))
-        marker = self.marker
-        return Inventory(
-            asset_class=self.asset.asset_class,
-            sites=sorted({a.site_name for a in assets}),
-            assets=assets,
-            seed=None
-            if marker is None
-            else {k: marker.get(k) for k in ("spec", "status", "fingerprint")},
-        )
+        return Inventory.of(self.asset.asset_class, assets, self.marker)
 
     async def sites(self) -> list[str]:
         """Site names, sorted."""
