@@ -112,26 +112,17 @@ def holt_winters_simple_init(
     m = period
     if y.size < 2 * m:
         raise ValueError(f"Holt-Winters needs at least {2 * m} values, got {y.size}")
-    # The recursion runs on arrays over the whole grid: the same float64 operations in the
-    # same order per element as the scalar loop, so every MAE and forecast is unchanged.
+    # The tool's grid recursion from the simple initialisation (level = first-period mean,
+    # trend = difference of the first two period means / m, seasonals = first period minus
+    # that level): the same float64 operations as the scalar loop, so every MAE is unchanged.
     grid = list(itertools.product(ts.ALPHA_GRID, ts.BETA_GRID, ts.GAMMA_GRID))
-    alpha = np.array([p[0] for p in grid])
-    beta = np.array([p[1] for p in grid])
-    gamma = np.array([p[2] for p in grid])
     level0 = float(y[:m].mean())
-    level = np.full(len(grid), level0)
-    trend = np.full(len(grid), (float(y[m : 2 * m].mean()) - level0) / m)
-    season = np.empty((len(grid), y.size))
-    season[:, :m] = y[:m] - level0
-    fitted = np.empty((len(grid), y.size - m))
-    for t in range(m, y.size):
-        s_old = season[:, t - m]
-        fitted[:, t - m] = level + trend + s_old
-        new_level = alpha * (y[t] - s_old) + (1 - alpha) * (level + trend)
-        trend = beta * (new_level - level) + (1 - beta) * trend
-        level = new_level
-        season[:, t] = gamma * (y[t] - level) + (1 - gamma) * s_old
-    maes = [float(np.mean(np.abs(y[m:] - row))) for row in fitted]
+    maes, level, trend, season = ts.grid_maes_from(
+        y, grid, m,
+        level0=level0,
+        trend0=(float(y[m : 2 * m].mean()) - level0) / m,
+        season0=y[:m] - level0,
+    )
     best = 0  # ties keep the first in grid order, as the scalar loop's strict '<' did
     for i, mae in enumerate(maes):
         if mae < maes[best]:

@@ -290,24 +290,32 @@ def fit_holt_winters(values: ArrayLike, period: int = PERIOD) -> HoltWinters:
     return holt_winters(values, a, b, g, period)
 
 
-def _grid_maes(y: FloatArray, grid: list[tuple[float, float, float]], period: int) -> list[float]:
-    """In-sample MAE of :func:`holt_winters` for every (α, β, γ) of ``grid`` at once.
+def grid_maes_from(
+    y: FloatArray,
+    grid: list[tuple[float, float, float]],
+    period: int,
+    level0: float,
+    trend0: float,
+    season0: FloatArray,
+) -> tuple[list[float], FloatArray, FloatArray, FloatArray]:
+    """The additive Holt-Winters recursion for every (α, β, γ) of ``grid`` at once.
 
-    The recursion of :func:`holt_winters` run on arrays over the grid: the same float64
-    operations in the same order per element, so each MAE equals the scalar fit's.
+    The recursion of :func:`holt_winters` run on arrays over the grid from the initial
+    level ``level0``, trend ``trend0`` and first-period seasonals ``season0``: the same
+    float64 operations in the same order per element, so each MAE equals the scalar fit's.
+
+    Returns:
+        In-sample MAE per grid point, and the final level, trend (one per grid point) and
+        seasonals (grid points × len(y)), from which a forecast continues.
     """
     m = period
-    if y.size < 2 * m:
-        raise ValueError(f"Holt-Winters needs at least {2 * m} values, got {y.size}")
     alpha = np.array([p[0] for p in grid])
     beta = np.array([p[1] for p in grid])
     gamma = np.array([p[2] for p in grid])
-    first, second = float(y[:m].mean()), float(y[m : 2 * m].mean())
-    trend0 = (second - first) / m
-    level = np.full(len(grid), first + trend0 * (m - 1) / 2)
+    level = np.full(len(grid), level0)
     trend = np.full(len(grid), trend0)
     season = np.empty((len(grid), y.size))
-    season[:, :m] = y[:m] - (first + trend0 * (np.arange(m) - (m - 1) / 2))
+    season[:, :m] = season0
     fitted = np.empty((len(grid), y.size - m))
     for t in range(m, y.size):
         s_old = season[:, t - m]
@@ -316,7 +324,23 @@ def _grid_maes(y: FloatArray, grid: list[tuple[float, float, float]], period: in
         trend = beta * (new_level - level) + (1 - beta) * trend
         level = new_level
         season[:, t] = gamma * (y[t] - level) + (1 - gamma) * s_old
-    return [float(np.mean(np.abs(y[m:] - row))) for row in fitted]
+    return [float(np.mean(np.abs(y[m:] - row))) for row in fitted], level, trend, season
+
+
+def _grid_maes(y: FloatArray, grid: list[tuple[float, float, float]], period: int) -> list[float]:
+    """In-sample MAE of :func:`holt_winters` (its initialisation) for every point of ``grid``."""
+    m = period
+    if y.size < 2 * m:
+        raise ValueError(f"Holt-Winters needs at least {2 * m} values, got {y.size}")
+    first, second = float(y[:m].mean()), float(y[m : 2 * m].mean())
+    trend0 = (second - first) / m
+    maes, _, _, _ = grid_maes_from(
+        y, grid, m,
+        level0=first + trend0 * (m - 1) / 2,
+        trend0=trend0,
+        season0=y[:m] - (first + trend0 * (np.arange(m) - (m - 1) / 2)),
+    )
+    return maes
 
 
 def regular_hourly(
