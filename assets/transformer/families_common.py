@@ -9,9 +9,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from generator.generate.families import Ambiguous, FamilyContext
-from generator.generate.model import ToolCall
-from generator.profile.model import GroundedAsset
+from generator.api import Ambiguous, FamilyContext, GroundedAsset, ToolCall
 
 T = TypeVar("T")
 
@@ -162,16 +160,6 @@ def hi_args(asset_id: str, sample: dict[str, Any]) -> dict[str, Any] | None:
     if sample.get("acidity") is not None:
         args["acidity"] = float(sample["acidity"])
     return args
-
-
-def tool_accepts(tool: str, arg: str) -> bool:
-    """True when the registered tool ``tool`` takes argument ``arg`` (a reading whose call
-    needs an argument the tool does not take yet is not gated)."""
-    from generator.tools.registry import TOOLS
-
-    if tool not in TOOLS:
-        return False
-    return arg in TOOLS.get(tool).args.model_fields
 
 
 def nameplate_of(plates: dict[str, Any], asset_id: str) -> dict[str, Any]:

@@ -30,13 +30,20 @@ from assets.transformer.families_common import (
     num,
     oil_call,
     pick,
-    tool_accepts,
     unique_argmax,
     values_of,
 )
-from generator.generate.families import Ambiguous, FamilyContext, Plan, Reading, family
-from generator.generate.model import TaskSeed, ToolCall
-from generator.profile.model import GroundedAsset
+from generator.api import (
+    Ambiguous,
+    FamilyContext,
+    GroundedAsset,
+    Plan,
+    Reading,
+    TaskSeed,
+    ToolCall,
+    family,
+    tool_accepts,
+)
 
 GAS_ORDER: tuple[str, ...] = ("hydrogen", "methane", "ethane", "ethylene", "acetylene")
 GAS_SYMBOL = {

@@ -34,8 +34,7 @@ from assets.transformer.family_readings import (
     END_MIDNIGHT_INCLUDED,
     window_end_readings,
 )
-from generator.generate.families import Ambiguous, FamilyContext, Plan, family
-from generator.generate.model import TaskSeed, ToolCall
+from generator.api import Ambiguous, FamilyContext, Plan, TaskSeed, ToolCall, family
 
 OIL_QUANTITIES: tuple[str, ...] = (
     "hydrogen", "methane", "ethylene", "acetylene", "co", "co2", "water_content",

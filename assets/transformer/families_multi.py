@@ -37,8 +37,7 @@ from assets.transformer.families_fmsr import (
     winding_args,
     winding_stable,
 )
-from generator.generate.families import Ambiguous, FamilyContext, Plan, family
-from generator.generate.model import TaskSeed, ToolCall
+from generator.api import Ambiguous, FamilyContext, Plan, TaskSeed, ToolCall, family
 
 NO_FAULT = ("normal", "ND")
 

@@ -27,9 +27,16 @@ from assets.transformer.family_readings import (
     holt_winters_simple_init,
     window_end_readings,
 )
-from generator.generate.families import Ambiguous, FamilyContext, Plan, Reading, family
-from generator.generate.model import TaskSeed, ToolCall
-from generator.profile.model import GroundedAsset
+from generator.api import (
+    Ambiguous,
+    FamilyContext,
+    GroundedAsset,
+    Plan,
+    Reading,
+    TaskSeed,
+    ToolCall,
+    family,
+)
 
 # Cut-offs a request may state, round numbers a person would pick; the default is the tool's.
 THRESHOLDS: tuple[float, ...] = (3.0, 4.0, 4.5, 5.0, 6.0)

@@ -27,9 +27,16 @@ from assets.transformer.family_readings import (
     as_of_readings,
     window_end_readings,
 )
-from generator.generate.families import Ambiguous, FamilyContext, Plan, Reading, family
-from generator.generate.model import TaskSeed, ToolCall
-from generator.profile.model import GroundedAsset
+from generator.api import (
+    Ambiguous,
+    FamilyContext,
+    GroundedAsset,
+    Plan,
+    Reading,
+    TaskSeed,
+    ToolCall,
+    family,
+)
 
 KIND_TOOLS = {
     "all": "get_work_orders",

@@ -12,8 +12,7 @@ from __future__ import annotations
 from datetime import date, timedelta
 from typing import Any
 
-from generator.generate.families import Reading
-from generator.generate.model import ToolCall
+from generator.api import Reading, ToolCall
 
 # Names of the readings, shared by the families and their tests.
 END_DAY_INCLUDED = "window_end_day_included"

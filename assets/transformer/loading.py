@@ -48,7 +48,7 @@ from assets.transformer.size_class import (
     SizeClass,
     size_class_of,
 )
-from generator.errors import UserError
+from generator.api import UserError
 
 MAX_KV = 1200.0
 MAX_AMPERES = 200_000.0

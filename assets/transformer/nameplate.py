@@ -26,7 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from assets.transformer.size_class import SizeClass, size_class_of
 from assets.transformer.thermal import CoolingClass, Paper
-from generator.errors import StoreUnavailable, UserError
+from generator.api import StoreUnavailable, UserError
 
 Source = Literal["argument", "nameplate", "default"]
 DEFAULT_PAPER: Paper = "kraft"

@@ -18,10 +18,15 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from assets.transformer import timeseries as ts
 from assets.transformer import workorders as wo
-from generator.assetdef import AssetClass, available_asset_classes, load_asset_class
-from generator.errors import UserError
-from generator.store.couch import Doc
-from generator.tools.registry import ToolContext, tool
+from generator.api import (
+    AssetClass,
+    Doc,
+    ToolContext,
+    UserError,
+    available_asset_classes,
+    load_asset_class,
+    tool,
+)
 
 ISO = "%Y-%m-%dT%H:%M:%S"
 

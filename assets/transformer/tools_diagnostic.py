@@ -46,8 +46,7 @@ from assets.transformer.winding import (
     compute_hot_spot,
     compute_loss_of_life,
 )
-from generator.concurrency import to_thread
-from generator.tools.registry import ToolContext, tool
+from generator.api import ToolContext, to_thread, tool
 
 DOMAIN = "fmsr"
 
