@@ -99,7 +99,7 @@ class RuleJudge:
 
         self.policies = policies if policies is not None else load_policies()
         self.registry = load_tools()
-        self.tool_domains = {n: self.registry.get(n).domain for n in self.registry.names()}
+        self.tool_domains = {s.name: s.domain for s in self.registry.all()}
 
     async def judge(self, records: Sequence[dict[str, Any]]) -> list[JudgeVerdict]:
         """One verdict per record (the rule judge always produces one)."""

@@ -6,7 +6,10 @@ without breaking a class. Stable names:
 
 - task families: :func:`family`, :class:`Plan`, :class:`FamilyContext`, :class:`Ambiguous`,
   :class:`Reading`, :class:`TaskSeed`, :class:`ToolCall`, :class:`GroundedAsset`;
-- tools: :func:`tool`, :class:`ToolContext`, :func:`tool_accepts`;
+- tools: :func:`tool`, :class:`ToolContext`, :func:`tool_accepts`; for a class's own
+  record tools, the generic data tools' :class:`WindowArgs`, :class:`RecordsResult`,
+  :func:`check_window`, :func:`check_asset` and :func:`plain_records`; the generic
+  time-series maths, :mod:`timeseries`;
 - the asset definition: :class:`AssetClass`, :func:`load_asset_class`,
   :func:`available_asset_classes`;
 - store documents: :data:`Doc`;
@@ -23,16 +26,20 @@ from generator.generate.families import Ambiguous, FamilyContext, Plan, Reading,
 from generator.generate.model import TaskSeed, ToolCall
 from generator.profile.model import GroundedAsset
 from generator.store.couch import Doc
+from generator.tools import timeseries
+from generator.tools.data_common import check_asset, check_window
+from generator.tools.data_iot import RecordsResult, WindowArgs, plain_records
 from generator.tools.registry import ToolContext, tool
 
 
-def tool_accepts(tool_name: str, arg: str) -> bool:
-    """True when the registered tool ``tool_name`` takes argument ``arg``."""
+def tool_accepts(tool_name: str, arg: str, asset_class: str | None = None) -> bool:
+    """True when the tool ``tool_name`` of ``asset_class`` takes argument ``arg`` (any
+    class's tool of that name when ``asset_class`` is None)."""
     from generator.tools.registry import TOOLS
 
-    if tool_name not in TOOLS:
-        return False
-    return arg in TOOLS.get(tool_name).args.model_fields
+    specs = [s for s in TOOLS.all() if s.name == tool_name
+             and (asset_class is None or s.serves(asset_class))]
+    return any(arg in s.args.model_fields for s in specs)
 
 
 __all__ = [
@@ -43,14 +50,20 @@ __all__ = [
     "GroundedAsset",
     "Plan",
     "Reading",
+    "RecordsResult",
     "StoreUnavailable",
     "TaskSeed",
     "ToolCall",
     "ToolContext",
     "UserError",
+    "WindowArgs",
     "available_asset_classes",
+    "check_asset",
+    "check_window",
     "family",
     "load_asset_class",
+    "plain_records",
+    "timeseries",
     "to_thread",
     "tool",
     "tool_accepts",

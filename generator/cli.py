@@ -173,41 +173,62 @@ def inventory(asset: AssetArg = "transformer") -> None:
         )
 
 
+AssetOption = Annotated[
+    str | None,
+    typer.Option("--asset", help="Asset class whose tools to use (default: the default class)"),
+]
+
+
+def _tool_class(asset: str | None) -> str:
+    """The asset class named by ``--asset``, validated, or the default class."""
+    from generator.assetdef import load_asset_class
+    from generator.tools.registry import default_tool_class
+
+    name = asset if asset is not None else default_tool_class()
+    return load_asset_class(name).asset_class
+
+
 @tools_app.command("list")
 def tools_list(
     domain: Annotated[str | None, typer.Option(help="Only this domain")] = None,
+    asset: AssetOption = None,
 ) -> None:
-    """List the registered tools with their domain and description."""
-    from generator.tools.registry import load_tools
+    """List an asset class's tools (generic and its own) with domain and description."""
+    from generator.assetdef import load_asset_class
+    from generator.tools.registry import tools_for
 
-    registry = load_tools()
-    for name in registry.names():
-        spec = registry.get(name)
+    asset_def = load_asset_class(_tool_class(asset))
+    for name, spec in tools_for(asset_def.asset_class).items():
         if domain is None or spec.domain == domain:
-            typer.echo(f"{spec.domain:<6} {name:<34} {spec.description}")
+            typer.echo(f"{spec.domain:<6} {name:<34} {spec.describe(asset_def)}")
 
 
 @tools_app.command("describe")
-def tools_describe(name: Annotated[str, typer.Argument(help="Tool name")]) -> None:
+def tools_describe(
+    name: Annotated[str, typer.Argument(help="Tool name")], asset: AssetOption = None
+) -> None:
     """Print a tool's description and the JSON Schemas of its arguments and result."""
     import json
 
-    from generator.tools.registry import load_tools
+    from generator.assetdef import load_asset_class
+    from generator.tools.registry import get_tool
 
-    typer.echo(json.dumps(load_tools().get(name).schema(), indent=2))
+    asset_def = load_asset_class(_tool_class(asset))
+    typer.echo(json.dumps(get_tool(asset_def.asset_class, name).schema(asset_def), indent=2))
 
 
 @tools_app.command("call")
 def tools_call(
     name: Annotated[str, typer.Argument(help="Tool name")],
     args: Annotated[str, typer.Option("--args", help="Arguments as a JSON object")] = "{}",
+    asset: AssetOption = None,
 ) -> None:
-    """Call a tool and print its result as JSON."""
+    """Call a tool of an asset class and print its result as JSON."""
     import json
 
     from generator import safeparse
     from generator.assetdef import load_asset_class
-    from generator.tools.registry import ToolContext, call_tool, load_tools
+    from generator.tools.registry import ToolContext, call_tool, get_tool
 
     try:
         raw = safeparse.loads(args, safeparse.ARGS)
@@ -221,9 +242,10 @@ def tools_call(
                         fix="wrap the arguments in {...}")
     from generator.config import store_settings
 
-    spec = load_tools().get(name)
+    served = _tool_class(asset)
+    get_tool(served, name)  # an unknown name fails before any store is touched
     # The agent-facing read-only account: a tool never sees truth or meta databases.
-    ctx = ToolContext(load_asset_class(spec.asset_classes[0]), store_settings(role="tools"))
+    ctx = ToolContext(load_asset_class(served), store_settings(role="tools"))
     try:
         import asyncio
 
@@ -239,16 +261,22 @@ def serve_tools(
         Path | None,
         typer.Option(help="Read settings from this .env file (the environment still wins)"),
     ] = None,
+    asset: Annotated[
+        str | None,
+        typer.Option("--asset", help="Asset class to serve (default: $SCENARIOGEN_ASSET_CLASS, "
+                     "else the default class)"),
+    ] = None,
 ) -> None:
-    """Serve every tool over MCP on stdin/stdout (for AssetOpsBench agents, any MCP client)."""
+    """Serve an asset class's tools over MCP on stdin/stdout (for AssetOpsBench agents, any
+    MCP client)."""
     import asyncio
 
     from generator.envfile import load_env_file
-    from generator.tools.mcp_server import serve_stdio
+    from generator.tools.mcp_server import serve_stdio, served_class
 
     if env_file is not None:
         load_env_file(env_file)
-    asyncio.run(serve_stdio())
+    asyncio.run(serve_stdio(None, served_class(asset).asset_class))
 
 
 @bench_app.command("seed")

@@ -455,11 +455,12 @@ def fuzz(
             one-line store error).
     """
     from generator.assetdef import load_asset_class
-    from generator.tools.registry import ToolContext, load_tools
+    from generator.tools.registry import ToolContext, load_tools, tools_for
 
     started = time.perf_counter()
-    registry = load_tools()
+    load_tools()
     ctx = tool_ctx or ToolContext(load_asset_class("transformer"))
+    registry = tools_for(ctx.asset.asset_class)
     share, extra = divmod(n, len(targets))
     reports = []
     with tempfile.TemporaryDirectory(prefix="scenariogen-fuzz-") as tmp:
@@ -475,8 +476,8 @@ def fuzz(
                     with _unreachable_store():
                         tally.add(functools.partial(_run_cli, argv), " ".join(argv), limit_s)
                 elif target == "tools":
-                    name = rng.choice(registry.names())
-                    args = _tool_args(rng, registry.get(name).args.model_json_schema())
+                    name = rng.choice(sorted(registry))
+                    args = _tool_args(rng, registry[name].args.model_json_schema())
                     tally.add(functools.partial(_run_tool, name, args, ctx),
                               f"{name} {json.dumps(args, default=str)}", limit_s)
                 elif target == "yaml":

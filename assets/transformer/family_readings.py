@@ -85,7 +85,7 @@ def holt_winters_simple_init(
     """Additive Holt-Winters started the other common way; forecast and in-sample MAE.
 
     The tool starts from a linear trend through the first two seasons (see
-    :func:`assets.transformer.timeseries.holt_winters`). Many textbooks and libraries start
+    :func:`generator.tools.timeseries.holt_winters`). Many textbooks and libraries start
     instead from level ``l0 = mean(y[:m])``, trend ``b0 = (mean(y[m:2m]) - mean(y[:m])) / m``
     and season ``s_i = y_i - l0`` (Hyndman & Athanasopoulos's heuristic), then run the same
     recursions from t = m: ``ŷ_t = l + b + s_{t-m}``, ``l' = α(y_t - s_{t-m}) + (1-α)(l + b)``,
@@ -105,7 +105,7 @@ def holt_winters_simple_init(
 
     import numpy as np
 
-    from assets.transformer import timeseries as ts
+    from generator.api import timeseries as ts
 
     y = np.asarray(values, dtype=float)
     m = period

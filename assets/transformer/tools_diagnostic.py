@@ -3,7 +3,7 @@
 Each tool is a thin wrapper: a pydantic argument model (``extra="forbid"``, numbers strict:
 no bools or numeric strings), a call of the computing function in this package, and that
 function's result model. Importing this module registers the tools in
-:data:`generator.tools.registry.TOOLS`.
+the tool registry, as tools of the transformer class only.
 
 Nameplate-aware tools (``assess_winding_temperature``, ``assess_load_profile``,
 ``compute_hot_spot``, ``compute_loss_of_life``) read the asset's nameplate from ``ctx.store``
@@ -49,6 +49,7 @@ from assets.transformer.winding import (
 from generator.api import ToolContext, to_thread, tool
 
 DOMAIN = "fmsr"
+ASSET_CLASSES = ("transformer",)
 
 
 class DgaArgs(BaseModel):
@@ -118,6 +119,7 @@ class EquivalentAgeingArgs(EquivalentAgeingInputs):
 @tool(
     "interpret_dga",
     domain=DOMAIN,
+    asset_classes=ASSET_CLASSES,
     args=DgaArgs,
     result=DgaInterpretation,
     standard=DGA_STANDARD,
@@ -143,6 +145,7 @@ def interpret_dga_tool(args: DgaArgs, ctx: ToolContext) -> DgaInterpretation:
 @tool(
     "assess_load_profile",
     domain=DOMAIN,
+    asset_classes=ASSET_CLASSES,
     args=LoadProfileArgs,
     result=LoadAssessment,
     standard=LOAD_STANDARD,
@@ -180,6 +183,7 @@ async def assess_load_profile_tool(args: LoadProfileArgs, ctx: ToolContext) -> L
 @tool(
     "assess_winding_temperature",
     domain=DOMAIN,
+    asset_classes=ASSET_CLASSES,
     args=WindingArgs,
     result=WindingAssessment,
     standard=STANDARD_WINDING,
@@ -221,6 +225,7 @@ async def assess_winding_temperature_tool(
 @tool(
     "predict_health_index",
     domain=DOMAIN,
+    asset_classes=ASSET_CLASSES,
     args=HealthIndexArgs,
     result=HealthIndexPrediction,
     standard=HEALTH_INDEX_CITATION,
@@ -261,6 +266,7 @@ async def predict_health_index_tool(
 @tool(
     "compute_hot_spot",
     domain=DOMAIN,
+    asset_classes=ASSET_CLASSES,
     args=HotSpotArgs,
     result=HotSpotResult,
     standard=STANDARD_THERMAL,
@@ -287,6 +293,7 @@ async def compute_hot_spot_tool(args: HotSpotArgs, ctx: ToolContext) -> HotSpotR
 @tool(
     "compute_loss_of_life",
     domain=DOMAIN,
+    asset_classes=ASSET_CLASSES,
     args=LossOfLifeArgs,
     result=LossOfLifeResult,
     standard=STANDARD_THERMAL,
@@ -319,6 +326,7 @@ async def compute_loss_of_life_tool(
 @tool(
     "compute_equivalent_ageing",
     domain=DOMAIN,
+    asset_classes=ASSET_CLASSES,
     args=EquivalentAgeingArgs,
     result=EquivalentAgeingResult,
     standard=STANDARD_EQA,

@@ -32,10 +32,16 @@ from inspect_ai.solver import TaskState, generate, system_message, use_tools
 from inspect_ai.tool import ToolDef, ToolError, ToolParams
 
 from eval.grade import grade
-from generator.assetdef import load_asset_class
+from generator.assetdef import AssetClass, load_asset_class
 from generator.config import store_settings
 from generator.errors import UserError
-from generator.tools.registry import ToolContext, ToolSpec, call_tool, load_tools
+from generator.tools.registry import (
+    ToolContext,
+    ToolSpec,
+    call_tool,
+    default_tool_class,
+    tools_for,
+)
 
 SYSTEM_PROMPT = (
     "You assist the operators and asset managers of a fleet of power transformers. "
@@ -67,9 +73,9 @@ def _inline_refs(schema: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def tool_params(spec: ToolSpec) -> ToolParams:
-    """A tool's argument schema as inspect :class:`ToolParams`."""
-    schema = _inline_refs(spec.args.model_json_schema())
+def tool_params(spec: ToolSpec, asset: AssetClass | None = None) -> ToolParams:
+    """A tool's argument schema (in ``asset``'s nouns) as inspect :class:`ToolParams`."""
+    schema = _inline_refs(spec.args_schema(asset))
     return ToolParams.model_validate({
         "type": "object",
         "properties": schema.get("properties", {}),
@@ -77,8 +83,10 @@ def tool_params(spec: ToolSpec) -> ToolParams:
     })
 
 
-def tool_defs(ctx_by_class: dict[str, ToolContext] | None = None) -> list[ToolDef]:
-    """Every registered tool as an inspect tool (one store context per asset class)."""
+def tool_defs(
+    ctx_by_class: dict[str, ToolContext] | None = None, asset_class: str | None = None
+) -> list[ToolDef]:
+    """Every tool of ``asset_class`` (default: the default class) as an inspect tool."""
     contexts = ctx_by_class if ctx_by_class is not None else {}
 
     def context(asset_class: str) -> ToolContext:
@@ -89,14 +97,14 @@ def tool_defs(ctx_by_class: dict[str, ToolContext] | None = None) -> list[ToolDe
         return contexts[asset_class]
 
     defs: list[ToolDef] = []
-    registry = load_tools()
-    for name in registry.names():
-        spec = registry.get(name)
+    served = asset_class or default_tool_class()
+    asset = load_asset_class(served)
+    for spec in tools_for(served).values():
 
         def make(spec: ToolSpec) -> Any:
             async def run(**kwargs: Any) -> str:
                 try:
-                    result = await call_tool(spec.name, kwargs, context(spec.asset_classes[0]))
+                    result = await call_tool(spec.name, kwargs, context(served))
                 except UserError as exc:
                     raise ToolError(str(exc)) from None
                 return json.dumps(result.model_dump(mode="json"))
@@ -105,9 +113,9 @@ def tool_defs(ctx_by_class: dict[str, ToolContext] | None = None) -> list[ToolDe
 
         defs.append(ToolDef(
             make(spec), name=spec.name,
-            description=f"[{spec.domain}] {spec.description}"
+            description=f"[{spec.domain}] {spec.describe(asset)}"
             + (f" (follows {spec.standard})" if spec.standard else ""),
-            parameters=tool_params(spec),
+            parameters=tool_params(spec, asset),
         ))
     return defs
 

@@ -244,8 +244,7 @@ class CheckContext:
         """A context whose tool names are every registered tool (loads the tools)."""
         from generator.tools.registry import load_tools
 
-        registry = load_tools()
-        domains = {name: registry.get(name).domain for name in registry.names()}
+        domains = {spec.name: spec.domain for spec in load_tools().all()}
         return cls(policies=policies, tool_domains=domains, **kw)
 
 

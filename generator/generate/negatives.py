@@ -274,15 +274,16 @@ async def verify_negative(
     must be covered by no registered tool; a single-sample window must hold at most one
     sample and no tool may predict failure dates.
     """
-    from generator.tools.registry import call_tool, load_tools
+    from generator.tools.registry import call_tool, tools_for
 
     answer = reference_answer or {}
     kind = answer.get("kind")
     if answer.get("answerable") is not False or kind not in KINDS:
         return [f"reference_answer is not a negative answer with a kind in {', '.join(KINDS)}"]
-    registry = load_tools()
+    registry = tools_for(tools_ctx.asset.asset_class)
     catalogue = " | ".join(
-        f"{name.replace('_', ' ')}: {registry.get(name).description}" for name in registry.names()
+        f"{name.replace('_', ' ')}: {spec.describe(tools_ctx.asset)}"
+        for name, spec in registry.items()
     )
     problems: list[str] = []
     if kind == "external_dependency":

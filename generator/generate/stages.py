@@ -291,7 +291,7 @@ async def prepare(
     (read once, pinned by ``update_seq``) unless ``live_store`` or ``--baseline`` asks for
     the live store (one HTTP query per tool lookup, as agents see it).
     """
-    policies = load_policies()
+    policies = load_policies(asset.asset_class)
     snapshot_task: asyncio.Task[FleetSnapshot] | None = None
     if not live_store and not config.baseline:
         from generator.store.snapshot import FleetSnapshot

@@ -286,7 +286,7 @@ async def validate_file(
     records, seeds = split_accepted(load_scenario_file(path))
     seeds = {**seeds_beside(path), **seeds}
     ctx = CheckContext.with_registered_tools(
-        policies if policies is not None else load_policies(),
+        policies if policies is not None else load_policies(asset),
         dedup=DedupIndex(threshold),
         against=against_index(against, threshold) if against is not None else None,
         against_tasks=against_tasks(against) if against is not None else {},

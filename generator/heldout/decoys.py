@@ -222,7 +222,7 @@ async def neighbouring_asset(inp: DecoyInput) -> dict[str, Any] | None:
 def _paper_tools() -> set[str]:
     from generator.tools.registry import TOOLS
 
-    return {name for name in TOOLS if "paper" in TOOLS.get(name).args.model_fields}
+    return {spec.name for spec in TOOLS.all() if "paper" in spec.args.model_fields}
 
 
 @decoy("default_paper")

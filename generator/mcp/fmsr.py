@@ -1,7 +1,7 @@
-"""The fmsr MCP server (failure modes and transformer diagnostics).
+"""The fmsr MCP server (failure modes and the class's diagnostic tools).
 
 Launch: ``scenariogen-fmsr-mcp``, ``python -m generator.mcp.fmsr`` or
-``python /path/to/generator/mcp/fmsr.py`` (options: ``--env-file PATH``).
+``python /path/to/generator/mcp/fmsr.py`` (options: ``--env-file PATH``, ``--asset CLASS``).
 """
 
 from __future__ import annotations

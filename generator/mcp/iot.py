@@ -1,7 +1,7 @@
-"""The iot MCP server (sites, assets, sensors, history, oil samples).
+"""The iot MCP server (sites, assets, sensors, history and the class's other records).
 
 Launch: ``scenariogen-iot-mcp``, ``python -m generator.mcp.iot`` or
-``python /path/to/generator/mcp/iot.py`` (options: ``--env-file PATH``).
+``python /path/to/generator/mcp/iot.py`` (options: ``--env-file PATH``, ``--asset CLASS``).
 """
 
 from __future__ import annotations

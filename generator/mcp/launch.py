@@ -14,7 +14,13 @@ def parser_for(domain: str) -> argparse.ArgumentParser:
     """The command line of ``scenariogen-<domain>-mcp``."""
     parser = argparse.ArgumentParser(
         prog=f"scenariogen-{domain}-mcp",
-        description=f"Serve the scenariogen {domain} tools over MCP on stdin/stdout.",
+        description=f"Serve one asset class's scenariogen {domain} tools over MCP on "
+        "stdin/stdout.",
+    )
+    parser.add_argument(
+        "--asset", default=None, metavar="CLASS",
+        help="asset class to serve (default: $SCENARIOGEN_ASSET_CLASS, else the default "
+        "class)",
     )
     parser.add_argument(
         "--env-file", type=Path, default=None, metavar="PATH",
@@ -35,13 +41,14 @@ def main_for(domain: str, argv: list[str] | None = None) -> None:
         from generator.envfile import load_env_file
 
         load_env_file(args.env_file)
-        from generator.tools.mcp_server import _tool_store_settings, serve_stdio
+        from generator.tools.mcp_server import _tool_store_settings, serve_stdio, served_class
 
         _tool_store_settings()  # settings errors now, as one line, not at the first call
+        asset_class = served_class(args.asset).asset_class  # and an unknown class
     except UserError as exc:
         print(f"error: {exc}", file=sys.stderr)
         sys.exit(ExitCode.USER_ERROR)
     try:
-        asyncio.run(serve_stdio([domain]))
+        asyncio.run(serve_stdio([domain], asset_class))
     except KeyboardInterrupt:  # pragma: no cover - interactive stop
         sys.exit(130)

@@ -1,7 +1,7 @@
 """The tsfm MCP server (time-series anomaly detection and forecasting).
 
 Launch: ``scenariogen-tsfm-mcp``, ``python -m generator.mcp.tsfm`` or
-``python /path/to/generator/mcp/tsfm.py`` (options: ``--env-file PATH``).
+``python /path/to/generator/mcp/tsfm.py`` (options: ``--env-file PATH``, ``--asset CLASS``).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The wo MCP server (work orders, events and failure codes).
 
 Launch: ``scenariogen-wo-mcp``, ``python -m generator.mcp.wo`` or
-``python /path/to/generator/mcp/wo.py`` (options: ``--env-file PATH``).
+``python /path/to/generator/mcp/wo.py`` (options: ``--env-file PATH``, ``--asset CLASS``).
 """
 
 from __future__ import annotations

@@ -186,9 +186,12 @@ def _prompt_version() -> str:
 
 
 def _tools_hash(asset: AssetClass) -> str:
-    """sha256 of the class's tools modules: a new or changed tool changes the profile."""
+    """sha256 of the class's tools modules (the framework's generic ones too): a new or
+    changed tool changes the profile."""
+    from generator.tools.registry import GENERIC_TOOL_MODULES
+
     digest = hashlib.sha256()
-    for module in asset.tools:
+    for module in (*GENERIC_TOOL_MODULES, *asset.tools):
         _path, source = _module_source(module)
         digest.update(module.encode() + b"\0" + source + b"\0")
     return digest.hexdigest()
@@ -386,15 +389,15 @@ async def profile_for(
 
     t = time.perf_counter()
     # Importing the tools modules costs ~0.3 s, so a cache hit never does it.
-    from generator.tools.registry import load_tools
+    from generator.tools.registry import tools_for
 
-    tools = load_tools()
+    tools = tools_for(asset.asset_class)
     timings["tools"] = time.perf_counter() - t
 
     t = time.perf_counter()
     inventory = await grounding.ground(asset, settings)
     supported, unsupported = grounding.domain_support(
-        asset, inventory, (tools.get(n) for n in tools.names())
+        asset, inventory, tools.values()
     )
     timings["discovery"] = time.perf_counter() - t
 

@@ -275,7 +275,7 @@ async def store_fingerprint(asset: AssetClass, settings: StoreSettings) -> str:
 
 def _tool_names(tools: Iterable[ToolSpec], asset: AssetClass, domain: str) -> list[str]:
     return sorted(
-        t.name for t in tools if t.domain == domain and asset.asset_class in t.asset_classes
+        t.name for t in tools if t.domain == domain and t.serves(asset.asset_class)
     )
 
 

@@ -1,4 +1,10 @@
-"""Our tools over MCP (stdio): every tool (``scenariogen serve-tools``) or one domain's.
+"""Our tools over MCP (stdio): one asset class's tools, all (``scenariogen serve-tools``) or
+one domain's.
+
+A server serves one asset class, named by ``--asset`` or the environment variable
+``SCENARIOGEN_ASSET_CLASS`` (default: the default class): the generic data tools plus the
+class's own, described in the class's nouns; its instructions come from the class's
+``display_name`` / ``description`` and the domain policy's description.
 
 A bad argument, an over-long string, a store outage or any other failure of a call comes
 back as a tool result with ``isError`` set and one line naming the field and the fix, so
@@ -12,18 +18,26 @@ from __future__ import annotations
 import json
 import logging
 import math
+import os
 from collections.abc import Sequence
 from typing import Any
 
 import anyio
 
 from generator import __version__
-from generator.assetdef import load_asset_class
+from generator.assetdef import AssetClass, load_asset_class
 from generator.config import StoreSettings, store_settings
 from generator.errors import UserError
 from generator.mcp import compat
 from generator.redact import redact_text
-from generator.tools.registry import ToolContext, ToolSpec, call_tool, load_tools
+from generator.tools.registry import (
+    ToolContext,
+    ToolSpec,
+    call_tool,
+    default_tool_class,
+    get_tool,
+    tools_for,
+)
 
 log = logging.getLogger(__name__)
 
@@ -33,19 +47,34 @@ SERVER_DOMAINS = ("iot", "fmsr", "tsfm", "wo")
 MAX_STRING_ARGUMENT = 1000
 """Longest string an MCP caller may pass in any argument (ids, names, timestamps)."""
 
-_INSTRUCTIONS = {
-    None: "Deterministic transformer tools (IEC 60599, IEC 60076-7, IEEE C57) and "
-    "data tools over the scenariogen CouchDB store.",
-    "iot": "Sites, assets, sensors, hourly telemetry history and oil samples of the "
-    "transformer fleet in the scenariogen CouchDB store.",
-    "fmsr": "Failure modes and deterministic transformer diagnostics: DGA (IEC 60599), "
-    "winding temperature, hot spot and ageing (IEC 60076-7, IEEE C57.91), load profile, "
-    "health index.",
-    "tsfm": "Time-series tasks and models, anomaly detection (robust z-score) and "
-    "forecasting (seasonal naive, Holt-Winters) on the fleet's telemetry.",
-    "wo": "Work orders, events, failure codes, work-order distributions and predictions "
-    "of the transformer fleet.",
-}
+ASSET_CLASS_ENV = "SCENARIOGEN_ASSET_CLASS"
+"""Environment variable naming the asset class a server serves (when --asset is not given)."""
+
+
+def served_class(asset_class: str | None = None) -> AssetClass:
+    """The asset class to serve: ``asset_class``, else ``$SCENARIOGEN_ASSET_CLASS``, else
+    the default class.
+
+    Raises:
+        UserError: The named class does not exist (lists the classes).
+    """
+    name = asset_class or os.environ.get(ASSET_CLASS_ENV) or default_tool_class()
+    return load_asset_class(name)
+
+
+def instructions_for(asset: AssetClass, domains: Sequence[str] | None = None) -> str:
+    """The server's instructions: the class (display name, description, standards) and,
+    for a domain server, what the domain covers (its policy's description)."""
+    from generator.generate.policy import load_policy
+
+    standards = ", ".join(s.id for s in asset.standards)
+    text = f"{asset.display_name}: {' '.join(asset.description.split())}"
+    if domains:
+        covers = " ".join(" ".join(load_policy(d, asset.asset_class).description.split())
+                          for d in domains)
+        return f"{text} Tools: {covers}"
+    return (f"{text} Deterministic tools" + (f" ({standards})" if standards else "")
+            + " and data tools over the scenariogen CouchDB store.")
 
 
 class ArgumentTooLong(UserError):
@@ -63,10 +92,11 @@ def _tool_store_settings() -> StoreSettings:
     return store_settings(role="tools")
 
 
-def served_specs(domains: Sequence[str] | None = None) -> list[ToolSpec]:
-    """The tools a server offers: every registered tool, or those of ``domains``."""
-    registry = load_tools()
-    specs = [registry.get(name) for name in registry.names()]
+def served_specs(
+    domains: Sequence[str] | None = None, asset_class: str | None = None
+) -> list[ToolSpec]:
+    """The tools a server offers: every tool of the class, or those of ``domains``."""
+    specs = list(tools_for(served_class(asset_class).asset_class).values())
     if domains is None:
         return specs
     known = sorted({s.domain for s in specs})
@@ -76,14 +106,14 @@ def served_specs(domains: Sequence[str] | None = None) -> list[ToolSpec]:
     return [s for s in specs if s.domain in domains]
 
 
-def _tool_list(specs: Sequence[ToolSpec]) -> list[Any]:
+def _tool_list(specs: Sequence[ToolSpec], asset: AssetClass) -> list[Any]:
     return [
         compat.make_tool(
             spec.name,
-            f"[{spec.domain}] {spec.description}"
+            f"[{spec.domain}] {spec.describe(asset)}"
             + (f" (follows {spec.standard})" if spec.standard else ""),
-            spec.args.model_json_schema(),
-            spec.result.model_json_schema(),
+            spec.args_schema(asset),
+            spec.result_schema(asset),
         )
         for spec in specs
     ]
@@ -147,34 +177,30 @@ def _error_result(text: str) -> Any:
     return compat.make_result(f"error: {redact_text(text)}", is_error=True)
 
 
-def build_server(domains: Sequence[str] | None = None) -> Any:
-    """The MCP server: all tools, or one server's ``domains``; one tool context per class."""
-    specs = served_specs(domains)
+def build_server(domains: Sequence[str] | None = None, asset_class: str | None = None) -> Any:
+    """The MCP server of one asset class: all its tools, or one server's ``domains``."""
+    asset = served_class(asset_class)
+    specs = served_specs(domains, asset.asset_class)
     served = {s.name: s for s in specs}
-    contexts: dict[str, ToolContext] = {}
+    contexts: list[ToolContext] = []
     label = "+".join(domains) if domains else None
 
-    def context_for(asset_class: str) -> ToolContext:
-        if asset_class not in contexts:
-            contexts[asset_class] = ToolContext(
-                load_asset_class(asset_class), _tool_store_settings()
-            )
-        return contexts[asset_class]
+    def context() -> ToolContext:
+        if not contexts:
+            contexts.append(ToolContext(asset, _tool_store_settings()))
+        return contexts[0]
 
     async def handle_call(name: str, arguments: dict[str, Any]) -> Any:
         try:
             if name not in served:
-                registry = load_tools()
-                if name in registry.names():
-                    other = registry.get(name).domain
-                    raise UserError(
-                        f"tool {name!r} belongs to the {other} domain, not served here",
-                        options=sorted(served), fix=f"call it on the {other} server",
-                    )
-                registry.get(name)  # unknown: raises with "did you mean"
+                # Unknown to the class: raises with "did you mean" and the class's tools.
+                other = get_tool(asset.asset_class, name).domain
+                raise UserError(
+                    f"tool {name!r} belongs to the {other} domain, not served here",
+                    options=sorted(served), fix=f"call it on the {other} server",
+                )
             check_argument_sizes(name, arguments)
-            spec = served[name]
-            result = await call_tool(name, arguments, context_for(spec.asset_classes[0]))
+            result = await call_tool(name, arguments, context())
             payload = result.model_dump(mode="json")
             text = strict_json(name, payload)
         except UserError as exc:
@@ -188,18 +214,20 @@ def build_server(domains: Sequence[str] | None = None) -> Any:
             )
         return compat.make_result(text, structured=payload)
 
-    tools = _tool_list(specs)
+    tools = _tool_list(specs, asset)
     name = f"scenariogen-{label}" if label else "scenariogen-tools"
-    instructions = _INSTRUCTIONS.get(label, _INSTRUCTIONS[None]) or ""
+    instructions = instructions_for(asset, domains)
     return compat.build_lowlevel_server(name, __version__, instructions,
                                         lambda: list(tools), handle_call)
 
 
-async def serve_stdio(domains: Sequence[str] | None = None) -> None:
-    """Run the server on stdin/stdout until the client disconnects."""
+async def serve_stdio(
+    domains: Sequence[str] | None = None, asset_class: str | None = None
+) -> None:
+    """Run the server of ``asset_class`` on stdin/stdout until the client disconnects."""
     from generator.mcp.wire import guarded_stdio
 
-    server = build_server(domains)
+    server = build_server(domains, asset_class)
     try:
         async with guarded_stdio() as (read_stream, write_stream):
             await server.run(read_stream, write_stream, server.create_initialization_options())

@@ -1,15 +1,20 @@
 """The tool registry: name, domain, description and JSON Schemas of arguments and result.
 
-Tools are code, registered with :func:`tool` in an asset class's tools modules (listed as
-``tools`` in its asset.yaml) and loaded by :func:`load_tools`. A tool is a function
+Tools are code, registered with :func:`tool`: the framework's generic data tools
+(``generator/tools/data_*.py``, ``asset_classes=("*",)``) serve every asset class; a
+class's own tools (its asset.yaml's ``tools`` modules) name their class. Lookups are per
+class (:func:`tools_for`, :func:`get_tool`; :func:`call_tool` resolves through the
+context's class), so two classes may each have a tool of the same wire name, but no class
+tool may shadow a generic one. A tool is a function
 ``fn(args: ArgsModel, ctx: ToolContext) -> ResultModel`` (sync or async); diagnostic
 tools ignore ``ctx``, data tools read the store through ``ctx.store``.
 """
 
 from __future__ import annotations
 
+import importlib
 import inspect
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -56,9 +61,60 @@ class ToolContext:
             self._store = None
 
 
+GENERIC = "*"
+"""The ``asset_classes`` entry of a generic tool: it serves every asset class."""
+
+_NOUN_TOKENS = ("{asset_class}", "{assets}", "{asset}")
+
+
+def asset_nouns(asset: AssetClass) -> tuple[str, str]:
+    """How people name one and several assets of the class (singular, plural).
+
+    From the class's vocabulary (``generator.vocabulary``) when the framework has one and
+    the class declares it, else the class slug and the slug plus "s".
+    """
+    try:
+        vocabulary = importlib.import_module("generator.vocabulary")
+        vocab = vocabulary.load_vocabulary(asset.asset_class)
+        return str(vocab.noun), str(vocab.plural)
+    except (ImportError, AttributeError, UserError):
+        return asset.asset_class, f"{asset.asset_class}s"
+
+
+def render_for(text: str, asset: AssetClass | None) -> str:
+    """``text`` with ``{asset}``, ``{assets}`` and ``{asset_class}`` filled in for ``asset``.
+
+    Generic tools write their descriptions with these placeholders, so each class's
+    agents read their own nouns; any other brace is left alone. Without a class the
+    placeholders stay.
+    """
+    if asset is None or not any(t in text for t in _NOUN_TOKENS):
+        return text
+    noun, plural = asset_nouns(asset)
+    return (text.replace("{asset_class}", asset.asset_class)
+            .replace("{assets}", plural).replace("{asset}", noun))
+
+
+def _render_tree(value: Any, asset: AssetClass | None) -> Any:
+    if isinstance(value, str):
+        return render_for(value, asset)
+    if isinstance(value, dict):
+        return {k: _render_tree(v, asset) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_render_tree(v, asset) for v in value]
+    return value
+
+
 @dataclass(frozen=True)
 class ToolSpec:
-    """One registered tool."""
+    """One registered tool.
+
+    ``asset_classes`` is ``("*",)`` for a generic tool (it serves every class) or the
+    classes that own it. ``description`` may hold the placeholders of :func:`render_for`;
+    :meth:`describe` and :meth:`schema` fill them in for a class. ``result_for``, when
+    set, builds the class's own result model (a subclass of ``result`` with fields the
+    class's definition implies, e.g. one list per reading source).
+    """
 
     name: str
     domain: str
@@ -67,22 +123,174 @@ class ToolSpec:
     result: type[BaseModel]
     fn: ToolFn
     standard: str | None = None
-    asset_classes: tuple[str, ...] = field(default=("transformer",))
+    asset_classes: tuple[str, ...] = field(default=(GENERIC,))
+    result_for: Callable[[AssetClass], type[BaseModel]] | None = None
 
-    def schema(self) -> dict[str, Any]:
-        """Name, domain, description and the JSON Schemas of arguments and result."""
+    @property
+    def generic(self) -> bool:
+        """True when the tool serves every asset class."""
+        return self.asset_classes == (GENERIC,)
+
+    def serves(self, asset_class: str) -> bool:
+        """True when the tool is one of ``asset_class``'s tools."""
+        return self.generic or asset_class in self.asset_classes
+
+    def describe(self, asset: AssetClass | None = None) -> str:
+        """The description, in ``asset``'s nouns."""
+        return render_for(self.description, asset)
+
+    def result_model(self, asset: AssetClass | None = None) -> type[BaseModel]:
+        """The result model the tool returns for ``asset`` (``result`` without a class)."""
+        if asset is None or self.result_for is None:
+            return self.result
+        return self.result_for(asset)
+
+    def schema(self, asset: AssetClass | None = None) -> dict[str, Any]:
+        """Name, domain, description and the JSON Schemas of arguments and result (for
+        ``asset``: its nouns and its result model)."""
         return {
             "name": self.name,
             "domain": self.domain,
-            "description": self.description,
+            "description": self.describe(asset),
             "standard": self.standard,
             "asset_classes": list(self.asset_classes),
-            "arguments": self.args.model_json_schema(),
-            "result": self.result.model_json_schema(),
+            "arguments": self.args_schema(asset),
+            "result": self.result_schema(asset),
         }
 
+    def args_schema(self, asset: AssetClass | None = None) -> dict[str, Any]:
+        """The JSON Schema of the arguments, in ``asset``'s nouns."""
+        return dict(_render_tree(self.args.model_json_schema(), asset))
 
-TOOLS: Registry[ToolSpec] = Registry("tool")
+    def result_schema(self, asset: AssetClass | None = None) -> dict[str, Any]:
+        """The JSON Schema of the result ``asset`` gets, in its nouns."""
+        return dict(_render_tree(self.result_model(asset).model_json_schema(), asset))
+
+
+class ToolIndex:
+    """The registered tools: generic ones and each asset class's own.
+
+    A generic tool's name is unique among all tools; two classes may each register a
+    tool of the same name (the wire names stay plain, so each class's server offers its
+    own). Look tools up per class with :func:`tools_for` / :func:`get_tool`; the
+    class-free :meth:`get` only resolves a name that one tool alone carries.
+    """
+
+    def __init__(self) -> None:
+        self._generic: Registry[ToolSpec] = Registry("tool")
+        self._by_class: dict[str, Registry[ToolSpec]] = {}
+
+    def add(self, spec: ToolSpec) -> ToolSpec:
+        """Register ``spec``.
+
+        Raises:
+            ValueError: A name registered twice for one class, a class tool that would
+                shadow a generic one (or the reverse), or ``"*"`` mixed with classes.
+        """
+        classes = spec.asset_classes
+        if not classes or (GENERIC in classes and len(classes) > 1):
+            raise ValueError(
+                f"tool {spec.name!r}: asset_classes must be ('*',) (generic) or class names, "
+                f"got {classes!r}"
+            )
+        if spec.generic:
+            owners = sorted(c for c, reg in self._by_class.items() if spec.name in reg)
+            if owners:
+                raise ValueError(
+                    f"generic tool {spec.name!r} would shadow the tool of the same name of "
+                    f"asset class {owners[0]!r}"
+                )
+            return self._generic.add(spec.name, spec)
+        if spec.name in self._generic:
+            raise ValueError(
+                f"tool {spec.name!r} of asset class {classes[0]!r} would shadow the generic "
+                "tool of the same name; give it another name"
+            )
+        for asset_class in classes:
+            self._by_class.setdefault(asset_class, Registry(f"{asset_class} tool")).add(
+                spec.name, spec
+            )
+        return spec
+
+    def for_class(self, asset_class: str) -> dict[str, ToolSpec]:
+        """The tools of ``asset_class`` (generic plus its own), by name, sorted."""
+        own = self._by_class.get(asset_class)
+        specs = {n: self._generic.get(n) for n in self._generic.names()}
+        if own is not None:
+            specs |= {n: own.get(n) for n in own.names()}
+        return dict(sorted(specs.items()))
+
+    def get_for(self, asset_class: str, name: str) -> ToolSpec:
+        """The tool ``name`` of ``asset_class``.
+
+        Raises:
+            UserError: The class has no such tool; lists the class's tools, suggests close
+                names and says which classes own the name, if any.
+        """
+        specs = self.for_class(asset_class)
+        if name in specs:
+            return specs[name]
+        owners = sorted(c for c, reg in self._by_class.items() if name in reg)
+        view: Registry[ToolSpec] = Registry(f"{asset_class} tool")
+        for n, spec in specs.items():
+            view.add(n, spec)
+        if owners:
+            raise UserError(
+                f"asset class {asset_class!r} has no tool {name!r} (it is a tool of "
+                f"{', '.join(repr(o) for o in owners)})",
+                options=sorted(specs),
+                fix=f"use a tool of {asset_class!r}, or name the class that owns it",
+            )
+        return view.get(name)  # raises, with suggestions and the class's tools
+
+    def all(self) -> list[ToolSpec]:
+        """Every registered tool once, sorted by name (then by its first class)."""
+        seen: dict[int, ToolSpec] = {}
+        for reg in [self._generic, *self._by_class.values()]:
+            for n in reg.names():
+                spec = reg.get(n)
+                seen.setdefault(id(spec), spec)
+        return sorted(seen.values(), key=lambda s: (s.name, s.asset_classes))
+
+    def names(self) -> list[str]:
+        """Every registered tool name (of any class), sorted."""
+        return sorted({s.name for s in self.all()})
+
+    def get(self, name: str) -> ToolSpec:
+        """The one tool called ``name``, whichever class owns it.
+
+        Raises:
+            UserError: No tool has the name (with suggestions), or several classes each
+                have one (then use :func:`get_tool` with the class).
+        """
+        every = self.all()
+        found = [s for s in every if s.name == name]
+        if len(found) == 1:
+            return found[0]
+        if not found:
+            view: Registry[ToolSpec] = Registry("tool")
+            for spec in every:
+                if spec.name not in view:
+                    view.add(spec.name, spec)
+            return view.get(name)  # raises, with suggestions
+        raise UserError(
+            f"tool {name!r} is registered by several asset classes",
+            options=sorted(c for s in found for c in s.asset_classes),
+            fix="name the asset class (e.g. `scenariogen tools describe NAME --asset CLASS`)",
+        )
+
+    def __contains__(self, name: object) -> bool:
+        return name in self.names()
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.names())
+
+    def __len__(self) -> int:
+        return len(self.names())
+
+
+TOOLS = ToolIndex()
+"""Every registered tool (import the modules first: :func:`load_tools`)."""
 
 
 def tool(
@@ -92,9 +300,14 @@ def tool(
     args: type[BaseModel],
     result: type[BaseModel],
     standard: str | None = None,
-    asset_classes: tuple[str, ...] = ("transformer",),
+    asset_classes: tuple[str, ...] = (GENERIC,),
+    result_for: Callable[[AssetClass], type[BaseModel]] | None = None,
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """Register ``fn(args, ctx)`` as tool ``name``; its docstring's first paragraph describes it."""
+    """Register ``fn(args, ctx)`` as tool ``name``; its docstring's first paragraph describes it.
+
+    ``asset_classes`` defaults to ``("*",)``: a generic tool, served to every class. A
+    class's own tools name their class; they may not reuse a generic tool's name.
+    """
 
     def deco(fn: Callable[..., Any]) -> Callable[..., Any]:
         doc = inspect.getdoc(fn) or ""
@@ -102,28 +315,74 @@ def tool(
         if not description:
             raise ValueError(f"tool {name!r} needs a docstring")
         TOOLS.add(
-            name,
             ToolSpec(name=name, domain=domain, description=description, args=args,
-                     result=result, fn=fn, standard=standard, asset_classes=asset_classes),
+                     result=result, fn=fn, standard=standard, asset_classes=asset_classes,
+                     result_for=result_for)
         )
         return fn
 
     return deco
 
 
+GENERIC_TOOL_MODULES = (
+    "generator.tools.data_iot",
+    "generator.tools.data_wo",
+    "generator.tools.data_fmsr",
+    "generator.tools.data_tsfm",
+)
+"""The framework's generic tools (every class gets them)."""
+
 _loaded = False
 
 
-def load_tools() -> Registry[ToolSpec]:
-    """Import the tools modules of every asset class (once) and return the registry."""
+def load_tools() -> ToolIndex:
+    """Import the generic tool modules and every asset class's ``tools`` modules (once)."""
     global _loaded
     if not _loaded:
+        for module in GENERIC_TOOL_MODULES:
+            importlib.import_module(module)
         for name in available_asset_classes():
             asset = load_asset_class(name)
             for module in asset.tools:
                 asset.import_hook(module, "tools")
         _loaded = True
     return TOOLS
+
+
+def default_tool_class() -> str:
+    """The asset class served when none is named: ``generator.assetdef``'s default class
+    (``default_asset_class()``), or the only discovered class.
+
+    Raises:
+        UserError: Several classes and no default among them.
+    """
+    from generator import assetdef
+
+    chooser = getattr(assetdef, "default_asset_class", None)
+    if callable(chooser):
+        return str(chooser())
+    classes = available_asset_classes()
+    if len(classes) == 1:
+        return classes[0]
+    raise UserError(
+        "no asset class named and no single default among the discovered ones",
+        options=classes,
+        fix="name the asset class (e.g. --asset CLASS or SCENARIOGEN_ASSET_CLASS)",
+    )
+
+
+def tools_for(asset_class: str) -> dict[str, ToolSpec]:
+    """The tools ``asset_class`` serves (generic plus its own), by name, sorted."""
+    return load_tools().for_class(asset_class)
+
+
+def get_tool(asset_class: str, name: str) -> ToolSpec:
+    """The tool ``name`` as ``asset_class`` serves it.
+
+    Raises:
+        UserError: The class has no tool of that name (lists the class's tools).
+    """
+    return load_tools().get_for(asset_class, name)
 
 
 class ToolArgumentError(UserError):
@@ -184,7 +443,7 @@ async def call_tool(name: str, raw_args: dict[str, Any], ctx: ToolContext) -> Ba
     """Validate the arguments and run the tool."""
     from generator.store.couch import CouchError
 
-    spec = load_tools().get(name)
+    spec = get_tool(ctx.asset.asset_class, name)
     args = validate_args(spec, raw_args)
     try:
         out = spec.fn(args, ctx)

@@ -109,7 +109,7 @@ def _simple_init_scalar(
     """The scalar grid search the array version replaced, kept here as its reference."""
     import itertools
 
-    from assets.transformer import timeseries as ts
+    from generator.tools import timeseries as ts
 
     y = np.asarray(values, dtype=float)
     best: tuple[float, list[float]] | None = None

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from assets.transformer import timeseries as ts
+from generator.tools import timeseries as ts
 
 
 def test_robust_z_of_a_short_series() -> None:

@@ -13,8 +13,6 @@ import numpy as np
 import pytest
 import yaml
 
-from assets.transformer import timeseries as ts
-from assets.transformer import workorders as wo
 from assets.transformer.simulator import FleetSpec, simulate_fleet
 from generator.assetdef import ASSETS_DIR, load_asset_class
 from generator.config import StoreSettings
@@ -23,7 +21,9 @@ from generator.store.couch import CouchClient
 from generator.store.query import META_FIELDS
 from generator.store.seed import seed
 from generator.tools import registry
-from generator.tools.registry import TOOLS, ToolArgumentError, ToolContext, call_tool
+from generator.tools import timeseries as ts
+from generator.tools import workorders as wo
+from generator.tools.registry import TOOLS, ToolArgumentError, ToolContext, call_tool, tools_for
 
 ASSET = load_asset_class("transformer")
 SPEC = FleetSpec(seed=3, sites=2, units_per_site=2, days=21)
@@ -355,12 +355,16 @@ async def test_tsad_and_forecasting_match_direct_computation(ctx: ToolContext) -
 
 
 def test_every_tool_has_a_description_and_schemas() -> None:
-    import assets.transformer.tools_data  # noqa: F401
-
+    # The data tools: the framework's generic modules plus the class's own oil_samples.
+    asset = load_asset_class("transformer")
     mine = [
-        TOOLS.get(n) for n in TOOLS.names() if TOOLS.get(n).fn.__module__.endswith("tools_data")
+        s for s in tools_for("transformer").values()
+        if s.fn.__module__.startswith("generator.tools.data_")
+        or s.fn.__module__.endswith("tools_data")
     ]
     assert {t.domain for t in mine} == {"iot", "wo", "fmsr", "tsfm"}
+    assert "oil_samples" in {t.name for t in mine}
     for spec in mine:
-        schema = spec.schema()
-        assert spec.description and schema["arguments"]["type"] == "object"
+        schema = spec.schema(asset)
+        assert spec.describe(asset) and schema["arguments"]["type"] == "object"
+        assert "{asset" not in str(schema)

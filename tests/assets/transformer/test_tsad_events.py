@@ -14,10 +14,10 @@ from typing import Any
 
 import pytest
 
-from assets.transformer import timeseries as ts
 from assets.transformer.simulator import FleetSpec, simulate_fleet
 from generator.assetdef import load_asset_class
 from generator.config import StoreSettings
+from generator.tools import timeseries as ts
 from generator.tools.registry import ToolContext, call_tool
 
 ASSET = load_asset_class("transformer")

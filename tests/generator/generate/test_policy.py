@@ -7,13 +7,18 @@ from collections import defaultdict
 from pathlib import Path
 
 import pytest
-import yaml
 
-from generator.assetdef import DOMAINS, load_asset_class
+from generator.assetdef import DOMAINS, available_asset_classes, load_asset_class
 from generator.errors import UserError
 from generator.generate.checks import normalise_type
-from generator.generate.policy import POLICIES_DIR, load_policies
-from generator.tools.registry import load_tools
+from generator.generate.policy import (
+    POLICIES_DIR,
+    load_class_policy,
+    load_generic_policies,
+    load_policies,
+    load_policy,
+)
+from generator.tools.registry import load_tools, tools_for
 
 UPSTREAM = Path(__file__).resolve().parents[2] / "fixtures" / "upstream"
 UPSTREAM_FILES = [
@@ -65,13 +70,89 @@ def test_text_bounds_admit_every_upstream_text_of_a_typed_record() -> None:
 
 
 def test_core_tools_are_registered_tools_of_their_domain() -> None:
+    load_tools()
+    for asset_class in available_asset_classes():
+        tools = tools_for(asset_class)
+        supported = load_asset_class(asset_class).domains
+        for domain, policy in load_policies(asset_class).items():
+            if domain not in supported:
+                continue
+            assert policy.core_tools, (asset_class, domain)
+            for name in policy.core_tools:
+                assert name in tools, (asset_class, domain, name)
+                assert domain == "multiagent" or tools[name].domain == domain, (domain, name)
+
+
+def test_domain_files_name_only_generic_tools_and_no_class() -> None:
     registry = load_tools()
-    for domain, policy in load_policies().items():
-        if domain == "vibration":  # no vibration tools for the transformer class
-            continue
+    for domain, policy in load_generic_policies().items():
         for name in policy.core_tools:
-            spec = registry.get(name)
-            assert domain == "multiagent" or spec.domain == domain, (domain, name)
+            assert registry.get(name).generic, (domain, name)
+    words = set()
+    for asset_class in available_asset_classes():
+        asset = load_asset_class(asset_class)
+        words |= {asset.asset_class, asset.display_name.lower()}
+    for path in sorted(POLICIES_DIR.glob("*.yaml")):
+        text = path.read_text().lower()
+        assert not [w for w in words if w in text], path.name
+
+
+def test_class_overrides_merge_into_the_domain_policies() -> None:
+    generic = load_generic_policies()
+    merged = load_policies("transformer")
+    # The class's own record tool joins the generic iot tools; the tsfm override sets only
+    # a family target, so the rest of the tsfm file stays as written.
+    assert "oil_samples" not in generic["iot"].core_tools
+    assert merged["iot"].core_tools == ["sites", "assets", "sensors", "history", "oil_samples"]
+    assert merged["tsfm"].core_tools == generic["tsfm"].core_tools
+    assert merged["tsfm"].nontrivial_share == {"tsfm_anomalies": 0.6}
+    assert generic["tsfm"].nontrivial_share == {}
+    assert load_policy("fmsr", "transformer") == merged["fmsr"]
+    assert "interpret_dga" in merged["fmsr"].core_tools
+
+
+def _class_root(tmp_path: Path, text: str, asset_class: str = "transformer") -> Path:
+    folder = tmp_path / asset_class
+    folder.mkdir(parents=True)
+    (folder / "policy.yaml").write_text(text)
+    return tmp_path
+
+
+def test_add_core_tools_appends_and_fields_replace(tmp_path: Path) -> None:
+    root = _class_root(tmp_path, "domains:\n  iot:\n    add_core_tools: [oil_samples, sites]\n"
+                       "    hardness_mix: 0.5\n")
+    merged = load_policies("transformer", class_root=root)
+    # Appended once (sites is already a generic core tool); other fields replaced.
+    assert merged["iot"].core_tools == ["sites", "assets", "sensors", "history", "oil_samples"]
+    assert merged["iot"].hardness_mix == 0.5
+    assert merged["wo"] == load_generic_policies()["wo"]
+
+
+def test_class_policy_misspelt_key_names_file_field_and_options(tmp_path: Path) -> None:
+    root = _class_root(tmp_path, "domains:\n  iot:\n    add_core_tool: [oil_samples]\n")
+    with pytest.raises(UserError) as err:
+        load_policies("transformer", class_root=root)
+    msg = str(err.value)
+    assert "policy.yaml" in msg and "unknown field 'domains.iot.add_core_tool'" in msg
+    assert "add_core_tools" in (err.value.options or [])
+    with pytest.raises(UserError) as err:
+        load_class_policy("transformer", root / "transformer" / "policy.yaml")
+    assert "add_core_tools" in (err.value.options or [])
+
+
+def test_class_policy_unknown_domain_and_empty_core_tools(tmp_path: Path) -> None:
+    root = _class_root(tmp_path, "domains:\n  vibrations: {hardness_mix: 0.2}\n")
+    with pytest.raises(UserError) as err:
+        load_policies("transformer", class_root=root)
+    assert err.value.value == "vibrations" and "vibration" in (err.value.options or [])
+    # A supported domain left without core tools is refused, naming the fix.
+    root = _class_root(tmp_path / "b", "domains:\n  tsfm: {core_tools: []}\n")
+    with pytest.raises(UserError, match="supports domain 'tsfm' but its policy has no core"):
+        load_policies("transformer", class_root=root)
+    root = _class_root(tmp_path / "c", "domains:\n  iot: {hardness_mix: 2}\n")
+    with pytest.raises(UserError, match=r"domains\.iot\.hardness_mix") as err:
+        load_policies("transformer", class_root=root)
+    assert err.value.value == 2
 
 
 def test_categories_of_the_task_families_are_allowed() -> None:
@@ -92,7 +173,7 @@ def _write(tmp_path: Path, name: str, text: str) -> Path:
 def test_misspelt_key_names_file_field_and_options(tmp_path: Path) -> None:
     root = _write(tmp_path, "iot.yaml", GOOD.replace("hardness_mix:", "hardnes_mix:"))
     with pytest.raises(UserError) as err:
-        load_policies(root)
+        load_generic_policies(root)
     msg = str(err.value)
     assert "iot.yaml" in msg and "unknown field 'hardnes_mix'" in msg
     assert "hardness_mix" in (err.value.options or [])
@@ -101,7 +182,7 @@ def test_misspelt_key_names_file_field_and_options(tmp_path: Path) -> None:
 def test_misspelt_nested_key_lists_the_nested_options(tmp_path: Path) -> None:
     root = _write(tmp_path, "iot.yaml", GOOD.replace("{min_chars: 20,", "{min_char: 20,"))
     with pytest.raises(UserError) as err:
-        load_policies(root)
+        load_generic_policies(root)
     assert "text_length.min_char" in str(err.value)
     assert err.value.options == ["min_chars", "max_chars"]
 
@@ -110,7 +191,7 @@ def test_bad_literal_value_lists_the_valid_values(tmp_path: Path) -> None:
     root = _write(tmp_path, "iot.yaml", GOOD.replace(
         "required_grounding: [site, asset_id, sensor]", "required_grounding: [site, unit]"))
     with pytest.raises(UserError) as err:
-        load_policies(root)
+        load_generic_policies(root)
     assert "required_grounding.1" in str(err.value) and err.value.value == "unit"
     assert set(err.value.options or []) == {"site", "asset_id", "sensor"}
 
@@ -118,38 +199,38 @@ def test_bad_literal_value_lists_the_valid_values(tmp_path: Path) -> None:
 def test_bounds_out_of_order_are_rejected(tmp_path: Path) -> None:
     root = _write(tmp_path, "iot.yaml", GOOD.replace("max_chars: 600", "max_chars: 5"))
     with pytest.raises(UserError, match=r"min_chars .* must not exceed max_chars"):
-        load_policies(root)
+        load_generic_policies(root)
 
 
 def test_malformed_yaml_names_the_line(tmp_path: Path) -> None:
     root = _write(tmp_path, "iot.yaml", "domain: iot\ncategories: [a, b\n")
     with pytest.raises(UserError, match=r"iot.yaml: line \d+ column \d+ is not valid YAML"):
-        load_policies(root)
+        load_generic_policies(root)
 
 
 def test_file_name_must_match_domain_and_domain_must_exist(tmp_path: Path) -> None:
     root = _write(tmp_path, "fmsr.yaml", GOOD)
     with pytest.raises(UserError, match="must equal the file name"):
-        load_policies(root)
+        load_generic_policies(root)
     other = tmp_path / "x"
     other.mkdir()
     _write(other, "chiller.yaml", GOOD.replace("domain: iot", "domain: chiller"))
     with pytest.raises(UserError) as err:
-        load_policies(other)
+        load_generic_policies(other)
     assert err.value.value == "chiller" and "iot" in (err.value.options or [])
 
 
 def test_missing_or_empty_folder(tmp_path: Path) -> None:
     with pytest.raises(UserError, match="does not exist"):
-        load_policies(tmp_path / "nope")
+        load_generic_policies(tmp_path / "nope")
     with pytest.raises(UserError, match=r"holds no \*\.yaml"):
-        load_policies(tmp_path)
+        load_generic_policies(tmp_path)
 
 
 def test_nontrivial_share_must_be_a_fraction(tmp_path: Path) -> None:
     root = _write(tmp_path, "iot.yaml", GOOD + "nontrivial_share: {iot_sensor_stat: 1.5}\n")
     with pytest.raises(UserError) as err:
-        load_policies(root)
+        load_generic_policies(root)
     assert "nontrivial_share.iot_sensor_stat" in str(err.value) and err.value.value == 1.5
 
 
@@ -162,7 +243,7 @@ def test_nontrivial_share_names_families_of_the_domain_that_label_outcomes() -> 
     policies = load_policies()
     check_share_targets(asset, policies)  # the shipped files are consistent
 
-    data = yaml.safe_load((POLICIES_DIR / "fmsr.yaml").read_text())
+    data = policies["fmsr"].model_dump()
     data["nontrivial_share"] = {"fmsr_dga_stord": 0.4}
     bad = dict(policies, fmsr=parse_policy(data, "fmsr.yaml"))
     with pytest.raises(UserError) as err:
