@@ -45,9 +45,7 @@ class FailureModesResult(DataModel):
 
 
 _SUFFIX = "_code"
-_MODELS: dict[
-    tuple[str, tuple[str, ...]], tuple[type[FailureModeInfo], type[FailureModesResult]]
-] = {}
+_MODELS: dict[tuple[str, tuple[str, ...]], tuple[type[BaseModel], type[FailureModesResult]]] = {}
 
 
 def mode_codes(fm: Any) -> dict[str, str | None]:
@@ -77,24 +75,28 @@ def failure_modes_result_model(asset: AssetClass) -> type[FailureModesResult]:
     return _class_models(asset)[1]
 
 
-def _class_models(asset: AssetClass) -> tuple[type[FailureModeInfo], type[FailureModesResult]]:
+def _class_models(asset: AssetClass) -> tuple[type[BaseModel], type[FailureModesResult]]:
     schemes = tuple(code_schemes(asset))
     key = (asset.asset_class, schemes)
     if key not in _MODELS:
-        info = create_model(  # type: ignore[call-overload]
-            "FailureModeInfo",
-            __base__=FailureModeInfo,
-            **{
-                f"{scheme}{_SUFFIX}": (
-                    str | None,
-                    Field(description=f"Fault class in the {scheme} scheme, if it has one"),
-                )
-                for scheme in schemes
-            },
+        fields: dict[str, Any] = {}
+        for name, field in FailureModeInfo.model_fields.items():
+            if name == "sensors":  # the scheme codes go before it, as the work-order code
+                fields |= {
+                    f"{scheme}{_SUFFIX}": (
+                        str | None,
+                        Field(description=f"Fault class in the {scheme} scheme, if it has one"),
+                    )
+                    for scheme in schemes
+                }
+            fields[name] = (field.annotation, field)
+        info = create_model(
+            "FailureModeInfo", __base__=DataModel, __doc__=FailureModeInfo.__doc__, **fields
         )
         result = create_model(
             "FailureModesResult",
             __base__=FailureModesResult,
+            __doc__=FailureModesResult.__doc__,
             failure_modes=(list[info], Field(description="Failure modes, in asset.yaml order")),
         )
         _MODELS[key] = (info, result)

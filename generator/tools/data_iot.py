@@ -132,7 +132,7 @@ def sensors_result_model(asset: AssetClass) -> type[SensorsResult]:
             for source, what in sources
         }
         _RESULT_MODELS[key] = create_model(
-            "SensorsResult", __base__=SensorsResult, **fields
+            "SensorsResult", __base__=SensorsResult, __doc__=SensorsResult.__doc__, **fields
         )
     return _RESULT_MODELS[key]
 

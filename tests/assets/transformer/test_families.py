@@ -26,7 +26,7 @@ from generator.generate.families import (
 from generator.generate.model import TaskSeed, ToolCall
 from generator.profile.model import AssetProfile
 from generator.store.query import FleetStore
-from generator.tools.registry import load_tools
+from generator.tools.registry import tools_for
 from tests.generator.generate.test_families import ASSET, family_context, grounded_profile
 
 RUN_SEED = 11
@@ -60,7 +60,7 @@ def test_every_family_draws_distinct_seeds(seeds: dict[str, list[TaskSeed]]) -> 
 
 
 def test_seeds_are_json_and_well_formed(seeds: dict[str, list[TaskSeed]]) -> None:
-    tools = load_tools()
+    tools = tools_for("transformer")
     for name, drawn in seeds.items():
         spec = FAMILIES.get(name)
         for s in drawn:
@@ -114,11 +114,11 @@ async def test_same_run_seed_gives_identical_seeds(
 
 
 def test_multiagent_seeds_span_two_domains(seeds: dict[str, list[TaskSeed]]) -> None:
-    tools = load_tools()
+    tools = tools_for("transformer")
     for spec in families_of(ASSET, "multiagent"):
         assert seeds[spec.name], spec.name
         for s in seeds[spec.name]:
-            domains = {tools.get(c.name).domain for c in s.tool_sequence}
+            domains = {tools[c.name].domain for c in s.tool_sequence}
             assert len(domains) >= 2, (s.key, domains)
             assert s.parents and s.parents[0].startswith(spec.compose_from[0] + "#")
 

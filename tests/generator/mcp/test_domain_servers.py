@@ -23,7 +23,7 @@ from mcp import ClientSession, StdioServerParameters, stdio_client
 from generator.assetdef import load_asset_class
 from generator.config import StoreSettings
 from generator.mcp import compat
-from generator.tools.registry import ToolContext, call_tool, load_tools
+from generator.tools.registry import ToolContext, call_tool, tools_for
 from tests.generator.mcp.conftest import PROJECT_ROOT, write_env_file
 
 DOMAINS = ("iot", "fmsr", "tsfm", "wo")
@@ -77,8 +77,7 @@ async def _in_process(name: str, arguments: dict[str, Any], settings: StoreSetti
 
 async def _check_domain(domain: str, tools: dict[str, list[str]], results: list[dict[str, Any]],
                         settings: StoreSettings) -> None:
-    registry = load_tools()
-    expected = {n for n in registry.names() if registry.get(n).domain == domain}
+    expected = {n for n, s in tools_for("transformer").items() if s.domain == domain}
     assert set(tools) == expected, domain
     assert README_TOOLS[domain] <= set(tools), domain
     for call, result in zip(CALLS[domain], results, strict=True):

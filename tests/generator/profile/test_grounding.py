@@ -15,7 +15,7 @@ from generator.profile import grounding
 from generator.profile.build import build_profile
 from generator.store.couch import CouchClient
 from generator.store.seed import database_names
-from generator.tools.registry import load_tools
+from generator.tools.registry import load_tools, tools_for
 from tests.generator.profile.conftest import StubResearch
 
 ASSET = load_asset_class("transformer")
@@ -23,8 +23,7 @@ RAW_META = {"_id", "_rev", "asset_id", "site_name", "timestamp", "dataset"}
 
 
 def _tools() -> list[Any]:
-    registry = load_tools()
-    return [registry.get(n) for n in registry.names()]
+    return load_tools().all()
 
 
 def _raw_store(settings: StoreSettings) -> dict[str, Any]:
@@ -102,9 +101,8 @@ async def test_domains_vibration_unsupported_multiagent_supported(
         "vibration tools are not registered for transformer"
     )
     by_name = {d.domain: d for d in supported}
-    registry = load_tools()
     assert by_name["fmsr"].tools == sorted(
-        n for n in registry.names() if registry.get(n).domain == "fmsr"
+        n for n, s in tools_for("transformer").items() if s.domain == "fmsr"
     )
     assert "interpret_dga" in by_name["fmsr"].tools
     assert "iot, fmsr, tsfm, wo" in by_name["multiagent"].reason

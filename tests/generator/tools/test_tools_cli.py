@@ -95,3 +95,18 @@ def test_nameplate_lookup_without_a_store_is_one_line_and_explicit_call_works() 
     out = json.loads(proc.stdout)
     assert out["paper_source"] == "argument"
     assert abs(out["relative_ageing_rate"] - 0.536168) < 1e-5
+
+
+def test_asset_option_picks_the_class_and_an_unknown_class_is_one_line() -> None:
+    listed = _run("list", "--asset", "transformer", "--domain", "iot")
+    assert listed.returncode == 0, listed.stderr
+    names = [line.split()[1] for line in listed.stdout.splitlines()]
+    assert names == ["assets", "history", "oil_samples", "sensors", "sites"]
+    # A generic tool's description speaks the class's nouns.
+    described = json.loads(_run("describe", "sites", "--asset", "transformer").stdout)
+    assert described["description"] == "List the sites that hold transformers."
+    assert described["asset_classes"] == ["*"]
+    line = _one_error_line(_run("list", "--asset", "nosuch"))
+    assert "nosuch" in line and "transformer" in line
+    line = _one_error_line(_run("call", "interpret_dga", "--asset", "nosuch"))
+    assert "nosuch" in line
