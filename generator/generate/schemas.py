@@ -43,6 +43,11 @@ def _models() -> dict[str, Callable[[], type[BaseModel]]]:
 
         return DomainPolicy
 
+    def class_policy() -> type[BaseModel]:
+        from generator.generate.policy import ClassPolicy
+
+        return ClassPolicy
+
     def core() -> type[BaseModel]:
         from generator.generate.checks import AssetOpsBenchCore
 
@@ -53,6 +58,7 @@ def _models() -> dict[str, Callable[[], type[BaseModel]]]:
         "task_seed.schema.json": task_seed,
         "rejection.schema.json": rejection,
         "domain_policy.schema.json": policy,
+        "class_policy.schema.json": class_policy,
         "assetopsbench_scenario.schema.json": core,
     }
 
