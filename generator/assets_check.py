@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import ast
 import importlib
-import inspect
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -220,19 +219,30 @@ def _vocabulary(ctx: CheckContext) -> list[Finding]:
         return [Finding(check="vocabulary", status="unavailable",
                         what="generator.vocabulary is not yet available in this checkout, so "
                         f"{file} cannot be validated", file=file)]
-    model = getattr(vocab_module, "Vocabulary", None)
     try:
         data = read_yaml(path)
     except UserError as exc:
         return [_user_error("vocabulary", exc, file)]
-    if isinstance(model, type) and issubclass(model, BaseModel):
-        try:
-            model.model_validate(data)
-        except ValidationError as exc:
-            err = exc.errors()[0]
-            loc = ".".join(str(p) for p in err["loc"]) or "(top)"
-            return [_error("vocabulary", f"{file}: field {loc}: {err['msg']}",
-                           f"correct field {loc} in {file}", file)]
+    parse = getattr(vocab_module, "parse_vocabulary", None)
+    model = getattr(vocab_module, "Vocabulary", None)
+    try:
+        if callable(parse):
+            vocab = parse(data, file)
+        elif isinstance(model, type) and issubclass(model, BaseModel):
+            vocab = model.model_validate(data)
+        else:
+            vocab = None
+    except UserError as exc:
+        return [_user_error("vocabulary", exc, file)]
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        loc = ".".join(str(p) for p in err["loc"]) or "(top)"
+        return [_error("vocabulary", f"{file}: field {loc}: {err['msg']}",
+                       f"correct field {loc} in {file}", file)]
+    named = getattr(vocab, "asset_class", ctx.name)
+    if named != ctx.name:
+        return [_error("vocabulary", f"{file}: field asset_class is {named!r}, not the folder "
+                       f"name {ctx.name!r}", f"set `asset_class: {ctx.name}`", file)]
     found = _placeholder_findings("vocabulary", data, file)
     return found or [_ok("vocabulary", f"{file} validates", file)]
 
@@ -271,12 +281,25 @@ def _literature(ctx: CheckContext) -> list[Finding]:
 # --------------------------------------------------------------------------- tools
 
 
-def _tool_specs() -> list[Any]:
-    """Every registered tool spec (generic and of every class imported so far)."""
+def _tool_specs(asset_class: str | None = None) -> list[Any]:
+    """Registered tool specs: the class's view when the registry is per class (generic tools
+    and the class's own), else every tool registered so far."""
     from generator.tools import registry as tools_registry
 
-    reg = tools_registry.TOOLS
-    return [reg.get(n) for n in reg.names()]
+    tools_for = getattr(tools_registry, "tools_for", None)
+    if asset_class is not None and callable(tools_for):
+        try:
+            return list(tools_for(asset_class).values())
+        except UserError:  # e.g. a draft the per-class lookup refuses: read the registry
+            pass
+    reg: Any = getattr(tools_registry, "TOOLS", None)
+    if callable(getattr(reg, "all", None)):
+        return list(reg.all())
+    if isinstance(reg, dict):
+        return list(reg.values())
+    if reg is not None and hasattr(reg, "names"):
+        return [reg.get(n) for n in reg.names()]
+    return []
 
 
 def _undescribed(model: type[BaseModel]) -> list[str]:
@@ -304,7 +327,10 @@ def _tools(ctx: CheckContext) -> list[Finding]:
         if mod is None:
             out.append(_error("tools", problem or module, f"fix the module {module}", mfile))
             continue
-        specs = [s for s in _tool_specs() if getattr(s.fn, "__module__", None) == module]
+        specs = [
+            s for s in _tool_specs(asset.asset_class)
+            if getattr(s.fn, "__module__", None) == module
+        ]
         if not specs:
             out.append(_missing(
                 "tools", f"module {module} registers no tool",
@@ -397,7 +423,7 @@ def _tool_names(asset: AssetClass) -> list[str]:
     load_tools()
     for module in asset.tools:
         _import(asset, module, "tools")
-    return sorted({s.name for s in _tool_specs()})
+    return sorted({s.name for s in _tool_specs(asset.asset_class)})
 
 
 @check("templates")
@@ -485,10 +511,10 @@ def _declared_databases(asset: AssetClass) -> list[str]:
 
 
 def _source_database(asset: AssetClass, source: str) -> str:
-    resolver = getattr(asset, "sources", None)
-    if isinstance(resolver, dict) and source in resolver:
-        entry = resolver[source]
-        return str(entry["database"] if isinstance(entry, dict) else entry.database)
+    """The logical database of a sensor source (the schema's accessor when it has one)."""
+    resolve = getattr(asset, "source_database", None)
+    if callable(resolve):
+        return str(resolve(source))
     return {"oil_sample": "oil_samples"}.get(source, source)
 
 
@@ -574,39 +600,44 @@ def _policy(ctx: CheckContext) -> list[Finding]:
         return [_error("policy", f"{file}: expected a mapping, got {type(data).__name__}",
                        "write per-domain overrides as a mapping", file)]
     out: list[Finding] = []
-    tools = set(_tool_names(asset))
-    core = data.get("core_tools") or {}
-    if isinstance(core, dict):
-        for domain, names in core.items():
-            for name in names or []:
-                if name not in tools:
-                    out.append(_error("policy", f"core_tools.{domain} names tool {name!r}, "
-                                      "which is not registered", "name a registered tool "
-                                      "(`scenariogen tools list`)", file))
     from generator.generate import policy as policy_module
 
-    validator = _policy_validator(policy_module, asset.asset_class)
-    if validator is None:
-        out.append(Finding(check="policy", status="unavailable",
-                           what="this checkout has no per-class policy loader "
-                           "(load_policy(domain, asset_class)), so only tool names were checked",
-                           file=file))
+    load_class_policy = getattr(policy_module, "load_class_policy", None)
+    if callable(load_class_policy):
+        try:
+            load_class_policy(asset.asset_class, path)
+        except UserError as exc:
+            return [_user_error("policy", exc, file)]
     else:
-        for domain in asset.domains:
-            try:
-                validator(domain)
-            except UserError as exc:
-                out.append(_user_error("policy", exc, file))
-    if not any(f.status in ("error", "missing") for f in out):
+        out.append(Finding(check="policy", status="unavailable",
+                           what="this checkout has no per-class policy schema "
+                           "(generator.generate.policy.load_class_policy), so only the tool "
+                           "names were checked", file=file))
+    tools = set(_tool_names(asset))
+    for loc, name in _policy_tool_names(data):
+        if name not in tools:
+            out.append(_error("policy", f"{loc} names tool {name!r}, which the class does not "
+                              "have", "name one of the class's tools (`scenariogen tools "
+                              "list`)", file))
+    if not any(f.status == "error" for f in out):
         out.append(_ok("policy", "policy.yaml validates", file))
     return out
 
 
-def _policy_validator(module: Any, asset_class: str) -> Callable[[str], Any] | None:
-    load = getattr(module, "load_policy", None)
-    if load is None or "asset_class" not in inspect.signature(load).parameters:
-        return None
-    return lambda domain: load(domain, asset_class=asset_class)
+def _policy_tool_names(data: dict[str, Any]) -> Iterable[tuple[str, str]]:
+    """(location, tool name) of every tool a class policy names (``domains.<d>.core_tools``
+    and ``add_core_tools``)."""
+    domains = data.get("domains")
+    if not isinstance(domains, dict):
+        return
+    for domain, override in domains.items():
+        if not isinstance(override, dict):
+            continue
+        for key in ("core_tools", "add_core_tools"):
+            names = override.get(key)
+            if isinstance(names, list):
+                for i, name in enumerate(names):
+                    yield f"domains.{domain}.{key}.{i}", str(name)
 
 
 # --------------------------------------------------------------------------- imports

@@ -296,3 +296,12 @@ def test_a_draft_does_not_break_the_commands_that_use_every_class(
                "--run-id", "r", "--no-progress", env=env, timeout=600)
     assert gen.returncode == 0, gen.stdout + gen.stderr
     assert len(json.loads((tmp_path / "runs" / "r" / "scenarios.json").read_text())) == 6
+
+
+def test_a_policy_naming_an_unknown_tool_is_an_error(scratch: Path) -> None:
+    scaffold("pump_pol", scratch)
+    (scratch / "pump_pol" / "policy.yaml").write_text(
+        "domains:\n  fmsr:\n    add_core_tools: [no_such_tool]\n"
+    )
+    errors = [f for f in run_checks("pump_pol", scratch) if f.status == "error"]
+    assert [f.check for f in errors] == ["policy"] and "'no_such_tool'" in errors[0].what
