@@ -305,3 +305,18 @@ def test_a_policy_naming_an_unknown_tool_is_an_error(scratch: Path) -> None:
     )
     errors = [f for f in run_checks("pump_pol", scratch) if f.status == "error"]
     assert [f.check for f in errors] == ["policy"] and "'no_such_tool'" in errors[0].what
+
+
+def test_a_draft_is_discovered_only_when_asked_until_its_line_is_deleted(scratch: Path) -> None:
+    scaffold("pump_d", scratch)
+    assert available_asset_classes(scratch) == []
+    assert available_asset_classes(scratch, drafts=True) == ["pump_d"]
+    with pytest.raises(UserError, match="assets check pump_d"):
+        load_asset_class("pump_d", scratch)
+
+    path = scratch / "pump_d" / "asset.yaml"
+    path.write_text(path.read_text().replace("draft: true\n", ""))
+    assert available_asset_classes(scratch) == ["pump_d"]
+    assert load_asset_class("pump_d", scratch).asset_class == "pump_d"
+    draft = [f for f in run_checks("pump_d", scratch) if f.check == "asset_yaml.draft"]
+    assert [f.status for f in draft] == ["ok"]
