@@ -210,15 +210,16 @@ def _asset_draft(ctx: CheckContext) -> list[Finding]:
 def _vocabulary(ctx: CheckContext) -> list[Finding]:
     file = ctx.rel("vocabulary.yaml")
     path = ctx.folder / "vocabulary.yaml"
-    if not path.is_file():
-        return [_missing("vocabulary", f"{file} does not exist",
-                         "write the class's words (noun, plural, persona, task themes)", file)]
     try:
         vocab_module = importlib.import_module("generator.vocabulary")
     except ModuleNotFoundError:
         return [Finding(check="vocabulary", status="unavailable",
                         what="generator.vocabulary is not yet available in this checkout, so "
-                        f"{file} cannot be validated", file=file)]
+                        f"{file} cannot be checked", file=file)]
+    if not path.is_file():
+        return [_missing("vocabulary", f"{file} does not exist",
+                         "write the class's words (noun, plural, persona, task themes; see "
+                         "generator/vocabulary.py)", file)]
     try:
         data = read_yaml(path)
     except UserError as exc:

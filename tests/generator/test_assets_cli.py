@@ -320,3 +320,9 @@ def test_a_draft_is_discovered_only_when_asked_until_its_line_is_deleted(scratch
     assert load_asset_class("pump_d", scratch).asset_class == "pump_d"
     draft = [f for f in run_checks("pump_d", scratch) if f.check == "asset_yaml.draft"]
     assert [f.status for f in draft] == ["ok"]
+
+
+def test_the_cli_check_of_the_transformer_exits_0(tmp_path: Path) -> None:
+    proc = _cli(_scratch_repo(tmp_path), "assets", "check", "transformer", "--json")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert {f["status"] for f in json.loads(proc.stdout)} <= {"ok", "unavailable"}
