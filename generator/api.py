@@ -10,6 +10,7 @@ without breaking a class. Stable names:
 - the asset definition: :class:`AssetClass`, :func:`load_asset_class`,
   :func:`available_asset_classes`;
 - store documents: :data:`Doc`;
+- the class's words: :class:`Vocabulary`, :func:`load_vocabulary`;
 - errors: :class:`UserError`, :class:`StoreUnavailable`;
 - blocking work off the event loop: :func:`to_thread`.
 """
@@ -24,6 +25,7 @@ from generator.generate.model import TaskSeed, ToolCall
 from generator.profile.model import GroundedAsset
 from generator.store.couch import Doc
 from generator.tools.registry import ToolContext, tool
+from generator.vocabulary import Vocabulary, load_vocabulary
 
 
 def tool_accepts(tool_name: str, arg: str) -> bool:
@@ -48,9 +50,11 @@ __all__ = [
     "ToolCall",
     "ToolContext",
     "UserError",
+    "Vocabulary",
     "available_asset_classes",
     "family",
     "load_asset_class",
+    "load_vocabulary",
     "to_thread",
     "tool",
     "tool_accepts",
