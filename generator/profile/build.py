@@ -37,6 +37,7 @@ from generator.profile.model import (
     GroundedInventory,
     ProfileProvenance,
 )
+from generator.vocabulary import load_vocabulary
 
 if TYPE_CHECKING:
     from generator.literature.model import Reference
@@ -304,7 +305,9 @@ def _assemble(
         failure_modes=modes,
         supported_domains=supported,
         unsupported_domains=unsupported,
-        task_themes=grounding.task_themes(supported, modes),
+        task_themes=grounding.task_themes(
+            supported, modes, load_vocabulary(asset.asset_class).task_themes
+        ),
         standards=grounding.standards(asset),
         evidence=evidence,
         references=references,
