@@ -11,6 +11,8 @@ without breaking a class. Stable names:
   :func:`available_asset_classes`;
 - store documents: :data:`Doc`;
 - the class's words: :class:`Vocabulary`, :func:`load_vocabulary`;
+- negative kinds: :func:`negative`, :class:`NegativeContext`, :class:`NegativeDraft`,
+  :func:`draft_external_dependency`, :data:`EXTERNAL_NEEDS`, :func:`day_of`;
 - errors: :class:`UserError`, :class:`StoreUnavailable`;
 - blocking work off the event loop: :func:`to_thread`.
 """
@@ -22,6 +24,14 @@ from generator.concurrency import to_thread
 from generator.errors import StoreUnavailable, UserError
 from generator.generate.families import Ambiguous, FamilyContext, Plan, Reading, family
 from generator.generate.model import TaskSeed, ToolCall
+from generator.generate.negatives import (
+    EXTERNAL_NEEDS,
+    NegativeContext,
+    NegativeDraft,
+    day_of,
+    draft_external_dependency,
+    negative,
+)
 from generator.profile.model import GroundedAsset
 from generator.store.couch import Doc
 from generator.tools.registry import ToolContext, tool
@@ -38,11 +48,14 @@ def tool_accepts(tool_name: str, arg: str) -> bool:
 
 
 __all__ = [
+    "EXTERNAL_NEEDS",
     "Ambiguous",
     "AssetClass",
     "Doc",
     "FamilyContext",
     "GroundedAsset",
+    "NegativeContext",
+    "NegativeDraft",
     "Plan",
     "Reading",
     "StoreUnavailable",
@@ -52,9 +65,12 @@ __all__ = [
     "UserError",
     "Vocabulary",
     "available_asset_classes",
+    "day_of",
+    "draft_external_dependency",
     "family",
     "load_asset_class",
     "load_vocabulary",
+    "negative",
     "to_thread",
     "tool",
     "tool_accepts",
