@@ -60,17 +60,17 @@ class Vocabulary(_Strict):
 
     asset_class: str = Field(description="Asset class slug; equals the folder name")
     noun: str = Field(
-        min_length=2, description="Singular, as people say it ('transformer', 'chiller')"
+        min_length=2, description="Singular, as people say it ('chiller', 'pump')"
     )
-    plural: str = Field(min_length=2, description="Plural of noun ('transformers')")
+    plural: str = Field(min_length=2, description="Plural of noun ('chillers')")
     domain_phrase: str = Field(
         min_length=3,
-        description="The class as a group in a sentence, e.g. 'power transformers' "
+        description="The class as a group in a sentence, e.g. 'centrifugal chillers' "
         "(operators and maintenance managers OF <domain_phrase>)",
     )
     fleet_phrase: str = Field(
         min_length=3,
-        description="The fleet an agent works on, e.g. 'a fleet of power transformers' "
+        description="The fleet an agent works on, e.g. 'a fleet of centrifugal chillers' "
         "(dry-run prompt: 'You operate <fleet_phrase>.')",
     )
     persona: str = Field(
@@ -81,7 +81,7 @@ class Vocabulary(_Strict):
     agent_persona: str = Field(
         min_length=10,
         description="First sentence of the system prompt of agents in dry runs and inspect "
-        "exports, e.g. 'You assist the operators ... of a fleet of power transformers.'",
+        "exports, e.g. 'You assist the operators ... of a fleet of centrifugal chillers.'",
     )
     site_words: list[str] = Field(
         default_factory=list,
@@ -90,9 +90,9 @@ class Vocabulary(_Strict):
     )
     sensor_names: dict[str, str] = Field(
         default_factory=dict,
-        description="Spoken names of sensors (sensor name -> words, 'oti' -> 'top-oil "
-        "temperature'); generic negatives ask about these telemetry sensors; a sensor not "
-        "listed is spoken as its asset.yaml description",
+        description="Spoken names of sensors (sensor name -> words, 'chw_supply_temp' -> "
+        "'chilled-water supply temperature'); generic negatives ask about these telemetry "
+        "sensors; a sensor not listed is spoken as its asset.yaml description",
     )
     task_themes: list[ThemeSpec] = Field(
         min_length=1,

@@ -19,7 +19,9 @@ the store's grounded inventory):
   out", ...). Keys that hold a claim being refuted (``claimed_*``, ``*premise*``) are
   exempt: a false-premise rubric is meant to negate them.
 
-What is not read is not judged: free prose without numbers or labels passes.
+What is not read is not judged: free prose without numbers or labels passes. The checks
+``rubric_agrees_with_reference`` and ``no_unsafe_characters`` that call these functions are
+registered in :mod:`generator.generate.checks` (this module imports no check machinery).
 """
 
 from __future__ import annotations

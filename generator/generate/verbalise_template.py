@@ -112,7 +112,7 @@ def tool_name_pattern(names: Iterable[str]) -> re.Pattern[str]:
     """A regex matching any of ``names`` as a whole word (letters, digits, ``_`` bind).
 
     The rule the template verbaliser follows: a registered tool name may not appear in a
-    request as a word, case-insensitively; ``oil samples`` is fine, ``oil_samples`` and
+    request as a word, case-insensitively; ``work orders`` is fine, ``get_work_orders`` and
     ``history`` are not.
     """
     alternatives = "|".join(sorted((re.escape(n) for n in names), key=len, reverse=True))

@@ -115,10 +115,11 @@ def clear_memory() -> None:
 
 
 def _definition_hash(asset_class: str) -> str:
-    """sha256 of the class's definition files: asset.yaml and literature.yaml if present."""
+    """sha256 of the class's definition files: asset.yaml, and literature.yaml and
+    vocabulary.yaml (its task themes) if present."""
     digest = hashlib.sha256()
     folder = ASSETS_DIR / asset_class
-    for name in ("asset.yaml", "literature.yaml"):
+    for name in ("asset.yaml", "literature.yaml", "vocabulary.yaml"):
         path = folder / name
         if path.exists():
             digest.update(name.encode() + b"\0" + _read(path) + b"\0")
