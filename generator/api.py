@@ -13,6 +13,9 @@ without breaking a class. Stable names:
 - the asset definition: :class:`AssetClass`, :func:`load_asset_class`,
   :func:`available_asset_classes`;
 - store documents: :data:`Doc`;
+- the class's words: :class:`Vocabulary`, :func:`load_vocabulary`;
+- negative kinds: :func:`negative`, :class:`NegativeContext`, :class:`NegativeDraft`,
+  :func:`draft_external_dependency`, :data:`EXTERNAL_NEEDS`, :func:`day_of`;
 - errors: :class:`UserError`, :class:`StoreUnavailable`;
 - blocking work off the event loop: :func:`to_thread`.
 """
@@ -24,12 +27,21 @@ from generator.concurrency import to_thread
 from generator.errors import StoreUnavailable, UserError
 from generator.generate.families import Ambiguous, FamilyContext, Plan, Reading, family
 from generator.generate.model import TaskSeed, ToolCall
+from generator.generate.negatives import (
+    EXTERNAL_NEEDS,
+    NegativeContext,
+    NegativeDraft,
+    day_of,
+    draft_external_dependency,
+    negative,
+)
 from generator.profile.model import GroundedAsset
 from generator.store.couch import Doc
 from generator.tools import timeseries
 from generator.tools.data_common import check_asset, check_window
 from generator.tools.data_iot import RecordsResult, WindowArgs, plain_records
 from generator.tools.registry import ToolContext, tool
+from generator.vocabulary import Vocabulary, load_vocabulary
 
 
 def tool_accepts(tool_name: str, arg: str, asset_class: str | None = None) -> bool:
@@ -43,11 +55,14 @@ def tool_accepts(tool_name: str, arg: str, asset_class: str | None = None) -> bo
 
 
 __all__ = [
+    "EXTERNAL_NEEDS",
     "Ambiguous",
     "AssetClass",
     "Doc",
     "FamilyContext",
     "GroundedAsset",
+    "NegativeContext",
+    "NegativeDraft",
     "Plan",
     "Reading",
     "RecordsResult",
@@ -56,12 +71,17 @@ __all__ = [
     "ToolCall",
     "ToolContext",
     "UserError",
+    "Vocabulary",
     "WindowArgs",
     "available_asset_classes",
     "check_asset",
     "check_window",
+    "day_of",
+    "draft_external_dependency",
     "family",
     "load_asset_class",
+    "load_vocabulary",
+    "negative",
     "plain_records",
     "timeseries",
     "to_thread",

@@ -16,7 +16,6 @@ Stages:
 
 from __future__ import annotations
 
-import importlib
 import inspect
 import json
 import re
@@ -31,7 +30,15 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from generator.assetdef import DOMAINS
 from generator.generate.dedup import DedupIndex
 from generator.generate.model import Draft, ScenarioRecord, TaskSeed, ToolCall
+from generator.generate.negatives import verify_negative
 from generator.generate.policy import DomainPolicy
+from generator.generate.rubric_check import (
+    count_claims,
+    fleet_claims,
+    negated_labels,
+    value_claims,
+)
+from generator.llm.sanitise import unsafe_characters
 from generator.registry import Registry
 
 if TYPE_CHECKING:
@@ -750,7 +757,62 @@ def task_key(family: str, tool_sequence: list[ToolCall]) -> str:
     return family + json.dumps(calls, sort_keys=True, default=str)
 
 
-# provably_unanswerable lives beside the negatives it checks; importing registers it.
-importlib.import_module("generator.generate.negatives")
-# rubric_agrees_with_reference and no_unsafe_characters (LLM output checks) likewise.
-importlib.import_module("generator.generate.rubric_check")
+# -- negatives and LLM output (the logic lives in negatives.py and rubric_check.py) --------
+
+
+@check(
+    "provably_unanswerable",
+    stage="deterministic",
+    needs=("negative", "store"),
+    reason="a negative scenario is only useful if the store really cannot answer it: its "
+    "demonstrating tool calls are re-run and must show the gap it claims",
+)
+async def _provably_unanswerable(item: CheckItem, ctx: CheckContext) -> list[str]:
+    problems = await verify_negative(item.reference_answer, item.tool_sequence, ctx.tools_ctx)
+    cf = (item.characteristic_form or "").lower()
+    if "cannot" not in cf and "can not" not in cf and "unable" not in cf:
+        problems.append("characteristic_form carries no refusal ('cannot be determined ...')")
+    return problems
+
+
+@check(
+    "rubric_agrees_with_reference",
+    stage="deterministic",
+    needs=("positive",),
+    reason="the rubric is what a judge grades against; one that states a count, a value or "
+    "a class the computed reference (or the store's fleet) contradicts would grade correct "
+    "answers wrong, so an LLM-written rubric or open answer must agree with the reference",
+)
+def _rubric_agrees(item: CheckItem, ctx: CheckContext) -> list[str]:
+    rubric = item.characteristic_form or ""
+    if not rubric:
+        return []
+    problems: list[str] = []
+    answer = item.reference_answer
+    if answer:
+        tolerance = dict(item.seed.tolerance) if item.seed else {}
+        rel = dict(item.seed.rel_tolerance) if item.seed else {}
+        problems += count_claims(rubric, answer)
+        problems += value_claims(rubric, answer, tolerance, rel)
+        problems += negated_labels(rubric, answer)
+    if ctx.grounding is not None:
+        problems += fleet_claims(rubric, len(ctx.grounding.sites), len(ctx.grounding.asset_sites))
+    return problems
+
+
+@check(
+    "no_unsafe_characters",
+    stage="early",
+    reason="NUL, other control characters and bidirectional overrides make a scenario read "
+    "differently from what it stores (and break JSONL readers); the LLM boundary strips "
+    "them, so one in a record means it was written around the generator",
+)
+def _no_unsafe_characters(item: CheckItem, ctx: CheckContext) -> list[str]:
+    problems = []
+    for name in ("text", "characteristic_form"):
+        value = getattr(item, name)
+        if isinstance(value, str):
+            found = unsafe_characters(value)
+            if found:
+                problems.append(f"{name} holds unsafe characters {', '.join(found)}")
+    return problems

@@ -19,7 +19,7 @@ query. Anchors come from winnowing (Schleimer et al. 2003): the k-grams (k = 8) 
 is the smallest in each window of 8 consecutive k-grams, so two texts sharing a verbatim run
 of 15 characters or more share a fingerprint; an anchor is a pair of consecutive
 fingerprints (a shared run of about 23 characters), which is rare enough to keep candidate
-lists short where single fingerprints ("of the transformer") are in every text. An anchor
+lists short where single fingerprints ("of the unit at site") are in every text. An anchor
 found in more than ``max_postings`` texts stops being indexed (a stop-anchor). The nearest
 text is then the best-scoring candidate, ties to the earliest indexed, as in a full scan.
 A pair of texts at similarity ≥ 0.9 differs in at most a tenth of their characters, so in

@@ -1,36 +1,46 @@
 """Negative scenarios: requests the store and the tools provably cannot answer.
 
-Four kinds, built from the profile and drawn with a generator seeded by (run seed,
-"negatives", index, attempt):
+Negative *kinds* are registered with :func:`negative`: a draft function that words the
+request, names the calls that demonstrate the gap and the answer, plus what those calls
+must show. The framework registers the kinds every class shares, worded with the class's
+vocabulary (``assets/<class>/vocabulary.yaml``):
 
 - ``unknown_asset``: an id with an existing site prefix and a unit number that does not
-  exist (``NORTH-TX07`` when the site has TX01..TX03); the data tools raise on it.
+  exist (``NORTH-X07`` when the site has X01..X03); the data tools raise on it.
 - ``outside_window``: a window that starts weeks after the asset's last record; the
   history tool returns no rows.
 - ``external_dependency``: needs data no registered tool provides (a weather forecast,
   ERP spare-parts stock, electricity market prices); no tool's name or description
   mentions it.
-- ``insufficient_evidence``: predicting a failure date from one oil sample; the window
-  holds one sample and no tool predicts failure dates.
 
-Each is a :class:`ScenarioRecord` with ``negative=True``, ``deterministic=True``, a refusal
+An asset class adds or rewords kinds in ``assets/<class>/negatives.py`` (imported by
+convention when present) with ``generator.api.negative(kind, asset_classes=("<class>",))``;
+a class kind named like a generic one replaces it for that class, in the generic one's
+place of the rotation; other class kinds follow the generic ones in registration order.
+
+Draws use a generator seeded by (run seed, "negatives", index, attempt). Each negative is a
+:class:`ScenarioRecord` with ``negative=True``, ``deterministic=True``, a refusal
 ``characteristic_form`` and ``reference_answer = {"answerable": false, "kind", "reason",
 ...}``; its ``tool_sequence`` is the calls that demonstrate the gap, and the
-``provably_unanswerable`` check re-runs them. Negatives are not counted in N; their ``id``
-and ``provenance.run_id`` are placeholders the pipeline replaces.
+``provably_unanswerable`` check (in :mod:`generator.generate.checks`) re-runs them through
+:func:`verify_negative`. Negatives are not counted in N; their ``id`` and
+``provenance.run_id`` are placeholders the pipeline replaces.
 """
 
 from __future__ import annotations
 
 import hashlib
+import importlib
+import importlib.util
 import random
 import re
 import uuid
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from datetime import date, timedelta
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 from generator.errors import StoreUnavailable, UserError
-from generator.generate.checks import CheckContext, CheckItem, check
 from generator.generate.dedup import DedupIndex
 from generator.generate.model import (
     GENERATOR_VERSION,
@@ -38,33 +48,159 @@ from generator.generate.model import (
     ScenarioRecord,
     ToolCall,
 )
+from generator.registry import Registry
+from generator.vocabulary import Vocabulary, load_vocabulary
 
 if TYPE_CHECKING:
     from generator.profile.model import AssetProfile, GroundedAsset
 
-NegativeKind = Literal[
-    "unknown_asset", "outside_window", "external_dependency", "insufficient_evidence"
-]
-KINDS: tuple[NegativeKind, ...] = (
-    "unknown_asset",
-    "outside_window",
-    "external_dependency",
-    "insufficient_evidence",
-)
 NEGATIVES_VERSION = "negatives-v1"
 NEGATIVE_UUID_NAMESPACE = uuid.UUID("0d7f1f52-8c1e-4a59-9a53-3f3c2b7e6a10")
 MAX_ATTEMPTS = 4
+GENERIC = "*"
 
 # External data a request may depend on, with the words that would reveal a tool for it.
-EXTERNAL: dict[str, tuple[str, ...]] = {
+EXTERNAL_NEEDS: dict[str, tuple[str, ...]] = {
     "weather forecast": ("weather", "meteorological", "meteo"),
     "ERP spare-parts inventory": ("erp", "spare", "spares", "stock", "warehouse"),
     "electricity market prices": ("price", "prices", "market", "tariff"),
 }
-# Words that would reveal a tool predicting a failure date.
-FAILURE_DATE_WORDS = ("failure date", "time to failure", "remaining useful life", "rul")
 
-_SENSOR_WORDS = {"wti": "winding temperature", "oti": "top-oil temperature", "load_mva": "load"}
+
+@dataclass(frozen=True)
+class NegativeContext:
+    """What a draft function may use: the profile, the drawn asset, the class's words."""
+
+    profile: AssetProfile
+    rng: random.Random
+    asset: GroundedAsset
+    vocabulary: Vocabulary
+
+    @property
+    def site(self) -> str:
+        """The drawn asset's site."""
+        return self.asset.site_name
+
+    @property
+    def asset_id(self) -> str:
+        """The drawn asset's id."""
+        return self.asset.asset_id
+
+    @property
+    def assets(self) -> list[GroundedAsset]:
+        """Every asset of the profile's inventory."""
+        return list(self.profile.inventory.assets)
+
+    def spoken_sensors(self) -> dict[str, str]:
+        """Telemetry sensors present, by name, with their spoken names: those the
+        vocabulary names, else every telemetry sensor with its description."""
+        telemetry = {
+            s.name: s.description for s in self.profile.inventory.sensors
+            if s.source == "telemetry"
+        }
+        named = {n: w for n, w in self.vocabulary.sensor_names.items() if n in telemetry}
+        return named or {n: self.vocabulary.sensor_words(n, d) for n, d in telemetry.items()}
+
+
+@dataclass(frozen=True)
+class NegativeDraft:
+    """The words, calls and answer of one negative."""
+
+    type: str
+    category: str
+    text: str
+    characteristic_form: str
+    calls: list[ToolCall]
+    answer: dict[str, Any]
+    grounding: dict[str, str]
+    reason: str
+
+
+DraftFn = Callable[[NegativeContext], "NegativeDraft | None"]
+
+
+@dataclass(frozen=True)
+class NegativeSpec:
+    """A registered negative kind and what its demonstrating calls must show."""
+
+    kind: str
+    draft: DraftFn
+    asset_classes: tuple[str, ...] = (GENERIC,)
+    error_shows_gap: bool = False
+    max_count: int | None = None
+    count_problem: str = "{tool} returned {count} records"
+    unavailable: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    no_tool_words: tuple[str, ...] = ()
+
+
+# Keys "<class or *>/<kind>"; _ORDER keeps registration order (the rotation's order).
+NEGATIVES: Registry[NegativeSpec] = Registry("negative kind")
+_ORDER: list[str] = []
+
+
+def negative(
+    kind: str,
+    *,
+    asset_classes: tuple[str, ...] = (GENERIC,),
+    error_shows_gap: bool = False,
+    max_count: int | None = None,
+    count_problem: str = "{tool} returned {count} records",
+    unavailable: Mapping[str, tuple[str, ...]] | None = None,
+    no_tool_words: tuple[str, ...] = (),
+) -> Callable[[DraftFn], DraftFn]:
+    """Register a draft function as negative kind ``kind``.
+
+    Args:
+        kind: Kind name (``reference_answer.kind``; the family is ``negative_<kind>``).
+        asset_classes: Classes it serves; ``("*",)`` (default) is every class. A class
+            kind named like a generic one replaces it for that class.
+        error_shows_gap: A user error from a demonstrating call shows the gap (an unknown
+            id); otherwise a failing call is a problem.
+        max_count: The calls must return at most this many records (``count``); None does
+            not look at counts.
+        count_problem: The problem when one returns more (``{tool}``, ``{count}``).
+        unavailable: Need -> words: the answer's ``needs`` must be a key, and no registered
+            tool's name or description may mention its words.
+        no_tool_words: Words no registered tool may mention (e.g. a prediction no tool
+            makes); the problem names the first.
+
+    The draft function takes a :class:`NegativeContext` and returns a
+    :class:`NegativeDraft`, or None when the profile cannot host the kind.
+    """
+
+    def deco(fn: DraftFn) -> DraftFn:
+        spec = NegativeSpec(
+            kind=kind, draft=fn, asset_classes=tuple(asset_classes),
+            error_shows_gap=error_shows_gap, max_count=max_count, count_problem=count_problem,
+            unavailable=dict(unavailable or {}), no_tool_words=tuple(no_tool_words),
+        )
+        for scope in spec.asset_classes:
+            NEGATIVES.add(f"{scope}/{kind}", spec)
+            _ORDER.append(f"{scope}/{kind}")
+        return fn
+
+    return deco
+
+
+def _load_class_negatives(asset_class: str) -> None:
+    """Import ``assets.<class>.negatives`` when the class has one (it registers kinds)."""
+    module = f"assets.{asset_class}.negatives"
+    try:
+        found = importlib.util.find_spec(module) is not None
+    except ModuleNotFoundError:
+        found = False
+    if found:
+        importlib.import_module(module)
+
+
+def kinds_for(asset_class: str) -> list[NegativeSpec]:
+    """The negative kinds of ``asset_class`` in rotation order (see the module docstring)."""
+    _load_class_negatives(asset_class)
+    generic = [NEGATIVES.get(n) for n in _ORDER if n.startswith(f"{GENERIC}/")]
+    own = [NEGATIVES.get(n) for n in _ORDER if n.startswith(f"{asset_class}/")]
+    by_kind = {s.kind: s for s in own}
+    out = [by_kind.pop(s.kind, s) for s in generic]
+    return out + [s for s in own if s.kind in by_kind]
 
 
 def _rng(run_seed: int, index: int, attempt: int) -> random.Random:
@@ -72,7 +208,8 @@ def _rng(run_seed: int, index: int, attempt: int) -> random.Random:
     return random.Random(int.from_bytes(digest[:8], "big"))
 
 
-def _day(ts: str | None) -> date | None:
+def day_of(ts: str | None) -> date | None:
+    """The date of an ISO timestamp (None when absent or unreadable)."""
     if not ts:
         return None
     try:
@@ -103,152 +240,169 @@ def _unknown_id(asset: GroundedAsset, known: set[str], rng: random.Random) -> st
     return candidate
 
 
+# -- the generic kinds -------------------------------------------------------------------
+
+
+@negative(
+    "unknown_asset", error_shows_gap=True, max_count=0,
+    count_problem="{tool} answered for the supposedly unknown asset",
+)
+def _unknown_asset(ctx: NegativeContext) -> NegativeDraft | None:
+    rng, asset, site = ctx.rng, ctx.asset, ctx.site
+    sensors = ctx.spoken_sensors()
+    if not sensors:
+        return None
+    bad = _unknown_id(asset, {a.asset_id for a in ctx.assets}, rng)
+    day = day_of(asset.telemetry.start) or date(2026, 1, 1)
+    sensor = rng.choice(sorted(sensors))
+    words = sensors[sensor]
+    text = rng.choice(
+        [
+            f"What was the highest {words} of {ctx.vocabulary.noun} {bad} at site "
+            f"{site} on {day}?",
+            f"Show the hourly {words} of {bad} at the {site} site for {day}.",
+        ]
+    )
+    here = sorted(a.asset_id for a in ctx.assets if a.site_name == site)
+    reason = f"no asset {bad} exists at site {site} (its assets are {', '.join(here)})"
+    return NegativeDraft(
+        type="iot", category="Data Query", text=text,
+        characteristic_form=f"The response should state that the {words} of {bad} cannot "
+        f"be determined because {reason}; it should not invent readings or substitute "
+        "another unit.",
+        calls=[ToolCall(name="history", args={
+            "site_name": site, "asset_id": bad, "start": str(day),
+            "final": str(day + timedelta(days=1)), "sensors": [sensor]})],
+        answer={"asset_id": bad, "site": site},
+        grounding={"site": site, "asset_id": bad},
+        reason=reason,
+    )
+
+
+@negative(
+    "outside_window", max_count=0, count_problem="{tool} returned {count} records in the window"
+)
+def _outside_window(ctx: NegativeContext) -> NegativeDraft | None:
+    rng, asset, site, aid = ctx.rng, ctx.asset, ctx.site, ctx.asset_id
+    end = day_of(asset.telemetry.end)
+    sensors = ctx.spoken_sensors()
+    if end is None or not sensors:
+        return None
+    start = end + timedelta(days=rng.randint(14, 60))
+    final = start + timedelta(days=7)
+    sensor = rng.choice(sorted(sensors))
+    words = sensors[sensor]
+    text = (
+        f"What was the maximum {words} of {aid} at site {site} between "
+        f"{start} and {final}?"
+    )
+    reason = f"the telemetry of {aid} ends on {end}, before the window {start} to {final}"
+    return NegativeDraft(
+        type="iot", category="Data Query", text=text,
+        characteristic_form=f"The response should state that the maximum {words} cannot be "
+        f"determined because {reason}; the history tool returns no records for that window.",
+        calls=[ToolCall(name="history", args={
+            "site_name": site, "asset_id": aid, "start": str(start), "final": str(final),
+            "sensors": [sensor]})],
+        answer={"asset_id": aid, "window": [str(start), str(final)],
+                "data_end": asset.telemetry.end},
+        grounding={"site": site, "asset_id": aid, "start": str(start), "end": str(final)},
+        reason=reason,
+    )
+
+
+def draft_external_dependency(
+    ctx: NegativeContext, texts: Mapping[str, str]
+) -> NegativeDraft | None:
+    """An ``external_dependency`` draft: one of :data:`EXTERNAL_NEEDS` drawn, worded by ``texts``.
+
+    ``texts`` maps each need to a request with ``{site}``, ``{asset_id}`` and ``{noun}``
+    placeholders; a class rewords the kind by calling this with its own texts.
+    """
+    site, aid = ctx.site, ctx.asset_id
+    need = ctx.rng.choice(sorted(EXTERNAL_NEEDS))
+    text = texts[need].format(site=site, asset_id=aid, noun=ctx.vocabulary.noun)
+    if need == "weather forecast":
+        calls = [ToolCall(name="sensors", args={"site_name": site, "asset_id": aid})]
+        typ, cat = "multiagent", "Prediction"
+    elif need == "ERP spare-parts inventory":
+        calls = [ToolCall(name="get_work_orders", args={"equipment_id": aid})]
+        typ, cat = "wo", "Decision Support"
+    else:
+        calls = [ToolCall(name="get_preventive_work_orders", args={"equipment_id": aid})]
+        typ, cat = "wo", "Decision Support"
+    reason = f"it needs the {need}, which no available tool or data source provides"
+    return NegativeDraft(
+        type=typ, category=cat, text=text,
+        characteristic_form="The response should state that the question cannot be answered "
+        f"because {reason}; it may say what the store does hold, but must not invent the "
+        "missing data.",
+        calls=calls,
+        answer={"needs": need, "asset_id": aid},
+        grounding={"site": site, "asset_id": aid},
+        reason=reason,
+    )
+
+
+EXTERNAL_TEXTS: dict[str, str] = {
+    "weather forecast": (
+        "Using next week's weather forecast for site {site}, will {asset_id} reach an alarm "
+        "limit of any of its sensors?"
+    ),
+    "ERP spare-parts inventory": (
+        "How many spare parts for {noun} {asset_id} at site {site} are in stock in the ERP "
+        "system?"
+    ),
+    "electricity market prices": (
+        "Given next month's electricity market prices, on which day is it cheapest to take "
+        "{asset_id} at site {site} out of service for maintenance?"
+    ),
+}
+
+
+@negative("external_dependency", unavailable=EXTERNAL_NEEDS)
+def _external_dependency(ctx: NegativeContext) -> NegativeDraft | None:
+    return draft_external_dependency(ctx, EXTERNAL_TEXTS)
+
+
 def _draft(
-    kind: NegativeKind, profile: AssetProfile, rng: random.Random
-) -> dict[str, Any] | None:
+    spec: NegativeSpec, profile: AssetProfile, rng: random.Random
+) -> NegativeDraft | None:
     """The words, calls and answer of one negative (None when the profile cannot host it)."""
     assets = list(profile.inventory.assets)
     if not assets:
         return None  # every kind names a real site and unit (or a variant of one)
     asset = rng.choice(assets)
-    site, aid = asset.site_name, asset.asset_id
-    known = {a.asset_id for a in assets}
-    if kind == "unknown_asset":
-        bad = _unknown_id(asset, known, rng)
-        day = _day(asset.telemetry.start) or date(2026, 1, 1)
-        sensor = rng.choice(sorted(_SENSOR_WORDS))
-        text = rng.choice(
-            [
-                f"What was the highest {_SENSOR_WORDS[sensor]} of transformer {bad} at site "
-                f"{site} on {day}?",
-                f"Show the hourly {_SENSOR_WORDS[sensor]} of {bad} at the {site} site for "
-                f"{day}.",
-            ]
-        )
-        here = sorted(a.asset_id for a in assets if a.site_name == site)
-        reason = f"no asset {bad} exists at site {site} (its assets are {', '.join(here)})"
-        return {
-            "type": "iot", "category": "Data Query", "text": text,
-            "cf": f"The response should state that the {_SENSOR_WORDS[sensor]} of {bad} cannot "
-            f"be determined because {reason}; it should not invent readings or substitute "
-            "another unit.",
-            "calls": [ToolCall(name="history", args={
-                "site_name": site, "asset_id": bad, "start": str(day),
-                "final": str(day + timedelta(days=1)), "sensors": [sensor]})],
-            "answer": {"asset_id": bad, "site": site},
-            "grounding": {"site": site, "asset_id": bad},
-            "reason": reason,
-        }
-    if kind == "outside_window":
-        end = _day(asset.telemetry.end)
-        if end is None:
-            return None
-        start = end + timedelta(days=rng.randint(14, 60))
-        final = start + timedelta(days=7)
-        sensor = rng.choice(sorted(_SENSOR_WORDS))
-        text = (
-            f"What was the maximum {_SENSOR_WORDS[sensor]} of {aid} at site {site} between "
-            f"{start} and {final}?"
-        )
-        reason = f"the telemetry of {aid} ends on {end}, before the window {start} to {final}"
-        return {
-            "type": "iot", "category": "Data Query", "text": text,
-            "cf": f"The response should state that the maximum {_SENSOR_WORDS[sensor]} cannot be "
-            f"determined because {reason}; the history tool returns no records for that window.",
-            "calls": [ToolCall(name="history", args={
-                "site_name": site, "asset_id": aid, "start": str(start), "final": str(final),
-                "sensors": [sensor]})],
-            "answer": {"asset_id": aid, "window": [str(start), str(final)],
-                       "data_end": asset.telemetry.end},
-            "grounding": {"site": site, "asset_id": aid, "start": str(start), "end": str(final)},
-            "reason": reason,
-        }
-    if kind == "external_dependency":
-        need = rng.choice(sorted(EXTERNAL))
-        if need == "weather forecast":
-            text = (
-                f"Using next week's weather forecast for site {site}, will {aid} reach its "
-                "top-oil alarm temperature?"
-            )
-            calls = [ToolCall(name="sensors", args={"site_name": site, "asset_id": aid})]
-            typ, cat = "multiagent", "Prediction"
-        elif need == "ERP spare-parts inventory":
-            text = (
-                f"How many spare bushings for {aid} at site {site} are in stock in the ERP "
-                "system?"
-            )
-            calls = [ToolCall(name="get_work_orders", args={"equipment_id": aid})]
-            typ, cat = "wo", "Decision Support"
-        else:
-            text = (
-                f"Given next month's electricity market prices, on which day is it cheapest to "
-                f"take {aid} at site {site} out of service for maintenance?"
-            )
-            calls = [ToolCall(name="get_preventive_work_orders", args={"equipment_id": aid})]
-            typ, cat = "wo", "Decision Support"
-        reason = f"it needs the {need}, which no available tool or data source provides"
-        return {
-            "type": typ, "category": cat, "text": text,
-            "cf": "The response should state that the question cannot be answered because "
-            f"{reason}; it may say what the store does hold, but must not invent the missing data.",
-            "calls": calls,
-            "answer": {"needs": need, "asset_id": aid},
-            "grounding": {"site": site, "asset_id": aid},
-            "reason": reason,
-        }
-    # insufficient_evidence
-    sample_day = _day(asset.oil_samples.start)
-    if sample_day is None:
-        return None
-    text = rng.choice(
-        [
-            f"Based on the oil sample of {aid} at site {site} taken on {sample_day}, on what "
-            "exact date will the transformer fail?",
-            f"From the {sample_day} oil sample of {aid} at site {site} alone, predict the day "
-            f"{aid} will fail.",
-        ]
+    ctx = NegativeContext(
+        profile=profile, rng=rng, asset=asset,
+        vocabulary=load_vocabulary(profile.asset_class),
     )
-    reason = (
-        "a failure date cannot be predicted from a single oil sample: it needs a gas trend over "
-        "several samples and a failure model, and no tool predicts failure dates"
-    )
-    return {
-        "type": "fmsr", "category": "Prediction", "text": text,
-        "cf": f"The response should state that the failure date of {aid} cannot be determined "
-        f"because {reason}; it may interpret the sample (e.g. with interpret_dga) but must not "
-        "give a date.",
-        "calls": [ToolCall(name="oil_samples", args={
-            "site_name": site, "asset_id": aid, "start": str(sample_day),
-            "final": str(sample_day + timedelta(days=1))})],
-        "answer": {"asset_id": aid, "sample_day": str(sample_day)},
-        "grounding": {"site": site, "asset_id": aid, "start": str(sample_day)},
-        "reason": reason,
-    }
+    return spec.draft(ctx)
 
 
 def _record(
-    kind: NegativeKind, d: dict[str, Any], profile: AssetProfile, index: int, attempt: int
+    kind: str, d: NegativeDraft, profile: AssetProfile, index: int, attempt: int
 ) -> ScenarioRecord:
     family = f"negative_{kind}"
-    calls: list[ToolCall] = d["calls"]
+    calls = d.calls
     return ScenarioRecord(
         id=f"negative_pending_{index + 1:02d}",
-        type=d["type"],
-        text=d["text"],
-        category=d["category"],
-        characteristic_form=d["cf"],
+        type=d.type,
+        text=d.text,
+        category=d.category,
+        characteristic_form=d.characteristic_form,
         deterministic=True,
         uuid=str(uuid.uuid5(NEGATIVE_UUID_NAMESPACE,
-                            f"{profile.asset_class}|{family}|{d['text']}")),
+                            f"{profile.asset_class}|{family}|{d.text}")),
         asset_class=profile.asset_class,
         difficulty="medium",
         expected_tools=list(dict.fromkeys(c.name for c in calls)),
         tool_sequence=calls,
-        reference_answer={"answerable": False, "kind": kind, "reason": d["reason"],
-                          **d["answer"]},
+        reference_answer={"answerable": False, "kind": kind, "reason": d.reason,
+                          **d.answer},
         tolerance={},
         family=family,
-        grounding=d["grounding"],
+        grounding=d.grounding,
         negative=True,
         provenance=ScenarioProvenance(
             generator_version=GENERATOR_VERSION,
@@ -265,68 +419,62 @@ def _record(
 
 
 async def verify_negative(
-    reference_answer: dict[str, Any] | None, calls: list[ToolCall], tools_ctx: Any
+    reference_answer: dict[str, Any] | None,
+    calls: list[ToolCall],
+    tools_ctx: Any,
+    *,
+    asset_class: str | None = None,
 ) -> list[str]:
     """Problems with a negative's claim to be unanswerable (empty: it is, provably).
 
-    Runs its demonstrating calls against the store: an unknown id must make them raise a
-    user error (or return nothing); a window must return no rows; an external dependency
-    must be covered by no registered tool; a single-sample window must hold at most one
-    sample and no tool may predict failure dates.
+    Runs its demonstrating calls against the store and checks what its kind's
+    registration says they must show: a user error where one shows the gap (an unknown
+    id), at most ``max_count`` records, no registered tool mentioning the missing data
+    (``unavailable``) or the prediction no tool makes (``no_tool_words``).
+
+    Args:
+        reference_answer: The negative's answer (``answerable: false``, ``kind``, ...).
+        calls: Its demonstrating calls.
+        tools_ctx: A ``generator.tools.registry.ToolContext`` on the store.
+        asset_class: The class whose kinds apply (default: ``tools_ctx.asset``'s).
     """
     from generator.tools.registry import call_tool, tools_for
 
+    cls = asset_class or str(getattr(getattr(tools_ctx, "asset", None), "asset_class", ""))
+    specs = {s.kind: s for s in kinds_for(cls)}
     answer = reference_answer or {}
-    kind = answer.get("kind")
-    if answer.get("answerable") is not False or kind not in KINDS:
-        return [f"reference_answer is not a negative answer with a kind in {', '.join(KINDS)}"]
+    spec = specs.get(str(answer.get("kind")))
+    if answer.get("answerable") is not False or spec is None:
+        return [f"reference_answer is not a negative answer with a kind in {', '.join(specs)}"]
     registry = tools_for(tools_ctx.asset.asset_class)
     catalogue = " | ".join(
-        f"{name.replace('_', ' ')}: {spec.describe(tools_ctx.asset)}"
-        for name, spec in registry.items()
+        f"{name.replace('_', ' ')}: {tool_spec.describe(tools_ctx.asset)}"
+        for name, tool_spec in registry.items()
     )
     problems: list[str] = []
-    if kind == "external_dependency":
+    if spec.unavailable:
         need = str(answer.get("needs", ""))
-        words = EXTERNAL.get(need)
+        words = spec.unavailable.get(need)
         if words is None:
-            return [f"unknown external dependency {need!r} (known: {', '.join(EXTERNAL)})"]
+            known = ", ".join(spec.unavailable)
+            return [f"unknown external dependency {need!r} (known: {known})"]
         if _mentions(catalogue, words):
             problems.append(f"a registered tool mentions the {need}")
-    if kind == "insufficient_evidence" and _mentions(catalogue, FAILURE_DATE_WORDS):
-        problems.append("a registered tool predicts failure dates")
+    if spec.no_tool_words and _mentions(catalogue, spec.no_tool_words):
+        problems.append(f"a registered tool provides {spec.no_tool_words[0]}")
     for call in calls:
         try:
             result = await call_tool(call.name, call.args, tools_ctx)
         except StoreUnavailable:
             raise  # an outage stops the run; it does not show the gap either way
         except UserError as exc:
-            if kind == "unknown_asset":
+            if spec.error_shows_gap:
                 continue
             problems.append(f"{call.name} failed instead of demonstrating the gap: {exc.what}")
             continue
         count = getattr(result, "count", None)
-        if kind == "unknown_asset" and count != 0:
-            problems.append(f"{call.name} answered for the supposedly unknown asset")
-        elif kind == "outside_window" and count != 0:
-            problems.append(f"{call.name} returned {count} records in the window")
-        elif kind == "insufficient_evidence" and (count is None or count > 1):
-            problems.append(f"{call.name} returned {count} samples, not a single one")
-    return problems
-
-
-@check(
-    "provably_unanswerable",
-    stage="deterministic",
-    needs=("negative", "store"),
-    reason="a negative scenario is only useful if the store really cannot answer it: its "
-    "demonstrating tool calls are re-run and must show the gap it claims",
-)
-async def _provably_unanswerable(item: CheckItem, ctx: CheckContext) -> list[str]:
-    problems = await verify_negative(item.reference_answer, item.tool_sequence, ctx.tools_ctx)
-    cf = (item.characteristic_form or "").lower()
-    if "cannot" not in cf and "can not" not in cf and "unable" not in cf:
-        problems.append("characteristic_form carries no refusal ('cannot be determined ...')")
+        if spec.max_count is not None and (count is None or count > spec.max_count):
+            problems.append(spec.count_problem.format(tool=call.name, count=count))
     return problems
 
 
@@ -340,10 +488,10 @@ async def build_negatives(
 ) -> list[ScenarioRecord]:
     """``k`` verified negative scenarios, kinds in a fixed rotation, deterministic per seed.
 
-    A draw whose calls do not demonstrate the gap, or (with ``dedup``) whose text is a
-    near-duplicate of an indexed one, is redrawn (up to ``MAX_ATTEMPTS``); a kind the
-    profile cannot host (no assets, no oil samples) yields fewer records rather than an
-    unverified one.
+    The rotation is the class's kinds (:func:`kinds_for`). A draw whose calls do not
+    demonstrate the gap, or (with ``dedup``) whose text is a near-duplicate of an indexed
+    one, is redrawn (up to ``MAX_ATTEMPTS``); a kind the profile cannot host (no assets, no
+    data of the kind) yields fewer records rather than an unverified one.
 
     Args:
         profile: The asset profile (inventory).
@@ -352,15 +500,20 @@ async def build_negatives(
         run_seed: The run seed.
         dedup: The run's index; accepted negatives are added to it (key ``negative#i``).
     """
+    kinds = kinds_for(profile.asset_class)
     out: list[ScenarioRecord] = []
     for index in range(k):
-        kind = KINDS[index % len(KINDS)]
+        spec = kinds[index % len(kinds)]
         for attempt in range(MAX_ATTEMPTS):
-            d = _draft(kind, profile, _rng(run_seed, index, attempt))
+            d = _draft(spec, profile, _rng(run_seed, index, attempt))
             if d is None:
                 break
-            rec = _record(kind, d, profile, index, attempt)
-            if await verify_negative(rec.reference_answer, rec.tool_sequence, tools_ctx):
+            rec = _record(spec.kind, d, profile, index, attempt)
+            problems = await verify_negative(
+                rec.reference_answer, rec.tool_sequence, tools_ctx,
+                asset_class=profile.asset_class,
+            )
+            if problems:
                 continue
             if dedup is not None and not dedup.check_and_add(rec.text, f"negative#{index}")[0]:
                 continue

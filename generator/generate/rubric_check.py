@@ -19,7 +19,9 @@ the store's grounded inventory):
   out", ...). Keys that hold a claim being refuted (``claimed_*``, ``*premise*``) are
   exempt: a false-premise rubric is meant to negate them.
 
-What is not read is not judged: free prose without numbers or labels passes.
+What is not read is not judged: free prose without numbers or labels passes. The checks
+``rubric_agrees_with_reference`` and ``no_unsafe_characters`` that call these functions are
+registered in :mod:`generator.generate.checks` (this module imports no check machinery).
 """
 
 from __future__ import annotations
@@ -27,13 +29,10 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from functools import lru_cache
+from typing import Any
 
-from generator.generate.checks import check
-from generator.llm.sanitise import unsafe_characters
-
-if TYPE_CHECKING:
-    from generator.generate.checks import CheckContext, CheckItem
+from generator.vocabulary import asset_nouns, site_nouns
 
 _NUMBER_WORDS = {
     "zero": 0, "no": 0, "none": 0, "one": 1, "a single": 1, "two": 2, "three": 3, "four": 4,
@@ -41,27 +40,44 @@ _NUMBER_WORDS = {
     "twelve": 12,
 }
 _COUNT = r"(?P<n>\d+|" + "|".join(sorted(_NUMBER_WORDS, key=len, reverse=True)) + r")"
-# Nouns a list or count key is also written as.
+# Nouns a list or count key is also written as; "asset" and "site" add every class's words
+# for them (its vocabulary's noun and plural, its site_words).
 _SYNONYMS: dict[str, tuple[str, ...]] = {
-    "asset": ("asset", "unit", "transformer"),
-    "unit": ("asset", "unit", "transformer"),
-    "site": ("site", "substation"),
     "work_order": ("work order", "work-order", "workorder"),
     "model": ("model", "method"),
     "anomaly": ("anomaly", "anomalies"),
 }
+
+
+@lru_cache(maxsize=1)
+def _site_words() -> tuple[str, ...]:
+    return ("site", *site_nouns())
+
+
+@lru_cache(maxsize=1)
+def _synonyms() -> dict[str, tuple[str, ...]]:
+    asset = ("asset", "unit", *asset_nouns())
+    return {"asset": asset, "unit": asset, "site": _site_words(), **_SYNONYMS}
+
+
 _NEGATION = (
     r"(?i:not|no|never|isn't|is not|aren't|are not|wasn't|was not|without|"
     r"rule out|rules out|ruled out|instead of|rather than|cannot be|can't be)"
 )
 _CODE_LABEL = re.compile(r"^[A-Z][A-Z0-9]{0,3}(?:-[A-Z0-9]{1,6})?$")
 _EXEMPT_KEY = re.compile(r"claim|premise", re.IGNORECASE)
-_FLEET_COUNT = re.compile(
-    r"\b(?:fleet|store|data|utility|company|operator)\s+(?:has|holds|contains|includes|"
-    r"counts|comprises|with|of)\s+(?:only\s+|exactly\s+)?" + _COUNT
-    + r"\s+(?P<noun>sites?|substations?|assets?|units?|transformers?)\b",
-    re.IGNORECASE,
-)
+
+
+@lru_cache(maxsize=1)
+def _fleet_count() -> re.Pattern[str]:
+    """'the fleet has N sites / units / <class plural>'."""
+    nouns = sorted({*_site_words(), *_synonyms()["asset"]}, key=len, reverse=True)
+    return re.compile(
+        r"\b(?:fleet|store|data|utility|company|operator)\s+(?:has|holds|contains|includes|"
+        r"counts|comprises|with|of)\s+(?:only\s+|exactly\s+)?" + _COUNT
+        + r"\s+(?P<noun>" + "|".join(re.escape(n) + "s?" for n in nouns) + r")\b",
+        re.IGNORECASE,
+    )
 
 
 _CONDITION = re.compile(r"\b(?:if|whether|unless|when|in case|otherwise)\b", re.IGNORECASE)
@@ -92,8 +108,8 @@ def _key_nouns(key: str) -> tuple[str, ...]:
     words = base.split("_")
     tail = "_".join(words[-2:]) if len(words) >= 2 else words[-1]
     for candidate in (_singular(tail), _singular(words[-1])):
-        if candidate in _SYNONYMS:
-            return _SYNONYMS[candidate]
+        if candidate in _synonyms():
+            return _synonyms()[candidate]
     return (" ".join(_singular(w) for w in words[-2:]) if len(words) >= 2 else "",
             _singular(words[-1]))
 
@@ -221,52 +237,9 @@ def negated_labels(rubric: str, answer: dict[str, Any]) -> list[str]:
 def fleet_claims(rubric: str, sites: int, assets: int) -> list[str]:
     """'the fleet has N sites / units' against the store's grounded inventory."""
     problems = []
-    for m in _FLEET_COUNT.finditer(rubric):
+    for m in _fleet_count().finditer(rubric):
         noun = m.group("noun").lower()
-        expected = sites if noun.startswith(("site", "substation")) else assets
+        expected = sites if noun.startswith(_site_words()) else assets
         if _count_of(m) != expected:
             problems.append(f"rubric says {m.group(0)!r} but the store holds {expected}")
-    return problems
-
-
-@check(
-    "rubric_agrees_with_reference",
-    stage="deterministic",
-    needs=("positive",),
-    reason="the rubric is what a judge grades against; one that states a count, a value or "
-    "a class the computed reference (or the store's fleet) contradicts would grade correct "
-    "answers wrong, so an LLM-written rubric or open answer must agree with the reference",
-)
-def _rubric_agrees(item: CheckItem, ctx: CheckContext) -> list[str]:
-    rubric = item.characteristic_form or ""
-    if not rubric:
-        return []
-    problems: list[str] = []
-    answer = item.reference_answer
-    if answer:
-        tolerance = dict(item.seed.tolerance) if item.seed else {}
-        rel = dict(item.seed.rel_tolerance) if item.seed else {}
-        problems += count_claims(rubric, answer)
-        problems += value_claims(rubric, answer, tolerance, rel)
-        problems += negated_labels(rubric, answer)
-    if ctx.grounding is not None:
-        problems += fleet_claims(rubric, len(ctx.grounding.sites), len(ctx.grounding.asset_sites))
-    return problems
-
-
-@check(
-    "no_unsafe_characters",
-    stage="early",
-    reason="NUL, other control characters and bidirectional overrides make a scenario read "
-    "differently from what it stores (and break JSONL readers); the LLM boundary strips "
-    "them, so one in a record means it was written around the generator",
-)
-def _no_unsafe_characters(item: CheckItem, ctx: CheckContext) -> list[str]:
-    problems = []
-    for name in ("text", "characteristic_form"):
-        value = getattr(item, name)
-        if isinstance(value, str):
-            found = unsafe_characters(value)
-            if found:
-                problems.append(f"{name} holds unsafe characters {', '.join(found)}")
     return problems

@@ -75,7 +75,7 @@ def validate_run_id(run_id: str, *, option: str = "--run-id") -> str:
             f"{option} must be a plain folder name matching {RUN_ID_PATTERN} (no '/', no '..', "
             "at most 64 characters)",
             value=run_id,
-            fix="choose a name such as transformer-nightly-01",
+            fix="choose a name such as nightly-01",
         )
     return run_id
 

@@ -341,7 +341,7 @@ async def prepare(
         d: families_of(asset, d) for d in budget.per_domain if budget.per_domain[d] > 0
     }
     check_share_targets(asset, policies)
-    llm = LLMVerbaliser(client) if client is not None else None
+    llm = LLMVerbaliser(client, asset.asset_class) if client is not None else None
     return RunEnv(
         asset=asset,
         profile=profile,
@@ -351,7 +351,7 @@ async def prepare(
         dedup=dedup,
         checks=checks,
         family_ctx=family_ctx,
-        template=TemplateVerbaliser(config.seed),
+        template=TemplateVerbaliser(config.seed, asset.asset_class),
         llm=llm,
         model_label=client.label if client is not None else "none",
         families=families,

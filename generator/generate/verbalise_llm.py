@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from generator.generate.model import Draft, TaskSeed
+from generator.vocabulary import Vocabulary, load_vocabulary
 
 if TYPE_CHECKING:
     from generator.llm.client import LLMClient
@@ -21,14 +22,20 @@ if TYPE_CHECKING:
 
 PROMPT_VERSION = "verbalise-v1"
 
-SYSTEM = (
-    "You write requests that operators and maintenance managers of power transformers send "
-    "to an AI assistant. You are given structured tasks; for each, write the request (field "
+# The rules every asset class shares; the persona comes from the class's vocabulary.
+SYSTEM_RULES = (
+    "You are given structured tasks; for each, write the request (field "
     "'text') and a rubric (field 'characteristic_form') saying what a correct response does "
     "and contains. Rules: keep every listed mention verbatim in the text; state the "
     "constraint when one is given; never write a tool name in the text; name the listed "
     "tools in the rubric together with the key values of the answer. Reply with JSON only."
 )
+
+
+def system_prompt(vocabulary: Vocabulary) -> str:
+    """The verbaliser's system prompt: who writes the requests (the class's persona), then
+    the shared rules."""
+    return f"You write requests that {vocabulary.persona} send to an AI assistant. " + SYSTEM_RULES
 
 
 class _Item(BaseModel):
@@ -100,9 +107,13 @@ class LLMVerbaliser:
 
     name = "llm"
 
-    def __init__(self, client: LLMClient, *, prompt_version: str = PROMPT_VERSION) -> None:
+    def __init__(
+        self, client: LLMClient, asset_class: str, *, prompt_version: str = PROMPT_VERSION
+    ) -> None:
         self.client = client
         self.prompt_version = prompt_version
+        self.asset_class = asset_class
+        self.system = system_prompt(load_vocabulary(asset_class))
 
     async def verbalise(
         self, seeds: list[TaskSeed], core_tools: dict[str, list[str]]
@@ -114,7 +125,7 @@ class LLMVerbaliser:
             '{"items": [{"seed_key": ..., "text": ..., "characteristic_form": ...}, ...]} '
             "with one item per task."
         )
-        result = await self.client.ask_json("verbalise", SYSTEM, user, _batch_of(len(seeds)))
+        result = await self.client.ask_json("verbalise", self.system, user, _batch_of(len(seeds)))
         if not result.ok or result.value is None:
             reason = result.error or "no reply"
             return [VerbaliseFailure(seed_key=s.key, raw=result.raw, reason=reason) for s in seeds]
@@ -150,7 +161,7 @@ class LLMVerbaliser:
             + "\n- ".join(reasons)
             + '\n\nReply as {"seed_key": ..., "text": ..., "characteristic_form": ...}.'
         )
-        result = await self.client.ask_json("repair", SYSTEM, user, _Item)
+        result = await self.client.ask_json("repair", self.system, user, _Item)
         if not result.ok or result.value is None:
             return VerbaliseFailure(seed_key=seed.key, raw=result.raw, reason=result.error or "")
         return self._draft(seed, result.value)
@@ -174,7 +185,7 @@ class LLMVerbaliser:
             + '\n\nReply as {"items": [{"text": ..., "characteristic_form": ..., '
             '"category": "Knowledge Query" or "Decision Support"}]}.'
         )
-        result = await self.client.ask_json("open", SYSTEM, user, _OpenBatch)
+        result = await self.client.ask_json("open", self.system, user, _OpenBatch)
         if not result.ok or result.value is None:
             return VerbaliseFailure(
                 seed_key=f"open:{domain}", raw=result.raw, reason=result.error or ""

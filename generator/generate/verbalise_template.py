@@ -112,7 +112,7 @@ def tool_name_pattern(names: Iterable[str]) -> re.Pattern[str]:
     """A regex matching any of ``names`` as a whole word (letters, digits, ``_`` bind).
 
     The rule the template verbaliser follows: a registered tool name may not appear in a
-    request as a word, case-insensitively; ``oil samples`` is fine, ``oil_samples`` and
+    request as a word, case-insensitively; ``work orders`` is fine, ``get_work_orders`` and
     ``history`` are not.
     """
     alternatives = "|".join(sorted((re.escape(n) for n in names), key=len, reverse=True))
@@ -172,8 +172,8 @@ def _all_texts(parsed: TemplateFile) -> Iterable[tuple[str, str]]:
 
 
 @lru_cache(maxsize=8)
-def load_templates(asset_class: str = "transformer", root: Path = ASSETS_DIR) -> TemplateFile:
-    """Load and validate ``assets/<class>/templates.yaml``."""
+def load_templates(asset_class: str, root: Path = ASSETS_DIR) -> TemplateFile:
+    """Load and validate ``assets/<asset_class>/templates.yaml``."""
     path = root / asset_class / "templates.yaml"
     data = read_yaml(path)
     return parse_templates(data, str(path), _tool_names())
@@ -217,10 +217,11 @@ class TemplateVerbaliser:
     def __init__(
         self,
         run_seed: int,
+        asset_class: str,
         prompt_version: str = PROMPT_VERSION,
-        asset_class: str = "transformer",
     ) -> None:
         self.run_seed = run_seed
+        self.asset_class = asset_class
         self.prompt_version = prompt_version
         self.templates = load_templates(asset_class)
 

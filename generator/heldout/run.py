@@ -166,7 +166,7 @@ class HeldoutRun:
         load_tools()
         ctx = FamilyContext(profile, ToolContext(asset, priv), 0)
         asset_ids = tuple(a.asset_id for a in ctx.assets)
-        verbaliser = TemplateVerbaliser(self.secret.integer("verbaliser"))
+        verbaliser = TemplateVerbaliser(self.secret.integer("verbaliser"), cfg.asset_class)
         families = eligible_families(asset, profile)
         want = ({f.name: cfg.per_family for f in families} if cfg.per_family
                 else quotas(families, cfg.n))

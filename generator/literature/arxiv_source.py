@@ -16,63 +16,51 @@ from typing import Any
 import arxiv
 import requests
 
+from generator.literature.corpus import SearchTerms
 from generator.literature.model import Reference
 from generator.literature.polite import Failure, Politeness, RateLimiter
 
 ENV_URL = "SCENARIOGEN_ARXIV_URL"
 DEFAULT_URL = arxiv.Client.query_url_format
 
-# The anchor phrase that keeps a query on power engineering: "transformer" alone matches
-# thousands of neural-network papers.
-ANCHORS = ('"power transformer"', '"oil-immersed transformer"', '"transformer oil"')
-# Phrases whose papers are never about power equipment; excluded in the query itself.
-EXCLUDED = ('"language model"', '"vision transformer"', '"self-attention"')
-_STOP = {
-    "a",
-    "an",
-    "and",
-    "for",
-    "in",
-    "of",
-    "on",
-    "the",
-    "to",
-    "with",
-    "by",
-    "using",
-    "power",
-    "transformer",
-    "transformers",
-    "oil",
-    "immersed",
-    "oil-immersed",
-    "insulating",
-}
+# Function words left out of the keyword group; the class's own words come from its
+# search vocabulary (``arxiv_stopwords``).
+_STOP = ("a", "an", "and", "for", "in", "of", "on", "the", "to", "with", "by", "using")
 _WORD = re.compile(r"[a-z0-9][a-z0-9\-]*")
 
 
-def build_query(text: str, max_terms: int = 4) -> str:
-    """An arXiv search_query anchored on power transformers.
+def build_query(text: str, search: SearchTerms, max_terms: int = 4) -> str:
+    """An arXiv search_query anchored on the class's domain.
 
-    ``text`` is a free-text query; its first ``max_terms`` content words become an OR
-    group that must co-occur with one of the anchor phrases, and known neural-network
-    phrases are excluded with ANDNOT.
+    ``text`` is a free-text query; its first ``max_terms`` content words (neither function
+    words nor the class's ``arxiv_stopwords``) become an OR group that must co-occur with
+    one of the ``arxiv_anchors`` phrases, and the ``excluded`` phrases are excluded with
+    ANDNOT.
 
     Example:
-        ``build_query("power transformer dissolved gas analysis")`` →
-        ``(all:"power transformer" OR ...) AND (all:dissolved OR all:gas OR all:analysis)
-        ANDNOT (all:"language model" OR ...)``
+        With anchors ``[a b, c d]`` and exclusions ``[x y]``, ``build_query("a b gas
+        analysis", ...)`` → ``(all:"a b" OR all:"c d") AND (all:gas OR all:analysis)
+        ANDNOT (all:"x y")``.
     """
+    stop = {*_STOP, *(w.lower() for w in search.arxiv_stopwords)}
     words: list[str] = []
     for w in _WORD.findall(text.lower()):
-        if w not in _STOP and w not in words:
+        if w not in stop and w not in words:
             words.append(w)
-    anchor = "(" + " OR ".join(f"all:{a}" for a in ANCHORS) + ")"
+    anchor = "(" + " OR ".join(f"all:{_phrase(a)}" for a in search.arxiv_anchors) + ")"
     parts = [anchor]
     if words:
         parts.append("(" + " OR ".join(f"all:{w}" for w in words[:max_terms]) + ")")
     query = " AND ".join(parts)
-    return query + " ANDNOT (" + " OR ".join(f"all:{e}" for e in EXCLUDED) + ")"
+    if not search.excluded:
+        return query
+    return query + " ANDNOT (" + " OR ".join(f"all:{_phrase(e)}" for e in search.excluded) + ")"
+
+
+def _phrase(text: str) -> str:
+    """A phrase as arXiv searches it: quoted unless it is one plain word."""
+    text = text.strip()
+    return text if re.fullmatch(r"[A-Za-z0-9]+", text) else f'"{text}"'
 
 
 class _TimeoutSession(requests.Session):
@@ -122,7 +110,7 @@ def to_reference(result: arxiv.Result) -> Reference:
 
 
 class ArxivRetriever:
-    """Search arXiv for power-transformer literature."""
+    """Search arXiv for an asset class's literature (anchored by its search vocabulary)."""
 
     name = "arxiv"
 
@@ -135,8 +123,10 @@ class ArxivRetriever:
         sleep: Callable[[float], None] = time.sleep,
         clock: Callable[[], float] = time.monotonic,
         *,
+        search: SearchTerms,
         limiter: RateLimiter | None = None,
     ) -> None:
+        self.search_terms = search
         url = base_url or os.environ.get(ENV_URL) or None
         # The client formats the url-encoded arguments into this template.
         if url:
@@ -166,7 +156,7 @@ class ArxivRetriever:
         """Up to ``limit`` references; raises RetrievalError when arXiv does not answer."""
         if limit <= 0:
             return []
-        search = arxiv.Search(query=build_query(query), max_results=limit)
+        search = arxiv.Search(query=build_query(query, self.search_terms), max_results=limit)
         client = self._client(limit)
 
         def fetch() -> list[arxiv.Result]:

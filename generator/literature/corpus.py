@@ -3,13 +3,18 @@
 It answers without a network, so it is the default retriever and the last fallback of
 the online ones. Entries are validated on load; a malformed file is a user error naming
 the file, the entry and the field.
+
+The file's ``search:`` section holds the class's search vocabulary (:class:`SearchTerms`):
+the anchor phrases that keep a query on the domain, the query templates per evidence
+category, the arXiv anchors and exclusions, and the ranking's domain and off-domain terms.
+The literature code reads these for the class being profiled and names no class itself.
 """
 
 from __future__ import annotations
 
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 from sklearn.feature_extraction.text import TfidfVectorizer
@@ -17,9 +22,11 @@ from sklearn.metrics.pairwise import linear_kernel
 
 from generator.config import PROJECT_ROOT
 from generator.errors import UserError
-from generator.literature.model import Reference
-from generator.profile.model import EvidenceCategory
+from generator.literature.model import EvidenceCategory, Reference
 from generator.yamlfile import read_yaml
+
+if TYPE_CHECKING:
+    from generator.assetdef import AssetClass
 
 CORPUS_FILE = "literature.yaml"
 
@@ -57,12 +64,115 @@ class CorpusEntry(BaseModel):
         )
 
 
+class QueryTemplate(BaseModel):
+    """One deterministic literature query, used when the store's holdings allow it."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    text: str = Field(
+        min_length=3,
+        description="The query; '{anchor}' is replaced by the search anchor (write it "
+        "where the class's name belongs, usually first)",
+    )
+    when_sources: list[str] = Field(
+        default_factory=list,
+        description="Used only when one of these sensor sources holds data (empty = always)",
+    )
+    unless_sources: list[str] = Field(
+        default_factory=list,
+        description="Not used when one of these sensor sources holds data (a literature gap)",
+    )
+    when_sensors: list[str] = Field(
+        default_factory=list,
+        description="Used only when one of these sensors is present (empty = always)",
+    )
+
+
+class CodeQueries(BaseModel):
+    """One failure-mode query per code family of a classification scheme."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    scheme: str = Field(
+        min_length=1,
+        description="Key of the failure modes' `codes` mapping in asset.yaml (e.g. iec60599)",
+    )
+    families: dict[str, str] = Field(
+        min_length=1,
+        description="Code prefix -> query words ('T' -> 'thermal fault dissolved gas "
+        "analysis'); a mode whose code starts with a prefix is searched once per family, "
+        "other modes by their name",
+    )
+
+
+class SearchTerms(BaseModel):
+    """The class's literature search vocabulary (the ``search:`` section of the corpus)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    anchor: str = Field(
+        min_length=3,
+        description="Domain phrase prefixed to a query that names no anchor term, and the "
+        "'{anchor}' of the query templates ('centrifugal chiller')",
+    )
+    anchor_terms: list[str] = Field(
+        default_factory=list,
+        description="Phrases that already keep a query on the domain (lower case); a query "
+        "holding one is not prefixed",
+    )
+    arxiv_anchors: list[str] = Field(
+        min_length=1,
+        description="Phrases one of which every arXiv hit must contain (searched as exact "
+        "phrases: 'water chiller' becomes all:\"water chiller\")",
+    )
+    arxiv_stopwords: list[str] = Field(
+        default_factory=list,
+        description="Class words left out of the arXiv keyword group (the anchors carry them)",
+    )
+    excluded: list[str] = Field(
+        default_factory=list,
+        description="Phrases of papers that are never about the class, excluded from arXiv "
+        "queries (ANDNOT), e.g. another field's use of the class's name",
+    )
+    s2_anchor: str | None = Field(
+        default=None,
+        description="Phrase every Semantic Scholar query must contain (default: anchor)",
+    )
+    domain_terms: list[str] = Field(
+        min_length=1,
+        description="Ranking: on-domain vocabulary (lower case, whole words); each distinct "
+        "term found adds a bonus",
+    )
+    off_domain_terms: list[str] = Field(
+        default_factory=list,
+        description="Ranking: vocabulary of the wrong field; a reference using these at least "
+        "as much as domain terms is flagged off-domain and ranked last",
+    )
+    queries: dict[EvidenceCategory, list[QueryTemplate]] = Field(
+        default_factory=dict,
+        description="Deterministic queries per evidence category, in order (a category "
+        "without any gets a generic '{anchor} ...' query)",
+    )
+    code_queries: CodeQueries | None = Field(
+        default=None, description="Failure-mode queries per code family, when the class has one"
+    )
+
+    @property
+    def semantic_scholar_anchor(self) -> str:
+        """The phrase Semantic Scholar queries must contain."""
+        return self.s2_anchor or self.anchor
+
+
 class CorpusFile(BaseModel):
     """The whole corpus file."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     asset_class: str = Field(description="Asset class the corpus belongs to")
+    search: SearchTerms | None = Field(
+        default=None,
+        description="The class's search vocabulary; without it queries use the display name",
+    )
     references: list[CorpusEntry] = Field(min_length=1, description="The records")
 
     @model_validator(mode="after")
@@ -89,6 +199,19 @@ def _entry_label(data: Any, index: int) -> str:
     return f"references[{index}]" + (f" (key {key!r})" if key else "")
 
 
+def _options(where: str, loc: list[Any]) -> list[str]:
+    """The valid keys where a misspelt key was found."""
+    if where == "file":
+        return list(CorpusFile.model_fields)
+    if where != "search":
+        return list(CorpusEntry.model_fields)
+    if len(loc) >= 4 and loc[0] == "queries":
+        return list(QueryTemplate.model_fields)
+    if len(loc) >= 2 and loc[0] == "code_queries":
+        return list(CodeQueries.model_fields)
+    return list(SearchTerms.model_fields)
+
+
 def parse_corpus(data: Any, source: str) -> CorpusFile:
     """Validate raw YAML; raise one :class:`UserError` naming the file, entry and field."""
     if not isinstance(data, dict):
@@ -105,21 +228,34 @@ def parse_corpus(data: Any, source: str) -> CorpusFile:
         if len(loc) >= 2 and loc[0] == "references" and isinstance(loc[1], int):
             where = _entry_label(data, loc[1])
             loc = loc[2:]
+        elif loc and loc[0] == "search":
+            where = "search"
+            loc = loc[1:]
         field = ".".join(str(p) for p in loc) or "(entry)"
-        options = list(CorpusEntry.model_fields) if err["type"] == "extra_forbidden" else None
+        options = _options(where, loc) if err["type"] == "extra_forbidden" else None
+        if options is None and err["type"] == "literal_error":
+            expected = str((err.get("ctx") or {}).get("expected", ""))
+            options = [o.strip(" '") for o in expected.replace(" or ", ",").split(",") if o]
+        value = None if err["type"] == "missing" else err.get("input")
+        if isinstance(value, dict | list):
+            value = None
         raise UserError(
             f"{source}: {where}: field {field}: {err['msg']}",
+            value=value,
             options=options,
-            fix="correct the entry; see the comment at the top of the file",
+            fix="correct the entry; see the comment at the top of the file and the field "
+            "descriptions in generator/literature/corpus.py",
         ) from None
 
 
 @lru_cache(maxsize=8)
-def _load(path: Path, mtime: float) -> tuple[Reference, ...]:
+def _parsed(path: Path, mtime: float) -> CorpusFile:
     # mtime is part of the cache key so an edited file is re-read.
-    data = read_yaml(path)
-    parsed = parse_corpus(data, str(path))
-    return tuple(e.to_reference() for e in parsed.references)
+    return parse_corpus(read_yaml(path), str(path))
+
+
+def _load(path: Path, mtime: float) -> tuple[Reference, ...]:
+    return tuple(e.to_reference() for e in _parsed(path, mtime).references)
 
 
 def load_corpus(asset_class: str, path: Path | None = None) -> list[Reference]:
@@ -132,6 +268,20 @@ def load_corpus(asset_class: str, path: Path | None = None) -> list[Reference]:
             fix=f"add {CORPUS_FILE} to its folder or use another retriever",
         )
     return list(_load(file.resolve(), file.stat().st_mtime))
+
+
+def search_terms(asset: AssetClass, path: Path | None = None) -> SearchTerms:
+    """The search vocabulary of ``asset`` (its corpus's ``search:`` section).
+
+    A class without a corpus or without the section searches with its display name only:
+    anchor and domain term are the lower-cased display name, no query templates.
+    """
+    file = path or corpus_path(asset.asset_class)
+    parsed = _parsed(file.resolve(), file.stat().st_mtime) if file.is_file() else None
+    if parsed is not None and parsed.search is not None:
+        return parsed.search
+    name = asset.display_name.lower()
+    return SearchTerms(anchor=name, arxiv_anchors=[name], domain_terms=[name])
 
 
 def reference_text(ref: Reference) -> str:

@@ -17,9 +17,14 @@ from pydantic import BaseModel, ConfigDict, Field
 from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.metrics.pairwise import linear_kernel
 
-from generator.literature.model import RankedReference, Reference
+from generator.literature.model import (
+    Citation,
+    EvidenceCategory,
+    EvidenceItem,
+    RankedReference,
+    Reference,
+)
 from generator.literature.queries import JsonLLM
-from generator.profile.model import Citation, EvidenceCategory, EvidenceItem
 
 DIGEST_STAGE = "literature_digest"
 DIGEST_PROMPT_VERSION = "lit-digest-1"

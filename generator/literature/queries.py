@@ -1,9 +1,11 @@
 """Literature queries per evidence category, derived from the asset definition and inventory.
 
 The deterministic expansion is the contract: same asset and inventory, same queries.
-Every query carries a domain anchor ("power transformer", "oil-immersed", "insulating
-oil"...) so that no search drifts to neural-network transformers. An LLM may only ADD
-queries; when it fails, the deterministic set stands and the failure is reported.
+Every query carries a domain anchor (the class's ``search.anchor`` or one of its
+``anchor_terms``, from ``assets/<class>/literature.yaml``) so that no search drifts to
+another field that shares the class's name. The query templates per category come from
+the same section; the failure modes, sensors and standards from asset.yaml. An LLM may
+only ADD queries; when it fails, the deterministic set stands and the failure is reported.
 """
 
 from __future__ import annotations
@@ -13,16 +15,25 @@ from typing import Any, Protocol, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from generator.assetdef import AssetClass
-from generator.profile.model import EVIDENCE_CATEGORIES, EvidenceCategory, GroundedInventory
+from generator.assetdef import AssetClass, FailureMode
+from generator.literature.corpus import QueryTemplate, SearchTerms, search_terms
+from generator.literature.model import EVIDENCE_CATEGORIES, EvidenceCategory, Holdings
 
 QUERY_STAGE = "literature_queries"
 QUERY_PROMPT_VERSION = "lit-queries-1"
 MAX_FAILURE_MODE_QUERIES = 7
-_DGA_FAMILIES = {"T": "thermal fault", "P": "partial discharge", "D": "arcing discharge"}
 MAX_STANDARD_QUERIES = 4
 MAX_LLM_QUERIES_PER_CATEGORY = 2
-ANCHOR_TERMS = ("power transformer", "oil-immersed", "insulating oil", "transformer oil")
+# Generic queries of a category the class's templates leave empty.
+_FALLBACK = {
+    "condition_monitoring": "{anchor} condition monitoring diagnostics review",
+    "maintenance_practice": "{anchor} maintenance condition-based strategy",
+    "sensor_modalities": "{anchor} monitoring sensors",
+    "failure_modes": "{anchor} failure modes faults",
+    "standards": "{anchor} standard guide interpretation",
+    "operator_manager_tasks": "{anchor} asset management fleet decisions",
+    "gaps": "{anchor} monitoring techniques not in use",
+}
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -40,103 +51,97 @@ class JsonLLM(Protocol):
         ...
 
 
-def _anchor(asset: AssetClass) -> str:
-    name = asset.display_name.lower()
-    return name if "transformer" in name else f"{name} power transformer"
+def failure_mode_code(fm: FailureMode, scheme: str) -> str | None:
+    """The failure mode's code under ``scheme`` (None when it has none).
+
+    asset.yaml is moving from ``iec60599_code: T1`` to ``codes: {iec60599: T1}``; this is
+    the one place that reads either, so the switch is a one-line change here.
+    """
+    codes = getattr(fm, "codes", None)
+    code = codes.get(scheme) if isinstance(codes, dict) else getattr(fm, f"{scheme}_code", None)
+    return str(code) if code else None
 
 
-def _sources(asset: AssetClass, inventory: GroundedInventory | None) -> set[str]:
+def _sources(asset: AssetClass, inventory: Holdings | None) -> set[str]:
     """Sensor sources that actually hold data (the inventory wins over the definition)."""
     if inventory is not None:
         return {s.source for s in inventory.sensors}
     return {s.source for s in asset.sensors}
 
 
-def _sensor_names(asset: AssetClass, inventory: GroundedInventory | None) -> set[str]:
+def _sensor_names(asset: AssetClass, inventory: Holdings | None) -> set[str]:
     if inventory is not None:
         return {s.name for s in inventory.sensors}
     return {s.name for s in asset.sensors}
 
 
-def _anchored(query: str, anchor: str) -> str:
+def _anchored(query: str, terms: SearchTerms) -> str:
     """``query`` prefixed with the anchor unless it already names a domain term."""
     low = query.lower()
-    return query if any(t in low for t in (*ANCHOR_TERMS, anchor)) else f"{anchor} {query}"
+    return (
+        query
+        if any(t in low for t in (*terms.anchor_terms, terms.anchor))
+        else f"{terms.anchor} {query}"
+    )
 
 
 def _dedupe(items: list[str]) -> list[str]:
     return list(dict.fromkeys(" ".join(q.split()) for q in items if q.strip()))
 
 
-def expand_queries(asset: AssetClass, inventory: GroundedInventory | None) -> dict[str, list[str]]:
+def _applies(t: QueryTemplate, sources: set[str], names: set[str]) -> bool:
+    if t.when_sources and not sources & set(t.when_sources):
+        return False
+    if t.unless_sources and sources & set(t.unless_sources):
+        return False
+    return not (t.when_sensors and not names & set(t.when_sensors))
+
+
+def _failure_mode_queries(asset: AssetClass, terms: SearchTerms) -> list[str]:
+    """One query per code family (so three thermal classes do not crowd out the rest), and
+    one per other failure mode, by name."""
+    a = terms.anchor
+    out: list[str] = []
+    seen: set[str] = set()
+    codes = terms.code_queries
+    prefixes = sorted(codes.families, key=len, reverse=True) if codes else []
+    for fm in asset.failure_modes:
+        code = failure_mode_code(fm, codes.scheme) if codes else None
+        family = next((p for p in prefixes if code and code.startswith(p)), None)
+        if codes is not None and family is not None:
+            if family not in seen:
+                seen.add(family)
+                out.append(f"{a} {codes.families[family]}")
+            continue
+        # "(< 300 °C)" and similar asides only add noise to a keyword search.
+        name = re.sub(r"\(.*?\)", " ", fm.name.lower())
+        out.append(f"{a} {name}")
+    return out[:MAX_FAILURE_MODE_QUERIES]
+
+
+def expand_queries(asset: AssetClass, inventory: Holdings | None) -> dict[str, list[str]]:
     """Queries per evidence category (every category present, each list non-empty).
 
     Args:
-        asset: The asset class definition (display name, failure modes, sensors, standards).
+        asset: The asset class definition (failure modes, sensors, standards); its search
+            vocabulary (templates, anchor) is read from its literature.yaml.
         inventory: What the store holds; ``None`` falls back to the definition's sensors.
     """
-    a = _anchor(asset)
+    terms = search_terms(asset)
+    a = terms.anchor
     sources = _sources(asset, inventory)
     names = _sensor_names(asset, inventory)
-    temps = {"oti", "wti"} & names
     q: dict[str, list[str]] = {c: [] for c in EVIDENCE_CATEGORIES}
-
-    q["condition_monitoring"] += [f"{a} condition monitoring diagnostics review"]
-    if "oil_sample" in sources:
-        q["condition_monitoring"].append(f"{a} dissolved gas analysis insulating oil monitoring")
-    if temps:
-        q["condition_monitoring"].append(f"{a} top-oil hot-spot temperature thermal model")
-
-    q["maintenance_practice"] += [
-        f"{a} maintenance condition-based strategy",
-        f"oil-immersed {a} insulating oil testing supervision maintenance",
-    ]
-
-    if "telemetry" in sources:
-        q["sensor_modalities"].append(f"{a} online monitoring load current temperature sensors")
-    if "oil_sample" in sources:
-        q["sensor_modalities"].append(
-            f"{a} insulating oil tests moisture acidity breakdown voltage dissolved gases"
-        )
-    if not q["sensor_modalities"]:
-        q["sensor_modalities"].append(f"{a} monitoring sensors")
-
-    seen_families: set[str] = set()
-    for fm in asset.failure_modes:
-        if fm.iec60599_code:
-            # One query per IEC 60599 family (thermal, partial discharge, discharge), so
-            # three thermal classes do not crowd out ageing or oil degradation.
-            family = fm.iec60599_code[0]
-            if family in seen_families:
-                continue
-            seen_families.add(family)
-            q["failure_modes"].append(f"{a} {_DGA_FAMILIES[family]} dissolved gas analysis")
-        else:
-            # "(< 300 °C)" and similar asides only add noise to a keyword search.
-            name = re.sub(r"\(.*?\)", " ", fm.name.lower())
-            q["failure_modes"].append(f"{a} {name}")
+    for category, templates in terms.queries.items():
+        q[category] += [t.text.format(anchor=a) for t in templates if _applies(t, sources, names)]
+    q["failure_modes"] += _failure_mode_queries(asset, terms)
     q["failure_modes"] = q["failure_modes"][:MAX_FAILURE_MODE_QUERIES]
-    if not q["failure_modes"]:
-        q["failure_modes"].append(f"{a} failure modes faults")
-
     for std in asset.standards[:MAX_STANDARD_QUERIES]:
         title = " ".join(std.title.split()[:10])
-        q["standards"].append(_anchored(f"{std.id} {title}", a))
-    if not q["standards"]:
-        q["standards"].append(f"{a} standard guide interpretation")
-
-    q["operator_manager_tasks"] += [
-        f"{a} asset management health index fleet ranking",
-        f"{a} loading guide overload decision loss of life",
-    ]
-
-    # Gaps: modalities the literature uses that the store does not hold.
-    if "vibration" not in sources:
-        q["gaps"].append(f"{a} tank vibration monitoring winding deformation")
-    q["gaps"] += [
-        f"{a} frequency response analysis winding deformation",
-        f"{a} partial discharge UHF acoustic detection",
-    ]
+        q["standards"].append(_anchored(f"{std.id} {title}", terms))
+    for name, qs in q.items():
+        if not qs:
+            qs.append(_FALLBACK[name].format(anchor=a))
     return {c: _dedupe(v) for c, v in q.items()}
 
 
@@ -163,7 +168,7 @@ _SYSTEM = (
 
 
 async def expand_queries_llm(
-    asset: AssetClass, inventory: GroundedInventory | None, client: JsonLLM
+    asset: AssetClass, inventory: Holdings | None, client: JsonLLM
 ) -> tuple[dict[str, list[str]], str | None]:
     """The deterministic queries plus up to two LLM queries per category.
 
@@ -172,7 +177,7 @@ async def expand_queries_llm(
         (the deterministic queries are returned unchanged).
     """
     base = expand_queries(asset, inventory)
-    a = _anchor(asset)
+    terms = search_terms(asset)
     user = "\n".join(
         [
             f"Asset class: {asset.display_name}. {asset.description}",
@@ -193,6 +198,6 @@ async def expand_queries_llm(
         text = " ".join(item.query.split())
         if not text or added[item.category] >= MAX_LLM_QUERIES_PER_CATEGORY:
             continue
-        out[item.category].append(_anchored(text, a))
+        out[item.category].append(_anchored(text, terms))
         added[item.category] += 1
     return {c: _dedupe(v) for c, v in out.items()}, None

@@ -1,9 +1,10 @@
 """Ranking retrieved references for an asset class, with domain disambiguation.
 
-"Transformer" names both the power equipment and a neural-network architecture; online
-searches drift toward the second. A reference whose text uses neural-network/NLP/vision
-vocabulary at least as much as power-engineering vocabulary is flagged ``off_domain``,
-penalised and always ranked after every on-domain reference.
+A class's name may also name something in another field, and online searches drift
+there. A reference whose text uses the class's off-domain vocabulary (``search.
+off_domain_terms`` of its literature.yaml) at least as much as its domain vocabulary
+(``search.domain_terms`` plus the display name) is flagged ``off_domain``, penalised and
+always ranked after every on-domain reference.
 """
 
 from __future__ import annotations
@@ -15,107 +16,42 @@ from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.metrics.pairwise import linear_kernel
 
 from generator.assetdef import AssetClass
-from generator.literature.corpus import reference_text
+from generator.literature.corpus import SearchTerms, reference_text, search_terms
 from generator.literature.model import RankedReference, Reference
 
-POWER_TERMS: tuple[str, ...] = (
-    "power transformer",
-    "distribution transformer",
-    "oil-immersed",
-    "oil-filled",
-    "insulating oil",
-    "transformer oil",
-    "mineral oil",
-    "dissolved gas",
-    "gas-in-oil",
-    "dga",
-    "winding",
-    "hot-spot",
-    "hot spot",
-    "top-oil",
-    "top oil",
-    "tap changer",
-    "bushing",
-    "partial discharge",
-    "cellulose",
-    "paper insulation",
-    "insulation",
-    "substation",
-    "power system",
-    "dielectric",
-    "acetylene",
-    "ethylene",
-    "methane",
-    "thermal fault",
-    "arcing",
-    "frequency response",
-    "loading guide",
-    "condition monitoring",
-    "kv",
-    "mva",
-    "utility",
-    "utilities",
-)
-NEURAL_TERMS: tuple[str, ...] = (
-    "attention",
-    "self-attention",
-    "bert",
-    "gpt",
-    "language model",
-    "large language",
-    "vision transformer",
-    "vit",
-    "token",
-    "tokens",
-    "tokenizer",
-    "nlp",
-    "natural language",
-    "machine translation",
-    "image classification",
-    "pre-trained",
-    "pretrained",
-    "pretraining",
-    "encoder-decoder",
-    "sequence-to-sequence",
-    "transformer architecture",
-    "neural machine",
-)
 DOMAIN_BONUS = 0.05
 MAX_BONUS_TERMS = 5
 OFF_DOMAIN_PENALTY = 1.0
 
 
-def _pattern(terms: Iterable[str]) -> re.Pattern[str]:
-    alts = sorted({re.escape(t) for t in terms}, key=len, reverse=True)
+def _pattern(terms: Iterable[str]) -> re.Pattern[str] | None:
+    alts = sorted({re.escape(t.lower()) for t in terms if t.strip()}, key=len, reverse=True)
+    if not alts:
+        return None
     return re.compile(r"(?<![a-z0-9])(?:" + "|".join(alts) + r")(?![a-z0-9])")
 
 
-_NEURAL = _pattern(NEURAL_TERMS)
+def domain_terms(asset: AssetClass, search: SearchTerms | None = None) -> tuple[str, ...]:
+    """The class's domain vocabulary, plus its own display name."""
+    terms = search or search_terms(asset)
+    return tuple(dict.fromkeys((*terms.domain_terms, asset.display_name.lower())))
 
 
-def domain_terms(asset: AssetClass | None) -> tuple[str, ...]:
-    """Power-engineering vocabulary, plus the asset class's own display name."""
-    extra = (asset.display_name.lower(),) if asset is not None else ()
-    return tuple(dict.fromkeys((*POWER_TERMS, *extra)))
-
-
-def term_hits(text: str, pattern: re.Pattern[str]) -> set[str]:
+def term_hits(text: str, pattern: re.Pattern[str] | None) -> set[str]:
     """Distinct vocabulary terms found in ``text`` (case-insensitive, whole words)."""
-    return set(pattern.findall(text.lower()))
+    return set(pattern.findall(text.lower())) if pattern is not None else set()
 
 
-def is_off_domain(text: str, asset: AssetClass | None = None) -> bool:
-    """True when neural-network terms are present and power terms do not dominate them."""
-    neural = term_hits(text, _NEURAL)
-    if not neural:
+def is_off_domain(text: str, asset: AssetClass) -> bool:
+    """True when off-domain terms are present and domain terms do not dominate them."""
+    off = term_hits(text, _pattern(search_terms(asset).off_domain_terms))
+    if not off:
         return False
-    power = term_hits(text, _pattern(domain_terms(asset)))
-    return len(power) <= len(neural)
+    on = term_hits(text, _pattern(domain_terms(asset)))
+    return len(on) <= len(off)
 
 
-def rank(
-    refs: Sequence[Reference], query: str, asset: AssetClass | None = None
-) -> list[RankedReference]:
+def rank(refs: Sequence[Reference], query: str, asset: AssetClass) -> list[RankedReference]:
     """Score ``refs`` against ``query``: TF-IDF cosine + domain bonus − off-domain penalty.
 
     Ordering is deterministic: on-domain before off-domain, then by descending score,
@@ -131,13 +67,15 @@ def rank(
     except ValueError:
         # Every text was empty or stop words only: nothing to compare.
         cosine = [0.0] * len(refs)
-    power_pattern = _pattern(domain_terms(asset))
+    search = search_terms(asset)
+    on_pattern = _pattern(domain_terms(asset, search))
+    off_pattern = _pattern(search.off_domain_terms)
     ranked: list[RankedReference] = []
     for ref, text, cos in zip(refs, texts, cosine, strict=True):
-        power = term_hits(text, power_pattern)
-        neural = term_hits(text, _NEURAL)
-        off = bool(neural) and len(power) <= len(neural)
-        score = float(cos) + DOMAIN_BONUS * min(len(power), MAX_BONUS_TERMS)
+        on = term_hits(text, on_pattern)
+        wrong = term_hits(text, off_pattern)
+        off = bool(wrong) and len(on) <= len(wrong)
+        score = float(cos) + DOMAIN_BONUS * min(len(on), MAX_BONUS_TERMS)
         if off:
             score -= OFF_DOMAIN_PENALTY
         ranked.append(

@@ -26,7 +26,16 @@ from generator.literature.digest import (
     llm_digest,
     trim,
 )
-from generator.literature.model import RankedReference, Reference, Retriever
+from generator.literature.model import (
+    EVIDENCE_CATEGORIES,
+    DomainGap,
+    EvidenceCategory,
+    EvidenceItem,
+    Holdings,
+    RankedReference,
+    Reference,
+    Retriever,
+)
 from generator.literature.polite import RetrievalError
 from generator.literature.queries import (
     QUERY_STAGE,
@@ -36,13 +45,6 @@ from generator.literature.queries import (
 )
 from generator.literature.ranking import rank
 from generator.literature.retrievers import make_retriever
-from generator.profile.model import (
-    EVIDENCE_CATEGORIES,
-    DomainSupport,
-    EvidenceCategory,
-    EvidenceItem,
-    GroundedInventory,
-)
 
 HITS_PER_QUERY = 5
 REMOTE_QUERIES_PER_CATEGORY = 2
@@ -164,7 +166,7 @@ def _usage_tokens(llm: JsonLLM | None, stage: str) -> int:
     return int(u.get("input_tokens", 0)) + int(u.get("output_tokens", 0))
 
 
-def _gap_items(run: _Run, unsupported: Sequence[DomainSupport], anchor: str) -> list[EvidenceItem]:
+def _gap_items(run: _Run, unsupported: Sequence[DomainGap], anchor: str) -> list[EvidenceItem]:
     """One "gaps" item per unsupported domain, citing the closest local gaps record."""
     candidates = run.local.in_category("gaps") or run.local.all()
     items: list[EvidenceItem] = []
@@ -187,7 +189,7 @@ def _merge_evidence(
     run: _Run,
     by_category: dict[EvidenceCategory, list[EvidenceItem]],
     topic: Callable[[str], str],
-    unsupported: Sequence[DomainSupport],
+    unsupported: Sequence[DomainGap],
 ) -> list[EvidenceItem]:
     """Every category with at least one item (the local corpus fills holes), gaps, deduped."""
     evidence: list[EvidenceItem] = []
@@ -235,12 +237,12 @@ def _cited_references(
 
 async def research(
     asset: AssetClass,
-    inventory: GroundedInventory | None,
+    inventory: Holdings | None,
     retriever: str | Retriever,
     llm: JsonLLM | None,
     *,
     cache: TwoLevelCache | None = None,
-    unsupported: Sequence[DomainSupport] = (),
+    unsupported: Sequence[DomainGap] = (),
 ) -> ResearchResult:
     """Gather cited evidence for every category of the asset profile.
 

@@ -27,13 +27,13 @@ from semanticscholar.SemanticScholarException import (
 )
 from tenacity import RetryError
 
+from generator.literature.corpus import SearchTerms
 from generator.literature.model import Reference
 from generator.literature.polite import Failure, Politeness, RateLimiter
 
 ENV_URL = "SCENARIOGEN_S2_URL"
 ENV_KEY = "SEMANTIC_SCHOLAR_API_KEY"
 FIELDS = ["paperId", "title", "abstract", "year", "venue", "authors", "url", "externalIds"]
-ANCHOR = "power transformer"
 
 
 def classify(exc: BaseException) -> Failure | None:
@@ -82,7 +82,11 @@ def to_reference(paper: Any) -> Reference | None:
 
 
 class SemanticScholarRetriever:
-    """Search the Semantic Scholar Graph API for power-transformer literature."""
+    """Search the Semantic Scholar Graph API for an asset class's literature.
+
+    A query that lacks the class's ``s2_anchor`` phrase (its search anchor by default) is
+    prefixed with it.
+    """
 
     name = "semanticscholar"
 
@@ -96,8 +100,10 @@ class SemanticScholarRetriever:
         sleep: Callable[[float], None] = time.sleep,
         clock: Callable[[], float] = time.monotonic,
         *,
+        search: SearchTerms,
         limiter: RateLimiter | None = None,
     ) -> None:
+        self.anchor = search.semantic_scholar_anchor
         url = api_url or os.environ.get(ENV_URL) or None
         key = api_key or os.environ.get(ENV_KEY) or None
         self.client = SemanticScholar(
@@ -120,7 +126,7 @@ class SemanticScholarRetriever:
         """Up to ``limit`` references; raises RetrievalError when the API does not answer."""
         if limit <= 0:
             return []
-        text = query if ANCHOR in query.lower() else f"{ANCHOR} {query}"
+        text = query if self.anchor in query.lower() else f"{self.anchor} {query}"
 
         def fetch() -> list[Any]:
             results = self.client.search_paper(text, limit=min(limit, 100), fields=FIELDS)

@@ -37,6 +37,7 @@ from generator.profile.model import (
     GroundedInventory,
     ProfileProvenance,
 )
+from generator.vocabulary import load_vocabulary
 
 if TYPE_CHECKING:
     from generator.literature.model import Reference
@@ -114,10 +115,11 @@ def clear_memory() -> None:
 
 
 def _definition_hash(asset_class: str) -> str:
-    """sha256 of the class's definition files: asset.yaml and literature.yaml if present."""
+    """sha256 of the class's definition files: asset.yaml, and literature.yaml and
+    vocabulary.yaml (its task themes) if present."""
     digest = hashlib.sha256()
     folder = ASSETS_DIR / asset_class
-    for name in ("asset.yaml", "literature.yaml"):
+    for name in ("asset.yaml", "literature.yaml", "vocabulary.yaml"):
         path = folder / name
         if path.exists():
             digest.update(name.encode() + b"\0" + _read(path) + b"\0")
@@ -307,7 +309,9 @@ def _assemble(
         failure_modes=modes,
         supported_domains=supported,
         unsupported_domains=unsupported,
-        task_themes=grounding.task_themes(supported, modes),
+        task_themes=grounding.task_themes(
+            supported, modes, load_vocabulary(asset.asset_class).task_themes
+        ),
         standards=grounding.standards(asset),
         evidence=evidence,
         references=references,

@@ -11,7 +11,7 @@ import hashlib
 import json
 import threading
 from collections.abc import Iterable
-from typing import Any, Literal
+from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from generator.assetdef import DOMAINS, AssetClass, Sensor
@@ -31,6 +31,7 @@ from generator.store.couch import CouchClient
 from generator.store.query import FleetStore, TimeRange
 from generator.store.seed import META_DB, database_names, marker_id, read_marker
 from generator.tools.registry import ToolSpec
+from generator.vocabulary import ThemeSpec
 
 # tsfm tasks (anomaly detection on the daily profile, seasonal forecasting) need two days.
 MIN_HOURLY_READINGS = 48
@@ -501,34 +502,16 @@ def domain_support(
     return [d for d in ordered if d.supported], [d for d in ordered if not d.supported]
 
 
-# Manager and operator themes that need a set of supported domains (checked in order).
-_THEMES: tuple[tuple[Literal["operator", "manager"], str, tuple[str, ...]], ...] = (
-    ("operator", "Read a unit's latest telemetry and oil-sample values", ("iot",)),
-    ("operator", "Check where and over which period a unit has data", ("iot",)),
-    ("operator", "Interpret a dissolved gas analysis and name the fault class", ("fmsr",)),
-    ("operator", "Detect anomalies in a sensor's hourly series", ("tsfm",)),
-    ("operator", "Forecast a sensor's next hours", ("tsfm",)),
-    ("operator", "Look up the work orders and events of a unit", ("wo",)),
-    ("operator", "Trace an alarm from readings through diagnosis to a work order", (
-        "iot", "fmsr", "wo")),
-    ("manager", "Rank units by condition and health index", ("iot", "fmsr")),
-    ("manager", "Review the mix of preventive and corrective work", ("wo",)),
-    ("manager", "Predict the next maintenance action of a unit", ("wo",)),
-    ("manager", "Prioritise maintenance from failure modes and work-order history", (
-        "fmsr", "wo")),
-    ("manager", "Plan from forecast trends of the fleet's sensors", ("tsfm",)),
-    ("manager", "Relate alerts to later failures across the fleet", ("iot", "wo")),
-)
-
-
 def task_themes(
-    supported: Iterable[DomainSupport], failure_modes: Iterable[FailureModeProfile]
+    supported: Iterable[DomainSupport],
+    failure_modes: Iterable[FailureModeProfile],
+    themes: Iterable[ThemeSpec],
 ) -> list[TaskTheme]:
     """Operator and manager task themes, derived deterministically from the support lists.
 
     One operator theme per failure mode the store can show (every mode in closed form is
-    left to the generic diagnosis theme), then the fixed themes whose domains are all
-    supported.
+    left to the generic diagnosis theme), then the class's themes (``task_themes`` of its
+    vocabulary.yaml) whose domains are all supported.
     """
     names = {d.domain for d in supported}
     out: list[TaskTheme] = []
@@ -537,7 +520,8 @@ def task_themes(
             if fm.observable:
                 uses = ["fmsr", "iot"] if "iot" in names else ["fmsr"]
                 out.append(TaskTheme(role="operator", theme=f"Recognise {fm.name}", domains=uses))
-    for role, theme, needs in _THEMES:
+    for spec in themes:
+        role, theme, needs = spec.role, spec.theme, spec.needs
         if all(n in names for n in needs):
             # A theme spanning three domains is a multi-agent task when that is supported.
             multi = len(needs) >= 3 and "multiagent" in names

@@ -10,30 +10,18 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from generator.literature.model import Reference, SourceName
+# Evidence items and their categories are the literature stage's contracts (defined there so
+# that the literature package imports nothing of the profile).
+from generator.literature.model import (
+    EVIDENCE_CATEGORIES,
+    Citation,
+    EvidenceCategory,
+    EvidenceItem,
+    Reference,
+)
 from generator.store.query import TimeRange
 
 PROFILE_SCHEMA_VERSION = 1
-
-EvidenceCategory = Literal[
-    "condition_monitoring",
-    "maintenance_practice",
-    "sensor_modalities",
-    "failure_modes",
-    "standards",
-    "operator_manager_tasks",
-    "gaps",
-]
-EVIDENCE_CATEGORIES: tuple[str, ...] = (
-    "condition_monitoring",
-    "maintenance_practice",
-    "sensor_modalities",
-    "failure_modes",
-    "standards",
-    "operator_manager_tasks",
-    "gaps",
-)
-
 
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
@@ -123,23 +111,6 @@ class StandardRef(_Strict):
     title: str = Field(description="Full title")
 
 
-class Citation(_Strict):
-    """Where an evidence item comes from; resolves to ``AssetProfile.references``."""
-
-    ref_id: str = Field(description="Id of a record in the profile's references")
-    source: SourceName = Field(description="local, arxiv or semanticscholar")
-    title: str = Field(description="Title of the cited record")
-    year: int | None = Field(default=None, description="Year of the cited record")
-
-
-class EvidenceItem(_Strict):
-    """One claim of the evidence brief, always with a citation."""
-
-    category: EvidenceCategory = Field(description="Evidence category")
-    statement: str = Field(description="The claim, in the project's words")
-    citation: Citation = Field(description="The record it rests on")
-
-
 class ProfileProvenance(_Strict):
     """How the profile was made: inputs, fallbacks, timings."""
 
@@ -202,3 +173,21 @@ class AssetProfile(_Strict):
     def supported(self) -> list[str]:
         """Names of the supported domains."""
         return [d.domain for d in self.supported_domains]
+
+
+__all__ = [
+    "EVIDENCE_CATEGORIES",
+    "PROFILE_SCHEMA_VERSION",
+    "AssetProfile",
+    "Citation",
+    "DomainSupport",
+    "EvidenceCategory",
+    "EvidenceItem",
+    "FailureModeProfile",
+    "GroundedAsset",
+    "GroundedInventory",
+    "ProfileProvenance",
+    "SensorCoverage",
+    "StandardRef",
+    "TaskTheme",
+]

@@ -106,7 +106,7 @@ def test_load_templates_reports_a_missing_file(tmp_path: Path) -> None:
 
 
 def test_unknown_family_and_placeholder_are_user_errors() -> None:
-    verbaliser = TemplateVerbaliser(1)
+    verbaliser = TemplateVerbaliser(1, "transformer")
     with pytest.raises(UserError, match="no templates"):
         verbaliser.verbalise([_seed(family="no_such_family")])
     with pytest.raises(UserError, match="unknown placeholders"):
@@ -117,7 +117,7 @@ def test_unknown_family_and_placeholder_are_user_errors() -> None:
 
 
 def test_every_phrasing_keeps_all_mentions_and_names_no_tool(seeds: list[TaskSeed]) -> None:
-    verbaliser = TemplateVerbaliser(RUN_SEED)
+    verbaliser = TemplateVerbaliser(RUN_SEED, "transformer")
     banned = tool_name_pattern(load_tools().names())
     families = set()
     for seed in seeds:
@@ -132,25 +132,25 @@ def test_every_phrasing_keeps_all_mentions_and_names_no_tool(seeds: list[TaskSee
 
 
 def test_drafts_are_deterministic_and_in_order(seeds: list[TaskSeed]) -> None:
-    first = TemplateVerbaliser(RUN_SEED).verbalise(seeds)
-    again = TemplateVerbaliser(RUN_SEED).verbalise(seeds)
+    first = TemplateVerbaliser(RUN_SEED, "transformer").verbalise(seeds)
+    again = TemplateVerbaliser(RUN_SEED, "transformer").verbalise(seeds)
     assert first == again
     assert [d.seed_key for d in first] == [s.key for s in seeds]
-    other = TemplateVerbaliser(RUN_SEED + 1).verbalise(seeds)
+    other = TemplateVerbaliser(RUN_SEED + 1, "transformer").verbalise(seeds)
     assert sum(a.text != b.text for a, b in zip(first, other, strict=True)) > len(seeds) // 4
-    reversed_drafts = TemplateVerbaliser(RUN_SEED).verbalise(list(reversed(seeds)))
+    reversed_drafts = TemplateVerbaliser(RUN_SEED, "transformer").verbalise(list(reversed(seeds)))
     assert reversed_drafts == list(reversed(first))  # no state carried between seeds
 
 
 def test_variant_moves_to_another_phrasing(seeds: list[TaskSeed]) -> None:
-    verbaliser = TemplateVerbaliser(RUN_SEED)
+    verbaliser = TemplateVerbaliser(RUN_SEED, "transformer")
     seed = seeds[0]
     texts = {verbaliser.verbalise([seed], variant=v)[0].text for v in range(3)}
     assert len(texts) == 3
 
 
 def test_drafts_respect_policy_lengths_and_state_constraints(seeds: list[TaskSeed]) -> None:
-    verbaliser = TemplateVerbaliser(RUN_SEED)
+    verbaliser = TemplateVerbaliser(RUN_SEED, "transformer")
     for seed, draft in zip(seeds, verbaliser.verbalise(seeds), strict=True):
         policy = yaml.safe_load((PROJECT_ROOT / f"policies/{seed.domain}.yaml").read_text())
         bounds = policy.get("text_length") or {"min_chars": 1, "max_chars": 10_000}
@@ -161,7 +161,7 @@ def test_drafts_respect_policy_lengths_and_state_constraints(seeds: list[TaskSee
 
 
 def test_characteristic_form_names_the_tools_and_key_values(seeds: list[TaskSeed]) -> None:
-    verbaliser = TemplateVerbaliser(RUN_SEED)
+    verbaliser = TemplateVerbaliser(RUN_SEED, "transformer")
     tools = load_tools()
     for seed, draft in zip(seeds, verbaliser.verbalise(seeds), strict=True):
         form = draft.characteristic_form
@@ -188,12 +188,12 @@ def test_loader_rejects_a_tool_name_in_an_opener_or_closer() -> None:
 
 
 def test_frames_skip_placeholders_the_seed_lacks() -> None:
-    verbaliser = TemplateVerbaliser(RUN_SEED)
+    verbaliser = TemplateVerbaliser(RUN_SEED, "transformer")
     fleet = _seed(family="iot_fleet_overview", params={}, grounding={}, mentions=[])
     openers, closers = verbaliser.frames(fleet)
     assert openers[0] == "" and closers[0] == ""
     assert all("{" not in o for o in openers)
-    raw = load_templates().openers.operator
+    raw = load_templates("transformer").openers.operator
     assert len(openers) - 1 == sum("{" not in o for o in raw)  # {site}/{asset_id} left out
     site = verbaliser.frames(_seed())[0]
     assert "I'm at the NORTH substation today." in site
@@ -201,7 +201,7 @@ def test_frames_skip_placeholders_the_seed_lacks() -> None:
 
 def test_every_combination_keeps_mentions_and_fits_the_policy(seeds: list[TaskSeed]) -> None:
     """The longest opener and closer around every phrasing stay within the length bounds."""
-    verbaliser = TemplateVerbaliser(RUN_SEED)
+    verbaliser = TemplateVerbaliser(RUN_SEED, "transformer")
     banned = tool_name_pattern(load_tools().names())
     for seed in seeds:
         policy = yaml.safe_load((PROJECT_ROOT / f"policies/{seed.domain}.yaml").read_text())
@@ -219,7 +219,7 @@ def test_every_combination_keeps_mentions_and_fits_the_policy(seeds: list[TaskSe
 
 
 def test_draws_of_a_family_take_distinct_combinations(seeds: list[TaskSeed]) -> None:
-    verbaliser = TemplateVerbaliser(RUN_SEED)
+    verbaliser = TemplateVerbaliser(RUN_SEED, "transformer")
     seed = next(s for s in seeds if s.family == "fmsr_load_assessment")
     openers, closers = verbaliser.frames(seed)
     total = len(verbaliser.phrasings(seed)) * len(openers) * len(closers)
@@ -234,7 +234,7 @@ def test_draws_of_a_family_take_distinct_combinations(seeds: list[TaskSeed]) -> 
 
 def test_texts_of_one_family_are_rarely_near_duplicates(seeds: list[TaskSeed]) -> None:
     """Sixty draws of one task that differ only in asset and day: few texts collide."""
-    verbaliser = TemplateVerbaliser(RUN_SEED)
+    verbaliser = TemplateVerbaliser(RUN_SEED, "transformer")
     base = next(s for s in seeds if s.family == "fmsr_load_assessment")
     index = DedupIndex(threshold=0.9)
     accepted = 0

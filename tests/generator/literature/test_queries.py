@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 
 from generator.assetdef import load_asset_class
-from generator.literature.queries import ANCHOR_TERMS, expand_queries, expand_queries_llm
+from generator.literature.corpus import search_terms
+from generator.literature.queries import expand_queries, expand_queries_llm
 from generator.llm.client import LLMClient
 from generator.llm.fake import ScriptedChatModel
 from generator.profile.model import EVIDENCE_CATEGORIES, GroundedInventory, SensorCoverage
@@ -32,12 +33,14 @@ def _inventory(sources: list[str]) -> GroundedInventory:
 def test_every_category_has_anchored_queries_and_expansion_is_deterministic() -> None:
     asset = load_asset_class("transformer")
     queries = expand_queries(asset, None)
+    search = search_terms(asset)
+    anchors = (*search.anchor_terms, search.anchor)
     assert list(queries) == list(EVIDENCE_CATEGORIES)
     for category, qs in queries.items():
         assert qs, category
         assert len(qs) == len(set(qs))
         for q in qs:
-            assert any(t in q.lower() for t in ANCHOR_TERMS), q
+            assert any(t in q.lower() for t in anchors), q
     assert expand_queries(asset, None) == queries
     assert any("vibration" in q for q in queries["gaps"])
     assert any("partial discharge" in q for q in queries["failure_modes"])

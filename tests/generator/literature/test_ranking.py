@@ -6,6 +6,8 @@ from generator.assetdef import load_asset_class
 from generator.literature.model import Reference
 from generator.literature.ranking import is_off_domain, rank
 
+ASSET = load_asset_class("transformer")
+
 
 def _ref(ref_id: str, title: str, abstract: str) -> Reference:
     return Reference(ref_id=ref_id, source="arxiv", title=title, abstract=abstract)
@@ -47,14 +49,14 @@ def test_power_terms_dominating_keep_an_attention_paper_on_domain() -> None:
         "An attention-based network for dissolved gas analysis fault diagnosis of power "
         "transformers using insulating oil samples"
     )
-    assert not is_off_domain(text)
-    assert is_off_domain("Vision transformer with token pruning for image classification")
+    assert not is_off_domain(text, ASSET)
+    assert is_off_domain("Vision transformer with token pruning for image classification", ASSET)
 
 
 def test_ordering_is_deterministic_with_ties_by_ref_id() -> None:
     a = _ref("arxiv:b", "Same title about power transformers", "Same text.")
     b = _ref("arxiv:a", "Same title about power transformers", "Same text.")
-    ranked = rank([a, b], "power transformer", None)
+    ranked = rank([a, b], "power transformer", ASSET)
     assert [r.reference.ref_id for r in ranked] == ["arxiv:a", "arxiv:b"]
-    assert rank([b, a], "power transformer", None) == ranked
-    assert rank([], "anything", None) == []
+    assert rank([b, a], "power transformer", ASSET) == ranked
+    assert rank([], "anything", ASSET) == []

@@ -8,6 +8,7 @@ from pathlib import Path
 from generator.assetdef import load_asset_class
 from generator.cache import TwoLevelCache
 from generator.literature.arxiv_source import ArxivRetriever
+from generator.literature.corpus import search_terms
 from generator.literature.digest import DATA_CLOSE, DATA_OPEN
 from generator.literature.polite import RateLimiter
 from generator.literature.queries import expand_queries
@@ -37,6 +38,7 @@ def _check_integrity(result: ResearchResult) -> None:
 def _arxiv(server: FixtureServer, sleeps: SleepRecorder, **kw: object) -> ArxivRetriever:
     return ArxivRetriever(
         base_url=server.url,
+        search=search_terms(load_asset_class("transformer")),
         min_interval_s=0.0,
         sleep=sleeps,
         limiter=RateLimiter(),
@@ -106,7 +108,11 @@ async def test_semantic_scholar_429_falls_back_to_the_cached_result(
 
     def s2() -> SemanticScholarRetriever:
         return SemanticScholarRetriever(
-            api_url=server.url, max_retries=1, sleep=sleeps, limiter=RateLimiter()
+            api_url=server.url,
+            search=search_terms(asset),
+            max_retries=1,
+            sleep=sleeps,
+            limiter=RateLimiter(),
         )
 
     server.default = Reply(body=s2_json, content_type="application/json")

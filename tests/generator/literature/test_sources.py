@@ -6,11 +6,15 @@ from urllib.parse import parse_qs, urlparse
 
 import pytest
 
+from generator.assetdef import load_asset_class
 from generator.literature.arxiv_source import ArxivRetriever, build_query
+from generator.literature.corpus import search_terms
 from generator.literature.polite import RateLimiter, RetrievalError
 from generator.literature.retrievers import make_retriever
 from generator.literature.s2_source import SemanticScholarRetriever
 from tests.generator.literature.conftest import FixtureServer, Reply, SleepRecorder
+
+SEARCH = search_terms(load_asset_class("transformer"))
 
 
 def _frozen_clock() -> float:
@@ -20,6 +24,7 @@ def _frozen_clock() -> float:
 def _arxiv(server: FixtureServer, sleeps: SleepRecorder, **kw: object) -> ArxivRetriever:
     return ArxivRetriever(
         base_url=f"{server.url}/api/query",
+        search=SEARCH,
         sleep=sleeps,
         clock=_frozen_clock,
         limiter=RateLimiter(),
@@ -57,7 +62,7 @@ def test_arxiv_success_through_real_client(
 
 
 def test_arxiv_query_keeps_to_power_engineering() -> None:
-    q = build_query("oil-immersed power transformer partial discharge UHF detection")
+    q = build_query("oil-immersed power transformer partial discharge UHF detection", SEARCH)
     assert q.startswith('(all:"power transformer" OR')
     assert "(all:partial OR all:discharge OR all:uhf OR all:detection)" in q
     assert "all:oil-immersed" not in q.split(" AND ")[1]
@@ -131,6 +136,7 @@ def test_limiter_spaces_requests_across_calls() -> None:
 def _s2(server: FixtureServer, sleeps: SleepRecorder, **kw: object) -> SemanticScholarRetriever:
     return SemanticScholarRetriever(
         api_url=server.url,
+        search=SEARCH,
         sleep=sleeps,
         clock=_frozen_clock,
         limiter=RateLimiter(),

@@ -16,9 +16,11 @@ from generator.profile.build import build_profile
 from generator.store.couch import CouchClient
 from generator.store.seed import database_names
 from generator.tools.registry import load_tools, tools_for
+from generator.vocabulary import ThemeSpec, load_vocabulary
 from tests.generator.profile.conftest import StubResearch
 
 ASSET = load_asset_class("transformer")
+THEMES = load_vocabulary("transformer").task_themes
 RAW_META = {"_id", "_rev", "asset_id", "site_name", "timestamp", "dataset"}
 
 
@@ -168,14 +170,19 @@ async def test_unreachable_store_is_a_user_error_with_the_fix() -> None:
 def test_task_themes_follow_the_supported_domains() -> None:
     supported, _ = grounding.domain_support(ASSET, None, _tools())
     modes = grounding.failure_mode_profiles(ASSET, None)
-    themes = grounding.task_themes(supported, modes)
+    themes = grounding.task_themes(supported, modes, THEMES)
     assert {t.role for t in themes} == {"operator", "manager"}
-    assert themes == grounding.task_themes(supported, modes)  # deterministic
+    assert themes == grounding.task_themes(supported, modes, THEMES)  # deterministic
     only_wo = [d for d in supported if d.domain == "wo"]
-    narrow = grounding.task_themes(only_wo, modes)
+    narrow = grounding.task_themes(only_wo, modes, THEMES)
     assert narrow and all(t.domains == ["wo"] for t in narrow)
     # Closed form: no failure mode is observable, so no per-mode themes.
     assert not any(t.theme.startswith("Recognise") for t in themes)
+    # The themes are the class's vocabulary's, in its order, filtered by supported domains.
+    own = [ThemeSpec(role="manager", theme="Compare pump curves", needs=["wo"]),
+           ThemeSpec(role="operator", theme="Read vibration", needs=["vibration"])]
+    assert [t.theme for t in grounding.task_themes(only_wo, modes, own)] == [
+        "Compare pump curves"]
 
 
 def test_public_url_drops_credentials() -> None:
