@@ -11,6 +11,8 @@ without breaking a class. Stable names:
   :func:`available_asset_classes`;
 - store documents: :data:`Doc`;
 - errors: :class:`UserError`, :class:`StoreUnavailable`;
+- held-out checks (``assets/<class>/heldout.py``): :func:`margin`, :class:`MarginResult`,
+  :func:`call_output`, :func:`decoy`, :class:`DecoyInput`;
 - blocking work off the event loop: :func:`to_thread`.
 """
 
@@ -21,6 +23,8 @@ from generator.concurrency import to_thread
 from generator.errors import StoreUnavailable, UserError
 from generator.generate.families import Ambiguous, FamilyContext, Plan, Reading, family
 from generator.generate.model import TaskSeed, ToolCall
+from generator.heldout.decoys import DecoyInput, decoy
+from generator.heldout.margins import MarginResult, call_output, margin
 from generator.profile.model import GroundedAsset
 from generator.store.couch import Doc
 from generator.tools.registry import ToolContext, tool
@@ -38,9 +42,11 @@ def tool_accepts(tool_name: str, arg: str) -> bool:
 __all__ = [
     "Ambiguous",
     "AssetClass",
+    "DecoyInput",
     "Doc",
     "FamilyContext",
     "GroundedAsset",
+    "MarginResult",
     "Plan",
     "Reading",
     "StoreUnavailable",
@@ -49,8 +55,11 @@ __all__ = [
     "ToolContext",
     "UserError",
     "available_asset_classes",
+    "call_output",
+    "decoy",
     "family",
     "load_asset_class",
+    "margin",
     "to_thread",
     "tool",
     "tool_accepts",

@@ -97,6 +97,15 @@ def audits(name: str) -> Callable[[AuditFn], AuditFn]:
     return AUDITS.register(name)
 
 
+# family -> why it has no independent re-derivation (reported as ``unsupported``)
+UNSUPPORTED: Registry[str] = Registry("family without a re-derivation")
+
+
+def unsupported(name: str, why: str) -> None:
+    """Declare that family ``name`` has no independent re-derivation, and why."""
+    UNSUPPORTED.add(name, why)
+
+
 # -- readings ------------------------------------------------------------------------------
 
 

@@ -9,14 +9,23 @@ fix). ``premise_false`` flags a text whose stated fact the raw documents contrad
 
 from __future__ import annotations
 
+import importlib
+import importlib.util
 from collections import Counter
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-import eval.audit.families as fam
-from eval.audit.core import AUDITS, AuditContext, Case, Derivation, NoSingleAnswer, differences
+from eval.audit.core import (
+    AUDITS,
+    UNSUPPORTED,
+    AuditContext,
+    Case,
+    Derivation,
+    NoSingleAnswer,
+    differences,
+)
 from eval.audit.raw import RawStore
 from generator import safeparse
 from generator.errors import UserError
@@ -96,8 +105,25 @@ class AuditReport(_Strict):
         return 1 if bad or self.premise_false_outside_family else 0
 
 
+def _manifest_class(run_dir: Path) -> str | None:
+    path = run_dir / "manifest.json"
+    if not path.exists():
+        return None
+    try:
+        manifest = safeparse.loads(path.read_text(), safeparse.FILE)
+    except ValueError:
+        raise UserError(f"{path} is not JSON",
+                        fix="restore the file or audit another run") from None
+    value = manifest.get("asset_class") if isinstance(manifest, dict) else None
+    return str(value) if value else None
+
+
 def load_cases(run_dir: Path) -> tuple[str, list[Case]]:
-    """The asset class and the family scenarios of a run folder (open scenarios skipped)."""
+    """The asset class and the family scenarios of a run folder (open scenarios skipped).
+
+    The class is the run manifest's ``asset_class``, else the one its records name; a run
+    whose records name several classes, or none at all, is refused.
+    """
     path = run_dir / "accepted.jsonl"
     if not run_dir.is_dir() or not path.exists():
         raise UserError(
@@ -105,7 +131,8 @@ def load_cases(run_dir: Path) -> tuple[str, list[Case]]:
             fix="pass scenarios/<run_id>/ as written by `scenariogen generate`",
         )
     cases: list[Case] = []
-    asset_class = "transformer"
+    manifest_class = _manifest_class(run_dir)
+    named: set[str] = set()
     for i, raw in enumerate(path.read_text().splitlines()):
         if not raw.strip():
             continue
@@ -117,7 +144,8 @@ def load_cases(run_dir: Path) -> tuple[str, list[Case]]:
         record, seed = line.get("record") or {}, line.get("seed")
         if not seed or record.get("negative") or record.get("reference_answer") is None:
             continue
-        asset_class = record.get("asset_class", asset_class)
+        if record.get("asset_class"):
+            named.add(str(record["asset_class"]))
         cases.append(Case(
             id=str(record.get("id")),
             family=str(seed.get("family") or record.get("family")),
@@ -128,7 +156,30 @@ def load_cases(run_dir: Path) -> tuple[str, list[Case]]:
             tolerance=dict(record.get("tolerance") or seed.get("tolerance") or {}),
             rel_tolerance=dict(record.get("rel_tolerance") or seed.get("rel_tolerance") or {}),
         ))
-    return asset_class, cases
+    if manifest_class is not None:
+        named.add(manifest_class)
+    if len(named) != 1:
+        what = "the asset classes " + ", ".join(sorted(named)) if named else "no asset class"
+        raise UserError(
+            f"{run_dir}: the run names {what}",
+            fix="audit a run written by `scenariogen generate` (its manifest.json names the "
+            "one asset class of the run)",
+        )
+    return named.pop(), cases
+
+
+def load_class_audits(asset_class: str) -> bool:
+    """Import the class's audit package ``assets.<class>.audit`` (it registers its
+    re-derivations); False when the class has none (its families are then unsupported)."""
+    module = f"assets.{asset_class}.audit"
+    try:
+        found = importlib.util.find_spec(module)
+    except ModuleNotFoundError:
+        found = None
+    if found is None:
+        return False
+    importlib.import_module(module)
+    return True
 
 
 def _verdict(case: Case, derivation: Derivation) -> ScenarioAudit:
@@ -174,8 +225,8 @@ def audit_case(ctx: AuditContext, case: Case) -> ScenarioAudit:
                              disagreeing=[], unverified_keys=sorted(case.answer),
                              premise_false=False, premises=[], dga=None, note=note)
 
-    if case.family in fam.UNSUPPORTED:
-        return plain("unsupported", fam.UNSUPPORTED[case.family])
+    if case.family in UNSUPPORTED:
+        return plain("unsupported", UNSUPPORTED.get(case.family))
     if case.family not in AUDITS:
         return plain("unsupported", "no independent re-derivation written for this family yet")
     try:
@@ -226,6 +277,7 @@ def audit_run(run_dir: Path, limit: int | None = None, raw: RawStore | None = No
 
     asset_class, cases = load_cases(run_dir)
     asset = load_asset_class(asset_class)
+    load_class_audits(asset_class)
     dbs = asset.databases.model_dump()
     store = raw or RawStore({k: v for k, v in dbs.items() if v})
     ctx = AuditContext(raw=store,

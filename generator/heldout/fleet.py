@@ -1,16 +1,15 @@
 """The private fleet: simulated from the secret into databases of their own.
 
-The simulator's :class:`~assets.transformer.simulator.FleetSpec` takes a seed, the number of
-sites and units per site, the days of data and the start day; the seed then fixes every
-unit's rating and cooling (catalogue draw), paper, faults and onsets, loads and the sites'
-weather. All five come from the secret here, so a different secret gives a different fleet
+A class's simulator takes a fleet spec (its asset.yaml names the model) with a seed, the
+number of sites and units per site, the days of data and the start day; the seed then fixes
+everything the simulator draws (each unit's nameplate, faults and onsets, loads, the sites'
+weather). All five come from the secret here, so a different secret gives a different fleet
 and the same secret the same one.
 
-Private databases are named ``heldout_<keyed digest>_<base prefix><logical name>``
-(e.g. ``heldout_3fa9c0e1d2_transformer``, ``heldout_3fa9c0e1d2_scenariogen_truth``): every
-one starts with ``heldout_``, so a store rule "prefix ``heldout_`` or name contains
-``truth``" keeps them from the tools user.
-"""
+Private databases are named ``heldout_<keyed digest>_<base prefix><physical name>``
+(e.g. ``heldout_3fa9c0e1d2_<telemetry database>``,
+``heldout_3fa9c0e1d2_scenariogen_truth_<class>``): every one starts with ``heldout_``, so a
+store rule "prefix ``heldout_`` or name contains ``truth``" keeps them from the tools user."""
 
 from __future__ import annotations
 
@@ -50,7 +49,6 @@ SIZES: dict[str, FleetBounds] = {
 
 def fleet_spec(asset: AssetClass, secret: Secret, bounds: FleetBounds) -> BaseModel:
     """The simulator's fleet spec, every field drawn from the secret."""
-    module = importlib.import_module((asset.simulator or "").split(":")[0])
     start = EPOCH + timedelta(days=secret.uniform_int(0, bounds.start_spread_days, "start"))
     values: dict[str, Any] = {
         "seed": secret.integer("fleet-seed", bits=31),
@@ -59,8 +57,21 @@ def fleet_spec(asset: AssetClass, secret: Secret, bounds: FleetBounds) -> BaseMo
         "days": secret.uniform_int(*bounds.days, "days"),
         "start": start,
     }
-    spec: BaseModel = module.FleetSpec(**values)
+    spec: BaseModel = _fleet_spec_model(asset)(**values)
     return spec
+
+
+def _fleet_spec_model(asset: AssetClass) -> type[BaseModel]:
+    """The simulator's fleet-spec model: asset.yaml's ``fleet_spec`` once the asset
+    definition loads it (``AssetClass.load_fleet_spec``), else the simulator module's
+    ``FleetSpec``."""
+    loader = getattr(asset, "load_fleet_spec", None)
+    if loader is not None:
+        model: type[BaseModel] = loader()
+        return model
+    module = importlib.import_module((asset.simulator or "").split(":")[0])
+    found: type[BaseModel] = module.FleetSpec
+    return found
 
 
 def private_prefix(secret: Secret, base_prefix: str = "") -> str:

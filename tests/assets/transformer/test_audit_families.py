@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-import eval.audit.families  # noqa: F401  (registers the re-derivations)
+import assets.transformer.audit  # noqa: F401  (registers the re-derivations)
 from eval.audit.core import AuditContext, Case
 from eval.audit.raw import Doc, RawStore
 from eval.audit.run import audit_case
