@@ -28,6 +28,7 @@ from eval.audit.core import (
 )
 from eval.audit.raw import RawStore
 from generator import safeparse
+from generator.classmodule import class_module
 from generator.errors import UserError
 
 Verdict = Literal["match", "reading_dependent", "mismatch", "unsupported", "error"]
@@ -171,12 +172,8 @@ def load_cases(run_dir: Path) -> tuple[str, list[Case]]:
 def load_class_audits(asset_class: str) -> bool:
     """Import the class's audit package ``assets.<class>.audit`` (it registers its
     re-derivations); False when the class has none (its families are then unsupported)."""
-    module = f"assets.{asset_class}.audit"
-    try:
-        found = importlib.util.find_spec(module)
-    except ModuleNotFoundError:
-        found = None
-    if found is None:
+    module = class_module(asset_class, "audit")
+    if module is None:
         return False
     importlib.import_module(module)
     return True

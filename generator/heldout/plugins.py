@@ -8,19 +8,12 @@ exported by :mod:`generator.api`). A class without one gets the generic checks o
 from __future__ import annotations
 
 import importlib
-import importlib.util
+from functools import cache
+
+from generator.classmodule import class_module
 
 
-def class_module(asset_class: str, part: str) -> str | None:
-    """The dotted name of ``assets.<asset_class>.<part>`` when it exists, else None."""
-    name = f"assets.{asset_class}.{part}"
-    try:
-        found = importlib.util.find_spec(name)
-    except ModuleNotFoundError:
-        return None
-    return None if found is None else name
-
-
+@cache
 def load_heldout_module(asset_class: str) -> bool:
     """Import the class's held-out module (it registers its checks once); False when the
     class has none."""
