@@ -171,10 +171,10 @@ def scenariogen_task(dataset: Path, *, message_limit: int = 40,
         str(dataset),
         FieldSpec(input="input", target="target", id="id", metadata=["scenario", "aob_id"]),
     )
+    served = asset_class or dataset_class(dataset)
     return Task(
         dataset=samples,
-        solver=[system_message(system_prompt(asset_class or dataset_class(dataset))),
-                use_tools(tool_defs()), generate()],
+        solver=[system_message(system_prompt(served)), use_tools(tool_defs()), generate()],
         scorer=scenariogen_grader(),
         message_limit=message_limit,
     )

@@ -9,7 +9,8 @@ and the same secret the same one.
 Private databases are named ``heldout_<keyed digest>_<base prefix><physical name>``
 (e.g. ``heldout_3fa9c0e1d2_<telemetry database>``,
 ``heldout_3fa9c0e1d2_scenariogen_truth_<class>``): every one starts with ``heldout_``, so a
-store rule "prefix ``heldout_`` or name contains ``truth``" keeps them from the tools user."""
+store rule "prefix ``heldout_`` or name contains ``truth``" keeps them from the tools user.
+"""
 
 from __future__ import annotations
 
@@ -49,6 +50,7 @@ SIZES: dict[str, FleetBounds] = {
 
 def fleet_spec(asset: AssetClass, secret: Secret, bounds: FleetBounds) -> BaseModel:
     """The simulator's fleet spec, every field drawn from the secret."""
+    module = importlib.import_module((asset.simulator or "").split(":")[0])
     start = EPOCH + timedelta(days=secret.uniform_int(0, bounds.start_spread_days, "start"))
     values: dict[str, Any] = {
         "seed": secret.integer("fleet-seed", bits=31),
@@ -57,21 +59,8 @@ def fleet_spec(asset: AssetClass, secret: Secret, bounds: FleetBounds) -> BaseMo
         "days": secret.uniform_int(*bounds.days, "days"),
         "start": start,
     }
-    spec: BaseModel = _fleet_spec_model(asset)(**values)
+    spec: BaseModel = module.FleetSpec(**values)
     return spec
-
-
-def _fleet_spec_model(asset: AssetClass) -> type[BaseModel]:
-    """The simulator's fleet-spec model: asset.yaml's ``fleet_spec`` once the asset
-    definition loads it (``AssetClass.load_fleet_spec``), else the simulator module's
-    ``FleetSpec``."""
-    loader = getattr(asset, "load_fleet_spec", None)
-    if loader is not None:
-        model: type[BaseModel] = loader()
-        return model
-    module = importlib.import_module((asset.simulator or "").split(":")[0])
-    found: type[BaseModel] = module.FleetSpec
-    return found
 
 
 def private_prefix(secret: Secret, base_prefix: str = "") -> str:
