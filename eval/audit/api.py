@@ -10,7 +10,7 @@ its bugs. Stable names:
 - registration: :func:`audits` (one family's re-derivation), :func:`unsupported` (a family
   without one, and why);
 - cases and results: :class:`AuditContext`, :class:`Case`, :class:`Derivation`,
-  :class:`Reading`, :class:`DgaCheck`, :data:`Doc`, :class:`NoSingleAnswer`,
+  :class:`Reading`, :class:`TruthCheck`, :data:`Doc`, :class:`NoSingleAnswer`,
   :class:`NotApplicable`;
 - readings and windows: :func:`derive_all`, :func:`grid`, :func:`window_modes`,
   :func:`in_window`, :func:`stamp`, :func:`next_day`, :func:`day_of`, :func:`parse`;
@@ -24,10 +24,10 @@ from eval.audit.core import (
     AuditContext,
     Case,
     Derivation,
-    DgaCheck,
     NoSingleAnswer,
     NotApplicable,
     Reading,
+    TruthCheck,
     audits,
     day_of,
     derive_all,
@@ -45,11 +45,11 @@ __all__ = [
     "AuditContext",
     "Case",
     "Derivation",
-    "DgaCheck",
     "Doc",
     "NoSingleAnswer",
     "NotApplicable",
     "Reading",
+    "TruthCheck",
     "audits",
     "day_of",
     "derive_all",

@@ -58,17 +58,20 @@ class Reading:
 
 
 @dataclass
-class DgaCheck:
-    """A DGA reference set against Duval's zone and the injected truth."""
+class TruthCheck:
+    """A classification reference set against an independent method's class and the fault
+    the simulator injected (a class's audit chooses the method, e.g. a standard's own
+    graphical method)."""
 
+    method: str
     reference: str
-    duval: str
+    method_class: str
     truth: str | None
 
     @property
     def both_contradict(self) -> bool:
-        """The reference differs from Duval's class and from the truth (when known)."""
-        return self.truth is not None and self.reference not in (self.duval, self.truth)
+        """The reference differs from the method's class and from the truth (when known)."""
+        return self.truth is not None and self.reference not in (self.method_class, self.truth)
 
 
 @dataclass
@@ -77,7 +80,7 @@ class Derivation:
 
     readings: list[Reading]
     premises_false: list[str] = field(default_factory=list)
-    dga: DgaCheck | None = None
+    truth_check: TruthCheck | None = None
 
 
 @dataclass

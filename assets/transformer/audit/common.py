@@ -9,9 +9,9 @@ from assets.transformer.audit import standards
 from eval.audit.api import (
     AuditContext,
     Case,
-    DgaCheck,
     Doc,
     NoSingleAnswer,
+    TruthCheck,
     day_of,
     in_window,
     parse,
@@ -115,12 +115,12 @@ def truth_class(ctx: AuditContext, asset_id: str, when: str) -> str | None:
     return fault
 
 
-def dga_check(ctx: AuditContext, asset_id: str, sample: Doc, reference: str) -> DgaCheck:
+def dga_check(ctx: AuditContext, asset_id: str, sample: Doc, reference: str) -> TruthCheck:
     """A DGA reference set against Duval's class and the injected truth at the sample."""
     gases = sample_gases(sample)
     duval = standards.dga_fault(gases, "duval", "iec_and_ieee")
-    return DgaCheck(reference=reference, duval=duval,
-                    truth=truth_class(ctx, asset_id, str(sample["timestamp"])))
+    return TruthCheck(method="Duval triangle 1", reference=reference, method_class=duval,
+                      truth=truth_class(ctx, asset_id, str(sample["timestamp"])))
 
 
 def paper_choices(case: Case, plate: Doc | None) -> list[str]:

@@ -45,7 +45,7 @@ def fmsr_dga_stored(ctx: AuditContext, case: Case) -> Derivation:
 
     ref = str(case.answer.get("fault_type"))
     return Derivation(derive_all(dga_dims(case.text, details), derive),
-                      dga=dga_check(ctx, asset, sample, ref))
+                      truth_check=dga_check(ctx, asset, sample, ref))
 
 
 @audits("fmsr_dga_given")

@@ -64,7 +64,7 @@ def ma_dga_to_workorder(ctx: AuditContext, case: Case) -> Derivation:
     dims = dga_dims(case.text, False) | {"since": ["sample_day", "after_sample_time"],
                                           "codes": ["exact", "generic_counts"]}
     ref = str(case.answer.get("fault_type"))
-    return Derivation(derive_all(dims, derive), dga=dga_check(ctx, asset, sample, ref))
+    return Derivation(derive_all(dims, derive), truth_check=dga_check(ctx, asset, sample, ref))
 
 
 @audits("ma_anomaly_to_workorder")

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from eval.audit.core import AUDITS, AuditContext, Case
-from eval.audit.run import audit_case, load_cases, load_class_audits
+from eval.audit.run import audit_case, build_report, load_cases, load_class_audits, render
 from generator.errors import UserError
 
 
@@ -58,6 +58,9 @@ def test_a_class_without_an_audit_package_leaves_its_families_unsupported() -> N
     ctx = AuditContext(raw=None, failure_modes=[])  # type: ignore[arg-type]
     result = audit_case(ctx, case)
     assert result.verdict == "unsupported" and result.unverified_keys == ["count"]
+    # no cross-checked classification: the report says nothing of one
+    report = build_report("run", [result])
+    assert report.truth_checked == 0 and "injected truth" not in render(report)
 
 
 def test_the_transformer_package_registers_its_re_derivations() -> None:
