@@ -31,7 +31,7 @@ class MarginResult(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    kind: str = Field(description="Answer kind checked, e.g. 'dga_class'")
+    kind: str = Field(description="Answer kind checked, e.g. 'anomaly_cutoff'")
     ok: bool = Field(description="True when every boundary the answer uses is far enough")
     detail: str = Field(description="Nearest boundary and distance, or what failed")
 
