@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import importlib
+import os
+import re
 from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
@@ -15,7 +17,10 @@ from generator.config import PROJECT_ROOT
 from generator.errors import UserError
 from generator.yamlfile import read_yaml
 
-ASSETS_DIR = PROJECT_ROOT / "assets"
+# SCENARIOGEN_ASSETS_DIR (read once, at import) points discovery at another folder of asset
+# classes, e.g. a scratch copy in tests; its classes' modules must still import as
+# ``assets.<class>.*`` (the folder is the ``assets`` package found first on sys.path).
+ASSETS_DIR = Path(os.environ.get("SCENARIOGEN_ASSETS_DIR") or PROJECT_ROOT / "assets")
 Domain = Literal["iot", "fmsr", "tsfm", "wo", "vibration", "multiagent"]
 DOMAINS: tuple[str, ...] = ("iot", "fmsr", "tsfm", "wo", "vibration", "multiagent")
 
@@ -90,6 +95,12 @@ class AssetClass(_Strict):
 
     asset_class: str = Field(description="Slug, equal to the folder name")
     display_name: str = Field(description="Human name")
+    draft: bool = Field(
+        default=False,
+        description="True while the class is being built (`scenariogen assets new` writes it): "
+        "commands that enumerate every class skip it and naming it is refused until "
+        "`scenariogen assets check` passes and the line is deleted",
+    )
     description: str = Field(description="What the class covers")
     simulator: str | None = Field(
         default=None,
@@ -188,9 +199,32 @@ class _RefError(ValueError):
         super().__init__(f"{what} {value!r}")
 
 
-def available_asset_classes(root: Path = ASSETS_DIR) -> list[str]:
-    """Asset classes discovered as folders holding an asset.yaml."""
-    return sorted(p.parent.name for p in root.glob("*/asset.yaml"))
+_DRAFT_LINE = re.compile(r"^draft:\s*(true|True|yes)\s*(#.*)?$", re.MULTILINE)
+
+
+def is_draft(path: Path) -> bool:
+    """True when the asset.yaml at ``path`` says ``draft: true`` at the top level.
+
+    Read from the text, so a draft whose file does not parse yet is still a draft (and
+    does not break discovery of the other classes).
+    """
+    try:
+        return bool(_DRAFT_LINE.search(path.read_text(encoding="utf-8", errors="replace")))
+    except OSError:
+        return False
+
+
+def available_asset_classes(root: Path = ASSETS_DIR, *, drafts: bool = False) -> list[str]:
+    """Asset classes discovered as folders holding an asset.yaml.
+
+    Args:
+        root: The folder of asset classes.
+        drafts: Include classes marked ``draft: true`` (skipped by default: they are
+            being built and would break commands that use every class).
+    """
+    return sorted(
+        p.parent.name for p in root.glob("*/asset.yaml") if drafts or not is_draft(p)
+    )
 
 
 def _field_options(model: type[BaseModel], loc: tuple[Any, ...]) -> list[str]:
@@ -270,5 +304,11 @@ def load_asset_class(name: str, root: Path = ASSETS_DIR) -> AssetClass:
             f"unknown asset class {name!r}",
             options=available_asset_classes(root),
             fix="pick one of the listed classes or add assets/<name>/asset.yaml",
+        )
+    if is_draft(path):
+        raise UserError(
+            f"asset class {name!r} is a draft (`draft: true` in {path})",
+            fix=f"run `scenariogen assets check {name}`, write what it lists, then delete "
+            "the `draft: true` line",
         )
     return load_asset_file(path)

@@ -292,6 +292,7 @@ def bench_seed(
 
 def _register_stage_commands() -> None:
     from generator import (
+        cli_assets,
         cli_audit,
         cli_bench,
         cli_eval,
@@ -306,7 +307,7 @@ def _register_stage_commands() -> None:
 
     for module in (
         cli_profile, cli_generate, cli_validate, cli_eval, cli_score, cli_audit, cli_export,
-        cli_heldout, cli_fuzz, cli_bench,
+        cli_heldout, cli_fuzz, cli_bench, cli_assets,
     ):
         module.register(app, bench_app)
 
