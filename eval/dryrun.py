@@ -27,9 +27,11 @@ import time
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from eval.asset_words import asset_nouns_pattern
 from eval.grade import aggregate, grade, scenario_difficulty, scenario_domain
 from eval.model import DryRunReport, DryRunResult, FailureClass, GradeResult, TrajectoryStep
 from generator.concurrency import fan_out
@@ -40,12 +42,18 @@ if TYPE_CHECKING:
 
 AGENT_FORMS = ["reference", "llm:smollm2", "llm:openai:MODEL", "llm:ollama:MODEL",
                "llm:fake:PATH"]
-_CLARIFY = re.compile(
-    r"\b(?:could|can|would) you (?:please )?(?:clarify|specify|confirm|provide|tell me|let me "
-    r"know)|\bplease (?:clarify|specify|provide|confirm)\b|\bwhich (?:asset|unit|transformer|"
-    r"site|sensor|date|period) do you mean\b",
-    re.IGNORECASE,
-)
+
+
+@cache
+def _clarify_re() -> re.Pattern[str]:
+    """A question back to the operator: "could you clarify", "which unit do you mean" (the
+    unit named by any asset class's noun)."""
+    return re.compile(
+        r"\b(?:could|can|would) you (?:please )?(?:clarify|specify|confirm|provide|tell me|let "
+        r"me know)|\bplease (?:clarify|specify|provide|confirm)\b|\bwhich (?:asset|unit|"
+        + asset_nouns_pattern() + r"|site|sensor|date|period) do you mean\b",
+        re.IGNORECASE,
+    )
 
 
 @dataclass
@@ -159,7 +167,7 @@ def classify(
         return None
     if result.feasible:
         return "wrong_tools" if missing and not result.negative else None
-    if _CLARIFY.search(attempt.final_answer or "") or (attempt.final_answer or "").rstrip(
+    if _clarify_re().search(attempt.final_answer or "") or (attempt.final_answer or "").rstrip(
     ).endswith("?"):
         return "asked_clarification"
     if not result.negative:

@@ -22,21 +22,27 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 
+from eval.asset_words import agent_persona, scenario_class
 from eval.dryrun import Attempt, steps_json
 from eval.model import TrajectoryStep
 
 # What langgraph's prebuilt agent answers in place of a tool-calling reply when the step
 # budget is spent (chat_agent_executor, `_are_more_steps_needed`): the max_steps outcome.
 OUT_OF_STEPS = "Sorry, need more steps to process this request."
-SYSTEM_PROMPT = (
-    "You operate a fleet of power transformers. Answer the operator's request by calling the "
-    "tools; they read the fleet's data store and run the standards' calculations. Call a tool "
-    "whenever a value must come from the data. When you have the result, reply with the final "
-    "answer: the exact values, identifiers, dates and units, briefly. If the request cannot "
-    "be answered from the data and the tools (unknown asset, no data in the period, "
-    "information no tool provides), say that it cannot be answered and why; never invent a "
-    "value."
+# The instructions after the persona line of the scenario's asset class (its vocabulary).
+INSTRUCTIONS = (
+    "Answer the operator's request by calling the tools; they read the fleet's data store and "
+    "run the standards' calculations. Call a tool whenever a value must come from the data. "
+    "When you have the result, reply with the final answer: the exact values, identifiers, "
+    "dates and units, briefly. If the request cannot be answered from the data and the tools "
+    "(unknown asset, no data in the period, information no tool provides), say that it cannot "
+    "be answered and why; never invent a value."
 )
+
+
+def system_prompt(scenario: dict[str, Any]) -> str:
+    """The agent's system prompt: its class's persona line, then :data:`INSTRUCTIONS`."""
+    return f"{agent_persona(scenario_class(scenario))} {INSTRUCTIONS}"
 
 
 def _tokens(message: AIMessage, prompt_chars: int) -> int:
@@ -91,12 +97,13 @@ class LLMAgent:
 
         model = self._model(scenario)
         text = str(scenario.get("text") or "")
+        prompt = system_prompt(scenario)
         async with mcp_tools(self.server_env, self.errlog) as tools:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                graph = create_react_agent(model, tools, prompt=SYSTEM_PROMPT)
+                graph = create_react_agent(model, tools, prompt=prompt)
             messages: list[BaseMessage] = [HumanMessage(text)]
-            prompt_chars = len(SYSTEM_PROMPT) + len(text)
+            prompt_chars = len(prompt) + len(text)
             last = time.perf_counter()
             try:
                 async for update in graph.astream(

@@ -49,11 +49,12 @@ class ReferenceAgent:
 
     async def run(self, scenario: dict[str, Any], attempt: Attempt, max_steps: int) -> None:
         """Replay the calls, then derive (positives) or refuse (negatives)."""
+        from eval.asset_words import scenario_class
         from generator.assetdef import load_asset_class
         from generator.generate.model import ToolCall
         from generator.tools.registry import ToolContext, call_tool
 
-        asset = load_asset_class(str(scenario.get("asset_class") or "transformer"))
+        asset = load_asset_class(scenario_class(scenario))
         raw_calls = scenario.get("tool_sequence")
         calls = [ToolCall.model_validate(c) for c in raw_calls] if isinstance(
             raw_calls, list) else []

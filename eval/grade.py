@@ -48,8 +48,10 @@ import re
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
+from eval.asset_words import asset_nouns_pattern
 from eval.extract import (
     FAULT_CODES,
     UNITS,
@@ -96,11 +98,17 @@ REFUSAL_PATTERNS: tuple[str, ...] = (
     r"\bimpossible\b", r"\bno (?:data|records?|readings?|samples?|telemetry|information|tool)\b",
     r"\b(?:does|do|did) not (?:contain|exist|hold|have|include|provide)",
     r"\b(?:doesn't|don't|didn't) (?:contain|exist|hold|have|include|provide)",
-    r"\bnot (?:found|in the (?:data|store|database))\b", r"\bunknown (?:asset|transformer|unit)\b",
+    r"\bnot (?:found|in the (?:data|store|database))\b", r"\bunknown (?:asset|unit)\b",
     r"\bno such\b", r"\binsufficient\b", r"\bnot enough\b", r"\boutside (?:the )?(?:available|"
     r"data|recorded|stored)", r"\bno (?:available|registered) tool\b", r"\bnot supported\b",
 )
-_REFUSAL_RE = re.compile("|".join(REFUSAL_PATTERNS), re.IGNORECASE)
+
+
+@cache
+def _refusal_re() -> re.Pattern[str]:
+    """REFUSAL_PATTERNS, and "unknown <noun>" for every asset class's noun (its vocabulary)."""
+    unknown_class = r"\bunknown (?:" + asset_nouns_pattern() + r")\b"
+    return re.compile("|".join((*REFUSAL_PATTERNS, unknown_class)), re.IGNORECASE)
 
 
 # -- scenario fields ----------------------------------------------------------------------
@@ -614,8 +622,9 @@ def fabricated_values(scenario: Mapping[str, Any], ex: Extracted) -> list[str]:
 
 
 def refuses(text: str) -> bool:
-    """True when the text says the request cannot be answered (see REFUSAL_PATTERNS)."""
-    return _REFUSAL_RE.search(text[:100_000]) is not None
+    """True when the text says the request cannot be answered (see REFUSAL_PATTERNS; an
+    "unknown <asset noun>" of any class counts too)."""
+    return _refusal_re().search(text[:100_000]) is not None
 
 
 def grade_refusal(scenario: Mapping[str, Any], answer: Any, sid: str) -> GradeResult:

@@ -64,7 +64,9 @@ _REFUSAL = re.compile(
 )
 _PLACEHOLDER = re.compile(r"\{[^}]*\}|<[A-Za-z_]+>|\bNone\b|\bnan\b|\bTODO\b|\bXXX\b")
 _ENTITY_ARGS = ("site_name", "asset_id", "equipment_id", "sensor")
-_SCAN_TOOLS = frozenset({"sites", "assets", "sensors", "history", "oil_samples",
+# Plain reads (a lookup, not an analysis): these generic tools, and any iot tool that follows
+# no standard (a class's own record reads, e.g. laboratory samples).
+_SCAN_TOOLS = frozenset({"sites", "assets", "sensors", "history",
                          "get_work_orders", "get_preventive_work_orders",
                          "get_corrective_work_orders", "get_events", "get_failure_codes",
                          "get_ai_tasks", "get_tsfm_models", "get_failure_modes"})
@@ -100,6 +102,9 @@ class RuleJudge:
         self.policies = policies if policies is not None else load_policies()
         self.registry = load_tools()
         self.tool_domains = {s.name: s.domain for s in self.registry.all()}
+        self.scan_tools = _SCAN_TOOLS | {
+            s.name for s in self.registry.all() if s.domain == "iot" and not s.standard
+        }
 
     async def judge(self, records: Sequence[dict[str, Any]]) -> list[JudgeVerdict]:
         """One verdict per record (the rule judge always produces one)."""
@@ -226,7 +231,7 @@ class RuleJudge:
             why = "medium but no tool work"
         else:
             just, why = False, ""
-        diagnostic = bool({t for t in existing if t not in _SCAN_TOOLS})
+        diagnostic = bool({t for t in existing if t not in self.scan_tools})
         difficulty_c = [
             _Criterion("declared", declared, "no difficulty declared"),
             _Criterion("justified", just if declared else None, why),

@@ -17,6 +17,8 @@ without breaking a class. Stable names:
 - negative kinds: :func:`negative`, :class:`NegativeContext`, :class:`NegativeDraft`,
   :func:`draft_external_dependency`, :data:`EXTERNAL_NEEDS`, :func:`day_of`;
 - errors: :class:`UserError`, :class:`StoreUnavailable`;
+- held-out checks (``assets/<class>/heldout.py``): :func:`margin`, :class:`MarginResult`,
+  :func:`call_output`, :func:`decoy`, :class:`DecoyInput`;
 - blocking work off the event loop: :func:`to_thread`.
 """
 
@@ -35,6 +37,8 @@ from generator.generate.negatives import (
     draft_external_dependency,
     negative,
 )
+from generator.heldout.decoys import DecoyInput, decoy
+from generator.heldout.margins import MarginResult, call_output, margin
 from generator.profile.model import GroundedAsset
 from generator.store.couch import Doc
 from generator.tools import timeseries
@@ -58,9 +62,11 @@ __all__ = [
     "EXTERNAL_NEEDS",
     "Ambiguous",
     "AssetClass",
+    "DecoyInput",
     "Doc",
     "FamilyContext",
     "GroundedAsset",
+    "MarginResult",
     "NegativeContext",
     "NegativeDraft",
     "Plan",
@@ -74,13 +80,16 @@ __all__ = [
     "Vocabulary",
     "WindowArgs",
     "available_asset_classes",
+    "call_output",
     "check_asset",
     "check_window",
     "day_of",
+    "decoy",
     "draft_external_dependency",
     "family",
     "load_asset_class",
     "load_vocabulary",
+    "margin",
     "negative",
     "plain_records",
     "timeseries",

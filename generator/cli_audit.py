@@ -28,7 +28,6 @@ def register(app: typer.Typer, bench_app: typer.Typer) -> None:
         mismatch, reading_dependent, error or false premise outside the false-premise family;
         2: usage error.
         """
-        import eval.audit.families  # noqa: F401  (registers the re-derivations)
         from eval.audit.run import audit_run, render
 
         report = audit_run(run_dir, limit=limit)

@@ -58,17 +58,20 @@ class Reading:
 
 
 @dataclass
-class DgaCheck:
-    """A DGA reference set against Duval's zone and the injected truth."""
+class TruthCheck:
+    """A classification reference set against an independent method's class and the fault
+    the simulator injected (a class's audit chooses the method, e.g. a standard's own
+    graphical method)."""
 
+    method: str
     reference: str
-    duval: str
+    method_class: str
     truth: str | None
 
     @property
     def both_contradict(self) -> bool:
-        """The reference differs from Duval's class and from the truth (when known)."""
-        return self.truth is not None and self.reference not in (self.duval, self.truth)
+        """The reference differs from the method's class and from the truth (when known)."""
+        return self.truth is not None and self.reference not in (self.method_class, self.truth)
 
 
 @dataclass
@@ -77,7 +80,7 @@ class Derivation:
 
     readings: list[Reading]
     premises_false: list[str] = field(default_factory=list)
-    dga: DgaCheck | None = None
+    truth_check: TruthCheck | None = None
 
 
 @dataclass
@@ -95,6 +98,15 @@ AUDITS: Registry[AuditFn] = Registry("audited family")
 def audits(name: str) -> Callable[[AuditFn], AuditFn]:
     """Register the decorated function as the independent re-derivation of family ``name``."""
     return AUDITS.register(name)
+
+
+# family -> why it has no independent re-derivation (reported as ``unsupported``)
+UNSUPPORTED: Registry[str] = Registry("family without a re-derivation")
+
+
+def unsupported(name: str, why: str) -> None:
+    """Declare that family ``name`` has no independent re-derivation, and why."""
+    UNSUPPORTED.add(name, why)
 
 
 # -- readings ------------------------------------------------------------------------------

@@ -9,16 +9,26 @@ fix). ``premise_false`` flags a text whose stated fact the raw documents contrad
 
 from __future__ import annotations
 
+import importlib
+import importlib.util
 from collections import Counter
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-import eval.audit.families as fam
-from eval.audit.core import AUDITS, AuditContext, Case, Derivation, NoSingleAnswer, differences
+from eval.audit.core import (
+    AUDITS,
+    UNSUPPORTED,
+    AuditContext,
+    Case,
+    Derivation,
+    NoSingleAnswer,
+    differences,
+)
 from eval.audit.raw import RawStore
 from generator import safeparse
+from generator.classmodule import class_module
 from generator.errors import UserError
 
 Verdict = Literal["match", "reading_dependent", "mismatch", "unsupported", "error"]
@@ -44,13 +54,16 @@ class ReadingResult(_Strict):
     note: str = Field(default="", description="Why there is no answer, if so")
 
 
-class DgaResult(_Strict):
-    """A DGA reference against Duval's zone and the injected truth."""
+class TruthCheckResult(_Strict):
+    """A classification reference against an independent method's class and the injected
+    truth."""
 
-    reference: str = Field(description="The reference fault_type")
-    duval: str = Field(description="Duval triangle 1 class (normal when gases are not significant)")
-    truth: str | None = Field(description="Injected fault in force at the sample, or normal")
-    both_contradict: bool = Field(description="The reference differs from Duval and the truth")
+    method: str = Field(description="The independent method, named by the class's audit")
+    reference: str = Field(description="The reference class")
+    method_class: str = Field(description="The class the method gives")
+    truth: str | None = Field(description="Injected fault in force at the time, or normal")
+    both_contradict: bool = Field(
+        description="The reference differs from the method's class and from the truth")
 
 
 class ScenarioAudit(_Strict):
@@ -64,7 +77,8 @@ class ScenarioAudit(_Strict):
     unverified_keys: list[str] = Field(description="Reference keys no reading re-derives")
     premise_false: bool = Field(description="The text states a fact the raw documents contradict")
     premises: list[str] = Field(description="The contradicted facts")
-    dga: DgaResult | None = Field(description="DGA cross-check, for DGA-class references")
+    truth_check: TruthCheckResult | None = Field(
+        description="Cross-check against a method and the truth, for classification references")
     note: str = Field(default="", description="Why unsupported / mismatch without readings")
 
 
@@ -77,8 +91,10 @@ class AuditReport(_Strict):
     premise_false_outside_family: int = Field(
         description="Scenarios with a false premise outside the false-premise family"
     )
-    dga_checked: int = Field(description="DGA references cross-checked against Duval and truth")
-    dga_both_contradict: int = Field(description="DGA references Duval and the truth contradict")
+    truth_checked: int = Field(
+        description="Classification references cross-checked against a method and the truth")
+    truth_both_contradict: int = Field(
+        description="Cross-checked references both the method and the truth contradict")
     unsupported: dict[str, str] = Field(description="Family → why it has no re-derivation")
     deciding_readings: dict[str, dict[str, int]] = Field(
         description="family → single alternative reading (one choice changed from the primary) "
@@ -96,8 +112,25 @@ class AuditReport(_Strict):
         return 1 if bad or self.premise_false_outside_family else 0
 
 
+def _manifest_class(run_dir: Path) -> str | None:
+    path = run_dir / "manifest.json"
+    if not path.exists():
+        return None
+    try:
+        manifest = safeparse.loads(path.read_text(), safeparse.FILE)
+    except ValueError:
+        raise UserError(f"{path} is not JSON",
+                        fix="restore the file or audit another run") from None
+    value = manifest.get("asset_class") if isinstance(manifest, dict) else None
+    return str(value) if value else None
+
+
 def load_cases(run_dir: Path) -> tuple[str, list[Case]]:
-    """The asset class and the family scenarios of a run folder (open scenarios skipped)."""
+    """The asset class and the family scenarios of a run folder (open scenarios skipped).
+
+    The class is the run manifest's ``asset_class``, else the one its records name; a run
+    whose records name several classes, or none at all, is refused.
+    """
     path = run_dir / "accepted.jsonl"
     if not run_dir.is_dir() or not path.exists():
         raise UserError(
@@ -105,7 +138,8 @@ def load_cases(run_dir: Path) -> tuple[str, list[Case]]:
             fix="pass scenarios/<run_id>/ as written by `scenariogen generate`",
         )
     cases: list[Case] = []
-    asset_class = "transformer"
+    manifest_class = _manifest_class(run_dir)
+    named: set[str] = set()
     for i, raw in enumerate(path.read_text().splitlines()):
         if not raw.strip():
             continue
@@ -117,7 +151,8 @@ def load_cases(run_dir: Path) -> tuple[str, list[Case]]:
         record, seed = line.get("record") or {}, line.get("seed")
         if not seed or record.get("negative") or record.get("reference_answer") is None:
             continue
-        asset_class = record.get("asset_class", asset_class)
+        if record.get("asset_class"):
+            named.add(str(record["asset_class"]))
         cases.append(Case(
             id=str(record.get("id")),
             family=str(seed.get("family") or record.get("family")),
@@ -128,7 +163,26 @@ def load_cases(run_dir: Path) -> tuple[str, list[Case]]:
             tolerance=dict(record.get("tolerance") or seed.get("tolerance") or {}),
             rel_tolerance=dict(record.get("rel_tolerance") or seed.get("rel_tolerance") or {}),
         ))
-    return asset_class, cases
+    if manifest_class is not None:
+        named.add(manifest_class)
+    if len(named) != 1:
+        what = "the asset classes " + ", ".join(sorted(named)) if named else "no asset class"
+        raise UserError(
+            f"{run_dir}: the run names {what}",
+            fix="audit a run written by `scenariogen generate` (its manifest.json names the "
+            "one asset class of the run)",
+        )
+    return named.pop(), cases
+
+
+def load_class_audits(asset_class: str) -> bool:
+    """Import the class's audit package ``assets.<class>.audit`` (it registers its
+    re-derivations); False when the class has none (its families are then unsupported)."""
+    module = class_module(asset_class, "audit")
+    if module is None:
+        return False
+    importlib.import_module(module)
+    return True
 
 
 def _verdict(case: Case, derivation: Derivation) -> ScenarioAudit:
@@ -156,14 +210,14 @@ def _verdict(case: Case, derivation: Derivation) -> ScenarioAudit:
         verdict = "reading_dependent"
     else:
         verdict = "mismatch"
-    dga = derivation.dga
+    check = derivation.truth_check
     return ScenarioAudit(
         id=case.id, family=case.family, verdict=verdict, readings_tried=len(results),
         disagreeing=[r for r in results if not r.agrees], unverified_keys=sorted(unverified),
         premise_false=bool(derivation.premises_false), premises=derivation.premises_false,
-        dga=None if dga is None else DgaResult(reference=dga.reference, duval=dga.duval,
-                                               truth=dga.truth,
-                                               both_contradict=dga.both_contradict),
+        truth_check=None if check is None else TruthCheckResult(
+            method=check.method, reference=check.reference, method_class=check.method_class,
+            truth=check.truth, both_contradict=check.both_contradict),
     )
 
 
@@ -172,10 +226,10 @@ def audit_case(ctx: AuditContext, case: Case) -> ScenarioAudit:
     def plain(verdict: Verdict, note: str) -> ScenarioAudit:
         return ScenarioAudit(id=case.id, family=case.family, verdict=verdict, readings_tried=0,
                              disagreeing=[], unverified_keys=sorted(case.answer),
-                             premise_false=False, premises=[], dga=None, note=note)
+                             premise_false=False, premises=[], truth_check=None, note=note)
 
-    if case.family in fam.UNSUPPORTED:
-        return plain("unsupported", fam.UNSUPPORTED[case.family])
+    if case.family in UNSUPPORTED:
+        return plain("unsupported", UNSUPPORTED.get(case.family))
     if case.family not in AUDITS:
         return plain("unsupported", "no independent re-derivation written for this family yet")
     try:
@@ -193,7 +247,7 @@ def build_report(run: str, results: list[ScenarioAudit]) -> AuditReport:
     for r in results:
         counts.setdefault(r.family, Counter())[r.verdict] += 1
     unsupported = {r.family: r.note for r in results if r.verdict == "unsupported"}
-    dga = [r.dga for r in results if r.dga is not None]
+    checks = [r.truth_check for r in results if r.truth_check is not None]
     deciding: dict[str, Counter[str]] = {}
     for r in results:
         for d in r.disagreeing:
@@ -206,8 +260,8 @@ def build_report(run: str, results: list[ScenarioAudit]) -> AuditReport:
         premise_false_outside_family=sum(
             1 for r in results if r.premise_false and not is_false_premise_family(r.family)
         ),
-        dga_checked=len(dga),
-        dga_both_contradict=sum(1 for d in dga if d.both_contradict),
+        truth_checked=len(checks),
+        truth_both_contradict=sum(1 for c in checks if c.both_contradict),
         unsupported=dict(sorted(unsupported.items())),
         deciding_readings={f: dict(c.most_common()) for f, c in sorted(deciding.items())},
         scenarios=results,
@@ -226,6 +280,7 @@ def audit_run(run_dir: Path, limit: int | None = None, raw: RawStore | None = No
 
     asset_class, cases = load_cases(run_dir)
     asset = load_asset_class(asset_class)
+    load_class_audits(asset_class)
     dbs = asset.databases.model_dump()
     store = raw or RawStore({k: v for k, v in dbs.items() if v})
     ctx = AuditContext(raw=store,
@@ -247,10 +302,12 @@ def render(report: AuditReport, limit: int = 20) -> str:
             for f, per in report.counts.items()]
     widths = [max(len(x) for x in col) for col in zip(head, *rows, strict=False)]
     lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)) for r in [head, *rows]]
+    methods = sorted({r.truth_check.method for r in report.scenarios if r.truth_check})
     lines.append(
         f"audited {report.audited}; false premises outside the false-premise family: "
-        f"{report.premise_false_outside_family}; DGA references contradicted by both Duval and "
-        f"the injected truth: {report.dga_both_contradict} of {report.dga_checked}"
+        f"{report.premise_false_outside_family}"
+        + (f"; references contradicted by both {' / '.join(methods)} and the injected truth: "
+           f"{report.truth_both_contradict} of {report.truth_checked}" if methods else "")
     )
     for fam_name, why in report.unsupported.items():
         lines.append(f"unsupported {fam_name}: {why}")

@@ -9,7 +9,7 @@ type: IoT 1–48, FMSR 101–120, TSFM 201–223, Workorder 400–435, multi-age
 bits of SHA-256 of ``"scenariogen-aob-id:" + uuid`` (the record's stable UUID5 of asset
 class, family, parameters and text) and ``span = end - start + 1``; a collision moves to the
 next free id (wrapping inside the range), taking records in uuid order. The uuid, not our
-string id, is hashed because string ids (``transformer_scenario_01``) repeat in every run;
+string id, is hashed because string ids (``<class>_scenario_01``) repeat in every run;
 the same scenario therefore gets the same integer in every export, and two runs' exports can
 be concatenated. The default range, 1 000 000–9 999 999, lies far above upstream's ids.
 An earlier mapping file (``--id-map``) pins the ids it lists.

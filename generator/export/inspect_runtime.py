@@ -31,7 +31,9 @@ from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
 from inspect_ai.solver import TaskState, generate, system_message, use_tools
 from inspect_ai.tool import ToolDef, ToolError, ToolParams
 
+from eval.asset_words import agent_persona, scenario_class
 from eval.grade import grade
+from generator import safeparse
 from generator.assetdef import AssetClass, load_asset_class
 from generator.config import store_settings
 from generator.errors import UserError
@@ -43,13 +45,32 @@ from generator.tools.registry import (
     tools_for,
 )
 
-SYSTEM_PROMPT = (
-    "You assist the operators and asset managers of a fleet of power transformers. "
-    "Answer the request using the tools: they read the fleet's data store and apply the "
-    "standards (IEC 60599, IEC 60076-7, IEEE C57). State the values the request asks for "
-    "explicitly in your final answer. If the request cannot be answered from the data "
-    "(an asset, sensor or period that does not exist), say so instead of guessing."
-)
+
+def system_prompt(asset_class: str) -> str:
+    """The agent's system prompt: the class's persona line (its vocabulary) and the standards
+    its tools apply (its asset.yaml), then the instructions every class shares."""
+    standards = ", ".join(s.id for s in load_asset_class(asset_class).standards)
+    return (
+        f"{agent_persona(asset_class)} "
+        "Answer the request using the tools: they read the fleet's data store and apply the "
+        + (f"standards ({standards}). " if standards else "standards. ")
+        + "State the values the request asks for explicitly in your final answer. If the "
+        "request cannot be answered from the data (an asset, sensor or period that does not "
+        "exist), say so instead of guessing."
+    )
+
+
+def dataset_class(dataset: Path) -> str:
+    """The one asset class the exported dataset's scenarios are about."""
+    named = set()
+    for line in dataset.read_text().splitlines():
+        if line.strip():
+            sample = safeparse.loads(line, safeparse.FILE)
+            named.add(scenario_class(sample.get("scenario") or {}))
+    if len(named) != 1:
+        raise UserError(f"{dataset}: the dataset is about {len(named)} asset classes, not one",
+                        options=sorted(named), fix="export one run per dataset")
+    return named.pop()
 
 
 def _inline_refs(schema: dict[str, Any]) -> dict[str, Any]:
@@ -141,12 +162,15 @@ def scenariogen_grader() -> Scorer:
     return score
 
 
-def scenariogen_task(dataset: Path, *, message_limit: int = 40) -> Task:
+def scenariogen_task(dataset: Path, *, message_limit: int = 40,
+                     asset_class: str | None = None) -> Task:
     """The inspect task over an exported ``dataset.jsonl``.
 
     Args:
         dataset: The exported dataset file.
         message_limit: Conversation length at which a sample stops (tool loops).
+        asset_class: The class the scenarios are about (default: the one the dataset's
+            scenarios name).
 
     Returns:
         An inspect :class:`Task`: system prompt, our tools, generate, our grader.
@@ -155,9 +179,10 @@ def scenariogen_task(dataset: Path, *, message_limit: int = 40) -> Task:
         str(dataset),
         FieldSpec(input="input", target="target", id="id", metadata=["scenario", "aob_id"]),
     )
+    served = asset_class or dataset_class(dataset)
     return Task(
         dataset=samples,
-        solver=[system_message(SYSTEM_PROMPT), use_tools(tool_defs()), generate()],
+        solver=[system_message(system_prompt(served)), use_tools(tool_defs()), generate()],
         scorer=scenariogen_grader(),
         message_limit=message_limit,
     )

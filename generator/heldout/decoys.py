@@ -2,21 +2,21 @@
 
 Each maker takes an instance (its seed and the family context on the private fleet) and
 returns a decoy answer, or ``None`` when its kind does not apply to the instance (no window,
-no paper choice, no DGA class). A decoy equal to the reference (within the tolerance) is
+no unit, no cited edition). A decoy equal to the reference (within the tolerance) is
 *inert*: the mistake does not change this instance's answer, so it proves nothing either way
 and is recorded as such. The gate (:mod:`generator.heldout.gate`) grades every other decoy.
 
-Kinds (the issue's list):
+Makers are registered by kind for every asset class (``*``) or for named classes
+(:mod:`generator.heldout.scoped`); an asset class adds the mistakes of its own standards in
+``assets/<class>/heldout.py`` with :func:`decoy` (exported by :mod:`generator.api`), and may
+refine a generic kind: its maker is tried first, the generic one when it does not apply.
+Generic kinds (the issue's list):
 
-- ``wrong_edition``: the superseded IEC 599 code table (the Rogers / IEC 599 coding of
-  :mod:`assets.transformer.dga`) instead of IEC 60599:2015 Table 1 for a DGA class; for an
-  answer that cites an edition, another edition's year;
-- ``swapped_ratio_codes``: Table 1 read with C2H2/C2H4 and C2H4/C2H6 swapped;
+- ``wrong_edition``: for an answer that cites a standard's edition, another edition's year;
 - ``wrong_unit``: every numeric value given in the neighbouring unit under the same key
   (MVA as kVA, kV as V, % as a fraction, °C as °F, hours as days);
 - ``off_by_one_window``: the window ends (or starts, or is "as of") one day off;
-- ``neighbouring_asset``: the same question answered for the next unit of the fleet;
-- ``default_paper``: the untreated Kraft default instead of a thermally upgraded nameplate.
+- ``neighbouring_asset``: the same question answered for the next unit of the fleet.
 """
 
 from __future__ import annotations
@@ -29,11 +29,11 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from typing import Any
 
-from assets.transformer import dga
 from generator.errors import StoreUnavailable, UserError
 from generator.generate.families import FAMILIES, Ambiguous, FamilyContext, compare
 from generator.generate.model import TaskSeed, ToolCall
-from generator.registry import Registry
+from generator.heldout.plugins import load_heldout_module
+from generator.heldout.scoped import GENERIC, ScopedRegistry
 
 
 @dataclass(frozen=True)
@@ -44,19 +44,42 @@ class DecoyInput:
     ctx: FamilyContext
     asset_ids: tuple[str, ...]
 
+    async def rederive(self, calls: list[ToolCall], params: dict[str, Any]
+                       ) -> dict[str, Any] | None:
+        """The family's answer from other calls and parameters; None when none follows."""
+        spec = FAMILIES.get(self.seed.family)
+        try:
+            return spec.derive(params, await self.ctx.run(calls))
+        except StoreUnavailable:
+            raise
+        except (Ambiguous, UserError, KeyError, IndexError, ValueError, TypeError):
+            return None
+
 
 DecoyFn = Callable[[DecoyInput], Coroutine[Any, Any, dict[str, Any] | None]]
-DECOYS: Registry[DecoyFn] = Registry("decoy kind")
+DECOYS: ScopedRegistry[DecoyFn] = ScopedRegistry("decoy kind")
 
 
-def decoy(name: str) -> Callable[[DecoyFn], DecoyFn]:
-    """Register a decoy maker under ``name``."""
+def decoy(name: str, asset_classes: tuple[str, ...] = (GENERIC,)
+          ) -> Callable[[DecoyFn], DecoyFn]:
+    """Register a decoy maker under ``name`` for ``asset_classes`` (default: every class)."""
+    return DECOYS.register(name, asset_classes)
 
-    def deco(fn: DecoyFn) -> DecoyFn:
-        DECOYS.add(name, fn)
-        return fn
 
-    return deco
+async def make_decoys(inp: DecoyInput) -> list[tuple[str, dict[str, Any] | None]]:
+    """Every decoy kind of the instance's asset class with its decoy (None: not applicable),
+    by kind; the class's own maker of a kind first, the generic one when it gives none."""
+    asset_class = inp.ctx.profile.asset_class
+    load_heldout_module(asset_class)
+    out: list[tuple[str, dict[str, Any] | None]] = []
+    for kind, chain in DECOYS.for_class(asset_class).items():
+        answer = None
+        for fn in chain:
+            answer = await fn(inp)
+            if answer is not None:
+                break
+        out.append((kind, answer))
+    return out
 
 
 def is_inert(seed: TaskSeed, answer: dict[str, Any]) -> bool:
@@ -64,57 +87,18 @@ def is_inert(seed: TaskSeed, answer: dict[str, Any]) -> bool:
     return not compare(seed.answer, answer, seed.tolerance, rel_tolerance=seed.rel_tolerance)
 
 
-async def _rederive(inp: DecoyInput, calls: list[ToolCall], params: dict[str, Any]
-                    ) -> dict[str, Any] | None:
-    """The family's answer from other calls and parameters; None when none follows."""
-    spec = FAMILIES.get(inp.seed.family)
-    try:
-        return spec.derive(params, await inp.ctx.run(calls))
-    except StoreUnavailable:
-        raise
-    except (Ambiguous, UserError, KeyError, IndexError, ValueError, TypeError):
-        return None
-
-
-def _dga_args(seed: TaskSeed) -> dict[str, Any] | None:
-    for call in seed.tool_sequence:
-        if call.name == "interpret_dga":
-            return dict(call.args)
-    return None
-
-
-def _ratios(seed: TaskSeed) -> dga.Ratios | None:
-    args = _dga_args(seed)
-    if args is None or not isinstance(seed.answer.get("fault_type"), str):
-        return None
-    fields = dga.GasSample.model_fields
-    sample = dga.GasSample(**{k: v for k, v in args.items() if k in fields})
-    return dga.iec60599_ratios(sample)
+# standards bodies whose citations carry an edition year ("IEC 60599:2015", "AHRI 550/590-2023")
+_CITATION = re.compile(
+    r"\b(IEC|IEEE|ISO|ANSI|ASHRAE|AHRI|NEMA|API)([ \w./]*?)([-:])(19|20)(\d\d)\b")
 
 
 @decoy("wrong_edition")
 async def wrong_edition(inp: DecoyInput) -> dict[str, Any] | None:
-    """The IEC 599 code table's class for a DGA answer; another year for a cited edition."""
-    answer = inp.seed.answer
-    r = _ratios(inp.seed)
-    if r is not None and answer["fault_type"] not in ("normal",):
-        old = dga.classify_rogers(dga.rogers_codes(r))
-        return {**answer, "fault_type": dga.ROGERS_TO_IEC.get(old, "ND")}
-    text = json.dumps(answer)
-    swapped = re.sub(r"\b(IEC|IEEE)([ \w.]*?)([-:])(19|20)(\d\d)\b",
-                     lambda m: f"{m[1]}{m[2]}{m[3]}{'1999' if m[4] + m[5] != '1999' else '2015'}",
-                     text)
+    """Another year for an edition the answer cites."""
+    text = json.dumps(inp.seed.answer)
+    swapped = _CITATION.sub(
+        lambda m: f"{m[1]}{m[2]}{m[3]}{'1999' if m[4] + m[5] != '1999' else '2015'}", text)
     return json.loads(swapped) if swapped != text else None
-
-
-@decoy("swapped_ratio_codes")
-async def swapped_ratio_codes(inp: DecoyInput) -> dict[str, Any] | None:
-    """Table 1 read with the first and third ratio exchanged."""
-    r = _ratios(inp.seed)
-    if r is None or inp.seed.answer["fault_type"] == "normal":
-        return None
-    a, b, c = r.values()
-    return {**inp.seed.answer, "fault_type": dga._iec_class(c, b, a)}
 
 
 # key suffix -> (factor, offset) taking the right unit's number to the neighbouring unit's
@@ -188,7 +172,7 @@ async def off_by_one_window(inp: DecoyInput) -> dict[str, Any] | None:
         for pkey, pval in inp.seed.params.items():
             if isinstance(pval, str) and any(pval == c.args.get(key) for c in calls):
                 params[pkey] = _shift_time(pval, days) or pval
-        return await _rederive(inp, moved, params)
+        return await inp.rederive(moved, params)
     return None
 
 
@@ -216,23 +200,4 @@ async def neighbouring_asset(inp: DecoyInput) -> dict[str, Any] | None:
         return None
     calls = [ToolCall.model_validate(_replace_ids(c.model_dump(mode="json"), old, new))
              for c in inp.seed.tool_sequence]
-    return await _rederive(inp, calls, dict(_replace_ids(inp.seed.params, old, new)))
-
-
-def _paper_tools() -> set[str]:
-    from generator.tools.registry import TOOLS
-
-    return {spec.name for spec in TOOLS.all() if "paper" in spec.args.model_fields}
-
-
-@decoy("default_paper")
-async def default_paper(inp: DecoyInput) -> dict[str, Any] | None:
-    """The answer with the untreated Kraft default where the unit has upgraded paper."""
-    tools = _paper_tools()
-    calls = inp.seed.tool_sequence
-    if not any(c.name in tools and c.args.get("paper") != "kraft" for c in calls):
-        return None
-    moved = [ToolCall(name=c.name, args={**c.args, "paper": "kraft"}) if c.name in tools else c
-             for c in calls]
-    return await _rederive(inp, moved, {**inp.seed.params, "paper": "kraft"}
-                           if "paper" in inp.seed.params else dict(inp.seed.params))
+    return await inp.rederive(calls, dict(_replace_ids(inp.seed.params, old, new)))

@@ -1,15 +1,15 @@
 """The private fleet: simulated from the secret into databases of their own.
 
-The simulator's :class:`~assets.transformer.simulator.FleetSpec` takes a seed, the number of
-sites and units per site, the days of data and the start day; the seed then fixes every
-unit's rating and cooling (catalogue draw), paper, faults and onsets, loads and the sites'
-weather. All five come from the secret here, so a different secret gives a different fleet
+A class's simulator takes a fleet spec (its asset.yaml names the model) with a seed, the
+number of sites and units per site, the days of data and the start day; the seed then fixes
+everything the simulator draws (each unit's nameplate, faults and onsets, loads, the sites'
+weather). All five come from the secret here, so a different secret gives a different fleet
 and the same secret the same one.
 
-Private databases are named ``heldout_<keyed digest>_<base prefix><logical name>``
-(e.g. ``heldout_3fa9c0e1d2_transformer``, ``heldout_3fa9c0e1d2_scenariogen_truth``): every
-one starts with ``heldout_``, so a store rule "prefix ``heldout_`` or name contains
-``truth``" keeps them from the tools user.
+Private databases are named ``heldout_<keyed digest>_<base prefix><physical name>``
+(e.g. ``heldout_3fa9c0e1d2_<telemetry database>``,
+``heldout_3fa9c0e1d2_scenariogen_truth_<class>``): every one starts with ``heldout_``, so a
+store rule "prefix ``heldout_`` or name contains ``truth``" keeps them from the tools user.
 """
 
 from __future__ import annotations

@@ -23,7 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from eval.grade import grade
 from generator.generate.families import FamilyContext
 from generator.generate.model import TaskSeed
-from generator.heldout.decoys import DECOYS, DecoyInput, is_inert
+from generator.heldout.decoys import DecoyInput, is_inert, make_decoys
 from generator.heldout.margins import MarginResult, check_margins
 
 
@@ -85,7 +85,7 @@ async def run_gate(
         + (", ".join(f"{r.name}={r.outcome}" for r in seed.readings) or "none open"),
     ))
     outputs = await ctx.run(seed.tool_sequence)
-    margins = check_margins(seed, outputs)
+    margins = check_margins(seed, outputs, ctx.profile.asset_class)
     failed = [m for m in margins if not m.ok]
     steps.append(GateStep(
         name="margins", ok=not failed,
@@ -94,8 +94,7 @@ async def run_gate(
     ))
     decoys: list[DecoyCheck] = []
     inp = DecoyInput(seed=seed, ctx=ctx, asset_ids=asset_ids)
-    for kind in DECOYS:
-        answer = await DECOYS.get(kind)(inp)
+    for kind, answer in await make_decoys(inp):
         if answer is None:
             decoys.append(DecoyCheck(kind=kind, outcome="not_applicable"))
         elif is_inert(seed, answer):

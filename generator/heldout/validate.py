@@ -90,7 +90,7 @@ def variant_secret(secret: Secret, v: int) -> Secret:
     return Secret(secret.digest("variant", v).hex().encode())
 
 
-async def validate(secret: Secret, *, variants: int = 8, asset_class: str = "transformer",
+async def validate(secret: Secret, *, asset_class: str, variants: int = 8,
                    size: str = "default", max_attempts: int = 24,
                    settings: StoreSettings | None = None, workdir: Path) -> ValidationReport:
     """Draw one gated instance per family in each of ``variants`` private fleets."""

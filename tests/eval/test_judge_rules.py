@@ -75,3 +75,17 @@ def test_an_unjustified_hard_label(judge: RuleJudge) -> None:
     # fails (one lookup): 1/3 -> 1 + round(4/3) = 2
     assert difficulty.rating == 2
     assert "justified" in difficulty.reason
+
+
+def test_a_class_record_read_is_a_lookup_and_a_standard_tool_an_analysis(judge: RuleJudge) -> None:
+    # oil_samples is an iot tool that follows no standard: one such read is a single lookup
+    # (non_trivial fails, 2/3 -> 4); interpret_dga follows IEC 60599: one call of it is an
+    # analysis (non_trivial passes, 3/3 -> 5)
+    read = _ours(expected_tools=["oil_samples"], tool_sequence=[
+        {"name": "oil_samples", "args": {"asset_id": "EAST-TX01"}}])
+    assert judge.judge_one(read).dimensions["difficulty"].rating == 4
+    assert "oil_samples" in judge.scan_tools and "interpret_dga" not in judge.scan_tools
+    gases = {"hydrogen": 50, "methane": 200, "ethane": 50, "ethylene": 300, "acetylene": 2}
+    dga = _ours(type="fmsr", expected_tools=["interpret_dga"], tool_sequence=[
+        {"name": "interpret_dga", "args": gases}])
+    assert judge.judge_one(dga).dimensions["difficulty"].rating == 5

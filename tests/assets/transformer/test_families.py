@@ -13,7 +13,7 @@ from collections import defaultdict
 import pytest
 
 from assets.transformer import dga
-from eval.audit.standards import duval_zone
+from assets.transformer.audit.standards import duval_zone
 from generator.config import StoreSettings
 from generator.generate.families import (
     FAMILIES,

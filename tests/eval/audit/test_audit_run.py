@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-import eval.audit.families  # noqa: F401  (registers the re-derivations)
+import assets.transformer.audit  # noqa: F401  (registers the re-derivations)
 from eval.audit.raw import RawStore
 from eval.audit.run import AuditReport, audit_run
 from generator.config import StoreSettings

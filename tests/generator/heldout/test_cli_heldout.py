@@ -33,8 +33,8 @@ def test_validate_reports_every_family_and_drops_variant_fleets(
     store_settings: StoreSettings, tmp_path: Path
 ) -> None:
     secret = Secret(b"validate-secret-for-the-tests")
-    report = asyncio.run(validate(secret, variants=2, size="small", settings=store_settings,
-                                  workdir=tmp_path, max_attempts=12))
+    report = asyncio.run(validate(secret, asset_class="transformer", variants=2, size="small",
+                                  settings=store_settings, workdir=tmp_path, max_attempts=12))
     assert report.variants == 2 and "tsfm_methods" in report.excluded
     assert len(report.families) >= 20
     for name, fam in report.families.items():

@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from eval.audit import standards as s
+from assets.transformer.audit import standards as s
 
 
 def gases(h2: float, ch4: float, c2h6: float, c2h4: float, c2h2: float,

@@ -1,8 +1,8 @@
 """The audit's own implementations of the transformer standards, written from the shared notes.
 
 Written from ``/work/shared/domain/transformer-standards.md`` without reading or importing the
-project's diagnostic tools (``assets.transformer.*``): the audit is only worth something if a
-second, independent implementation reaches the same reference answers.
+project's diagnostic tools (the other modules of ``assets.transformer``): the audit is only
+worth something if a second, independent implementation reaches the same reference answers.
 
 - DGA: IEC 60599:2015 Table 1 ratio classes (§1.1), Rogers / IEC 599 codes (§1.2), Duval
   triangle 1 (§1.4), IEC 60599 typical values and IEEE C57.104-2008 Table 1 conditions

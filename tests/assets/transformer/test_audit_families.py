@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-import eval.audit.families  # noqa: F401  (registers the re-derivations)
+import assets.transformer.audit  # noqa: F401  (registers the re-derivations)
 from eval.audit.core import AuditContext, Case
 from eval.audit.raw import Doc, RawStore
-from eval.audit.run import audit_case
+from eval.audit.run import audit_case, build_report, render
 
 
 class FakeRaw(RawStore):
@@ -108,3 +108,32 @@ def test_false_premise_family_names_the_samples_around_a_day_without_one() -> No
                                {"asset_id": "U1", "claimed_fault": "D2",
                                 "claim_date": "2026-06-06"}, answer))
     assert got.verdict == "match" and got.premise_false
+
+
+class TruthRaw(FakeRaw):
+    """FakeRaw with an injected-fault record for U1."""
+
+    def truth(self, asset_id: str) -> Doc | None:
+        return {"asset_id": "U1", "fault_type": "T2", "onset": "2025-01-01T00:00:00"}
+
+
+def test_a_stored_dga_reference_is_cross_checked_against_duval_and_the_truth() -> None:
+    # Sample of 2025-02-01 (after the T2 onset): H2 50, CH4 200, C2H6 50, C2H4 300, C2H2 2.
+    # Duval: CH4 + C2H4 + C2H2 = 502; %C2H4 = 300/502 = 59.8 (≥ 50), %C2H2 = 0.4 (< 15) → T3.
+    sample = {"asset_id": "U1", "timestamp": "2025-02-01T00:00:00", "hydrogen": 50,
+              "methane": 200, "ethane": 50, "ethylene": 300, "acetylene": 2}
+    ctx = AuditContext(raw=TruthRaw([PLATE], oil={"U1": [sample]}), failure_modes=[])
+    params = {"asset_id": "U1", "which": "latest", "with_details": False}
+    wrong = audit_case(ctx, case("fmsr_dga_stored", "U1's latest sample", params,
+                                 {"fault_type": "T1"}))
+    assert wrong.truth_check is not None
+    assert (wrong.truth_check.method, wrong.truth_check.method_class,
+            wrong.truth_check.truth) == ("Duval triangle 1", "T3", "T2")
+    # T1 is neither Duval's T3 nor the injected T2
+    assert wrong.truth_check.both_contradict
+    right = audit_case(ctx, case("fmsr_dga_stored", "U1's latest sample", params,
+                                 {"fault_type": "T3"}))
+    assert right.truth_check is not None and not right.truth_check.both_contradict
+    report = build_report("run", [wrong, right])
+    assert (report.truth_checked, report.truth_both_contradict) == (2, 1)
+    assert "both Duval triangle 1 and the injected truth: 1 of 2" in render(report)

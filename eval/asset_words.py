@@ -1,0 +1,86 @@
+"""The words an asset class is spoken of with, for prompts and answer patterns.
+
+Everything class-specific that the eval side says (the agent's persona, the noun a
+clarifying question or a refusal names) comes from the class's vocabulary, never from code.
+:func:`class_vocabulary` is the one accessor of that vocabulary, :func:`scenario_class` says
+which class a scenario is about.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from functools import cache
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field
+
+from generator.assetdef import ASSETS_DIR, available_asset_classes, load_asset_class
+from generator.errors import UserError
+
+
+class ClassWords(BaseModel):
+    """The part of a class's vocabulary the eval side uses."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+    noun: str = Field(description="Singular as people say it, e.g. 'pump'")
+    plural: str = Field(description="Plural, e.g. 'pumps'")
+    agent_persona: str = Field(description="System-prompt line for dry-run / inspect agents")
+
+
+@cache
+def class_vocabulary(asset_class: str) -> ClassWords:
+    """The vocabulary of ``asset_class``.
+
+    Interim accessor until the framework's vocabulary loader lands
+    (``generator.vocabulary.load_vocabulary``, which validates
+    ``assets/<class>/vocabulary.yaml``); then this body becomes that call. Until then it
+    reads the file's ``noun``, ``plural`` and ``agent_persona``, and for a class without the
+    file speaks of its asset.yaml ``display_name``.
+    """
+    load_asset_class(asset_class)  # an unknown class is a UserError listing the classes
+    path = ASSETS_DIR / asset_class / "vocabulary.yaml"
+    if path.exists():
+        return ClassWords.model_validate(yaml.safe_load(path.read_text()))
+    name = load_asset_class(asset_class).display_name.lower()
+    plural = name + "s"
+    return ClassWords(noun=name.split()[-1], plural=plural,
+                      agent_persona="You assist the operators and asset managers of a fleet of "
+                      f"{plural}.")
+
+
+def agent_persona(asset_class: str) -> str:
+    """The system-prompt line that tells an agent whose fleet it works on."""
+    return class_vocabulary(asset_class).agent_persona
+
+
+@cache
+def asset_nouns_pattern() -> str:
+    """A regex alternation of every discovered class's noun and plural (longest first)."""
+    words: set[str] = set()
+    for cls in available_asset_classes():
+        v = class_vocabulary(cls)
+        words |= {v.noun, v.plural}
+    return "|".join(re.escape(w) for w in sorted(words, key=lambda w: (-len(w), w)))
+
+
+def default_class() -> str:
+    """The class to assume when a scenario names none.
+
+    Interim until the framework's default lands (``generator.assetdef.default_asset_class``,
+    the class whose asset.yaml sets ``default: true``); then this body becomes that call.
+    Until then: the only discovered class, else a :class:`UserError`.
+    """
+    classes = available_asset_classes()
+    if len(classes) == 1:
+        return classes[0]
+    raise UserError("the scenario names no asset class and several are installed",
+                    options=classes, fix="give the scenario an asset_class field")
+
+
+def scenario_class(scenario: Mapping[str, Any]) -> str:
+    """The asset class a scenario is about: its ``asset_class``, else the default class."""
+    named = scenario.get("asset_class")
+    return str(named) if named else default_class()
