@@ -13,42 +13,15 @@ from collections.abc import Mapping
 from functools import cache
 from typing import Any
 
-import yaml
-from pydantic import BaseModel, ConfigDict, Field
-
-from generator.assetdef import ASSETS_DIR, available_asset_classes, load_asset_class
+from generator.assetdef import available_asset_classes
 from generator.errors import UserError
-
-
-class ClassWords(BaseModel):
-    """The part of a class's vocabulary the eval side uses."""
-
-    model_config = ConfigDict(extra="ignore", frozen=True)
-
-    noun: str = Field(description="Singular as people say it, e.g. 'pump'")
-    plural: str = Field(description="Plural, e.g. 'pumps'")
-    agent_persona: str = Field(description="System-prompt line for dry-run / inspect agents")
+from generator.vocabulary import Vocabulary, load_vocabulary
 
 
 @cache
-def class_vocabulary(asset_class: str) -> ClassWords:
-    """The vocabulary of ``asset_class``.
-
-    Interim accessor until the framework's vocabulary loader lands
-    (``generator.vocabulary.load_vocabulary``, which validates
-    ``assets/<class>/vocabulary.yaml``); then this body becomes that call. Until then it
-    reads the file's ``noun``, ``plural`` and ``agent_persona``, and for a class without the
-    file speaks of its asset.yaml ``display_name``.
-    """
-    load_asset_class(asset_class)  # an unknown class is a UserError listing the classes
-    path = ASSETS_DIR / asset_class / "vocabulary.yaml"
-    if path.exists():
-        return ClassWords.model_validate(yaml.safe_load(path.read_text()))
-    name = load_asset_class(asset_class).display_name.lower()
-    plural = name + "s"
-    return ClassWords(noun=name.split()[-1], plural=plural,
-                      agent_persona="You assist the operators and asset managers of a fleet of "
-                      f"{plural}.")
+def class_vocabulary(asset_class: str) -> Vocabulary:
+    """The vocabulary of ``asset_class`` (its ``assets/<class>/vocabulary.yaml``)."""
+    return load_vocabulary(asset_class)
 
 
 def agent_persona(asset_class: str) -> str:
