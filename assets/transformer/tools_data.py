@@ -262,7 +262,7 @@ async def oil_samples(args: WindowArgs, ctx: ToolContext) -> RecordsResult:
     """
     _check_window(args.start, args.final)
     await _check_asset(ctx, args.site_name, args.asset_id)
-    docs = await ctx.store.oil_samples(args.asset_id, args.start, args.final)
+    docs = await ctx.store.records("oil_sample", args.asset_id, args.start, args.final)
     rows = _records(docs)
     return RecordsResult(
         asset_id=args.asset_id, start=args.start, final=args.final, count=len(rows), records=rows
@@ -669,7 +669,7 @@ def _mode_info(fm: Any) -> FailureModeInfo:
         name=fm.name,
         description=fm.description,
         failure_code=fm.failure_code,
-        iec60599_code=fm.iec60599_code,
+        iec60599_code=fm.codes.get("iec60599"),
         sensors=list(fm.sensors),
     )
 

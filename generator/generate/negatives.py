@@ -197,7 +197,7 @@ def _draft(
             "reason": reason,
         }
     # insufficient_evidence
-    sample_day = _day(asset.oil_samples.start)
+    sample_day = _day(asset.covered("oil_sample").start)
     if sample_day is None:
         return None
     text = rng.choice(

@@ -7,9 +7,10 @@ weather. All five come from the secret here, so a different secret gives a diffe
 and the same secret the same one.
 
 Private databases are named ``heldout_<keyed digest>_<base prefix><logical name>``
-(e.g. ``heldout_3fa9c0e1d2_transformer``, ``heldout_3fa9c0e1d2_scenariogen_truth``): every
-one starts with ``heldout_``, so a store rule "prefix ``heldout_`` or name contains
-``truth``" keeps them from the tools user.
+(e.g. ``heldout_3fa9c0e1d2_transformer``,
+``heldout_3fa9c0e1d2_scenariogen_truth_transformer``): every one starts with ``heldout_``,
+so a store rule "prefix ``heldout_`` or name contains ``truth``" keeps them from the tools
+user.
 """
 
 from __future__ import annotations
@@ -50,7 +51,6 @@ SIZES: dict[str, FleetBounds] = {
 
 def fleet_spec(asset: AssetClass, secret: Secret, bounds: FleetBounds) -> BaseModel:
     """The simulator's fleet spec, every field drawn from the secret."""
-    module = importlib.import_module((asset.simulator or "").split(":")[0])
     start = EPOCH + timedelta(days=secret.uniform_int(0, bounds.start_spread_days, "start"))
     values: dict[str, Any] = {
         "seed": secret.integer("fleet-seed", bits=31),
@@ -59,7 +59,7 @@ def fleet_spec(asset: AssetClass, secret: Secret, bounds: FleetBounds) -> BaseMo
         "days": secret.uniform_int(*bounds.days, "days"),
         "start": start,
     }
-    spec: BaseModel = module.FleetSpec(**values)
+    spec: BaseModel = asset.load_fleet_spec()(**values)
     return spec
 
 

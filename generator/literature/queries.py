@@ -103,10 +103,11 @@ def expand_queries(asset: AssetClass, inventory: GroundedInventory | None) -> di
 
     seen_families: set[str] = set()
     for fm in asset.failure_modes:
-        if fm.iec60599_code:
+        iec = fm.codes.get("iec60599")
+        if iec:
             # One query per IEC 60599 family (thermal, partial discharge, discharge), so
             # three thermal classes do not crowd out ageing or oil degradation.
-            family = fm.iec60599_code[0]
+            family = iec[0]
             if family in seen_families:
                 continue
             seen_families.add(family)
