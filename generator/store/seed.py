@@ -169,6 +169,11 @@ def read_marker(client: CouchClient, asset_class: str, prefix: str) -> dict[str,
     return client.get(prefix + META_DB, marker_id(asset_class))
 
 
+def _data_ids(client: CouchClient, db: str) -> set[str]:
+    """Ids of the non-design documents of ``db``."""
+    return {i for i in client.all_doc_ids(db) if not i.startswith("_design/")}
+
+
 def drop(
     client: CouchClient, asset: AssetClass, prefix: str, root: Path = ASSETS_DIR
 ) -> None:
@@ -176,7 +181,7 @@ def drop(
 
     Databases only this class uses are deleted whole; in a database shared with another
     class (see :func:`shared_databases`) only the documents carrying this class's
-    ``asset_class`` field are deleted.
+    ``asset_class`` field are deleted, and the database itself once nothing else is left.
     """
     names = database_names(asset, prefix)
     shared = shared_databases(client, asset, prefix, root)
@@ -193,6 +198,8 @@ def drop(
                 for d in mine[i : i + BATCH]
             ]
             client.bulk_docs(db, chunk)
+        if not _data_ids(client, db):
+            client.delete_db(db)  # the other classes have nothing here (yet)
     meta = prefix + META_DB
     if client.db_exists(meta):
         client.delete(meta, marker_id(asset.asset_class))

@@ -123,3 +123,9 @@ def test_dropping_one_class_leaves_the_other_intact(store_settings: StoreSetting
         seed(client, TX, TX_SPEC, prefix=prefix)
         assert _ids(client, tx_db["workorders"]) == tx_shared | {"pump:wo:P-1",
                                                                  "pump:fc:PM-SEAL"}
+
+        # Once the last class leaves the shared database, the database goes too.
+        drop(client, PUMP, prefix, FIXTURES)
+        assert _ids(client, tx_db["workorders"]) == tx_shared
+        drop(client, TX, prefix)
+        assert not client.db_exists(tx_db["workorders"])
