@@ -41,7 +41,7 @@ server/node_modules/.installed: server/package-lock.json
 demo: setup
 	$(BIN)/scenariogen env up
 	$(BIN)/scenariogen env seed
-	$(BIN)/scenariogen generate transformer -n 50 --no-progress
+	$(BIN)/scenariogen generate -n 50 --no-progress
 	@echo "The server keeps running for further commands; stop it with: $(BIN)/scenariogen env down"
 
 lint: setup

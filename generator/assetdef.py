@@ -29,14 +29,21 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
+# A lower-case identifier: sensor names, source names, logical database keys, code schemes.
+SLUG = r"^[a-z][a-z0-9_]*$"
+# Logical database keys every class declares (the framework's generic readers use them).
+REQUIRED_DATABASES: tuple[str, ...] = ("telemetry", "nameplate", "workorders")
+# The truth database is named by the framework (``scenariogen_truth_<class>``), never declared.
+TRUTH_KEY = "truth"
+
+
 class Sensor(_Strict):
     """One measured quantity of the asset class."""
 
-    name: str = Field(
-        description="Field name in the stored documents", pattern=r"^[a-z][a-z0-9_]*$"
-    )
-    source: Literal["telemetry", "oil_sample", "vibration"] = Field(
-        description="Where readings live: hourly telemetry, oil samples or vibration records"
+    name: str = Field(description="Field name in the stored documents", pattern=SLUG)
+    source: str = Field(
+        description="Where readings live: a key of the class's `sources` (e.g. telemetry)",
+        pattern=SLUG,
     )
     unit: str = Field(description="Engineering unit of the readings")
     range: tuple[float, float] = Field(description="Plausible [low, high] of a reading")
@@ -57,8 +64,10 @@ class FailureMode(_Strict):
     name: str = Field(description="Human name")
     description: str = Field(description="Mechanism in one sentence")
     failure_code: str = Field(description="Code used on work orders")
-    iec60599_code: Literal["PD", "D1", "D2", "T1", "T2", "T3"] | None = Field(
-        default=None, description="IEC 60599 fault class when DGA reveals this mode"
+    codes: dict[Annotated[str, Field(pattern=SLUG)], str] = Field(
+        default_factory=dict,
+        description="Classification codes of the mode by scheme, free strings "
+        "(e.g. {iec60599: T1}); empty when no scheme classifies it",
     )
     sensors: list[str] = Field(min_length=1, description="Sensors whose readings reveal the mode")
 
@@ -75,19 +84,36 @@ class Standard(_Strict):
 DB_NAME = r"^[a-z][a-z0-9_$()+/-]{0,200}$"
 # A dotted Python module path, as written in asset.yaml's tools / families / simulator.
 MODULE_PATH = r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$"
+# A code hook, "module:name".
+HOOK = r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$"
 
 
-class Databases(_Strict):
-    """Logical database names of the class (a prefix may be added per deployment)."""
+class SourceDef(_Strict):
+    """Where the readings of one sensor source live."""
 
-    telemetry: str = Field(description="Flat telemetry documents", pattern=DB_NAME)
-    oil_samples: str | None = Field(
-        default=None, description="Oil sample documents", pattern=DB_NAME
+    database: str = Field(description="Logical database key (a key of `databases`)", pattern=SLUG)
+    description: str = Field(description="What the records are, e.g. Hourly SCADA telemetry")
+
+
+class IndexDef(_Strict):
+    """One extra Mango index of a logical database."""
+
+    fields: list[Annotated[str, Field(min_length=1)]] = Field(
+        min_length=1, description="Indexed fields, in order"
     )
-    nameplate: str = Field(description="One nameplate document per asset", pattern=DB_NAME)
-    workorders: str = Field(
-        description="Tagged work orders, events, alerts and failure codes", pattern=DB_NAME
-    )
+    name: str = Field(description="Index (and design document) name", pattern=r"^[a-z][a-z0-9-]*$")
+
+
+class NameplateField(_Strict):
+    """A nameplate key the profile carries for every asset."""
+
+    name: str = Field(description="Key in the nameplate documents", pattern=SLUG)
+    unit: str = Field(default="", description="Engineering unit, empty for a label")
+    description: str = Field(description="What the field records")
+
+
+def _default_sources() -> dict[str, SourceDef]:
+    return {"telemetry": SourceDef(database="telemetry", description="Hourly telemetry")}
 
 
 class AssetClass(_Strict):
@@ -102,10 +128,20 @@ class AssetClass(_Strict):
         "`scenariogen assets check` passes and the line is deleted",
     )
     description: str = Field(description="What the class covers")
+    default: bool = Field(
+        default=False,
+        description="The class commands use when none is named (at most one class sets it)",
+    )
     simulator: str | None = Field(
         default=None,
         description='Fleet simulator as "module:function"',
-        pattern=r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$",
+        pattern=HOOK,
+    )
+    fleet_spec: str | None = Field(
+        default=None,
+        description='The simulator\'s fleet spec (a pydantic model) as "module:Class"; '
+        "required when `simulator` is set",
+        pattern=HOOK,
     )
     tools: list[Annotated[str, Field(pattern=MODULE_PATH)]] = Field(
         default_factory=list, description="Modules that register the class's tools when imported"
@@ -115,7 +151,24 @@ class AssetClass(_Strict):
         description="Modules that register the class's task families (scenario seeds) when "
         "imported; empty when the class has none",
     )
-    databases: Databases = Field(description="Where the data lives")
+    databases: dict[Annotated[str, Field(pattern=SLUG)], Annotated[str, Field(pattern=DB_NAME)]] = (
+        Field(
+            description="Logical database key -> physical name (a deployment prefix is added); "
+            "telemetry, nameplate and workorders are required, workorders may be shared by "
+            "several classes; the truth database is named by the framework"
+        )
+    )
+    sources: dict[Annotated[str, Field(pattern=SLUG)], SourceDef] = Field(
+        default_factory=_default_sources,
+        description="Sensor sources: source name -> its logical database (default: telemetry)",
+    )
+    indexes: dict[str, list[IndexDef]] = Field(
+        default_factory=dict,
+        description="Extra Mango indexes per logical database (the generic ones are implied)",
+    )
+    nameplate_fields: list[NameplateField] = Field(
+        default_factory=list, description="Nameplate keys the profile carries, with units"
+    )
     domains: list[Domain] = Field(min_length=1, description="Scenario domains the class supports")
     sensors: list[Sensor] = Field(min_length=1, description="Measured quantities")
     failure_modes: list[FailureMode] = Field(description="Failure modes and revealing sensors")
@@ -123,6 +176,45 @@ class AssetClass(_Strict):
 
     @model_validator(mode="after")
     def _cross_references(self) -> AssetClass:
+        if self.simulator is not None and self.fleet_spec is None:
+            raise _RefError(
+                "fleet_spec", None, [], "is required when `simulator` is set",
+                fix="add `fleet_spec: module:Class` naming the simulator's spec model",
+            )
+        missing = [k for k in REQUIRED_DATABASES if k not in self.databases]
+        if missing:
+            raise _RefError(
+                "databases", missing[0], list(REQUIRED_DATABASES), "lacks the required key",
+                fix=f"add `{missing[0]}: <database name>` under `databases`",
+            )
+        if TRUTH_KEY in self.databases:
+            raise _RefError(
+                f"databases.{TRUTH_KEY}", TRUTH_KEY, sorted(self.databases),
+                "declares the reserved key",
+                fix=f"remove it: the framework names the truth database "
+                f"scenariogen_truth_{self.asset_class}",
+            )
+        dbs = sorted(self.databases)
+        for key, src in self.sources.items():
+            if src.database not in self.databases:
+                raise _RefError(
+                    f"sources.{key}.database", src.database, dbs,
+                    f"source {key!r} names an unknown logical database",
+                    fix="use a key of `databases` or add the database there",
+                )
+        for key in self.indexes:
+            if key not in self.databases:
+                raise _RefError(
+                    f"indexes.{key}", key, dbs, "names an unknown logical database",
+                    fix="use a key of `databases`",
+                )
+        for i, declared in enumerate(self.sensors):
+            if declared.source not in self.sources:
+                raise _RefError(
+                    f"sensors.{i}.source", declared.source, sorted(self.sources),
+                    f"sensor {declared.name!r} names an unknown source",
+                    fix="use a key of `sources` or declare the source there",
+                )
         names = [s.name for s in self.sensors]
         dupes = sorted({n for n in names if names.count(n) > 1})
         if dupes:
@@ -136,6 +228,7 @@ class AssetClass(_Strict):
                         sensor,
                         sorted(known),
                         f"failure mode {fm.id!r} references unknown sensor",
+                        fix="correct the name or add the sensor to `sensors`",
                     )
         return self
 
@@ -152,6 +245,60 @@ class AssetClass(_Strict):
     def sensors_of(self, source: str) -> list[Sensor]:
         """Sensors whose readings live in ``source``."""
         return [s for s in self.sensors if s.source == source]
+
+    def database(self, logical: str) -> str:
+        """The physical name (without deployment prefix) of the logical database ``logical``.
+
+        Raises:
+            UserError: the class declares no such logical database.
+        """
+        if logical == TRUTH_KEY:
+            return truth_database(self.asset_class)
+        try:
+            return self.databases[logical]
+        except KeyError:
+            raise UserError(
+                f"asset class {self.asset_class!r} has no database {logical!r}",
+                options=[*sorted(self.databases), TRUTH_KEY],
+                fix=f"declare it under `databases` in assets/{self.asset_class}/asset.yaml",
+            ) from None
+
+    def source_database(self, source: str) -> str:
+        """The logical database key holding the records of sensor source ``source``.
+
+        Raises:
+            UserError: the class declares no such source.
+        """
+        src = self.sources.get(source)
+        if src is None:
+            raise UserError(
+                f"asset class {self.asset_class!r} has no sensor source {source!r}",
+                options=sorted(self.sources),
+                fix=f"declare it under `sources` in assets/{self.asset_class}/asset.yaml",
+            )
+        return src.database
+
+    def load_fleet_spec(self) -> type[BaseModel]:
+        """Import the fleet-spec model named by ``fleet_spec``.
+
+        Raises:
+            UserError: no fleet_spec, or it names something that is not a pydantic model.
+        """
+        if self.fleet_spec is None:
+            raise UserError(
+                f"asset class {self.asset_class!r} has no fleet_spec",
+                fix="add `fleet_spec: module:Class` to its asset.yaml",
+            )
+        module, name = self.fleet_spec.split(":")
+        spec = getattr(self.import_hook(module, "fleet_spec"), name, None)
+        if not (isinstance(spec, type) and issubclass(spec, BaseModel)):
+            raise UserError(
+                f"asset class {self.asset_class!r}: field fleet_spec names {name!r}, which "
+                f"module {module} does not define as a pydantic model",
+                value=self.fleet_spec,
+                fix="correct `fleet_spec: module:Class` in its asset.yaml",
+            )
+        return spec
 
     def load_simulator(self) -> Callable[..., Any]:
         """Import the simulator hook."""
@@ -191,11 +338,18 @@ class AssetClass(_Strict):
             ) from None
 
 
-class _RefError(ValueError):
-    """A cross-reference to an unknown name, carrying what the error message needs."""
+def truth_database(asset_class: str) -> str:
+    """Physical name (without deployment prefix) of the class's ground-truth database."""
+    return f"scenariogen_truth_{asset_class}"
 
-    def __init__(self, loc: str, value: str, options: list[str], what: str) -> None:
-        self.loc, self.value, self.options, self.what = loc, value, options, what
+
+class _RefError(ValueError):
+    """A bad cross-reference or key in asset.yaml, carrying what the error message needs."""
+
+    def __init__(
+        self, loc: str, value: str | None, options: list[str], what: str, fix: str
+    ) -> None:
+        self.loc, self.value, self.options, self.what, self.fix = loc, value, options, what, fix
         super().__init__(f"{what} {value!r}")
 
 
@@ -262,8 +416,8 @@ def parse_asset_class(data: Any, source: str) -> AssetClass:
             raise UserError(
                 f"{source}: field {ctx_error.loc}: {ctx_error.what}",
                 value=ctx_error.value,
-                options=ctx_error.options,
-                fix="correct the name or add the sensor to `sensors`",
+                options=ctx_error.options or None,
+                fix=ctx_error.fix,
             ) from None
         loc = ".".join(str(p) for p in err["loc"])
         options: list[str] | None = None
@@ -312,3 +466,50 @@ def load_asset_class(name: str, root: Path = ASSETS_DIR) -> AssetClass:
             "the `draft: true` line",
         )
     return load_asset_file(path)
+
+
+def default_asset_class(root: Path = ASSETS_DIR) -> str:
+    """The class commands use when none is named.
+
+    The one discovered class whose asset.yaml sets ``default: true``, or the only class
+    when just one exists. Only the ``default`` key of each file is read, so a class still
+    being written does not block the others.
+
+    Raises:
+        UserError: no class, several defaults, or several classes and no default.
+    """
+    classes = available_asset_classes(root)
+    if not classes:
+        raise UserError(
+            f"no asset class found under {root}",
+            fix="add assets/<class>/asset.yaml (`scenariogen assets new <class>`)",
+        )
+    defaults = []
+    for name in classes:
+        data = read_yaml(root / name / "asset.yaml")
+        if isinstance(data, dict) and data.get("default") is True:
+            defaults.append(name)
+    if len(defaults) == 1:
+        return defaults[0]
+    if not defaults and len(classes) == 1:
+        return classes[0]
+    if defaults:
+        raise UserError(
+            f"several asset classes set `default: true` ({', '.join(defaults)})",
+            options=defaults,
+            fix="keep `default: true` in exactly one assets/<class>/asset.yaml",
+        )
+    raise UserError(
+        f"{len(classes)} asset classes and none sets `default: true`",
+        options=classes,
+        fix="add `default: true` to one assets/<class>/asset.yaml, or name the class",
+    )
+
+
+def resolve_asset_class(name: str | None, root: Path = ASSETS_DIR) -> str:
+    """``name``, or the default class (:func:`default_asset_class`) when it is None.
+
+    CLI arguments default to None and are resolved here at run time, so ``--help`` reads
+    no asset file.
+    """
+    return default_asset_class(root) if name is None else name

@@ -37,6 +37,14 @@ app.add_typer(tools_app, name="tools")
 app.add_typer(bench_app, name="bench")
 
 AssetArg = Annotated[str, typer.Argument(help="Asset class (a folder under assets/)")]
+OptionalAssetArg = Annotated[
+    str | None,
+    typer.Argument(
+        help="Asset class (a folder under assets/); default: the class whose asset.yaml "
+        "sets `default: true`",
+        show_default=False,
+    ),
+]
 
 
 @env_app.command("up")
@@ -78,39 +86,55 @@ def env_status() -> None:
         typer.echo(st.detail)
         if not st.running:
             raise typer.Exit(1)
+    from generator.assetdef import available_asset_classes
     from generator.store.couch import CouchClient
-    from generator.store.seed import META_DB
+    from generator.store.seed import META_DB, marker_id
 
     with CouchClient(settings) as client:
         client.server_info()
         meta = settings.db(META_DB)
-        if client.db_exists(meta):
-            for doc in client.all_docs(meta):
-                spec = doc.get("spec", {})
-                typer.echo(
-                    f"  {doc['_id']}: {doc.get('status')} (seed {spec.get('seed')}, "
-                    f"{spec.get('sites')}×{spec.get('units_per_site')} units, "
-                    f"{spec.get('days')} days)"
-                )
-        else:
-            typer.echo("  store not seeded: run `scenariogen env seed`")
+        markers = {
+            str(doc["_id"]).removeprefix("seed:"): doc
+            for doc in (client.all_docs(meta) if client.db_exists(meta) else [])
+            if str(doc.get("_id", "")).startswith(marker_id(""))
+        }
+        for cls in sorted(set(available_asset_classes()) | set(markers)):
+            doc = markers.get(cls)
+            if doc is None:
+                typer.echo(f"  {cls}: not seeded (run `scenariogen env seed {cls}`)")
+                continue
+            spec = doc.get("spec", {})
+            counts = doc.get("counts") or {}
+            typer.echo(
+                f"  {cls}: {doc.get('status')} (seed {spec.get('seed')}, "
+                f"{spec.get('sites')}×{spec.get('units_per_site')} units, "
+                f"{spec.get('days')} days; "
+                + ", ".join(f"{k} {v}" for k, v in sorted(counts.items()))
+                + ")"
+            )
 
 
 @env_app.command("seed")
 def env_seed(
-    asset: Annotated[str, typer.Option(help="Asset class to simulate")] = "transformer",
+    asset: OptionalAssetArg = None,
     seed: Annotated[int, typer.Option(help="Seed of the fleet")] = 42,
     sites: Annotated[int, typer.Option(min=1, help="Number of sites")] = 3,
     units_per_site: Annotated[int, typer.Option(min=1, help="Units per site")] = 4,
     days: Annotated[int, typer.Option(min=7, help="Days of hourly telemetry")] = 90,
-    drop: Annotated[bool, typer.Option("--drop", help="Replace a fleet already stored")] = False,
+    drop: Annotated[
+        bool,
+        typer.Option(
+            "--drop", help="Replace the class's fleet already stored (other classes' data stays)"
+        ),
+    ] = False,
 ) -> None:
-    """Simulate a fleet and write it into the store (idempotent, resumable)."""
-    from generator.assetdef import load_asset_class
+    """Simulate a class's fleet and write it into the store (idempotent, resumable)."""
+    from generator.assetdef import load_asset_class, resolve_asset_class
     from generator.config import store_settings
     from generator.store.couch import CouchClient
     from generator.store.seed import seed as run_seed
 
+    asset = resolve_asset_class(asset)
     asset_cls = load_asset_class(asset)
     spec = _fleet_spec(asset_cls, seed=seed, sites=sites, units_per_site=units_per_site, days=days)
     settings = store_settings()
@@ -131,12 +155,12 @@ def env_seed(
 
 
 def _fleet_spec(asset_cls: AssetClass, **values: int) -> BaseModel:
-    """Build the simulator's ``FleetSpec`` (declared beside the simulator function)."""
+    """Build the simulator's fleet spec (the model asset.yaml's ``fleet_spec`` names)."""
     from pydantic import ValidationError
 
-    module = asset_cls.import_hook((asset_cls.simulator or "").split(":")[0], "simulator")
+    model = asset_cls.load_fleet_spec()
     try:
-        spec: BaseModel = module.FleetSpec(**values)
+        spec: BaseModel = model(**values)
     except ValidationError as exc:
         err = exc.errors()[0]
         raise UserError(
@@ -147,12 +171,13 @@ def _fleet_spec(asset_cls: AssetClass, **values: int) -> BaseModel:
 
 
 @app.command("inventory")
-def inventory(asset: AssetArg = "transformer") -> None:
+def inventory(asset: OptionalAssetArg = None) -> None:
     """Print what the store holds for an asset class (sites, assets, sensors, coverage)."""
-    from generator.assetdef import load_asset_class
+    from generator.assetdef import load_asset_class, resolve_asset_class
     from generator.store.query import FleetStore
 
-    store = FleetStore(load_asset_class(asset))
+    asset_cls = load_asset_class(resolve_asset_class(asset))
+    store = FleetStore(asset_cls)
     try:
         import asyncio
 
@@ -164,11 +189,17 @@ def inventory(asset: AssetArg = "transformer") -> None:
         f"{len(inv.assets)} assets"
     )
     for a in inv.assets:
-        plate = a.nameplate
+        plate = " ".join(
+            f"{f.name} {a.nameplate.get(f.name)}{(' ' + f.unit) if f.unit else ''}"
+            for f in asset_cls.nameplate_fields
+        )
+        coverage = ", ".join(
+            f"{source} {r.start} → {r.end}"
+            + (f" ({len(a.sensors)} sensors)" if source == "telemetry" else "")
+            for source, r in a.coverage.items()
+        )
         typer.echo(
-            f"  {a.asset_id:<12} {a.site_name:<8} {plate.get('rated_mva'):>5} MVA "
-            f"{plate.get('cooling'):<5} telemetry {a.telemetry.start} → {a.telemetry.end} "
-            f"({len(a.sensors)} sensors), oil {a.oil_samples.start} → {a.oil_samples.end}, "
+            f"  {a.asset_id:<12} {a.site_name:<8} {plate + ', ' if plate else ''}{coverage}, "
             f"{a.work_orders} work orders"
         )
 
@@ -281,6 +312,7 @@ def serve_tools(
 
 @bench_app.command("seed")
 def bench_seed(
+    asset: OptionalAssetArg = None,
     sites: Annotated[int, typer.Option(min=1)] = 3,
     units_per_site: Annotated[int, typer.Option(min=1)] = 4,
     days: Annotated[int, typer.Option(min=7)] = 90,
@@ -291,13 +323,13 @@ def bench_seed(
     import time
     import uuid
 
-    from generator.assetdef import load_asset_class
+    from generator.assetdef import load_asset_class, resolve_asset_class
     from generator.config import store_settings
     from generator.store.couch import CouchClient
-    from generator.store.seed import META_DB, database_names, drop
+    from generator.store.seed import META_DB, database_names
     from generator.store.seed import seed as run_seed
 
-    asset_cls = load_asset_class("transformer")
+    asset_cls = load_asset_class(resolve_asset_class(asset))
     spec = _fleet_spec(asset_cls, seed=seed, sites=sites, units_per_site=units_per_site, days=days)
     settings = store_settings().model_copy(update={"db_prefix": f"bench_{uuid.uuid4().hex[:8]}_"})
     with CouchClient(settings) as client:
@@ -306,7 +338,9 @@ def bench_seed(
             report = run_seed(client, asset_cls, spec, prefix=settings.db_prefix)
             elapsed = time.perf_counter() - t
         finally:
-            drop(client, asset_cls, settings.db_prefix)
+            # Scratch databases under a prefix of their own: delete them whole.
+            for db in database_names(asset_cls, settings.db_prefix).values():
+                client.delete_db(db)
             client.delete_db(settings.db_prefix + META_DB)
     n = sum(report.written.values())
     typer.echo(

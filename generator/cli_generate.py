@@ -128,7 +128,11 @@ def register(app: typer.Typer, bench_app: typer.Typer) -> None:
 
     @app.command("generate")
     def generate(
-        asset: Annotated[str, typer.Argument(help="Asset class (a folder under assets/)")],
+        asset: Annotated[
+            str | None,
+            typer.Argument(help="Asset class (a folder under assets/); default: the class "
+                           "whose asset.yaml sets `default: true`", show_default=False),
+        ] = None,
         n: Annotated[
             int, typer.Option("-n", "--n", min=1, max=MAX_N, help="Scenarios wanted (N)")
         ] = 50,
@@ -188,11 +192,13 @@ def register(app: typer.Typer, bench_app: typer.Typer) -> None:
         fell short; what was accepted is written); 4 stopped by an outage (store, LLM
         server, disk): the folder is kept, finish it with --resume RUN_ID; 130 Ctrl-C.
         """
+        from generator.assetdef import resolve_asset_class
         from generator.config import env_seed
         from generator.generate.budget import parse_budget
         from generator.generate.run_config import GenerateConfig
         from generator.generate.run_folder import check_run_names
 
+        asset = resolve_asset_class(asset)
         run_seed = seed if seed is not None else (env_seed() or 0)
         check_run_names(run_id, resume)  # names first: they need no store
         check_out_dir(out)
@@ -245,9 +251,10 @@ def register(app: typer.Typer, bench_app: typer.Typer) -> None:
         import shutil
         import tempfile
 
+        from generator.assetdef import default_asset_class
         from generator.generate.run_config import GenerateConfig
 
-        require_seeded_store("transformer")
+        require_seeded_store(default_asset_class())
         out = tempfile.mkdtemp(prefix="scenariogen-bench-")
         config = GenerateConfig(
             n=n,

@@ -38,7 +38,11 @@ def register(app: typer.Typer, bench_app: typer.Typer) -> None:
 
     @heldout.command("generate")
     def generate(
-        asset: Annotated[str, typer.Argument(help="Asset class")] = "transformer",
+        asset: Annotated[
+            str | None,
+            typer.Argument(help="Asset class (a folder under assets/); default: the class "
+                           "whose asset.yaml sets `default: true`", show_default=False),
+        ] = None,
         n: Annotated[int, typer.Option("-n", min=1, max=2000, help="Instances")] = 40,
         secret_file: SecretFile = None,
         out: Annotated[Path, typer.Option(help="Output folder (public/, private/)")] = Path(
@@ -50,11 +54,12 @@ def register(app: typer.Typer, bench_app: typer.Typer) -> None:
             "--log", help="Log file(s) to include in the leak scan")] = None,
     ) -> None:
         """Generate a held-out set. Exit 0 ok, 2 usage, 3 shortfall, 6 leak found (4 outage)."""
+        from generator.assetdef import resolve_asset_class
         from generator.heldout.run import HeldoutConfig, execute, summary_lines
         from generator.heldout.secret import load_secret
 
         secret = load_secret(secret_file)
-        cfg = HeldoutConfig(asset_class=asset, n=n, out=out, size=_size(size),
+        cfg = HeldoutConfig(asset_class=resolve_asset_class(asset), n=n, out=out, size=_size(size),
                             max_attempts=max_attempts)
         result, code = asyncio.run(execute(cfg, secret, extra_logs=tuple(log or ())))
         for line in summary_lines(result):
@@ -91,7 +96,11 @@ def register(app: typer.Typer, bench_app: typer.Typer) -> None:
 
     @heldout.command("validate")
     def validate(
-        asset: Annotated[str, typer.Argument(help="Asset class")] = "transformer",
+        asset: Annotated[
+            str | None,
+            typer.Argument(help="Asset class (a folder under assets/); default: the class "
+                           "whose asset.yaml sets `default: true`", show_default=False),
+        ] = None,
         variants: Annotated[int, typer.Option(min=1, max=64, help="Private fleets")] = 8,
         secret_file: SecretFile = None,
         size: Size = "default",
@@ -104,13 +113,14 @@ def register(app: typer.Typer, bench_app: typer.Typer) -> None:
         """
         import tempfile
 
+        from generator.assetdef import resolve_asset_class
         from generator.heldout.secret import load_secret
         from generator.heldout.validate import validate as run_validate
 
         secret = load_secret(secret_file)
         with tempfile.TemporaryDirectory() as tmp:
             report = asyncio.run(run_validate(
-                secret, variants=variants, asset_class=asset, size=_size(size),
+                secret, variants=variants, asset_class=resolve_asset_class(asset), size=_size(size),
                 max_attempts=max_attempts, workdir=Path(tmp)))
         if as_json:
             typer.echo(report.model_dump_json(indent=2))
@@ -164,7 +174,11 @@ def register(app: typer.Typer, bench_app: typer.Typer) -> None:
         keep: Annotated[int, typer.Option(min=1, max=365, help="Nights kept")] = 7,
         night: Annotated[str | None, typer.Option(
             help="Night YYYY-MM-DD (default: today, UTC)")] = None,
-        asset: Annotated[str, typer.Option(help="Asset class")] = "transformer",
+        asset: Annotated[
+            str | None,
+            typer.Option(help="Asset class; default: the class whose asset.yaml sets "
+                         "`default: true`", show_default=False),
+        ] = None,
         size: Size = "default",
         log: Annotated[list[Path] | None, typer.Option(
             "--log", help="Log file(s) to include in the leak scan")] = None,

@@ -83,8 +83,10 @@ def register(app: typer.Typer, bench_app: typer.Typer) -> None:
     @app.command("profile")
     def profile(
         asset: Annotated[
-            str, typer.Argument(help="Asset class (a folder under assets/)")
-        ] = "transformer",
+            str | None,
+            typer.Argument(help="Asset class (a folder under assets/); default: the class "
+                           "whose asset.yaml sets `default: true`", show_default=False),
+        ] = None,
         retriever: Annotated[
             str, typer.Option(help="Literature source: local, arxiv or semanticscholar")
         ] = "local",
@@ -123,8 +125,10 @@ def register(app: typer.Typer, bench_app: typer.Typer) -> None:
             return
         import asyncio
 
+        from generator.assetdef import resolve_asset_class
         from generator.profile.build import profile_for
 
+        asset = resolve_asset_class(asset)
         client = make_llm(llm, base_url)
         built = asyncio.run(
             profile_for(
@@ -141,7 +145,11 @@ def register(app: typer.Typer, bench_app: typer.Typer) -> None:
 
     @bench_app.command("profile")
     def bench_profile(
-        asset: Annotated[str, typer.Argument(help="Asset class")] = "transformer",
+        asset: Annotated[
+            str | None,
+            typer.Argument(help="Asset class (a folder under assets/); default: the class "
+                           "whose asset.yaml sets `default: true`", show_default=False),
+        ] = None,
         repeats: Annotated[int, typer.Option(min=1, max=1000, help="Warm lookups timed")] = 20,
     ) -> None:
         """Time the profile stage: cold build, warm in-process (L1) and from disk (L2)."""
@@ -149,11 +157,14 @@ def register(app: typer.Typer, bench_app: typer.Typer) -> None:
         import statistics
         import time
 
+        from generator.assetdef import resolve_asset_class
         from generator.profile.build import clear_memory, profile_for
+
+        name = resolve_asset_class(asset)
 
         async def timed(**kw: Any) -> tuple[float, str]:
             t = time.perf_counter()
-            built = await profile_for(asset, **kw)
+            built = await profile_for(name, **kw)
             return time.perf_counter() - t, built.cache_level
 
         async def run() -> list[str]:

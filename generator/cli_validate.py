@@ -15,8 +15,11 @@ def register(app: typer.Typer, bench_app: typer.Typer) -> None:
     def validate(
         path: Annotated[Path, typer.Argument(help="Scenario file: JSON list or JSONL")],
         asset: Annotated[
-            str, typer.Option(help="Asset class whose store grounds the store checks")
-        ] = "transformer",
+            str | None,
+            typer.Option(help="Asset class whose store grounds the store checks; default: "
+                         "the class whose asset.yaml sets `default: true`",
+                         show_default=False),
+        ] = None,
         against: Annotated[
             Path | None,
             typer.Option(help="An earlier scenario set; near-duplicates of it fail"),

@@ -316,7 +316,8 @@ class StoreSettings(BaseModel):
     )
 
     def db(self, name: str) -> str:
-        """Full database name for a logical name such as ``transformer``."""
+        """Full database name (deployment prefix added) for an unprefixed name such as
+        ``scenariogen_meta``."""
         return f"{self.db_prefix}{name}"
 
     @property

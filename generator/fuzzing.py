@@ -246,6 +246,9 @@ _DGA = {"asset_name": "EAST-TX01", "hydrogen": 50, "methane": 200, "ethane": 50,
 
 
 def _cli_argv(rng: random.Random, work: Path) -> list[str]:
+    from generator.assetdef import default_asset_class
+
+    cls = default_asset_class()
     kind = rng.randrange(5)
     if kind == 0:
         args = json.dumps({k: rng.choice((v, random_value(rng))) for k, v in _DGA.items()},
@@ -263,7 +266,7 @@ def _cli_argv(rng: random.Random, work: Path) -> list[str]:
                    "--llm": rng.choice(("bogus", "fake:", "fake:/nonexistent", "openai:")),
                    "--out": rng.choice((str(work / "afile"), "/proc/none/x", "\x00"))}
         chosen = rng.sample(sorted(options), rng.randint(1, 3))
-        argv = ["generate", "transformer"]
+        argv = ["generate", cls]
         for opt in chosen:
             argv += [opt, options[opt]]
         return argv
@@ -274,7 +277,7 @@ def _cli_argv(rng: random.Random, work: Path) -> list[str]:
         return ["validate", str(path)]
     if kind == 3:
         base = rng.choice((["tools", "describe", "interpret_dga"], ["tools", "list"],
-                           ["generate", "transformer", "--n", "2"], ["inventory", "transformer"],
+                           ["generate", cls, "--n", "2"], ["inventory", cls],
                            ["cache", "path"], ["validate"]))
         return [mutate_text(rng, a, 1) if rng.random() < 0.4 else a for a in base]
     return [rng.choice(("--bogus", "-", "--", "tools", "env", "generate", "bench", "\x00",
@@ -286,7 +289,7 @@ def _cli_argv(rng: random.Random, work: Path) -> list[str]:
 def _unreachable_store() -> Iterator[None]:
     """CLI inputs run against a store URL nobody answers on.
 
-    A fuzzed command that happens to be valid (``generate transformer --n 2``) then stops
+    A fuzzed command that happens to be valid (``generate CLASS --n 2``) then stops
     at the store with one line instead of generating for minutes; the tools target still
     reaches the real store through its own context.
     """
@@ -358,12 +361,13 @@ def _run_tool(name: str, args: dict[str, Any], ctx: Any) -> str:
 
 
 def _yaml_case(rng: random.Random, work: Path) -> tuple[Callable[[], str], str]:
-    from generator.assetdef import ASSETS_DIR, load_asset_file
+    from generator.assetdef import ASSETS_DIR, default_asset_class, load_asset_file
     from generator.generate.policy import POLICIES_DIR, load_policy_file
 
     if rng.random() < 0.6:
-        source = (ASSETS_DIR / "transformer" / "asset.yaml").read_text()
-        folder = work / f"y{rng.randrange(10**9)}" / "transformer"
+        cls = default_asset_class()
+        source = (ASSETS_DIR / cls / "asset.yaml").read_text()
+        folder = work / f"y{rng.randrange(10**9)}" / cls
         folder.mkdir(parents=True)
         path, loader = folder / "asset.yaml", load_asset_file
     else:
@@ -454,12 +458,12 @@ def fuzz(
             (default: one on the configured store; data tools then hit it or fail with a
             one-line store error).
     """
-    from generator.assetdef import load_asset_class
+    from generator.assetdef import default_asset_class, load_asset_class
     from generator.tools.registry import ToolContext, load_tools, tools_for
 
     started = time.perf_counter()
     load_tools()
-    ctx = tool_ctx or ToolContext(load_asset_class("transformer"))
+    ctx = tool_ctx or ToolContext(load_asset_class(default_asset_class()))
     registry = tools_for(ctx.asset.asset_class)
     share, extra = divmod(n, len(targets))
     reports = []

@@ -69,3 +69,10 @@ def test_seed_then_inventory_through_the_cli(store_settings: StoreSettings) -> N
     inv = _run("inventory", "transformer", env=env)
     assert inv.returncode == 0, inv.stderr
     assert "1 sites (NORTH), 2 assets" in inv.stdout
+    # The nameplate fields asset.yaml declares are printed with their units.
+    assert " MVA" in inv.stdout and "cooling " in inv.stdout and "oil_sample 20" in inv.stdout
+    # Without a class, commands use the class asset.yaml marks `default: true`.
+    assert _run("inventory", env=env).stdout == inv.stdout
+    status = _run("env", "status", env=env)
+    assert "transformer: complete (seed 5, 1×2 units, 7 days;" in status.stdout
+    assert "nothing to do" in _run("env", "seed", "transformer", *args[2:], env=env).stdout

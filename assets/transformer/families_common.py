@@ -52,7 +52,9 @@ def asset_with_telemetry(ctx: FamilyContext, rng: np.random.Generator) -> Ground
 
 def asset_with_oil(ctx: FamilyContext, rng: np.random.Generator) -> GroundedAsset | None:
     """A random asset that has oil samples."""
-    usable = [a for a in ctx.assets if a.oil_samples.start and a.oil_samples.end]
+    usable = [
+        a for a in ctx.assets if a.covered("oil_sample").start and a.covered("oil_sample").end
+    ]
     return pick(rng, usable) if usable else None
 
 
@@ -117,7 +119,7 @@ def oil_call(a: GroundedAsset, start: str | None = None, end: str | None = None)
     args: dict[str, Any] = {
         "site_name": a.site_name,
         "asset_id": a.asset_id,
-        "start": start or iso_day(day(a.oil_samples.start or "")),
+        "start": start or iso_day(day(a.covered("oil_sample").start or "")),
     }
     if end is not None:
         args["final"] = end

@@ -351,8 +351,9 @@ async def data_coverage(
     a = asset_with_telemetry(ctx, rng)
     if a is None:
         return None
-    source = "oil" if a.oil_samples.start and rng.random() < 0.35 else "telemetry"
-    start = iso_day(min(day(a.telemetry.start or ""), day(a.oil_samples.start or "9999-12-31")))
+    oil = a.covered("oil_sample")
+    source = "oil" if oil.start and rng.random() < 0.35 else "telemetry"
+    start = iso_day(min(day(a.telemetry.start or ""), day(oil.start or "9999-12-31")))
     if source == "telemetry":
         sensor = pick(rng, [s for s in LEVEL_SENSORS if s in a.sensors])
         # The whole record (every sensor) is one call per asset, shared by all its sensors'

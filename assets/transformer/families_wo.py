@@ -54,8 +54,8 @@ EVENT_SHARE = 0.7
 
 def _data_days(a: GroundedAsset) -> tuple[date, date] | None:
     """First and last day spanned by the asset's telemetry and oil samples."""
-    starts = [r.start for r in (a.telemetry, a.oil_samples) if r.start]
-    ends = [r.end for r in (a.telemetry, a.oil_samples) if r.end]
+    starts = [r.start for r in a.coverage.values() if r.start]
+    ends = [r.end for r in a.coverage.values() if r.end]
     if not starts or not ends:
         return None
     return day(min(starts)), day(max(ends))
@@ -555,7 +555,8 @@ async def wo_decision(
     if not diagnosed:
         # Most units are healthy; look for one whose samples show a fault.
         for other in sorted(ctx.assets, key=lambda x: x.asset_id):
-            if other.oil_samples.start and (found := await _diagnosed_samples(ctx, other, faults)):
+            has_oil = other.covered("oil_sample").start
+            if has_oil and (found := await _diagnosed_samples(ctx, other, faults)):
                 a, diagnosed = other, found
                 break
     if not diagnosed:

@@ -26,7 +26,7 @@ async def oil_samples(args: WindowArgs, ctx: ToolContext) -> RecordsResult:
     """
     check_window(args.start, args.final)
     await check_asset(ctx, args.site_name, args.asset_id)
-    docs = await ctx.store.oil_samples(args.asset_id, args.start, args.final)
+    docs = await ctx.store.records("oil_sample", args.asset_id, args.start, args.final)
     rows = plain_records(docs)
     return RecordsResult(
         asset_id=args.asset_id, start=args.start, final=args.final, count=len(rows), records=rows

@@ -13,12 +13,14 @@ from typing import Any
 
 import httpx
 
+from generator.assetdef import AssetClass
 from generator.config import StoreSettings, store_settings
 from generator.errors import UserError
 from generator.store.couch import verify_store
 
 Doc = dict[str, Any]
-TRUTH_DB = "scenariogen_truth"
+# The field that marks a document in a database shared by several asset classes.
+CLASS_FIELD = "asset_class"
 
 
 class RawStore:
@@ -29,16 +31,23 @@ class RawStore:
         databases: dict[str, str],
         settings: StoreSettings | None = None,
         client: httpx.Client | None = None,
+        *,
+        asset_class: str,
     ) -> None:
         """Args:
-        databases: Logical → unprefixed database name (telemetry, oil_samples, nameplate,
-            workorders), as in the asset class's asset.yaml.
+        databases: Logical → unprefixed database name (telemetry, nameplate, workorders,
+            the class's other databases), as in the asset class's asset.yaml; ``truth``
+            defaults to the class's ``scenariogen_truth_<class>``.
         settings: Store location and credentials (default: the environment's).
         client: An HTTP client to use (tests); one is made otherwise.
+        asset_class: The class audited: documents another class wrote into a shared
+            database (their ``asset_class`` field names it) are left out.
         """
         self.settings = settings or store_settings()
+        self.asset_class = asset_class
         prefix = self.settings.db_prefix
-        self.db = {k: prefix + v for k, v in databases.items()} | {"truth": prefix + TRUTH_DB}
+        names = {"truth": f"scenariogen_truth_{asset_class}"} | dict(databases)
+        self.db = {k: prefix + v for k, v in names.items()}
         auth = (
             (self.settings.username, self.settings.password or "")
             if self.settings.username else None
@@ -74,6 +83,16 @@ class RawStore:
         resp.raise_for_status()
         return resp.json()
 
+    @classmethod
+    def of(cls, asset: AssetClass, settings: StoreSettings | None = None) -> RawStore:
+        """Raw reads of ``asset``'s databases (its truth database included)."""
+        names = {k: asset.database(k) for k in [*asset.databases, "truth"]}
+        return cls(names, settings, asset_class=asset.asset_class)
+
+    def _mine(self, doc: Doc) -> bool:
+        owner = doc.get(CLASS_FIELD)
+        return owner is None or owner == self.asset_class
+
     def _all_docs(self, db: str, page: int = 5000) -> Iterator[Doc]:
         start: str | None = None
         while True:
@@ -88,7 +107,7 @@ class RawStore:
                 )
             rows = body["rows"]
             for row in rows:
-                if not str(row["id"]).startswith("_design/"):
+                if not str(row["id"]).startswith("_design/") and self._mine(row["doc"]):
                     yield row["doc"]
             if len(rows) < page:
                 return
@@ -108,7 +127,7 @@ class RawStore:
                 ) from None
             resp.raise_for_status()
             docs = resp.json()["docs"]
-            out.extend(docs)
+            out.extend(d for d in docs if self._mine(d))
             skip += len(docs)
             if len(docs) < page:
                 return out

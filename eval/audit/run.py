@@ -281,8 +281,7 @@ def audit_run(run_dir: Path, limit: int | None = None, raw: RawStore | None = No
     asset_class, cases = load_cases(run_dir)
     asset = load_asset_class(asset_class)
     load_class_audits(asset_class)
-    dbs = asset.databases.model_dump()
-    store = raw or RawStore({k: v for k, v in dbs.items() if v})
+    store = raw or RawStore.of(asset)
     ctx = AuditContext(raw=store,
                        failure_modes=[fm.model_dump() for fm in asset.failure_modes])
     try:

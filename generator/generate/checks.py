@@ -191,7 +191,7 @@ class GroundingSets(BaseModel):
 
     sites: list[str] = Field(description="Sites")
     asset_sites: dict[str, str] = Field(description="Asset id → its site")
-    sensors: list[str] = Field(description="Telemetry and oil-sample quantities present")
+    sensors: list[str] = Field(description="Quantities present, of every sensor source")
     start: str | None = Field(description="Earliest timestamp of any data (ISO 8601)")
     end: str | None = Field(description="Latest timestamp of any data (ISO 8601)")
 
@@ -199,8 +199,8 @@ class GroundingSets(BaseModel):
     def from_profile(cls, profile: AssetProfile) -> GroundingSets:
         """From the profile's grounded inventory."""
         inv = profile.inventory
-        starts = [r.start for r in (inv.telemetry, inv.oil_samples) if r.start]
-        ends = [r.end for r in (inv.telemetry, inv.oil_samples) if r.end]
+        starts = [r.start for r in inv.coverage.values() if r.start]
+        ends = [r.end for r in inv.coverage.values() if r.end]
         return cls(
             sites=list(inv.sites),
             asset_sites={a.asset_id: a.site_name for a in inv.assets},
@@ -214,10 +214,10 @@ class GroundingSets(BaseModel):
         """From the store's inventory (``scenariogen validate --store``)."""
         sensors = sorted(
             {s for a in inv.assets for s in a.sensors}
-            | {s.name for s in asset.sensors_of("oil_sample")}
+            | {s.name for s in asset.sensors if s.source != "telemetry"}
         )
-        starts = [r.start for a in inv.assets for r in (a.telemetry, a.oil_samples) if r.start]
-        ends = [r.end for a in inv.assets for r in (a.telemetry, a.oil_samples) if r.end]
+        starts = [r.start for a in inv.assets for r in a.coverage.values() if r.start]
+        ends = [r.end for a in inv.assets for r in a.coverage.values() if r.end]
         return cls(
             sites=list(inv.sites),
             asset_sites={a.asset_id: a.site_name for a in inv.assets},

@@ -54,12 +54,22 @@ def _file_digest(path: str) -> str | None:
         return None
 
 
+def _default_asset_class() -> str:
+    from generator.assetdef import default_asset_class
+
+    return default_asset_class()
+
+
 class GenerateConfig(BaseModel):
     """Everything that decides what a run generates (plus how fast it goes)."""
 
     model_config = ConfigDict(extra="forbid")
 
-    asset_class: str = Field(default="transformer", description="Asset class to generate for")
+    asset_class: str = Field(
+        default_factory=_default_asset_class,
+        description="Asset class to generate for (default: the class asset.yaml marks "
+        "`default: true`)",
+    )
     n: int = Field(default=50, ge=1, le=100_000, description="Accepted scenarios wanted (N)")
     llm: str = Field(default="none", description="LLM spec: none, smollm2, openai:M, ollama:M")
     base_url: str | None = Field(default=None, description="OpenAI-compatible server URL")

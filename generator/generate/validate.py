@@ -263,7 +263,7 @@ async def validate_records(
 async def validate_file(
     path: Path,
     *,
-    asset: str = "transformer",
+    asset: str | None = None,
     against: Path | None = None,
     use_store: bool = False,
     threshold: float = 0.9,
@@ -274,7 +274,7 @@ async def validate_file(
 
     Args:
         path: Scenario file (JSON list or JSONL).
-        asset: Asset class whose store grounds the store checks.
+        asset: Asset class whose store grounds the store checks (None: the default class).
         against: An earlier set; records too similar to one of its texts fail.
         use_store: Build the asset profile from the store and run the store checks
             (grounding, recomputed answers, negatives). Off by default so any file
@@ -293,11 +293,12 @@ async def validate_file(
     )
     if not use_store:
         return await validate_records(records, ctx, path=str(path), seeds=seeds)
-    from generator.assetdef import load_asset_class
+    from generator.assetdef import load_asset_class, resolve_asset_class
     from generator.generate.families import FamilyContext, load_families, recompute
     from generator.profile.build import build_profile
     from generator.tools.registry import ToolContext
 
+    asset = resolve_asset_class(asset)
     asset_cls = load_asset_class(asset)
     profile = await build_profile(asset, settings=settings)
     load_families(asset_cls)

@@ -24,7 +24,15 @@ from generator.assetdef import AssetClass
 from generator.config import StoreSettings
 from generator.heldout.secret import Secret
 from generator.store.couch import CouchClient
-from generator.store.seed import SeedReport, database_names, fingerprint, read_marker, seed
+from generator.store.seed import (
+    META_DB,
+    SeedReport,
+    database_names,
+    drop,
+    fingerprint,
+    read_marker,
+    seed,
+)
 
 PRIVATE_PREFIX = "heldout_"
 EPOCH = date(2025, 1, 6)  # a Monday; private fleets start up to START_SPREAD_DAYS later
@@ -50,7 +58,6 @@ SIZES: dict[str, FleetBounds] = {
 
 def fleet_spec(asset: AssetClass, secret: Secret, bounds: FleetBounds) -> BaseModel:
     """The simulator's fleet spec, every field drawn from the secret."""
-    module = importlib.import_module((asset.simulator or "").split(":")[0])
     start = EPOCH + timedelta(days=secret.uniform_int(0, bounds.start_spread_days, "start"))
     values: dict[str, Any] = {
         "seed": secret.integer("fleet-seed", bits=31),
@@ -59,7 +66,7 @@ def fleet_spec(asset: AssetClass, secret: Secret, bounds: FleetBounds) -> BaseMo
         "days": secret.uniform_int(*bounds.days, "days"),
         "start": start,
     }
-    spec: BaseModel = module.FleetSpec(**values)
+    spec: BaseModel = asset.load_fleet_spec()(**values)
     return spec
 
 
@@ -105,9 +112,14 @@ def seed_private_fleet(
 
 
 def drop_private_fleet(asset: AssetClass, settings: StoreSettings, secret: Secret) -> int:
-    """Delete the private fleet's databases; returns how many existed."""
-    dropped = 0
+    """Delete the class's private fleet (another class's under the same prefix stays, see
+    :func:`generator.store.seed.drop`), and the meta database once it holds no marker;
+    returns how many of the databases existed."""
+    prefix = private_prefix(secret, settings.db_prefix)
     with CouchClient(settings) as client:
-        for db in private_databases(asset, settings, secret):
-            dropped += int(client.delete_db(db))
-    return dropped
+        existed = sum(client.db_exists(db) for db in private_databases(asset, settings, secret))
+        drop(client, asset, prefix)
+        meta = prefix + META_DB
+        if client.db_exists(meta) and not any(True for _ in client.all_docs(meta)):
+            client.delete_db(meta)
+    return existed

@@ -67,10 +67,16 @@ def rotate(root: Path, keep: int, secret: Secret, asset_class: str,
 
 
 async def nightly(secret: Secret, *, root: Path, night: date, n: int, keep: int,
-                  asset_class: str = "transformer", size: str = "default",
+                  asset_class: str | None = None, size: str = "default",
                   max_attempts: int = 24, settings: StoreSettings | None = None,
                   extra_logs: tuple[Path, ...] = ()) -> tuple[int, list[str]]:
-    """Run one night; returns the exit code and the aggregate lines to print."""
+    """Run one night; returns the exit code and the aggregate lines to print.
+
+    ``asset_class`` None is the default class (:func:`generator.assetdef.default_asset_class`).
+    """
+    from generator.assetdef import resolve_asset_class
+
+    asset_class = resolve_asset_class(asset_class)
     settings = settings or store_settings()
     root.mkdir(parents=True, exist_ok=True)
     exclude = previous_fingerprints(root, night)

@@ -45,12 +45,21 @@ EXCLUDED: dict[str, str] = {
 MAX_ATTEMPTS = 24
 
 
+def _default_asset_class() -> str:
+    from generator.assetdef import default_asset_class
+
+    return default_asset_class()
+
+
 class HeldoutConfig(BaseModel):
     """Options of one held-out run (no secret here: it is passed separately)."""
 
     model_config = ConfigDict(extra="forbid")
 
-    asset_class: str = Field(default="transformer", description="Asset class")
+    asset_class: str = Field(
+        default_factory=_default_asset_class,
+        description="Asset class (default: the class asset.yaml marks `default: true`)",
+    )
     n: int = Field(default=40, ge=1, le=2000, description="Instances wanted")
     out: Path = Field(description="Output folder (public/ and private/ inside)")
     size: str = Field(default="default", description="Private fleet size preset")

@@ -305,7 +305,7 @@ def _assemble(
         display_name=asset.display_name,
         description=asset.description,
         generation_mode="closed_form" if inventory is None else "open_form",
-        inventory=inventory or grounding.empty_inventory(),
+        inventory=inventory or grounding.empty_inventory(asset),
         failure_modes=modes,
         supported_domains=supported,
         unsupported_domains=unsupported,

@@ -84,27 +84,33 @@ def _count(client: CouchClient, db: str, asset_id: str, limit: int | None = None
 
 
 def _coverage(
-    store: FleetStore, asset_id: str, oil_fields: set[str]
-) -> tuple[bool, int, set[str]]:
-    """Whether an asset has enough hourly readings, its oil-sample count, and the oil
-    fields of its latest sample."""
+    store: FleetStore, asset_id: str, fields: dict[str, set[str]]
+) -> tuple[bool, dict[str, int], dict[str, set[str]]]:
+    """Whether an asset has enough hourly readings and, per sensor source other than
+    telemetry (the keys of ``fields``), its record count and the declared fields of its
+    latest record."""
     # Counting every hourly reading costs seconds on a large fleet; tsfm only needs to
     # know that the threshold is reached, which a bounded query answers.
     enough = (
         _count(store.client, store.db["telemetry"], asset_id, MIN_HOURLY_READINGS)
         >= MIN_HOURLY_READINGS
     )
-    if "oil_samples" not in store.db:
-        return enough, 0, set()
-    oil_db = store.db["oil_samples"]
-    latest = store.client.find(
-        oil_db,
-        {"asset_id": asset_id, "timestamp": {"$gt": None}},
-        sort=[{"asset_id": "desc"}, {"timestamp": "desc"}],
-        limit=1,
-    )
-    present = {k for k in latest[0] if k in oil_fields} if latest else set()
-    return enough, _count(store.client, oil_db, asset_id), present
+    counts: dict[str, int] = {}
+    present: dict[str, set[str]] = {}
+    for source, declared in fields.items():
+        db = store.db[store.asset.source_database(source)]
+        if not store.client.db_exists(db):
+            counts[source], present[source] = 0, set()
+            continue
+        latest = store.client.find(
+            db,
+            {"asset_id": asset_id, "timestamp": {"$gt": None}},
+            sort=[{"asset_id": "desc"}, {"timestamp": "desc"}],
+            limit=1,
+        )
+        present[source] = {k for k in latest[0] if k in declared} if latest else set()
+        counts[source] = _count(store.client, db, asset_id)
+    return enough, counts, present
 
 
 def _overall(ranges: Iterable[TimeRange]) -> TimeRange:
@@ -120,13 +126,21 @@ def _overall(ranges: Iterable[TimeRange]) -> TimeRange:
 
 
 def _sensor_coverage(
-    asset: AssetClass, telemetry_keys: set[str], oil_keys: set[str]
+    asset: AssetClass, telemetry_keys: set[str], other_keys: dict[str, set[str]]
 ) -> list[SensorCoverage]:
-    """Sensors present in the store, in asset-definition order; undeclared keys last."""
+    """Sensors present in the store, in asset-definition order; undeclared keys last.
+
+    A telemetry sensor is present when it is a key of the telemetry documents; a sensor of
+    another source when it is a field of that source's records (``other_keys[source]``).
+    """
     out: list[SensorCoverage] = []
     declared = {s.name for s in asset.sensors}
     for s in asset.sensors:
-        in_store = s.name in oil_keys if s.source == "oil_sample" else s.name in telemetry_keys
+        in_store = (
+            s.name in telemetry_keys
+            if s.source == "telemetry"
+            else s.name in other_keys.get(s.source, set())
+        )
         if in_store:
             out.append(
                 SensorCoverage(name=s.name, unit=s.unit, source=s.source, description=s.description)
@@ -144,13 +158,18 @@ def _sensor_coverage(
     return out
 
 
-def empty_inventory() -> GroundedInventory:
-    """The inventory of a store holding nothing for the class (closed form)."""
+def empty_inventory(asset: AssetClass | None = None) -> GroundedInventory:
+    """The inventory of a store holding nothing for the class (closed form).
+
+    Args:
+        asset: The class, whose sources get empty coverage (telemetry only when None).
+    """
     none = TimeRange(start=None, end=None, count=0)
+    sources = list(asset.sources) if asset is not None else ["telemetry"]
     return _with_fingerprint(
         GroundedInventory(
-            sites=[], assets=[], sensors=[], telemetry=none, oil_samples=none, work_orders=0,
-            fingerprint="",
+            sites=[], assets=[], sensors=[], coverage={s: none for s in sources},
+            work_orders=0, fingerprint="",
         )
     )
 
@@ -177,10 +196,14 @@ async def ground(asset: AssetClass, settings: StoreSettings) -> GroundedInventor
         inv = await store.inventory()
         if not inv.assets:
             return None
-        oil_fields = {s.name for s in asset.sensors_of("oil_sample")}
+        fields = {
+            source: {s.name for s in asset.sensors_of(source)}
+            for source in asset.sources
+            if source != "telemetry"
+        }
 
-        async def cover(asset_id: str) -> tuple[bool, int, set[str]]:
-            return await to_thread(_coverage, store, asset_id, oil_fields)
+        async def cover(asset_id: str) -> tuple[bool, dict[str, int], dict[str, set[str]]]:
+            return await to_thread(_coverage, store, asset_id, fields)
 
         coverage = await fan_out([a.asset_id for a in inv.assets], cover, limit=4)
     finally:
@@ -188,21 +211,26 @@ async def ground(asset: AssetClass, settings: StoreSettings) -> GroundedInventor
 
     assets: list[GroundedAsset] = []
     telemetry_keys: set[str] = set()
-    oil_keys: set[str] = set()
-    for a, (enough, n_oil, present) in zip(inv.assets, coverage, strict=True):
+    other_keys: dict[str, set[str]] = {source: set() for source in fields}
+    plate_fields = [f.name for f in asset.nameplate_fields]
+    for a, (enough, counts, present) in zip(inv.assets, coverage, strict=True):
         telemetry_keys.update(a.sensors)
-        oil_keys.update(present)
-        rated = a.nameplate.get("rated_mva")
-        cooling = a.nameplate.get("cooling")
+        for source, keys in present.items():
+            other_keys[source].update(keys)
         assets.append(
             GroundedAsset(
                 asset_id=a.asset_id,
                 site_name=a.site_name,
-                rated_mva=float(rated) if isinstance(rated, int | float) else None,
-                cooling=str(cooling) if cooling is not None else None,
+                nameplate={
+                    k: a.nameplate[k] for k in plate_fields if a.nameplate.get(k) is not None
+                },
                 sensors=list(a.sensors),
-                telemetry=a.telemetry,
-                oil_samples=a.oil_samples.model_copy(update={"count": n_oil}),
+                coverage={
+                    source: a.covered(source).model_copy(update={"count": counts[source]})
+                    if source in counts
+                    else a.covered(source)
+                    for source in asset.sources
+                },
                 work_orders=a.work_orders,
                 enough_history=enough,
             )
@@ -211,9 +239,10 @@ async def ground(asset: AssetClass, settings: StoreSettings) -> GroundedInventor
         GroundedInventory(
             sites=list(inv.sites),
             assets=assets,
-            sensors=_sensor_coverage(asset, telemetry_keys, oil_keys),
-            telemetry=_overall(a.telemetry for a in assets),
-            oil_samples=_overall(a.oil_samples for a in assets),
+            sensors=_sensor_coverage(asset, telemetry_keys, other_keys),
+            coverage={
+                source: _overall(a.covered(source) for a in assets) for source in asset.sources
+            },
             work_orders=sum(a.work_orders for a in assets),
             fingerprint="",
         )
@@ -293,7 +322,7 @@ def failure_mode_profiles(
                 id=fm.id,
                 name=fm.name,
                 failure_code=fm.failure_code,
-                iec60599_code=fm.iec60599_code,
+                codes=dict(fm.codes),
                 sensors=[s.name for s in sensors if not is_gas(s)],
                 gases=[s.name for s in sensors if is_gas(s)],
                 observable=bool(fm.sensors) and all(n in present for n in fm.sensors),
@@ -312,6 +341,17 @@ def _judge(
     return DomainSupport(domain=domain, supported=supported, tools=tools, reason=reason)
 
 
+def _other_sources(asset: AssetClass, sources: list[str]) -> str:
+    """`` and 15 fields of laboratory oil samples`` for each non-telemetry source listed."""
+    parts = []
+    for name, src in asset.sources.items():
+        n = sources.count(name)
+        if name != "telemetry" and n:
+            desc = src.description[:1].lower() + src.description[1:]
+            parts.append(f" and {n} fields of {desc}")
+    return "".join(parts)
+
+
 def _open_form_checks(
     asset: AssetClass,
     inv: GroundedInventory,
@@ -320,7 +360,7 @@ def _open_form_checks(
 ) -> dict[str, list[tuple[bool, str]]]:
     cls = asset.asset_class
     tele = [s.name for s in inv.sensors if s.source == "telemetry"]
-    oil = [s.name for s in inv.sensors if s.source == "oil_sample"]
+    others = _other_sources(asset, [s.source for s in inv.sensors])
     vib = [s.name for s in inv.sensors if s.source == "vibration"]
     observable = [m.id for m in modes if m.observable]
     enough = [a.asset_id for a in inv.assets if a.enough_history]
@@ -338,7 +378,7 @@ def _open_form_checks(
         "iot": [
             (
                 bool(tele),
-                f"{len(tele)} telemetry sensors and {len(oil)} oil-sample fields in the store "
+                f"{len(tele)} telemetry sensors{others} in the store "
                 f"for {n_assets} assets at {len(inv.sites)} sites ({span})"
                 if tele
                 else "no telemetry sensors in the store",
@@ -394,7 +434,7 @@ def _closed_form_checks(
     cls = asset.asset_class
     tag = "closed form, judged from the asset definition and tools (no data in the store)"
     tele = asset.sensors_of("telemetry")
-    oil = asset.sensors_of("oil_sample")
+    others = _other_sources(asset, [s.source for s in asset.sensors])
     vib = asset.sensors_of("vibration")
 
     def has_tools(domain: str) -> tuple[bool, str]:
@@ -410,7 +450,7 @@ def _closed_form_checks(
         "iot": [
             declared(
                 bool(tele),
-                f"{len(tele)} telemetry sensors and {len(oil)} oil-sample fields declared",
+                f"{len(tele)} telemetry sensors{others} declared",
                 "no telemetry sensors declared",
             ),
             has_tools("iot"),

@@ -6,7 +6,7 @@ store and the tool registry through code, never from an LLM or retrieved text.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -21,7 +21,7 @@ from generator.literature.model import (
 )
 from generator.store.query import TimeRange
 
-PROFILE_SCHEMA_VERSION = 1
+PROFILE_SCHEMA_VERSION = 2
 
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
@@ -32,9 +32,7 @@ class SensorCoverage(_Strict):
 
     name: str = Field(description="Field name in the stored documents")
     unit: str = Field(description="Engineering unit (from the asset definition)")
-    source: Literal["telemetry", "oil_sample", "vibration"] = Field(
-        description="Where its readings live"
-    )
+    source: str = Field(description="Where its readings live (a key of asset.yaml `sources`)")
     description: str = Field(description="What it measures")
 
 
@@ -43,19 +41,31 @@ class GroundedAsset(_Strict):
 
     asset_id: str = Field(description="Asset id")
     site_name: str = Field(description="Site")
-    rated_mva: float | None = Field(default=None, description="Rating from the nameplate")
-    cooling: str | None = Field(default=None, description="Cooling class from the nameplate")
-    sensors: list[str] = Field(description="Telemetry sensors present for this asset")
-    telemetry: TimeRange = Field(
-        description="Telemetry coverage (count left None: counting every reading is costly)"
+    nameplate: dict[str, Any] = Field(
+        default_factory=dict,
+        description="The nameplate fields the class declares (asset.yaml `nameplate_fields`) "
+        "that this asset's nameplate records",
     )
-    oil_samples: TimeRange = Field(description="Oil-sample coverage, with the sample count")
+    sensors: list[str] = Field(description="Telemetry sensors present for this asset")
+    coverage: dict[str, TimeRange] = Field(
+        description="Coverage per sensor source (keys of asset.yaml `sources`); telemetry's "
+        "count is left None (counting every reading is costly), other sources are counted"
+    )
     work_orders: int = Field(description="Number of work orders")
     enough_history: bool = Field(
         default=False,
         description="At least 48 hourly telemetry readings (what tsfm tasks need), checked "
         "in the store",
     )
+
+    def covered(self, source: str) -> TimeRange:
+        """Coverage of ``source``; an empty range when the asset has none."""
+        return self.coverage.get(source) or TimeRange(start=None, end=None)
+
+    @property
+    def telemetry(self) -> TimeRange:
+        """Telemetry coverage (``coverage["telemetry"]``)."""
+        return self.covered("telemetry")
 
 
 class GroundedInventory(_Strict):
@@ -64,14 +74,25 @@ class GroundedInventory(_Strict):
     sites: list[str] = Field(description="Sites, sorted")
     assets: list[GroundedAsset] = Field(description="Assets, sorted by id")
     sensors: list[SensorCoverage] = Field(
-        description="Sensors present in the store (telemetry keys and oil-sample fields)"
+        description="Sensors present in the store (telemetry keys and the declared fields of "
+        "the other sources' records)"
     )
-    telemetry: TimeRange = Field(description="Earliest start and latest end over all assets")
-    oil_samples: TimeRange = Field(description="Earliest and latest oil sample over all assets")
+    coverage: dict[str, TimeRange] = Field(
+        description="Per sensor source: earliest start and latest end over all assets"
+    )
     work_orders: int = Field(description="Work orders over all assets")
     fingerprint: str = Field(
         description="sha256 of the inventory content; changes when the store's holdings change"
     )
+
+    def covered(self, source: str) -> TimeRange:
+        """Coverage of ``source`` over all assets; an empty range when none."""
+        return self.coverage.get(source) or TimeRange(start=None, end=None)
+
+    @property
+    def telemetry(self) -> TimeRange:
+        """Telemetry coverage over all assets (``coverage["telemetry"]``)."""
+        return self.covered("telemetry")
 
 
 class FailureModeProfile(_Strict):
@@ -80,7 +101,10 @@ class FailureModeProfile(_Strict):
     id: str = Field(description="Failure mode id from the asset definition")
     name: str = Field(description="Human name")
     failure_code: str = Field(description="Work-order failure code")
-    iec60599_code: str | None = Field(default=None, description="IEC 60599 fault class, if any")
+    codes: dict[str, str] = Field(
+        default_factory=dict,
+        description="Classification codes by scheme from the asset definition (may be empty)",
+    )
     sensors: list[str] = Field(description="Non-gas sensors that reveal it")
     gases: list[str] = Field(description="Dissolved gases that reveal it")
     observable: bool = Field(description="True when every revealing sensor/gas is in the store")

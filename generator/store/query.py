@@ -7,6 +7,7 @@ use Mango with explicit indexes and limits, so they work on Apache CouchDB too.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -16,9 +17,11 @@ from generator.concurrency import to_thread
 from generator.config import StoreSettings, store_settings
 from generator.errors import UserError
 from generator.store.couch import CouchClient, Doc, StoreForbidden
-from generator.store.seed import database_names, read_marker
+from generator.store.seed import CLASS_FIELD, database_names, read_marker
 
-META_FIELDS = frozenset({"_id", "_rev", "asset_id", "site_name", "timestamp", "dataset"})
+META_FIELDS = frozenset(
+    {"_id", "_rev", "asset_id", "site_name", "timestamp", "dataset", CLASS_FIELD}
+)
 
 
 class TimeRange(BaseModel):
@@ -40,9 +43,19 @@ class AssetInventory(BaseModel):
     site_name: str = Field(description="Site of the asset")
     nameplate: dict[str, Any] = Field(description="Nameplate document without CouchDB fields")
     sensors: list[str] = Field(description="Telemetry sensors (keys of its documents)")
-    telemetry: TimeRange = Field(description="Telemetry coverage")
-    oil_samples: TimeRange = Field(description="Oil-sample coverage")
+    coverage: dict[str, TimeRange] = Field(
+        description="Coverage per sensor source of the class (a key of asset.yaml `sources`)"
+    )
     work_orders: int = Field(description="Number of work orders")
+
+    def covered(self, source: str) -> TimeRange:
+        """Coverage of ``source``; an empty range when the asset has none."""
+        return self.coverage.get(source) or TimeRange(start=None, end=None)
+
+    @property
+    def telemetry(self) -> TimeRange:
+        """Telemetry coverage (``coverage["telemetry"]``)."""
+        return self.covered("telemetry")
 
 
 class Inventory(BaseModel):
@@ -81,7 +94,19 @@ def _window(start: str | None, end: str | None) -> dict[str, Any]:
 
 
 def _strip(doc: Doc) -> Doc:
-    return {k: v for k, v in doc.items() if k not in ("_id", "_rev")}
+    return {k: v for k, v in doc.items() if k not in ("_id", "_rev", CLASS_FIELD)}
+
+
+def owned_by(asset_class: str) -> Callable[[Doc], bool]:
+    """Whether a document belongs to ``asset_class``: it carries that class's
+    ``asset_class`` field, or none (documents of stores seeded before classes shared
+    databases, and upstream's own work-order documents)."""
+
+    def keep(doc: Doc) -> bool:
+        owner = doc.get(CLASS_FIELD)
+        return owner is None or owner == asset_class
+
+    return keep
 
 
 class FleetStore:
@@ -92,6 +117,7 @@ class FleetStore:
         self.settings = settings or store_settings()
         self.client = CouchClient(self.settings)
         self.db = database_names(asset, self.settings.db_prefix)
+        self._mine = owned_by(asset.asset_class)
 
     def close(self) -> None:
         """Release the HTTP connections."""
@@ -128,9 +154,12 @@ class FleetStore:
         """
         self._check_ready()
 
+    def _source_db(self, source: str) -> str:
+        return self.db[self.asset.source_database(source)]
+
     def _nameplates(self) -> list[Doc]:
         return sorted(
-            (_strip(d) for d in self.client.all_docs(self.db["nameplate"])),
+            (_strip(d) for d in self.client.all_docs(self.db["nameplate"]) if self._mine(d)),
             key=lambda d: str(d["asset_id"]),
         )
 
@@ -195,27 +224,30 @@ class FleetStore:
             selector,
             sort=[{"dataset": "asc"}, {"equipment_id": "asc"}, {date_field: "asc"}],
         )
-        return [_strip(d) for d in docs]
+        return [_strip(d) for d in docs if self._mine(d)]
 
     def _inventory(self) -> Inventory:
         marker = self._check_ready()
         plates = self._nameplates()
         assets = []
+        present = {
+            source: self.client.db_exists(self._source_db(source)) for source in self.asset.sources
+        }
         for plate in plates:
             aid = str(plate["asset_id"])
-            oil = (
-                self._time_range(self.db["oil_samples"], aid)
-                if "oil_samples" in self.db
+            coverage = {
+                source: self._time_range(self._source_db(source), aid)
+                if present[source]
                 else TimeRange(start=None, end=None)
-            )
+                for source in self.asset.sources
+            }
             assets.append(
                 AssetInventory(
                     asset_id=aid,
                     site_name=str(plate["site_name"]),
                     nameplate=plate,
                     sensors=self._sensors(aid),
-                    telemetry=self._time_range(self.db["telemetry"], aid),
-                    oil_samples=oil,
+                    coverage=coverage,
                     work_orders=len(self._tagged("wo_events", "reported_date", aid, None, None)),
                 )
             )
@@ -256,11 +288,13 @@ class FleetStore:
         """Telemetry sensors of an asset (keys of its documents minus metadata)."""
         return await to_thread(self._sensors, asset_id)
 
-    async def time_range(
-        self, asset_id: str, source: Literal["telemetry", "oil_samples"] = "telemetry"
-    ) -> TimeRange:
-        """First and last timestamp of an asset's telemetry or oil samples."""
-        return await to_thread(self._time_range, self.db[source], asset_id)
+    async def time_range(self, asset_id: str, source: str = "telemetry") -> TimeRange:
+        """First and last timestamp of an asset's records of sensor source ``source``.
+
+        Raises:
+            UserError: the class declares no such source.
+        """
+        return await to_thread(self._time_range, self._source_db(source), asset_id)
 
     async def history(
         self,
@@ -272,11 +306,17 @@ class FleetStore:
         """Telemetry rows of an asset in [start, end), sorted by time."""
         return await to_thread(self._history, self.db["telemetry"], asset_id, start, end, sensors)
 
-    async def oil_samples(
-        self, asset_id: str, start: str | None = None, end: str | None = None
+    async def records(
+        self, source: str, asset_id: str, start: str | None = None, end: str | None = None
     ) -> list[Doc]:
-        """Oil samples of an asset in [start, end), sorted by time."""
-        return await to_thread(self._history, self.db["oil_samples"], asset_id, start, end, None)
+        """Records of sensor source ``source`` (e.g. ``telemetry``) of an asset in
+        [start, end), sorted by time, read from the source's database.
+
+        Raises:
+            UserError: the class declares no such source.
+        """
+        db = self._source_db(source)
+        return await to_thread(self._history, db, asset_id, start, end, None)
 
     async def work_orders(
         self,
@@ -308,7 +348,7 @@ class FleetStore:
         docs = await to_thread(
             self.client.find, self.db["workorders"], {"dataset": "failure_codes"}
         )
-        return sorted((_strip(d) for d in docs), key=lambda d: str(d["code"]))
+        return sorted((_strip(d) for d in docs if self._mine(d)), key=lambda d: str(d["code"]))
 
     async def ground_truth(self, asset_id: str | None = None) -> list[Doc]:
         """Injected faults and causes (separate database; never shown to agents)."""

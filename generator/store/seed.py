@@ -11,17 +11,19 @@ import hashlib
 import json
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from generator.assetdef import AssetClass
+from generator.assetdef import ASSETS_DIR, TRUTH_KEY, AssetClass, available_asset_classes
 from generator.config import is_private_db
 from generator.errors import UserError
-from generator.store.couch import CouchClient
+from generator.store.couch import CouchClient, Doc
 
 META_DB = "scenariogen_meta"
-TRUTH_DB = "scenariogen_truth"
+# Version of how a class's documents are laid out in the store (part of the fingerprint).
+STORE_LAYOUT = 2
 BATCH = 2000
 # CouchDB's per-database security object that limits reading to server admins: members
 # with role `_admin` only (Apache CouchDB enforces it; the bundled server applies the
@@ -31,10 +33,13 @@ ADMIN_ONLY_SECURITY: dict[str, Any] = {
     "members": {"names": [], "roles": ["_admin"]},
 }
 
-# Mango indexes per logical database: (fields, name).
+# The field a document written into a database shared with another class carries.
+CLASS_FIELD = "asset_class"
+
+# Generic Mango indexes per logical database: (fields, name). A class adds its own in
+# asset.yaml's `indexes` (see :func:`indexes_of`).
 INDEXES: dict[str, list[tuple[list[str], str]]] = {
     "telemetry": [(["asset_id", "timestamp"], "by-asset-time"), (["site_name"], "by-site")],
-    "oil_samples": [(["asset_id", "timestamp"], "by-asset-time")],
     "nameplate": [(["site_name"], "by-site")],
     "workorders": [
         (["dataset"], "by-dataset"),
@@ -64,17 +69,82 @@ def marker_id(asset_class: str) -> str:
 
 
 def database_names(asset: AssetClass, prefix: str) -> dict[str, str]:
-    """Logical → physical database names for an asset class."""
-    dbs = asset.databases
-    names = {
-        "telemetry": dbs.telemetry,
-        "nameplate": dbs.nameplate,
-        "workorders": dbs.workorders,
-        "truth": TRUTH_DB,
+    """Logical → physical database names for an asset class (``truth`` included)."""
+    names = {k: asset.database(k) for k in asset.databases} | {
+        TRUTH_KEY: asset.database(TRUTH_KEY)
     }
-    if dbs.oil_samples:
-        names["oil_samples"] = dbs.oil_samples
     return {k: prefix + v for k, v in names.items()}
+
+
+def indexes_of(asset: AssetClass) -> dict[str, list[tuple[list[str], str]]]:
+    """The generic indexes of the class's logical databases plus its declared ones.
+
+    Every sensor source's database gets the ``by-asset-time`` index the time-window
+    queries sort on.
+    """
+    out: dict[str, list[tuple[list[str], str]]] = {
+        k: list(v) for k, v in INDEXES.items() if k in asset.databases
+    }
+    by_time: list[tuple[list[str], str]] = [(["asset_id", "timestamp"], "by-asset-time")]
+    declared = {
+        logical: [(list(i.fields), i.name) for i in extra]
+        for logical, extra in asset.indexes.items()
+    }
+    for src in asset.sources.values():
+        declared.setdefault(src.database, [])[:0] = by_time
+    for logical, extra in declared.items():
+        have = {name for _, name in out.get(logical, [])}
+        for fields, name in extra:
+            if name not in have:
+                out.setdefault(logical, []).append((fields, name))
+                have.add(name)
+    return out
+
+
+def _recorded_databases(client: CouchClient, prefix: str, asset_class: str) -> dict[str, set[str]]:
+    """Other classes' physical databases, as their seed markers in the store record them."""
+    meta = prefix + META_DB
+    if not client.db_exists(meta):
+        return {}
+    out: dict[str, set[str]] = {}
+    for doc in client.all_docs(meta):
+        doc_id = str(doc.get("_id", ""))
+        if not doc_id.startswith("seed:") or doc_id == marker_id(asset_class):
+            continue
+        dbs = doc.get("databases")
+        if isinstance(dbs, dict):
+            out[doc_id.removeprefix("seed:")] = {str(v) for v in dbs.values()}
+    return out
+
+
+def shared_databases(
+    client: CouchClient, asset: AssetClass, prefix: str, root: Path = ASSETS_DIR
+) -> set[str]:
+    """Logical keys of the class's databases that another class also uses.
+
+    Another class is one discovered under ``root`` or one whose seed marker in the store
+    records its databases.
+    """
+    names = database_names(asset, prefix)
+    others: set[str] = set()
+    for cls, dbs in _recorded_databases(client, prefix, asset.asset_class).items():
+        if cls != asset.asset_class:
+            others |= dbs
+    from generator.assetdef import load_asset_class
+
+    for cls in available_asset_classes(root):
+        if cls == asset.asset_class:
+            continue
+        try:
+            others |= set(database_names(load_asset_class(cls, root), prefix).values())
+        except UserError:
+            continue  # a class still being written declares nothing reliable yet
+    return {k for k, db in names.items() if db in others}
+
+
+def _own_doc_ids(client: CouchClient, db: str, asset_class: str) -> list[Doc]:
+    """``_id``/``_rev`` of the documents in ``db`` that carry ``asset_class``."""
+    return client.find(db, {CLASS_FIELD: asset_class}, fields=["_id", "_rev"])
 
 
 def fingerprint(asset: AssetClass, spec: BaseModel, simulator_version: str) -> str:
@@ -84,6 +154,8 @@ def fingerprint(asset: AssetClass, spec: BaseModel, simulator_version: str) -> s
             "asset": asset.asset_class,
             "spec": spec.model_dump(mode="json"),
             "sim": simulator_version,
+            # 2: truth per class, `asset_class` on documents in shared databases
+            "layout": STORE_LAYOUT,
         },
         sort_keys=True,
     )
@@ -97,10 +169,37 @@ def read_marker(client: CouchClient, asset_class: str, prefix: str) -> dict[str,
     return client.get(prefix + META_DB, marker_id(asset_class))
 
 
-def drop(client: CouchClient, asset: AssetClass, prefix: str) -> None:
-    """Delete the asset class's databases and its marker."""
-    for db in database_names(asset, prefix).values():
-        client.delete_db(db)
+def _data_ids(client: CouchClient, db: str) -> set[str]:
+    """Ids of the non-design documents of ``db``."""
+    return {i for i in client.all_doc_ids(db) if not i.startswith("_design/")}
+
+
+def drop(
+    client: CouchClient, asset: AssetClass, prefix: str, root: Path = ASSETS_DIR
+) -> None:
+    """Delete the asset class's data and its marker, leaving every other class's intact.
+
+    Databases only this class uses are deleted whole; in a database shared with another
+    class (see :func:`shared_databases`) only the documents carrying this class's
+    ``asset_class`` field are deleted, and the database itself once nothing else is left.
+    """
+    names = database_names(asset, prefix)
+    shared = shared_databases(client, asset, prefix, root)
+    for logical, db in names.items():
+        if logical not in shared:
+            client.delete_db(db)
+            continue
+        if not client.db_exists(db):
+            continue
+        mine = _own_doc_ids(client, db, asset.asset_class)
+        for i in range(0, len(mine), BATCH):
+            chunk = [
+                {"_id": d["_id"], "_rev": d["_rev"], "_deleted": True}
+                for d in mine[i : i + BATCH]
+            ]
+            client.bulk_docs(db, chunk)
+        if not _data_ids(client, db):
+            client.delete_db(db)  # the other classes have nothing here (yet)
     meta = prefix + META_DB
     if client.db_exists(meta):
         client.delete(meta, marker_id(asset.asset_class))
@@ -114,8 +213,13 @@ def seed(
     prefix: str = "",
     replace: bool = False,
     progress: Callable[[str, int, int], None] | None = None,
+    root: Path = ASSETS_DIR,
 ) -> SeedReport:
     """Simulate the fleet for ``spec`` and write it, resuming an interrupted seed.
+
+    Every document written into a database shared with another class (the work-order
+    database always) carries ``asset_class``, so readers and :func:`drop` can tell the
+    classes apart; ``root`` is where the other classes are discovered.
 
     Raises:
         UserError: the store holds a different fleet and ``replace`` is False.
@@ -138,7 +242,7 @@ def seed(
             fix="pass --drop to replace it, or set SCENARIOGEN_DB_PREFIX to keep both",
         )
     if replace:
-        drop(client, asset, prefix)
+        drop(client, asset, prefix, root)
         marker = None
     if marker is not None and marker.get("status") == "complete":
         return SeedReport(
@@ -155,6 +259,19 @@ def seed(
     timings["simulate"] = time.perf_counter() - t
     docs: dict[str, list[dict[str, Any]]] = fleet.docs
     names = database_names(asset, prefix)
+    unknown = sorted(set(docs) - set(names))
+    if unknown:
+        raise UserError(
+            f"the {asset.asset_class} simulator returned documents for unknown database "
+            f"{unknown[0]!r}",
+            options=sorted(names),
+            fix=f"declare it under `databases` in assets/{asset.asset_class}/asset.yaml",
+        )
+    # Work orders are stamped even before a second class arrives: classes share upstream's
+    # one work-order database by design, and a later class must not read these as its own.
+    stamped = shared_databases(client, asset, prefix, root) | {"workorders"}
+    for logical in stamped & set(docs):
+        docs[logical] = [d | {CLASS_FIELD: asset.asset_class} for d in docs[logical]]
     meta = prefix + META_DB
     client.create_db(meta)
     status_doc = {
@@ -164,11 +281,16 @@ def seed(
         "spec": spec.model_dump(mode="json"),
         "simulator_version": sim_version,
         "counts": {k: len(v) for k, v in docs.items()},
+        "databases": names,
         "started_at": time.time(),
     }
     client.put(meta, status_doc)
     written: dict[str, int] = {}
     t = time.perf_counter()
+    for logical in sorted(names.keys() - docs.keys()):
+        # Declared but empty: readers find it all the same.
+        if client.create_db(names[logical]) and is_private_db(names[logical]):
+            client.set_security(names[logical], ADMIN_ONLY_SECURITY)
     for logical, batch_docs in docs.items():
         db = names[logical]
         client.create_db(db)
@@ -199,10 +321,9 @@ def seed(
         written[logical] = done
     timings["write"] = time.perf_counter() - t
     t = time.perf_counter()
-    for logical, indexes in INDEXES.items():
-        if logical in names:
-            for fields, name in indexes:
-                client.create_index(names[logical], fields, name)
+    for logical, indexes in indexes_of(asset).items():
+        for fields, name in indexes:
+            client.create_index(names[logical], fields, name)
     timings["index"] = time.perf_counter() - t
     final = client.get(meta, marker_id(asset.asset_class)) or status_doc
     final.update(status="complete", finished_at=time.time())

@@ -31,8 +31,8 @@ from generator.concurrency import to_thread
 from generator.config import StoreSettings, store_settings
 from generator.errors import UserError
 from generator.store.couch import CouchClient, Doc
-from generator.store.query import META_FIELDS, AssetInventory, Inventory, TimeRange
-from generator.store.seed import database_names, read_marker
+from generator.store.query import META_FIELDS, AssetInventory, Inventory, TimeRange, owned_by
+from generator.store.seed import CLASS_FIELD, database_names, read_marker
 
 # Re-reads of a database whose update_seq moved while it was being read.
 _READ_ATTEMPTS = 3
@@ -43,7 +43,7 @@ class StoreChanged(UserError):
 
 
 def _strip(doc: Doc) -> Doc:
-    return {k: v for k, v in doc.items() if k not in ("_id", "_rev")}
+    return {k: v for k, v in doc.items() if k not in ("_id", "_rev", CLASS_FIELD)}
 
 
 @dataclass
@@ -110,7 +110,13 @@ class FleetSnapshot:
         self.seqs = dict(seqs)
         self.marker = marker
         role = {name: r for r, name in self.db.items()}
-        by_role = {role[name]: rows for name, rows in docs.items() if name in role}
+        # Only this class's documents (a shared database holds other classes' too).
+        owned = owned_by(asset.asset_class)
+        by_role = {
+            role[name]: [d for d in rows if owned(d)]
+            for name, rows in docs.items()
+            if name in role
+        }
         self._plates = sorted(
             (_strip(d) for d in by_role.get("nameplate", [])), key=lambda d: str(d["asset_id"])
         )
@@ -118,8 +124,13 @@ class FleetSnapshot:
             str(d["_id"]): _strip(d) for d in by_role.get("nameplate", []) if "_id" in d
         }
         self._sites = sorted({str(p["site_name"]) for p in self._plates})
-        self._telemetry = _grouped(by_role.get("telemetry", []), "asset_id", "timestamp")
-        self._oil = _grouped(by_role.get("oil_samples", []), "asset_id", "timestamp")
+        # Time series per logical database: telemetry and every sensor source's database.
+        series_dbs = {"telemetry", *(src.database for src in asset.sources.values())}
+        self._series: dict[str, dict[str, _Series]] = {
+            logical: _grouped(by_role.get(logical, []), "asset_id", "timestamp")
+            for logical in sorted(series_dbs)
+        }
+        self._telemetry = self._series["telemetry"]
         wo_docs = by_role.get("workorders", [])
         self._tagged: dict[str, dict[str, _Series]] = {}
         self._tagged_all: dict[str, _Series] = {}
@@ -229,8 +240,10 @@ class FleetSnapshot:
                 site_name=str(plate["site_name"]),
                 nameplate=dict(plate),
                 sensors=list(self._sensors.get(aid, [])),
-                telemetry=self._range(self._telemetry, aid),
-                oil_samples=self._range(self._oil, aid),
+                coverage={
+                    source: self._range(self._series[src.database], aid)
+                    for source, src in self.asset.sources.items()
+                },
                 work_orders=len(self._tagged["wo_events"].get(aid, _Series()).rows),
             ))
         return Inventory.of(self.asset.asset_class, assets, self.marker)
@@ -265,13 +278,13 @@ class FleetSnapshot:
         """Telemetry sensors of an asset (keys of its latest document minus metadata)."""
         return list(self._sensors.get(asset_id, []))
 
-    async def time_range(
-        self, asset_id: str, source: Literal["telemetry", "oil_samples"] = "telemetry"
-    ) -> TimeRange:
-        """First and last timestamp of an asset's telemetry or oil samples."""
-        if source not in self.db:
-            raise KeyError(source)
-        return self._range(self._telemetry if source == "telemetry" else self._oil, asset_id)
+    async def time_range(self, asset_id: str, source: str = "telemetry") -> TimeRange:
+        """First and last timestamp of an asset's records of sensor source ``source``.
+
+        Raises:
+            UserError: the class declares no such source.
+        """
+        return self._range(self._series[self.asset.source_database(source)], asset_id)
 
     def _window(
         self, series: dict[str, _Series], asset_id: str, start: str | None, end: str | None,
@@ -296,13 +309,16 @@ class FleetSnapshot:
         """Telemetry rows of an asset in [start, end), sorted by time."""
         return self._window(self._telemetry, asset_id, start, end, sensors)
 
-    async def oil_samples(
-        self, asset_id: str, start: str | None = None, end: str | None = None
+    async def records(
+        self, source: str, asset_id: str, start: str | None = None, end: str | None = None
     ) -> list[Doc]:
-        """Oil samples of an asset in [start, end), sorted by time."""
-        if "oil_samples" not in self.db:
-            raise KeyError("oil_samples")
-        return self._window(self._oil, asset_id, start, end, None)
+        """Records of sensor source ``source`` of an asset in [start, end), sorted by time.
+
+        Raises:
+            UserError: the class declares no such source.
+        """
+        series = self._series[self.asset.source_database(source)]
+        return self._window(series, asset_id, start, end, None)
 
     def _select(
         self,

@@ -153,7 +153,8 @@ def test_out_cannot_be_created(cli: Any, offline: None, tmp_path: Path) -> None:
     [
         (["generate", "transformer", "--bogus"], "No such option: --bogus"),
         (["generate", "transformer", "-n", "abc"], "Invalid value for '-n' / '--n'"),
-        (["generate"], "Missing argument 'asset'"),
+        # `generate` alone uses the default class; a second argument is a usage error.
+        (["generate", "transformer", "extra"], "Got unexpected extra argument(s) (extra)"),
         (["nosuchcommand"], "No such command 'nosuchcommand'"),
     ],
 )

@@ -12,6 +12,7 @@ import yaml
 from generator.assetdef import (
     ASSETS_DIR,
     available_asset_classes,
+    default_asset_class,
     load_asset_class,
     load_asset_file,
     parse_asset_class,
@@ -35,7 +36,12 @@ def test_transformer_loads() -> None:
     assert asset.sensor("wti").unit == "degC"
     assert {s.name for s in asset.sensors_of("oil_sample")} >= {"hydrogen", "acetylene"}
     assert "vibration" not in asset.domains
-    assert {f.iec60599_code for f in asset.failure_modes} >= {"PD", "D1", "D2", "T1", "T2", "T3"}
+    iec = {f.codes.get("iec60599") for f in asset.failure_modes}
+    assert iec >= {"PD", "D1", "D2", "T1", "T2", "T3"}
+    assert asset.default and asset.database("oil_samples") == "transformer_oil"
+    assert asset.source_database("oil_sample") == "oil_samples"
+    assert asset.database("truth") == "scenariogen_truth_transformer"
+    assert asset.load_fleet_spec().__name__ == "FleetSpec"
 
 
 def test_misspelt_key_names_the_key_and_the_valid_ones() -> None:
@@ -72,3 +78,104 @@ def test_broken_yaml_and_unknown_class(tmp_path: Path) -> None:
     with pytest.raises(UserError) as err:
         load_asset_class("transfomer")
     assert "valid: transformer" in str(err.value)
+
+
+# -- the asset-agnostic schema (sources, databases, codes, fleet_spec, default) ---------
+
+
+def test_sensor_source_must_be_a_declared_source() -> None:
+    data = copy.deepcopy(RAW)
+    data["sensors"][20]["source"] = "oil_smaple"
+    text = _error(data)
+    assert "assets/x/asset.yaml" in text and "sensors.20.source" in text
+    assert "'oil_smaple'" in text and "valid: oil_sample, telemetry" in text
+    assert "fix: use a key of `sources`" in text
+
+
+def test_source_must_name_a_declared_database() -> None:
+    data = copy.deepcopy(RAW)
+    data["sources"]["oil_sample"]["database"] = "oil"
+    text = _error(data)
+    assert "sources.oil_sample.database" in text and "'oil'" in text
+    assert "valid: nameplate, oil_samples, telemetry, workorders" in text
+
+
+def test_required_and_reserved_database_keys() -> None:
+    data = copy.deepcopy(RAW)
+    del data["databases"]["nameplate"]
+    text = _error(data)
+    assert "field databases" in text and "'nameplate'" in text
+    assert "valid: telemetry, nameplate, workorders" in text
+    data = copy.deepcopy(RAW)
+    data["databases"]["truth"] = "mine"
+    assert "scenariogen_truth_transformer" in _error(data)
+    data = copy.deepcopy(RAW)
+    data["databases"]["telemetry"] = "Bad Name"
+    assert "databases.telemetry" in _error(data)
+
+
+def test_extra_databases_and_indexes_are_free_but_checked() -> None:
+    data = copy.deepcopy(RAW)
+    data["databases"]["vibration"] = "transformer_vibration"
+    data["indexes"]["vibration"] = [{"fields": ["asset_id"], "name": "by-asset"}]
+    asset = parse_asset_class(data, "x")
+    assert asset.database("vibration") == "transformer_vibration"
+    data["indexes"]["vibraton"] = [{"fields": ["asset_id"], "name": "by-asset"}]
+    text = _error(data)
+    assert "indexes.vibraton" in text and "valid:" in text and "vibration" in text
+
+
+def test_simulator_needs_a_fleet_spec() -> None:
+    data = copy.deepcopy(RAW)
+    del data["fleet_spec"]
+    text = _error(data)
+    assert "field fleet_spec" in text and "required when `simulator` is set" in text
+
+
+def test_unknown_logical_database_and_source_name_the_keys() -> None:
+    asset = load_asset_class("transformer")
+    with pytest.raises(UserError) as err:
+        asset.database("oil")
+    assert "valid: nameplate, oil_samples, telemetry, workorders, truth" in str(err.value)
+    with pytest.raises(UserError) as err:
+        asset.source_database("vibration")
+    assert "valid: oil_sample, telemetry" in str(err.value)
+
+
+def test_fleet_spec_must_be_a_model() -> None:
+    data = copy.deepcopy(RAW)
+    data["fleet_spec"] = "assets.transformer.simulator:simulate_fleet"
+    with pytest.raises(UserError, match="does not define as a pydantic model"):
+        parse_asset_class(data, "x").load_fleet_spec()
+
+
+def _class_folder(root: Path, name: str, default: bool | None) -> None:
+    data = copy.deepcopy(RAW)
+    data["asset_class"] = name
+    data.pop("default", None)
+    if default is not None:
+        data["default"] = default
+    (root / name).mkdir()
+    (root / name / "asset.yaml").write_text(yaml.safe_dump(data))
+
+
+def test_default_asset_class(tmp_path: Path) -> None:
+    assert default_asset_class() == "transformer"
+    _class_folder(tmp_path, "pump", None)
+    assert default_asset_class(tmp_path) == "pump"  # the only class
+    _class_folder(tmp_path, "fan", None)
+    with pytest.raises(UserError) as err:
+        default_asset_class(tmp_path)
+    assert "none sets `default: true`" in str(err.value) and "valid: fan, pump" in str(err.value)
+    _class_folder(tmp_path, "chiller", True)
+    assert default_asset_class(tmp_path) == "chiller"
+
+
+def test_two_default_classes_are_an_error(tmp_path: Path) -> None:
+    _class_folder(tmp_path, "pump", True)
+    _class_folder(tmp_path, "fan", True)
+    with pytest.raises(UserError) as err:
+        default_asset_class(tmp_path)
+    text = str(err.value)
+    assert "\n" not in text and "several asset classes set `default: true` (fan, pump)" in text
+    assert "fix: keep `default: true` in exactly one" in text

@@ -338,7 +338,7 @@ async def test_false_premises_contradict_the_raw_store(
         kinds = set()
         for s in seeds["fmsr_false_premise"]:
             p, a = s.params, s.answer
-            docs = await store.oil_samples(p["asset_id"], None, None)
+            docs = await store.records("oil_sample", p["asset_id"], None, None)
             on_day = [d for d in docs if str(d["timestamp"])[:10] == p["claim_date"]]
             assert a["premise_holds"] is False and s.outcome == "false_premise"
             assert p["claim_text"] == CLAIMS[p["claimed_fault"]] and p["claim_date"] in s.mentions

@@ -173,7 +173,7 @@ async def test_decision_premise_is_a_diagnosis_the_store_holds(
     try:
         for s in seeds:
             p = s.params
-            docs = await store.oil_samples(p["asset_id"], p["start"], None)
+            docs = await store.records("oil_sample", p["asset_id"], p["start"], None)
             sample = next(d for d in docs if str(d["timestamp"]).startswith(p["start"]))
             gas = dga.GasSample(**{g: float(sample[g]) for g in (
                 "hydrogen", "methane", "ethane", "ethylene", "acetylene")})

@@ -28,7 +28,7 @@ from generator.generate.model import TaskSeed
 from generator.generate.run_config import GenerateConfig
 from generator.generate.stages import RunEnv, prepare
 from generator.store.couch import CouchClient
-from generator.store.seed import INDEXES, META_DB, database_names, marker_id
+from generator.store.seed import META_DB, database_names, indexes_of, marker_id
 from tests.generator.generate.test_families import ASSET, grounded_profile
 
 SITE, UNIT = "GOLD", "GOLD-TX01"
@@ -113,7 +113,7 @@ def seed_raw(settings: StoreSettings, docs: dict[str, list[dict[str, Any]]]) -> 
         for logical, batch in docs.items():
             client.create_db(names[logical])
             client.bulk_docs(names[logical], batch)
-        for logical, indexes in INDEXES.items():
+        for logical, indexes in indexes_of(ASSET).items():
             for fields, name in indexes:
                 client.create_index(names[logical], fields, name)
         client.put(meta, {

@@ -29,7 +29,7 @@ from generator.generate.pipeline import Pipeline
 from generator.generate.run_config import GenerateConfig
 from generator.generate.run_folder import RunFolder
 from generator.store.couch import CouchClient
-from generator.store.seed import INDEXES, META_DB, database_names, marker_id
+from generator.store.seed import META_DB, database_names, indexes_of, marker_id
 
 ASSET = load_asset_class("transformer")
 GOLDEN_FAMILIES = {"fmsr_dga_stored", "fmsr_winding_assessment", "ma_dga_to_workorder"}
@@ -180,7 +180,7 @@ def golden_settings(couch_server: str) -> StoreSettings:
         for logical, docs in _documents().items():
             client.create_db(names[logical])
             client.bulk_docs(names[logical], docs)
-        for logical, indexes in INDEXES.items():
+        for logical, indexes in indexes_of(ASSET).items():
             for fields, name in indexes:
                 client.create_index(names[logical], fields, name)
         client.create_db(settings.db_prefix + META_DB)

@@ -36,7 +36,7 @@ def run_dir(seeded_settings: StoreSettings, tmp_path_factory: pytest.TempPathFac
 def _audit(run: Path, settings: StoreSettings) -> AuditReport:
     raw = RawStore({"telemetry": "transformer", "oil_samples": "transformer_oil",
                     "nameplate": "transformer_assets", "workorders": "workorder"},
-                   settings=settings)
+                   settings=settings, asset_class="transformer")
     try:
         return audit_run(run, raw=raw)
     finally:

@@ -65,8 +65,8 @@ def make_profile(
     ]
     tel_starts = [a.telemetry.start for a in assets if a.telemetry.start]
     tel_ends = [a.telemetry.end for a in assets if a.telemetry.end]
-    oil_starts = [a.oil_samples.start for a in assets if a.oil_samples.start]
-    oil_ends = [a.oil_samples.end for a in assets if a.oil_samples.end]
+    oil_starts = [s for a in assets if (s := a.covered("oil_sample").start)]
+    oil_ends = [e for a in assets if (e := a.covered("oil_sample").end)]
     modes = [
         FailureModeProfile(id=f"mode_{i}", name=f"Mode {i}", failure_code=f"FC{i}",
                            sensors=["wti"], gases=[], observable=i < observable_modes)
@@ -81,10 +81,12 @@ def make_profile(
             sites=sorted({a.site_name for a in assets}),
             assets=assets,
             sensors=sensors,
-            telemetry=TimeRange(start=min(tel_starts, default=None),
-                                end=max(tel_ends, default=None)),
-            oil_samples=TimeRange(start=min(oil_starts, default=None),
-                                  end=max(oil_ends, default=None)),
+            coverage={
+                "telemetry": TimeRange(start=min(tel_starts, default=None),
+                                       end=max(tel_ends, default=None)),
+                "oil_sample": TimeRange(start=min(oil_starts, default=None),
+                                        end=max(oil_ends, default=None)),
+            },
             work_orders=work_orders if work_orders is not None
             else sum(a.work_orders for a in assets),
             fingerprint="test",
@@ -116,8 +118,10 @@ def simple_asset(
     end = start + timedelta(hours=hours - 1)
     return GroundedAsset(
         asset_id=asset_id, site_name=site, sensors=["wti", "oti"],
-        telemetry=TimeRange(start=start.isoformat(), end=end.isoformat()),
-        oil_samples=TimeRange(start=start.isoformat(), end=end.isoformat()),
+        coverage={
+            "telemetry": TimeRange(start=start.isoformat(), end=end.isoformat()),
+            "oil_sample": TimeRange(start=start.isoformat(), end=end.isoformat()),
+        },
         work_orders=work_orders,
     )
 
@@ -136,7 +140,7 @@ async def profile_from_store(settings: object) -> AssetProfile:
     assets = [
         GroundedAsset(
             asset_id=a.asset_id, site_name=a.site_name, sensors=a.sensors,
-            telemetry=a.telemetry, oil_samples=a.oil_samples, work_orders=a.work_orders,
+            coverage=dict(a.coverage), work_orders=a.work_orders,
         )
         for a in inv.assets
     ]

@@ -23,8 +23,7 @@ def _inventory(sources: list[str]) -> GroundedInventory:
         sites=[],
         assets=[],
         sensors=[s for s in sensors if s.source in sources],
-        telemetry=empty,
-        oil_samples=empty,
+        coverage={"telemetry": empty, "oil_sample": empty},
         work_orders=0,
         fingerprint="x",
     )

@@ -76,7 +76,8 @@ async def test_profile_lists_exactly_what_the_store_holds(
         start, end, n = raw["telemetry"][a.asset_id]
         assert (a.telemetry.start, a.telemetry.end) == (start, end)
         assert a.enough_history is (n >= grounding.MIN_HOURLY_READINGS) is True
-        assert (a.oil_samples.start, a.oil_samples.end, a.oil_samples.count) == raw["oil"][
+        oil = a.coverage["oil_sample"]
+        assert (oil.start, oil.end, oil.count) == raw["oil"][
             a.asset_id
         ]
     assert inv.telemetry.start == min(v[0] for v in raw["telemetry"].values())
@@ -139,7 +140,7 @@ async def test_failure_modes_split_sensors_from_gases(seeded_settings: StoreSett
     modes = {m.id: m for m in grounding.failure_mode_profiles(ASSET, inv)}
     t1 = modes["thermal_fault_t1"]
     assert t1.gases == ["methane", "ethane", "hydrogen", "co", "co2"]
-    assert t1.sensors == ["oti", "wti"] and t1.iec60599_code == "T1" and t1.observable
+    assert t1.sensors == ["oti", "wti"] and t1.codes == {"iec60599": "T1"} and t1.observable
     assert modes["oil_degradation"].gases == []
     assert all(m.observable for m in modes.values())
     # Without the oil database's fields, no DGA failure mode is observable.

@@ -13,9 +13,9 @@ from pathlib import Path
 import httpx
 import pytest
 
+from generator.assetdef import truth_database
 from generator.config import Credentials, StoreSettings, read_credentials, store_settings
 from generator.store.couch import CouchClient
-from generator.store.seed import TRUTH_DB
 from tests.conftest import _free_port
 
 pytestmark = pytest.mark.skipif(
@@ -51,7 +51,7 @@ def test_anonymous_gets_only_the_welcome_and_session(
     assert root.status_code == 200 and root.json()["uuid"]
     session = _get(couch_server + "/_session")
     assert session.status_code == 200 and session.json()["userCtx"]["name"] is None
-    truth = seeded_settings.db(TRUTH_DB)
+    truth = seeded_settings.db(truth_database("transformer"))
     for path in ("/_all_dbs", f"/{truth}", f"/{truth}/_all_docs", "/_config", "/_users"):
         assert _get(couch_server + path).status_code == 401, path
     put = httpx.put(f"{couch_server}/{seeded_settings.db('transformer')}/x", json={}, timeout=10)
@@ -75,7 +75,7 @@ def test_tools_account_reads_fleet_but_not_truth_and_never_writes(
 ) -> None:
     url = seeded_settings.url
     tools = (creds.tools.username, creds.tools.password)
-    truth = seeded_settings.db(TRUTH_DB)
+    truth = seeded_settings.db(truth_database("transformer"))
     fleet = seeded_settings.db("transformer_assets")
     assert _get(f"{url}/{fleet}/_all_docs", auth=tools).status_code == 200
     assert _get(f"{url}/{truth}", auth=tools).status_code == 403

@@ -97,7 +97,7 @@ async def test_query_layer_answers_from_the_store(store_settings: StoreSettings)
         assert all(r["oti"] == expected[r["timestamp"]] for r in rows)
         assert set(rows[0]) == {"asset_id", "timestamp", "oti"}
 
-        oil = await store.oil_samples(aid)
+        oil = await store.records("oil_sample", aid)
         assert len(oil) == sum(1 for d in fleet["oil_samples"] if d["asset_id"] == aid)
 
         orders = await store.work_orders(aid)

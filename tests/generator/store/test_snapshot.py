@@ -40,7 +40,7 @@ async def test_every_query_matches_the_live_store(seeded_settings: StoreSettings
             for method in ("sensors", "ground_truth", "nameplate_doc"):
                 live, mine = await _both(store, snap, method, aid)
                 assert mine == live, (method, aid)
-            for source in ("telemetry", "oil_samples"):
+            for source in ("telemetry", "oil_sample"):
                 live, mine = await _both(store, snap, "time_range", aid, source)
                 assert mine == live
         aid = ids[1]
@@ -57,8 +57,9 @@ async def test_every_query_matches_the_live_store(seeded_settings: StoreSettings
                 assert mine == live, (start, end, sensors)
                 # Same keys in the same order (answers are dumped as JSON in that order).
                 assert [list(d) for d in mine] == [list(d) for d in live]
-            live, mine = await _both(store, snap, "oil_samples", aid, start, end)
-            assert mine == live and [list(d) for d in mine] == [list(d) for d in live]
+            for source in ("telemetry", "oil_sample"):
+                live, mine = await _both(store, snap, "records", source, aid, start, end)
+                assert mine == live and [list(d) for d in mine] == [list(d) for d in live]
         assert len(await snap.history(aid)) > 24 * 29
         for equipment in (None, aid, "NOPE-TX99"):
             for start, end in ((None, None), (f"{day}T05:00:00", None), (None, "2030-01-01")):
