@@ -13,8 +13,7 @@ from collections.abc import Mapping
 from functools import cache
 from typing import Any
 
-from generator.assetdef import available_asset_classes
-from generator.errors import UserError
+from generator.assetdef import available_asset_classes, default_asset_class
 from generator.vocabulary import Vocabulary, load_vocabulary
 
 
@@ -40,18 +39,8 @@ def asset_nouns_pattern() -> str:
 
 
 def default_class() -> str:
-    """The class to assume when a scenario names none.
-
-    Interim until the framework's default lands (``generator.assetdef.default_asset_class``,
-    the class whose asset.yaml sets ``default: true``); then this body becomes that call.
-    Until then: the only discovered class, else a :class:`UserError`.
-    """
-    classes = available_asset_classes()
-    if len(classes) == 1:
-        return classes[0]
-    raise UserError("the scenario names no asset class and several are installed",
-                    options=classes, fix="give the scenario an asset_class field")
-
+    """The class to assume when a scenario names none (the default class)."""
+    return default_asset_class()
 
 def scenario_class(scenario: Mapping[str, Any]) -> str:
     """The asset class a scenario is about: its ``asset_class``, else the default class."""

@@ -58,7 +58,7 @@ def external_dependency(ctx: NegativeContext) -> NegativeDraft | None:
 def insufficient_evidence(ctx: NegativeContext) -> NegativeDraft | None:
     """A failure date from a single oil sample (None when the unit has no sample)."""
     aid, site = ctx.asset_id, ctx.site
-    sample_day = day_of(ctx.asset.oil_samples.start)
+    sample_day = day_of(ctx.asset.covered("oil_sample").start)
     if sample_day is None:
         return None
     text = ctx.rng.choice(

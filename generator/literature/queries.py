@@ -52,13 +52,8 @@ class JsonLLM(Protocol):
 
 
 def failure_mode_code(fm: FailureMode, scheme: str) -> str | None:
-    """The failure mode's code under ``scheme`` (None when it has none).
-
-    asset.yaml is moving from ``iec60599_code: T1`` to ``codes: {iec60599: T1}``; this is
-    the one place that reads either, so the switch is a one-line change here.
-    """
-    codes = getattr(fm, "codes", None)
-    code = codes.get(scheme) if isinstance(codes, dict) else getattr(fm, f"{scheme}_code", None)
+    """The failure mode's code under ``scheme`` (None when it has none)."""
+    code = fm.codes.get(scheme)
     return str(code) if code else None
 
 

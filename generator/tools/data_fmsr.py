@@ -44,24 +44,12 @@ class FailureModesResult(DataModel):
     failure_modes: list[FailureModeInfo] = Field(description="Failure modes, in asset.yaml order")
 
 
-_SUFFIX = "_code"
 _MODELS: dict[tuple[str, tuple[str, ...]], tuple[type[BaseModel], type[FailureModesResult]]] = {}
 
 
 def mode_codes(fm: Any) -> dict[str, str | None]:
-    """A failure mode's codes in fault-classification schemes, scheme -> code.
-
-    Read from the mode's ``codes`` mapping, or, in an asset definition without one, from
-    its ``<scheme>_code`` fields (``failure_code``, the work-order code, is not a scheme).
-    """
-    codes = getattr(fm, "codes", None)
-    if isinstance(codes, dict):
-        return {str(k): (None if v is None else str(v)) for k, v in codes.items()}
-    return {
-        k[: -len(_SUFFIX)]: v
-        for k, v in fm.model_dump().items()
-        if k.endswith(_SUFFIX) and k != "failure_code"
-    }
+    """A failure mode's codes in fault-classification schemes (its ``codes``), scheme -> code."""
+    return {str(k): (None if v is None else str(v)) for k, v in fm.codes.items()}
 
 
 def code_schemes(asset: AssetClass) -> list[str]:
@@ -83,7 +71,7 @@ def _class_models(asset: AssetClass) -> tuple[type[BaseModel], type[FailureModes
         for name, field in FailureModeInfo.model_fields.items():
             if name == "sensors":  # the scheme codes go before it, as the work-order code
                 fields |= {
-                    f"{scheme}{_SUFFIX}": (
+                    f"{scheme}_code": (
                         str | None,
                         Field(description=f"Fault class in the {scheme} scheme, if it has one"),
                     )
@@ -133,7 +121,7 @@ def _mode_info(fm: Any, info: type[BaseModel], schemes: list[str]) -> BaseModel:
         description=fm.description,
         failure_code=fm.failure_code,
         sensors=list(fm.sensors),
-        **{f"{scheme}{_SUFFIX}": codes.get(scheme) for scheme in schemes},
+        **{f"{scheme}_code": codes.get(scheme) for scheme in schemes},
     )
 
 

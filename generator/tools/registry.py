@@ -350,25 +350,14 @@ def load_tools() -> ToolIndex:
 
 
 def default_tool_class() -> str:
-    """The asset class served when none is named: ``generator.assetdef``'s default class
-    (``default_asset_class()``), or the only discovered class.
+    """The asset class served when none is named (``default_asset_class()``).
 
     Raises:
         UserError: Several classes and no default among them.
     """
-    from generator import assetdef
+    from generator.assetdef import default_asset_class
 
-    chooser = getattr(assetdef, "default_asset_class", None)
-    if callable(chooser):
-        return str(chooser())
-    classes = available_asset_classes()
-    if len(classes) == 1:
-        return classes[0]
-    raise UserError(
-        "no asset class named and no single default among the discovered ones",
-        options=classes,
-        fix="name the asset class (e.g. --asset CLASS or SCENARIOGEN_ASSET_CLASS)",
-    )
+    return default_asset_class()
 
 
 def tools_for(asset_class: str) -> dict[str, ToolSpec]:
