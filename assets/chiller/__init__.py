@@ -1,0 +1,1 @@
+"""The centrifugal water-cooled chiller asset class (draft: not yet discovered as a class)."""

@@ -1,0 +1,267 @@
+"""Chiller diagnostics: approaches, ranges, kW/ton against the design curve, IPLV, fault rules.
+
+Temperatures in °C (differences in K), power in kW, flows in L/s.
+
+Definitions (standard HVAC usage, e.g. ASHRAE Handbook—HVAC Systems and Equipment, chapter
+"Liquid-Chilling Systems"; manufacturers' operation and maintenance manuals):
+
+- Evaporator approach = leaving chilled water − evaporator refrigerant saturation temperature.
+- Condenser approach = condenser refrigerant saturation temperature − leaving condenser water.
+- Chilled-water range (ΔT) = return − supply; condenser-water range = leaving − entering.
+- Liquid subcooling = condenser saturation temperature − liquid refrigerant temperature.
+- Water-side heat flow Q = ρ·c_p·V̇·ΔT with ρ·c_p = 4.186 kJ/(L·K) (water near 10–30 °C,
+  ρ ≈ 1 kg/L, c_p = 4.186 kJ/(kg·K)); V̇ in L/s gives kW.
+- Heat balance error = (Q_evap + P − Q_cond) / Q_cond × 100 (first law: the condenser
+  rejects the evaporator load plus the compressor input of a hermetic machine). The 5 %
+  limit below is the heat-balance tolerance AHRI 550/590 used for test validity at full load
+  (later editions make it load-dependent); we use it as a convention for field data.
+- kW/ton degradation = (measured kW/ton / design-model kW/ton at the same load and water
+  temperatures − 1) × 100, the design model being :mod:`assets.chiller.performance`.
+
+IPLV (AHRI Standard 550/590 (I-P), section "Integrated Part Load Value"): with efficiencies
+A, B, C, D at 100 %, 75 %, 50 % and 25 % load, for COP or EER (higher is better)
+IPLV = 0.01·A + 0.42·B + 0.45·C + 0.12·D, and for kW/ton (lower is better)
+IPLV = 1 / (0.01/A + 0.42/B + 0.45/C + 0.12/D). The rating conditions for water-cooled
+chillers are 44 °F (6.67 °C) leaving chilled water and entering condenser water of 85, 75,
+65 and 65 °F (29.44, 23.89, 18.33, 18.33 °C) at 100/75/50/25 % load. We do not apply the
+standard's degradation adjustment for a chiller that cannot unload to a rating point.
+
+Fault rules (:func:`diagnose`): thresholds are conventions from manufacturers' service
+literature and field commissioning guides, not figures of a standard. A rise of the
+evaporator or condenser approach by 3 °F (1.67 K) or more above the clean design approach
+at the same load is treated as abnormal. Liquid subcooling separates causes that raise the
+same approach (the usual service-literature reading): a high condenser approach with
+subcooling 5 °F (2.78 K) or more above design points to non-condensable gas (purge problem:
+the gas adds pressure, so the saturation temperature read from pressure rises while the
+liquid does not), otherwise to fouled condenser tubes; a high evaporator approach with
+subcooling 5 °F or more below design points to low refrigerant charge, otherwise to fouled
+evaporator tubes. Compressor overheating: discharge superheat (discharge − condenser
+saturation temperature) 10 K or more above design, a convention.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from assets.chiller.performance import KW_PER_TON, EirChiller, chiller_performance
+from generator.errors import UserError
+
+WATER_RHO_CP = 4.186
+"""ρ·c_p of water in kJ/(L·K)."""
+
+IPLV_WEIGHTS: tuple[float, float, float, float] = (0.01, 0.42, 0.45, 0.12)
+"""AHRI 550/590 weights at 100, 75, 50 and 25 % load."""
+IPLV_LOADS: tuple[float, float, float, float] = (1.00, 0.75, 0.50, 0.25)
+IPLV_ECWT_F: tuple[float, float, float, float] = (85.0, 75.0, 65.0, 65.0)
+"""Entering condenser water (°F) of the IPLV rating points, water-cooled."""
+IPLV_LCHWT_F = 44.0
+
+APPROACH_RISE_K = 3.0 * 5.0 / 9.0  # 3 °F, a service-literature convention
+SUBCOOLING_SHIFT_K = 5.0 * 5.0 / 9.0  # 5 °F, a service-literature convention
+SUPERHEAT_RISE_K = 10.0  # a convention
+HEAT_BALANCE_LIMIT_PCT = 5.0
+
+Diagnosis = Literal[
+    "normal",
+    "condenser_fouling",
+    "non_condensables",
+    "evaporator_fouling",
+    "low_refrigerant_charge",
+    "compressor_overheating",
+]
+
+
+def f_to_c(f: float) -> float:
+    """°C = (°F − 32) × 5/9."""
+    return (f - 32.0) * 5.0 / 9.0
+
+
+def evaporator_approach(leaving_chw_c: float, evap_sat_c: float) -> float:
+    """Leaving chilled water − evaporator refrigerant saturation temperature (K)."""
+    return leaving_chw_c - evap_sat_c
+
+
+def condenser_approach(cond_sat_c: float, leaving_cw_c: float) -> float:
+    """Condenser refrigerant saturation temperature − leaving condenser water (K)."""
+    return cond_sat_c - leaving_cw_c
+
+
+def water_range(warm_c: float, cold_c: float) -> float:
+    """Range (ΔT) of a water circuit: warm side − cold side (K)."""
+    return warm_c - cold_c
+
+
+def water_heat_kw(flow_l_s: float, delta_t_k: float) -> float:
+    """Q = ρ·c_p·V̇·ΔT (kW) with ρ·c_p = 4.186 kJ/(L·K)."""
+    return WATER_RHO_CP * flow_l_s * delta_t_k
+
+
+def heat_balance_pct(evap_kw: float, power_kw: float, cond_kw: float) -> float:
+    """(Q_evap + P − Q_cond) / Q_cond × 100."""
+    if not cond_kw > 0:
+        raise UserError("heat balance needs a positive condenser heat", value=cond_kw)
+    return (evap_kw + power_kw - cond_kw) / cond_kw * 100.0
+
+
+def kw_per_ton(power_kw: float, cooling_kw: float) -> float:
+    """kW/ton = P / (Q / 3.516852)."""
+    if not cooling_kw > 0:
+        raise UserError(
+            "kW/ton needs a positive cooling load", value=cooling_kw, fix="pass cooling_kw > 0"
+        )
+    return power_kw / (cooling_kw / KW_PER_TON)
+
+
+def kw_per_ton_degradation_pct(measured_kw_per_ton: float, design_kw_per_ton: float) -> float:
+    """(measured / design − 1) × 100: positive means worse than the design curve."""
+    if not design_kw_per_ton > 0:
+        raise UserError("design kW/ton must be positive", value=design_kw_per_ton)
+    return (measured_kw_per_ton / design_kw_per_ton - 1.0) * 100.0
+
+
+def design_kw_per_ton(
+    chiller: EirChiller, load_kw: float, leaving_chw_c: float, entering_cw_c: float
+) -> float:
+    """kW/ton the design model gives at this load and these water temperatures."""
+    perf = chiller_performance(chiller, load_kw, leaving_chw_c, entering_cw_c)
+    if perf.kw_per_ton is None:
+        raise UserError("no design kW/ton at zero load", value=load_kw, fix="pass load_kw > 0")
+    return perf.kw_per_ton
+
+
+def _four(values: Sequence[float], what: str) -> tuple[float, float, float, float]:
+    if len(values) != 4 or not all(v > 0 for v in values):
+        raise UserError(
+            f"IPLV needs four positive {what} at 100/75/50/25 % load",
+            value=list(values),
+            fix="pass [A, B, C, D]",
+        )
+    a, b, c, d = values
+    return a, b, c, d
+
+
+def iplv_cop(cops: Sequence[float]) -> float:
+    """IPLV = 0.01·A + 0.42·B + 0.45·C + 0.12·D for COP (or EER) values A..D."""
+    values = _four(cops, "COP values")
+    return sum(w * v for w, v in zip(IPLV_WEIGHTS, values, strict=True))
+
+
+def iplv_kw_per_ton(kw_per_tons: Sequence[float]) -> float:
+    """IPLV = 1 / (0.01/A + 0.42/B + 0.45/C + 0.12/D) for kW/ton values A..D."""
+    values = _four(kw_per_tons, "kW/ton values")
+    return 1.0 / sum(w / v for w, v in zip(IPLV_WEIGHTS, values, strict=True))
+
+
+class IplvResult(BaseModel):
+    """IPLV of the performance model at the AHRI 550/590 water-cooled rating points."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    kw_per_ton: tuple[float, float, float, float] = Field(
+        description="kW/ton at 100/75/50/25 % of the full-load rating capacity"
+    )
+    iplv_kw_per_ton: float = Field(description="1 / Σ w_i / (kW/ton)_i")
+    iplv_cop: float = Field(description="Σ w_i · COP_i")
+    clamped_points: list[int] = Field(
+        description="Rating loads (%) whose temperatures lay outside a curve's range"
+    )
+
+
+def model_iplv(chiller: EirChiller) -> IplvResult:
+    """IPLV of ``chiller``'s curves: loads are fractions of the capacity at 44 °F / 85 °F.
+
+    Curve inputs outside their fitted range are limited as EnergyPlus does, and listed in
+    ``clamped_points`` (the DOE-2 centrifugal curves stop at 24 °C entering condenser water).
+    """
+    lchw = f_to_c(IPLV_LCHWT_F)
+    full = chiller_performance(chiller, 0.0, lchw, f_to_c(IPLV_ECWT_F[0]))
+    rated_kw = full.available_capacity_kw
+    kwt: list[float] = []
+    clamped: list[int] = []
+    for load, ecwt_f in zip(IPLV_LOADS, IPLV_ECWT_F, strict=True):
+        perf = chiller_performance(chiller, load * rated_kw, lchw, f_to_c(ecwt_f))
+        if perf.kw_per_ton is None:  # pragma: no cover - positive load always delivers
+            raise UserError("no kW/ton at an IPLV point", value=load)
+        kwt.append(perf.kw_per_ton)
+        if perf.temperatures_clamped:
+            clamped.append(round(load * 100))
+    a, b, c, d = kwt
+    return IplvResult(
+        kw_per_ton=(a, b, c, d),
+        iplv_kw_per_ton=iplv_kw_per_ton(kwt),
+        iplv_cop=iplv_cop([KW_PER_TON / v for v in kwt]),
+        clamped_points=clamped,
+    )
+
+
+class DiagnosisInputs(BaseModel):
+    """Readings and clean-unit design values for the fault rules."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    evaporator_approach_k: float = Field(description="Measured evaporator approach (K)")
+    condenser_approach_k: float = Field(description="Measured condenser approach (K)")
+    design_evaporator_approach_k: float = Field(
+        description="Clean-unit evaporator approach at the same load (K)"
+    )
+    design_condenser_approach_k: float = Field(
+        description="Clean-unit condenser approach at the same load (K)"
+    )
+    subcooling_k: float | None = Field(
+        default=None, description="Measured liquid subcooling (K); None when not measured"
+    )
+    design_subcooling_k: float | None = Field(
+        default=None, description="Clean-unit liquid subcooling (K)"
+    )
+    discharge_superheat_k: float | None = Field(
+        default=None, description="Discharge − condenser saturation temperature (K)"
+    )
+    design_discharge_superheat_k: float | None = Field(
+        default=None, description="Clean-unit discharge superheat (K)"
+    )
+
+
+class DiagnosisResult(BaseModel):
+    """What the fault rules find, with the margins they compared."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    findings: list[Diagnosis] = Field(description="Faults found, or ['normal']")
+    evaporator_approach_rise_k: float = Field(description="Measured − design (K)")
+    condenser_approach_rise_k: float = Field(description="Measured − design (K)")
+    subcooling_shift_k: float | None = Field(description="Measured − design subcooling (K)")
+    superheat_rise_k: float | None = Field(description="Measured − design superheat (K)")
+
+
+def diagnose(inputs: DiagnosisInputs) -> DiagnosisResult:
+    """Apply the fault rules of the module docstring to one set of readings."""
+    evap_rise = inputs.evaporator_approach_k - inputs.design_evaporator_approach_k
+    cond_rise = inputs.condenser_approach_k - inputs.design_condenser_approach_k
+    shift: float | None = None
+    if inputs.subcooling_k is not None and inputs.design_subcooling_k is not None:
+        shift = inputs.subcooling_k - inputs.design_subcooling_k
+    sh_rise: float | None = None
+    if (
+        inputs.discharge_superheat_k is not None
+        and inputs.design_discharge_superheat_k is not None
+    ):
+        sh_rise = inputs.discharge_superheat_k - inputs.design_discharge_superheat_k
+    findings: list[Diagnosis] = []
+    if cond_rise >= APPROACH_RISE_K:
+        high_subcooling = shift is not None and shift >= SUBCOOLING_SHIFT_K
+        findings.append("non_condensables" if high_subcooling else "condenser_fouling")
+    if evap_rise >= APPROACH_RISE_K:
+        low_subcooling = shift is not None and shift <= -SUBCOOLING_SHIFT_K
+        findings.append("low_refrigerant_charge" if low_subcooling else "evaporator_fouling")
+    if sh_rise is not None and sh_rise >= SUPERHEAT_RISE_K:
+        findings.append("compressor_overheating")
+    return DiagnosisResult(
+        findings=findings or ["normal"],
+        evaporator_approach_rise_k=evap_rise,
+        condenser_approach_rise_k=cond_rise,
+        subcooling_shift_k=shift,
+        superheat_rise_k=sh_rise,
+    )
