@@ -66,9 +66,10 @@ class BiquadraticCurve(_Strict):
         """The inputs limited to the curve's range (EnergyPlus behaviour)."""
         return min(max(x, self.x_min), self.x_max), min(max(y, self.y_min), self.y_max)
 
-    def __call__(self, x: float, y: float) -> float:
-        """Evaluate the curve at (x, y) after limiting both to their range."""
-        x, y = self.clamp(x, y)
+    def __call__(self, x: float, y: float, *, limit: bool = True) -> float:
+        """Evaluate the curve at (x, y), by default after limiting both to their range."""
+        if limit:
+            x, y = self.clamp(x, y)
         return (
             self.a + self.b * x + self.c * x * x + self.d * y + self.e * y * y + self.f * x * y
         )
@@ -183,7 +184,12 @@ def cop_from_kw_per_ton(kw_per_ton: float) -> float:
 
 
 def chiller_performance(
-    chiller: EirChiller, load_kw: float, leaving_chw_c: float, entering_cw_c: float
+    chiller: EirChiller,
+    load_kw: float,
+    leaving_chw_c: float,
+    entering_cw_c: float,
+    *,
+    limit_to_curve_range: bool = True,
 ) -> ChillerPerformance:
     """Power and efficiency of ``chiller`` meeting ``load_kw`` at the given water temperatures.
 
@@ -192,6 +198,9 @@ def chiller_performance(
         load_kw: Cooling asked of the chiller (kW, ≥ 0).
         leaving_chw_c: Leaving chilled water temperature T_chws (°C).
         entering_cw_c: Entering condenser water temperature T_cond,in (°C).
+        limit_to_curve_range: Limit the temperatures to the curves' range (EnergyPlus
+            behaviour); False extrapolates the biquadratics (used by the simulator for the
+            effective temperatures of a faulty machine, which lie beyond a clean one's range).
 
     Returns:
         The curve values, capacity, part-load ratio, power, COP and kW/ton.
@@ -207,12 +216,12 @@ def chiller_performance(
                 value=value,
                 fix=f"pass a finite {label} within the range",
             )
-    clamped = (
+    clamped = limit_to_curve_range and (
         chiller.capft.clamp(leaving_chw_c, entering_cw_c) != (leaving_chw_c, entering_cw_c)
         or chiller.eirft.clamp(leaving_chw_c, entering_cw_c) != (leaving_chw_c, entering_cw_c)
     )
-    capft = chiller.capft(leaving_chw_c, entering_cw_c)
-    eirft = chiller.eirft(leaving_chw_c, entering_cw_c)
+    capft = chiller.capft(leaving_chw_c, entering_cw_c, limit=limit_to_curve_range)
+    eirft = chiller.eirft(leaving_chw_c, entering_cw_c, limit=limit_to_curve_range)
     available = chiller.ref_capacity_kw * capft
     delivered = min(load_kw, chiller.max_plr * available)
     plr = delivered / available if available > 0 else 0.0

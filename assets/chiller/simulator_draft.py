@@ -9,8 +9,10 @@ Every number follows from the formulas below and the seed:
 
 - Outdoor dry bulb T_out = T_mean + A_s·cos(2π(doy − 200)/365.25) + A_d·cos(2π(hour − 15)/24)
   + N(0, 0.8 K); wet bulb T_wb = T_out − depression.
-- Entering condenser water ECWT = max(T_wb + 4 K tower approach, 24 °C) (the floor keeps the
-  DOE-2 curves inside their fitted range; a plant's condenser-water reset minimum).
+- Entering condenser water ECWT = clip(T_wb + 4 K tower approach, 24 °C, 35 °C): the limits
+  keep a clean machine inside the DOE-2 curves' fitted range (a plant's condenser-water reset
+  minimum, and a tower sized to deliver 35 °C at its design wet bulb). The effective
+  temperatures of a faulty machine (below) are evaluated by extrapolating the curves.
 - Building load = Q_ref · occupancy · clip(0.25 + 0.045·(T_out − 15), 0, 1.05)·(1 + N(0, 0.03)),
   occupancy 1 on weekdays 07–19 h, else 0.55; below PLR_min · Q_ref the chiller is off.
 - Performance: :func:`assets.chiller.performance.chiller_performance` with the DOE-2
@@ -71,6 +73,7 @@ FAULT_MODES: tuple[FaultMode, ...] = (
 )
 RAMP_HOURS = 336.0
 ECWT_FLOOR_C = 24.0
+ECWT_CEILING_C = 35.0
 TOWER_APPROACH_K = 4.0
 
 UPSTREAM_SENSOR_NAMES: dict[str, str] = {
@@ -229,7 +232,7 @@ def simulate_hour(
     if fault is not None and fault.mode == "sensor_drift" and hour >= fault.onset_hour:
         drift = min(3.0, 0.1 * (hour - fault.onset_hour) / 24.0) * fault.severity
 
-    ecwt = max(t_out - depression + TOWER_APPROACH_K, ECWT_FLOOR_C)
+    ecwt = min(max(t_out - depression + TOWER_APPROACH_K, ECWT_FLOOR_C), ECWT_CEILING_C)
     weekday = when.weekday() < 5
     occupancy = 1.0 if weekday and 7 <= when.hour < 19 else 0.55
     frac = min(max(0.25 + 0.045 * (t_out - 15.0), 0.0), 1.05) * occupancy * (1.0 + load_noise)
@@ -258,8 +261,11 @@ def simulate_hour(
     extra_evap = 4.0 * s_ef * plr0 + 3.0 * s_lc + 2.0 * s_lc * plr0
     extra_cond = 4.0 * s_cf * q_cond_ratio0
     purge_rise = 5.0 * s_pp
+    # Clean temperatures lie inside the curves' range (ECWT in [24, 35] °C, setpoint
+    # 6.67 °C); a fault's effective temperatures may not, so the curves are extrapolated.
     perf = chiller_performance(
-        chiller, load, setpoint - extra_evap, ecwt + extra_cond + purge_rise
+        chiller, load, setpoint - extra_evap, ecwt + extra_cond + purge_rise,
+        limit_to_curve_range=False,
     )
     power = perf.power_kw * (1.0 + 0.05 * s_oh)
     delivered = perf.delivered_kw

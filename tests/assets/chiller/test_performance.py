@@ -86,6 +86,12 @@ def test_curve_inputs_are_limited_to_their_range() -> None:
     at_min = chiller_performance(CH, 800.0, 6.67, 24.0)
     assert low.temperatures_clamped and not at_min.temperatures_clamped
     assert low.power_kw == pytest.approx(at_min.power_kw)
+    # Extrapolated instead: CAPFT(6.67, 18.33) = 0.507712 + 0.0468684 × 18.33
+    #   − 0.00094284 × 335.9889 − 0.00034344 × 122.2611
+    #   = 0.507712 + 0.8590978 − 0.3167838 − 0.0419893 = 1.0080367
+    free = chiller_performance(CH, 800.0, 6.67, 18.33, limit_to_curve_range=False)
+    assert not free.temperatures_clamped
+    assert free.capft == pytest.approx(1.0080367, abs=1e-6)
 
 
 def test_ton_conversion() -> None:
