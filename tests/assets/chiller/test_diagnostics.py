@@ -19,6 +19,7 @@ from assets.chiller.diagnostics import (
     diagnose,
     evaporator_approach,
     f_to_c,
+    heat_balance_closes,
     heat_balance_pct,
     iplv_cop,
     iplv_kw_per_ton,
@@ -66,9 +67,31 @@ def test_model_iplv_rating_points() -> None:
     assert f_to_c(65.0) == pytest.approx(18.3333, abs=1e-4)
     result = model_iplv(DOE2_CENTRIFUGAL)
     assert result.clamped_points == [75, 50, 25]
-    a, b, c, d = result.kw_per_ton
-    # Part load at cooler condenser water beats full load at 85 °F; 25 % pays false loading.
-    assert b < a and c < a and d > c
+    # By hand, x = 20/3 (x² = 44.444444), y = 265/9 (y² = 866.975309, x·y = 196.296296):
+    # CAPFT(x, 29.44) = 0.257896 + 0.259344 − 0.009648 + 1.380014 − 0.817419 − 0.067416
+    #                 = 1.002771
+    # EIRFT(x, 29.44) = 0.933884 − 0.38808 + 0.200016 + 0.07155 + 0.42135 − 0.2385 = 1.00022
+    # At y = 24 (y² = 576, x·y = 160):
+    # CAPFT(x, 24) = 0.507592 + 1.1248416 − 0.5430758 − 0.0549504 = 1.0344074
+    # EIRFT(x, 24) = 0.74582 + 0.05832 + 0.279936 − 0.1944 = 0.889676
+    # 3.516852 / 5.5 = 0.6394276 kW/ton at EIRFT = EIRFPLR = 1.
+    # A (100 %): PLR 1 → 0.6394276 × 1.00022 = 0.639568
+    # Loads are fractions of Q_ref·1.002771; at 24 °C PLR = f × 1.002771 / 1.0344074 = f × 0.969416
+    # kW/ton = 0.6394276 × (1.0344074 / 1.002771) × 0.889676 × EIRFPLR / f
+    #        = 0.5868309 × EIRFPLR(PLR) / f
+    # B (75 %): PLR 0.727062, EIRFPLR = 0.222903 + 0.2278518 + 0.2451259 = 0.6958807
+    #           → 0.5868309 × 0.6958807 / 0.75 = 0.544486
+    # C (50 %): PLR 0.484708, EIRFPLR = 0.222903 + 0.1519012 + 0.1089449 = 0.4837491
+    #           → 0.5868309 × 0.4837491 / 0.5 = 0.567758
+    # D (25 %): PLR 0.242354 (≥ 0.2, no false loading), EIRFPLR = 0.222903 + 0.0759506
+    #           + 0.0272363 = 0.3260899 → 0.5868309 × 0.3260899 / 0.25 = 0.765439
+    # IPLV = 1 / (0.0156356 + 0.7713697 + 0.7925912 + 0.1567728) = 1 / 1.7363693 = 0.575914
+    for got, hand in zip(
+        result.kw_per_ton, (0.639568, 0.544486, 0.567758, 0.765439), strict=True
+    ):
+        assert got == pytest.approx(hand, abs=3e-6)
+    assert result.iplv_kw_per_ton == pytest.approx(0.575914, abs=3e-6)
+    assert result.iplv_cop == pytest.approx(KW_PER_TON / 0.575914, abs=5e-5)
 
 
 def test_approaches_and_ranges_hand_case() -> None:
@@ -83,6 +106,9 @@ def test_approaches_and_ranges_hand_case() -> None:
 def test_heat_balance_and_kw_per_ton_hand_case() -> None:
     # (1500 + 300 − 1850) / 1850 × 100 = −2.7027 %; 300 kW / (1500 / 3.516852) = 0.703370
     assert heat_balance_pct(1500.0, 300.0, 1850.0) == pytest.approx(-2.7027, abs=1e-4)
+    # |−2.70| ≤ 5 → closed; (1500 + 300 − 1700) / 1700 × 100 = 5.88 % → not closed
+    assert heat_balance_closes(1500.0, 300.0, 1850.0)
+    assert not heat_balance_closes(1500.0, 300.0, 1700.0)
     assert kw_per_ton(300.0, 1500.0) == pytest.approx(0.703370, abs=1e-6)
 
 
