@@ -322,7 +322,11 @@ def simulate_unit(
 
 
 def simulate_fleet(spec: FleetSpec) -> FleetData:
-    """Draw sites, units and faults from ``spec.seed`` and simulate every unit."""
+    """Draw sites, units and faults from ``spec.seed`` and simulate every unit.
+
+    Faults are dealt from a cycle of the six modes and two healthy units, shuffled by the
+    seed, so a fleet of n units has every mode at least ⌊n / 8⌋ times.
+    """
     rng = np.random.default_rng([spec.seed, 0])
     climates = [
         SiteClimate(
@@ -335,14 +339,18 @@ def simulate_fleet(spec: FleetSpec) -> FleetData:
         for i in range(spec.sites)
     ]
     hours = spec.days * 24
-    modes: list[FaultMode | None] = [*FAULT_MODES, None, None]
+    # Every mode once per 8 units (6 modes + 2 healthy), in a seeded order.
+    cycle: list[FaultMode | None] = [*FAULT_MODES, None, None]
+    n_units = spec.sites * spec.units_per_site
+    pool = (cycle * (n_units // len(cycle) + 1))[:n_units]
+    modes = [pool[int(i)] for i in rng.permutation(n_units)]
     units: list[ChillerUnit] = []
     truth: list[FaultTruth] = []
     t0 = datetime(spec.start.year, spec.start.month, spec.start.day)
     for climate in climates:
         for j in range(spec.units_per_site):
             asset_id = f"{climate.site_name}-CH{j + 1:02d}"
-            mode = modes[int(rng.integers(len(modes)))]
+            mode = modes[len(units)]
             fault: FaultSpec | None = None
             if mode is not None:
                 onset = int(rng.integers(hours // 4, max(hours // 2, hours // 4 + 1)))

@@ -18,6 +18,7 @@ from assets.chiller.diagnostics import (
 )
 from assets.chiller.performance import KW_PER_TON
 from assets.chiller.simulator_draft import (
+    FAULT_MODES,
     UPSTREAM_SENSOR_NAMES,
     ChillerReading,
     ChillerUnit,
@@ -146,3 +147,11 @@ def test_records_carry_the_upstream_vocabulary() -> None:
     assert {"Tonnage", "Power Input", "Chiller % Loaded", "Supply Temperature",
             "Return Temperature", "Condenser Water Flow", "Chiller Efficiency",
             "Liquid Refrigerant Evaporator Temperature"} <= set(UPSTREAM_SENSOR_NAMES.values())
+
+
+def test_eight_units_carry_every_fault_mode_once() -> None:
+    # The cycle is 6 modes + 2 healthy: 8 units → each mode exactly once, 2 healthy units.
+    fleet = simulate_fleet(FleetSpec(seed=3, sites=2, units_per_site=4, days=1))
+    modes = sorted(t.mode for t in fleet.truth)
+    assert modes == sorted(FAULT_MODES)
+    assert sum(u.fault is None for u in fleet.units) == 2
