@@ -37,6 +37,22 @@ liquid does not), otherwise to fouled condenser tubes; a high evaporator approac
 subcooling 5 °F or more below design points to low refrigerant charge, otherwise to fouled
 evaporator tubes. Compressor overheating: discharge superheat (discharge − condenser
 saturation temperature) 10 K or more above design, a convention.
+
+Readings-level rules (:func:`diagnose_reading`, what the ``diagnose_chiller_fault`` tool and
+the simulated BMS alerts apply to one hourly record):
+
+- the clean ("expected") approach at part load is the design (full-load) approach × load
+  fraction: at constant heat-transfer coefficient the approach scales with the heat flux;
+- below 10 % load (:data:`MIN_RUNNING_PCT`) the machine is treated as not running and
+  nothing is assessed;
+- sensor drift: a centrifugal chiller below full load holds its leaving chilled-water
+  setpoint, so a supply reading 1 K or more above the setpoint (:data:`DRIFT_OFFSET_K`) at
+  less than 95 % load points to the sensor; the evaporator approach is then taken from the
+  setpoint instead of the suspect reading (a convention); at 95 % load or more a supply
+  1 K or more above the setpoint may be real (the machine at its capacity limit) or a
+  drifting sensor, so the evaporator rules are not applied to that record
+  (``evaporator_assessed`` False);
+- then the approach, subcooling and superheat rules above.
 """
 
 from __future__ import annotations
@@ -47,7 +63,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from assets.chiller.performance import KW_PER_TON, EirChiller, chiller_performance
-from generator.errors import UserError
+from generator.api import UserError
 
 WATER_RHO_CP = 4.186
 """ρ·c_p of water in kJ/(L·K)."""
@@ -63,15 +79,31 @@ APPROACH_RISE_K = 3.0 * 5.0 / 9.0  # 3 °F, a service-literature convention
 SUBCOOLING_SHIFT_K = 5.0 * 5.0 / 9.0  # 5 °F, a service-literature convention
 SUPERHEAT_RISE_K = 10.0  # a convention
 HEAT_BALANCE_LIMIT_PCT = 5.0
+MIN_RUNNING_PCT = 10.0  # below it the approaches are not assessed (the DOE-2 minimum PLR)
+DRIFT_OFFSET_K = 1.0  # supply − setpoint that flags a drifting supply sensor, a convention
+DRIFT_MAX_LOAD_PCT = 95.0  # below this load the machine holds its setpoint
 
 Diagnosis = Literal[
     "normal",
     "condenser_fouling",
-    "non_condensables",
+    "purge_problem",
     "evaporator_fouling",
     "low_refrigerant_charge",
     "compressor_overheating",
 ]
+
+Finding = Literal[
+    "normal",
+    "condenser_fouling",
+    "purge_problem",
+    "evaporator_fouling",
+    "low_refrigerant_charge",
+    "compressor_overheating",
+    "sensor_drift",
+    "not_running",
+]
+"""What :func:`diagnose_reading` may find: the failure-mode ids of ``asset.yaml`` plus
+``normal`` and ``not_running``."""
 
 
 def f_to_c(f: float) -> float:
@@ -257,7 +289,7 @@ def diagnose(inputs: DiagnosisInputs) -> DiagnosisResult:
     findings: list[Diagnosis] = []
     if cond_rise >= APPROACH_RISE_K:
         high_subcooling = shift is not None and shift >= SUBCOOLING_SHIFT_K
-        findings.append("non_condensables" if high_subcooling else "condenser_fouling")
+        findings.append("purge_problem" if high_subcooling else "condenser_fouling")
     if evap_rise >= APPROACH_RISE_K:
         low_subcooling = shift is not None and shift <= -SUBCOOLING_SHIFT_K
         findings.append("low_refrigerant_charge" if low_subcooling else "evaporator_fouling")
@@ -269,4 +301,127 @@ def diagnose(inputs: DiagnosisInputs) -> DiagnosisResult:
         condenser_approach_rise_k=cond_rise,
         subcooling_shift_k=shift,
         superheat_rise_k=sh_rise,
+    )
+
+
+class DesignValues(BaseModel):
+    """Clean-unit design values the readings-level rules compare against."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    evaporator_approach_k: float = Field(
+        default=1.1, ge=0, le=20, description="Clean evaporator approach at full load (K)"
+    )
+    condenser_approach_k: float = Field(
+        default=1.1, ge=0, le=20, description="Clean condenser approach at full load (K)"
+    )
+    subcooling_k: float = Field(
+        default=5.0, ge=0, le=30, description="Clean liquid subcooling (K)"
+    )
+    discharge_superheat_k: float = Field(
+        default=8.0, ge=0, le=60, description="Clean discharge superheat (K)"
+    )
+
+
+DEFAULT_DESIGN = DesignValues()
+"""The defaults (the simulator's clean-unit design values)."""
+
+
+def expected_approach(design_full_load_k: float, percent_loaded: float) -> float:
+    """Clean approach at part load: design (full-load) approach × percent_loaded / 100."""
+    return design_full_load_k * percent_loaded / 100.0
+
+
+class ReadingDiagnosis(BaseModel):
+    """What the readings-level rules find on one record, with every compared value."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    findings: list[Finding] = Field(description="Faults found, or ['normal'] / ['not_running']")
+    evaporator_approach_k: float = Field(
+        description="Leaving chilled water (the setpoint when drift is found) − evap saturation"
+    )
+    condenser_approach_k: float = Field(description="Condenser saturation − leaving CW (K)")
+    expected_evaporator_approach_k: float = Field(description="Design × load fraction (K)")
+    expected_condenser_approach_k: float = Field(description="Design × load fraction (K)")
+    evaporator_approach_rise_k: float = Field(description="Measured − expected (K)")
+    condenser_approach_rise_k: float = Field(description="Measured − expected (K)")
+    subcooling_k: float | None = Field(description="Condenser saturation − liquid (K)")
+    subcooling_shift_k: float | None = Field(description="Measured − design subcooling (K)")
+    discharge_superheat_k: float | None = Field(description="Discharge − cond. saturation (K)")
+    superheat_rise_k: float | None = Field(description="Measured − design superheat (K)")
+    supply_offset_k: float | None = Field(description="Supply − setpoint (K)")
+    evaporator_assessed: bool = Field(
+        description="False when the evaporator rules were skipped (not running, or supply "
+        "≥ 1 K above setpoint at ≥ 95 % load)"
+    )
+
+
+def diagnose_reading(
+    *,
+    supply_c: float,
+    evap_sat_c: float,
+    leaving_cw_c: float,
+    cond_sat_c: float,
+    percent_loaded: float,
+    setpoint_c: float | None = None,
+    liquid_c: float | None = None,
+    discharge_c: float | None = None,
+    design: DesignValues = DEFAULT_DESIGN,
+) -> ReadingDiagnosis:
+    """Apply the readings-level rules of the module docstring to one record."""
+    offset = None if setpoint_c is None else supply_c - setpoint_c
+    drift = (
+        offset is not None
+        and percent_loaded >= MIN_RUNNING_PCT
+        and percent_loaded < DRIFT_MAX_LOAD_PCT
+        and offset >= DRIFT_OFFSET_K
+    )
+    evap_assessed = percent_loaded >= MIN_RUNNING_PCT and not (
+        offset is not None and offset >= DRIFT_OFFSET_K and percent_loaded >= DRIFT_MAX_LOAD_PCT
+    )
+    leaving = setpoint_c if drift and setpoint_c is not None else supply_c
+    evap = evaporator_approach(leaving, evap_sat_c)
+    cond = condenser_approach(cond_sat_c, leaving_cw_c)
+    exp_evap = expected_approach(design.evaporator_approach_k, percent_loaded)
+    exp_cond = expected_approach(design.condenser_approach_k, percent_loaded)
+    subcooling = None if liquid_c is None else cond_sat_c - liquid_c
+    superheat = None if discharge_c is None else discharge_c - cond_sat_c
+    base = diagnose(
+        DiagnosisInputs(
+            evaporator_approach_k=evap,
+            condenser_approach_k=cond,
+            design_evaporator_approach_k=exp_evap,
+            design_condenser_approach_k=exp_cond,
+            subcooling_k=subcooling,
+            design_subcooling_k=None if subcooling is None else design.subcooling_k,
+            discharge_superheat_k=superheat,
+            design_discharge_superheat_k=(
+                None if superheat is None else design.discharge_superheat_k
+            ),
+        )
+    )
+    findings: list[Finding]
+    if percent_loaded < MIN_RUNNING_PCT:
+        findings = ["not_running"]
+    else:
+        skipped = () if evap_assessed else ("evaporator_fouling", "low_refrigerant_charge")
+        found: list[Finding] = [f for f in base.findings if f != "normal" and f not in skipped]
+        if drift:
+            found.append("sensor_drift")
+        findings = found or ["normal"]
+    return ReadingDiagnosis(
+        findings=findings,
+        evaporator_approach_k=evap,
+        condenser_approach_k=cond,
+        expected_evaporator_approach_k=exp_evap,
+        expected_condenser_approach_k=exp_cond,
+        evaporator_approach_rise_k=base.evaporator_approach_rise_k,
+        condenser_approach_rise_k=base.condenser_approach_rise_k,
+        subcooling_k=subcooling,
+        subcooling_shift_k=base.subcooling_shift_k,
+        discharge_superheat_k=superheat,
+        superheat_rise_k=base.superheat_rise_k,
+        supply_offset_k=offset,
+        evaporator_assessed=evap_assessed,
     )

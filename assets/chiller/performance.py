@@ -35,7 +35,7 @@ from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from generator.errors import UserError
+from generator.api import UserError
 
 KW_PER_TON = 3.516852
 """kW in one ton of refrigeration (12 000 Btu/h)."""

@@ -142,7 +142,7 @@ def test_condenser_fouling_hand_case() -> None:
 def test_non_condensables_hand_case() -> None:
     # Same approach, subcooling 7.5: shift 3.5 K ≥ 2.778 → purge problem (non-condensables).
     assert diagnose(_inputs(condenser_approach_k=3.2, subcooling_k=7.5)).findings == [
-        "non_condensables"
+        "purge_problem"
     ]
 
 

@@ -1,4 +1,4 @@
-"""Property and determinism tests of assets.chiller.simulator_draft."""
+"""Property and determinism tests of assets.chiller.simulator."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from assets.chiller.diagnostics import (
     water_heat_kw,
 )
 from assets.chiller.performance import KW_PER_TON
-from assets.chiller.simulator_draft import (
+from assets.chiller.simulator import (
     FAULT_MODES,
     UPSTREAM_SENSOR_NAMES,
     ChillerReading,
@@ -78,7 +78,7 @@ def test_evaporator_faults_lower_the_saturation_temperature(t_out: float, severi
     ("mode", "expected"),
     [
         ("condenser_fouling", "condenser_fouling"),
-        ("purge_problem", "non_condensables"),
+        ("purge_problem", "purge_problem"),
         ("evaporator_fouling", "evaporator_fouling"),
         ("low_refrigerant_charge", "low_refrigerant_charge"),
         ("compressor_overheating", "compressor_overheating"),
@@ -136,8 +136,8 @@ def test_fleet_is_deterministic_from_its_seed() -> None:
     first, second = simulate_fleet(spec), simulate_fleet(spec)
     assert first == second
     other = simulate_fleet(spec.model_copy(update={"seed": 12}))
-    assert other.readings != first.readings
-    assert len(first.readings) == 3 * 3 * 24
+    assert other.docs["telemetry"] != first.docs["telemetry"]
+    assert len(first.docs["telemetry"]) == 3 * 3 * 24
 
 
 def test_records_carry_the_upstream_vocabulary() -> None:
@@ -152,6 +152,6 @@ def test_records_carry_the_upstream_vocabulary() -> None:
 def test_eight_units_carry_every_fault_mode_once() -> None:
     # The cycle is 6 modes + 2 healthy: 8 units → each mode exactly once, 2 healthy units.
     fleet = simulate_fleet(FleetSpec(seed=3, sites=2, units_per_site=4, days=1))
-    modes = sorted(t.mode for t in fleet.truth)
+    modes = sorted(t["fault_mode"] for t in fleet.docs["truth"] if t["fault_mode"] != "none")
     assert modes == sorted(FAULT_MODES)
     assert sum(u.fault is None for u in fleet.units) == 2
