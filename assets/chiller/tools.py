@@ -556,7 +556,7 @@ class FaultArgs(_Args):
     )
 
 
-FAILURE_CODE_OF: dict[str, str] = dict(FAILURE_CODES)
+FAILURE_CODE_OF: dict[str, str] = {mode: code for mode, code in FAILURE_CODES.items()}
 """Finding → work-order failure code (as in asset.yaml's failure_modes)."""
 
 
