@@ -2,7 +2,8 @@
 
 :func:`simulate_fleet` maps a :class:`FleetSpec` to documents per logical database
 (``telemetry``, ``nameplate``, ``workorders``, ``truth``); every document carries
-``"asset_class": "chiller"`` and an ``_id`` starting ``chiller:``. Telemetry documents are
+``"asset_class": "chiller"`` and an ``_id`` starting ``chiller:`` (except the nameplates,
+whose ``_id`` is the asset id: the store reads a nameplate by its id). Telemetry documents are
 flat hourly records whose fields follow AssetOpsBench's chiller sensor vocabulary
 (:data:`UPSTREAM_SENSOR_NAMES` maps each field to upstream's name, e.g. ``tonnage`` →
 "Tonnage", ``kw_per_ton`` → "Chiller Efficiency"). Units: °C, L/s, kW, tons.
@@ -697,7 +698,8 @@ def nameplate_doc(unit: ChillerUnit) -> dict[str, Any]:
     """The nameplate document of one unit (design values the tools read)."""
     tons = unit.capacity_kw / KW_PER_TON
     return {
-        "_id": f"{ASSET_CLASS}:{unit.asset_id}",
+        # The nameplate database is the class's own: FleetStore reads a nameplate by _id.
+        "_id": unit.asset_id,
         "asset_class": ASSET_CLASS,
         "asset_id": unit.asset_id,
         "site_name": unit.site_name,

@@ -1,0 +1,42 @@
+"""The chiller's literature corpus loads and is searchable; vocabulary and policy name real things."""
+
+from __future__ import annotations
+
+from generator.assetdef import ASSETS_DIR, load_asset_class
+from generator.literature.corpus import LocalCorpus, load_corpus
+from generator.yamlfile import read_yaml
+
+CHILLER = ASSETS_DIR / "chiller"
+
+
+def test_the_corpus_validates_and_ranks_a_chiller_query_first() -> None:
+    refs = load_corpus("chiller")
+    assert 10 <= len(refs) <= 15
+    # No invented identifiers: the corpus gives no DOI at all.
+    assert all("doi" not in (r.url or "").lower() for r in refs)
+    hits = LocalCorpus("chiller").search("chiller fault detection fouling non-condensables", 3)
+    assert hits and any("RP-1043" in h.venue or "Fault" in h.title for h in hits)
+
+
+def test_vocabulary_names_only_sensors_of_the_class() -> None:
+    vocab = read_yaml(CHILLER / "vocabulary.yaml")
+    sensors = {s.name for s in load_asset_class("chiller").sensors}
+    assert vocab["asset_class"] == "chiller" and vocab["noun"] == "chiller"
+    assert set(vocab["sensor_names"]) <= sensors
+    assert vocab["task_themes"]
+
+
+def test_policy_core_tools_are_the_chiller_tools_or_generic_ones() -> None:
+    import assets.chiller.tools  # noqa: F401
+    from generator.tools.registry import load_tools
+
+    registry = load_tools()
+    policy = read_yaml(CHILLER / "policy.yaml")
+    named = {t for d in policy["domains"].values() for t in d.get("core_tools", [])}
+    known = set(registry.names())
+    assert named <= known, sorted(named - known)
+    oil = "oil" + "_samples"  # the other class's own data tool must not appear
+    assert oil not in named
+    fmsr = policy["domains"]["fmsr"]["core_tools"]
+    assert {"compute_approach_temperatures", "assess_chiller_efficiency", "compute_iplv",
+            "diagnose_chiller_fault"} <= set(fmsr)
