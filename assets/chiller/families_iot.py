@@ -148,45 +148,52 @@ async def window_stat(
     )
 
 
-# -- which unit of a site ran the most hours ---------------------------------------------
+# -- which unit of a site delivered the most cooling -----------------------------------------
 
 
-def _run_hours_derive(params: dict[str, Any], outputs: list[dict[str, Any]]) -> dict[str, Any]:
+def _site_cooling_derive(params: dict[str, Any], outputs: list[dict[str, Any]]) -> dict[str, Any]:
     listing, *histories = outputs
     units = sorted(str(x["asset_id"]) for x in listing["assets"])
-    hours: dict[str, int] = {}
+    ton_hours: dict[str, float] = {}
+    run_hours: dict[str, int] = {}
     for out in histories:
-        if out["asset_id"] in units:
-            hours[out["asset_id"]] = sum(
-                1 for r in out["records"] if r.get("run_status") == 1
-            )
-    if sorted(hours) != units:
+        aid = str(out["asset_id"])
+        if aid in units:
+            # hourly records: Σ tons × 1 h = ton-hours
+            ton_hours[aid] = float(sum(float(r.get("tonnage") or 0.0) for r in out["records"]))
+            run_hours[aid] = sum(1 for r in out["records"] if r.get("run_status") == 1)
+    if sorted(ton_hours) != units:
         raise Ambiguous("not every unit of the site was read")
-    ranked = sorted(hours.items(), key=lambda kv: (-kv[1], kv[0]))
-    if len(ranked) > 1 and ranked[0][1] == ranked[1][1]:
-        raise Ambiguous("two units ran the same number of hours")
-    return {"unit": ranked[0][0], "run_hours": dict(sorted(hours.items()))}
+    ranked = sorted(ton_hours.items(), key=lambda kv: (-kv[1], kv[0]))
+    if len(ranked) > 1 and ranked[0][1] - ranked[1][1] <= 0.01 * ranked[0][1]:
+        raise Ambiguous("two units delivered about the same cooling")
+    return {"unit": ranked[0][0], "ton_hours": dict(sorted(ton_hours.items())),
+            "run_hours": dict(sorted(run_hours.items()))}
 
 
-def _run_hours_summary(params: dict[str, Any], answer: dict[str, Any]) -> str:
-    per = ", ".join(f"{k} {v} h" for k, v in answer["run_hours"].items())
+def _site_cooling_summary(params: dict[str, Any], answer: dict[str, Any]) -> str:
+    per = ", ".join(
+        f"{k} {num(v, 1)} ton-h in {answer['run_hours'][k]} running h"
+        for k, v in answer["ton_hours"].items()
+    )
     return (
-        f"unit of {params['site']} with the most running hours in [{params['start']}, "
+        f"unit of {params['site']} that delivered the most cooling in [{params['start']}, "
         f"{params['end']}): {answer['unit']} ({per})"
     )
 
 
 @family(
-    "chiller_iot_site_run_hours",
+    "chiller_iot_site_cooling",
     domain="iot",
     category="Data Query",
-    derive=_run_hours_derive,
-    summarise=_run_hours_summary,
+    derive=_site_cooling_derive,
+    summarise=_site_cooling_summary,
 )
-async def site_run_hours(
+async def site_cooling(
     ctx: FamilyContext, rng: np.random.Generator, parents: list[TaskSeed]
 ) -> Plan | None:
-    """Which chiller of a site ran the most hours in a window, with every unit's hours."""
+    """Which chiller of a site delivered the most cooling (ton-hours) in a window, with every
+    unit's ton-hours and running hours."""
     units = units_with_telemetry(ctx)
     if not units:
         return None
@@ -199,7 +206,7 @@ async def site_run_hours(
         return None
     start, end = window
     calls = [ToolCall(name="assets", args={"site_name": site})]
-    calls += [history_call(a, start, end, ["run_status"]) for a in at_site]
+    calls += [history_call(a, start, end, ["tonnage", "run_status"]) for a in at_site]
     params = {"site": site, "start": start, "end": end, "n_units": len(at_site)}
     return Plan(
         params=params,
@@ -208,7 +215,8 @@ async def site_run_hours(
         grounding={"site": site, "start": start, "end": end},
         difficulty="medium",
         hard_features=["multi_output"],
+        tolerance={"ton_hours": 0.5},
+        rel_tolerance={"ton_hours": VALUE_REL_TOL},
         readings=window_end_readings(calls, "final", end),
         stated=WINDOW_STATED,
     )
-

@@ -7,6 +7,7 @@ from the outputs of both.
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta
 from typing import Any
 
 import numpy as np
@@ -14,6 +15,9 @@ import numpy as np
 from assets.chiller.families_common import and_join
 from assets.chiller.families_fmsr import diagnosis_answer
 from generator.api import Ambiguous, FamilyContext, Plan, TaskSeed, ToolCall, family
+
+# Corrective work reported this long before the diagnosed hour (or later) counts as raised.
+LOOKBACK_DAYS = 14
 
 # -- anomalies -> corrective work in the window ---------------------------------------------
 
@@ -152,16 +156,17 @@ async def diagnosis_to_action(
     ctx: FamilyContext, rng: np.random.Generator, parents: list[TaskSeed]
 ) -> Plan | None:
     """Fault diagnosis of a chiller at an hour → failure code → is corrective work with that
-    code on record from that hour on, or which code to raise."""
+    code on record from two weeks before that hour on, or which code to raise."""
     if not parents:
         return None
     parent = parents[0]
     p = parent.params
+    since = (datetime.fromisoformat(p["timestamp"]) - timedelta(days=LOOKBACK_DAYS)).isoformat()
     calls = [
         *parent.tool_sequence,
         ToolCall(name="get_failure_codes", args={}),
         ToolCall(name="get_corrective_work_orders",
-                 args={"equipment_id": p["asset_id"], "start_date": p["timestamp"]}),
+                 args={"equipment_id": p["asset_id"], "start_date": since}),
     ]
     keep = ("asset_id", "site", "timestamp", "note")
     return Plan(
@@ -172,5 +177,6 @@ async def diagnosis_to_action(
         difficulty="hard",
         hard_features=["conditional"],
         constraint="if the readings show a fault and no corrective work order with its failure "
-        "code was reported from that hour on, say which failure code to raise",
+        f"code was reported from {LOOKBACK_DAYS} days before that hour on, say which failure "
+        "code to raise",
     )
