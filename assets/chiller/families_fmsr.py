@@ -129,8 +129,7 @@ def _args_from(
 
 UNSCALED = "design_approach_unscaled"
 APPROACH_NOTE = (
-    "Judge each approach against the design approach on the nameplate scaled to that hour's "
-    "load; a rise of 3 °F (1.67 K) or more over it counts as high."
+    "Use the nameplate design approach scaled to that hour's load; 3 °F over it is high."
 )
 FOULING_OF = {
     "normal": "none", "evaporator_approach_high": "evaporator", "condenser_approach_high":
@@ -215,8 +214,8 @@ async def approach_check(
 
 RATED_KWT = "rated_kw_per_ton"
 EFFICIENCY_NOTE = (
-    "Compare with the design model's kW per ton at that hour's load and water temperatures, "
-    "not with the rated full-load figure."
+    "Compare with the design curve at that hour's load and water temperatures, not the rated "
+    "figure."
 )
 EFFICIENCY_EDGES = (-5.0, 5.0, 15.0)
 EFFICIENCY_MARGIN = 0.5
@@ -305,10 +304,8 @@ async def efficiency(
 # -- which failure mode explains the readings ------------------------------------------------
 
 DIAGNOSIS_NOTE = (
-    "Apply the usual service rules: an approach 3 °F or more above the load-scaled design "
-    "approach, liquid subcooling 5 °F away from design to tell a purge problem or low charge "
-    "from fouling, discharge superheat 10 K above design for overheating, and a supply "
-    "temperature 1 K or more above setpoint below 95 % load for sensor drift."
+    "Use the usual service rules (approach 3 °F over the load-scaled design, subcooling 5 °F "
+    "off design, superheat 10 K over design, supply 1 K over setpoint below 95 % load)."
 )
 
 

@@ -46,8 +46,7 @@ VALUE_REL_TOL = 0.001
 # energy-weighted figure an energy report gives) instead of the mean of hourly values.
 RATIO_OF_SUMS = "kw_per_ton_ratio_of_sums"
 KWT_NOTE = (
-    "Take the plain average of the hourly kW-per-ton values over the hours the chiller ran "
-    "(not total energy divided by total ton-hours)."
+    "Average the hourly kW-per-ton values of the running hours (not total kW over total tons)."
 )
 # A mean of a sensor that is zero while the machine is off: the text says whether the off
 # hours count.
@@ -140,7 +139,9 @@ async def window_stat(
         mentions=[a.asset_id, a.site_name, start, end],
         grounding={"site": a.site_name, "asset_id": a.asset_id, "sensor": sensor,
                    "start": start, "end": end},
-        difficulty="medium" if stat == "mean" else "easy",
+        # an extreme is asked with its hour: two outputs
+        difficulty="medium" if stat == "mean" else "hard",
+        hard_features=[] if stat == "mean" else ["multi_output"],
         tolerance={"value": 0.0001},
         rel_tolerance={"value": VALUE_REL_TOL},
         readings=readings,
@@ -155,30 +156,24 @@ def _site_cooling_derive(params: dict[str, Any], outputs: list[dict[str, Any]]) 
     listing, *histories = outputs
     units = sorted(str(x["asset_id"]) for x in listing["assets"])
     ton_hours: dict[str, float] = {}
-    run_hours: dict[str, int] = {}
     for out in histories:
         aid = str(out["asset_id"])
         if aid in units:
             # hourly records: Σ tons × 1 h = ton-hours
             ton_hours[aid] = float(sum(float(r.get("tonnage") or 0.0) for r in out["records"]))
-            run_hours[aid] = sum(1 for r in out["records"] if r.get("run_status") == 1)
     if sorted(ton_hours) != units:
         raise Ambiguous("not every unit of the site was read")
     ranked = sorted(ton_hours.items(), key=lambda kv: (-kv[1], kv[0]))
     if len(ranked) > 1 and ranked[0][1] - ranked[1][1] <= 0.01 * ranked[0][1]:
         raise Ambiguous("two units delivered about the same cooling")
-    return {"unit": ranked[0][0], "ton_hours": dict(sorted(ton_hours.items())),
-            "run_hours": dict(sorted(run_hours.items()))}
+    return {"unit": ranked[0][0], "ton_hours": dict(sorted(ton_hours.items()))}
 
 
 def _site_cooling_summary(params: dict[str, Any], answer: dict[str, Any]) -> str:
-    per = ", ".join(
-        f"{k} {num(v, 1)} ton-h in {answer['run_hours'][k]} running h"
-        for k, v in answer["ton_hours"].items()
-    )
+    per = ", ".join(f"{k} {num(v, 1)}" for k, v in answer["ton_hours"].items())
     return (
         f"unit of {params['site']} that delivered the most cooling in [{params['start']}, "
-        f"{params['end']}): {answer['unit']} ({per})"
+        f"{params['end']}): {answer['unit']} (ton-hours: {per})"
     )
 
 
@@ -193,7 +188,7 @@ async def site_cooling(
     ctx: FamilyContext, rng: np.random.Generator, parents: list[TaskSeed]
 ) -> Plan | None:
     """Which chiller of a site delivered the most cooling (ton-hours) in a window, with every
-    unit's ton-hours and running hours."""
+    unit's ton-hours."""
     units = units_with_telemetry(ctx)
     if not units:
         return None
@@ -206,14 +201,14 @@ async def site_cooling(
         return None
     start, end = window
     calls = [ToolCall(name="assets", args={"site_name": site})]
-    calls += [history_call(a, start, end, ["tonnage", "run_status"]) for a in at_site]
+    calls += [history_call(a, start, end, ["tonnage"]) for a in at_site]
     params = {"site": site, "start": start, "end": end, "n_units": len(at_site)}
     return Plan(
         params=params,
         tool_sequence=calls,
         mentions=[site, start, end],
-        grounding={"site": site, "start": start, "end": end},
-        difficulty="medium",
+        grounding={"site": site, "start": start, "end": end, "sensor": "tonnage"},
+        difficulty="hard",
         hard_features=["multi_output"],
         tolerance={"ton_hours": 0.5},
         rel_tolerance={"ton_hours": VALUE_REL_TOL},

@@ -31,9 +31,8 @@ THRESHOLDS: tuple[float, ...] = (3.0, 3.5, 4.0, 5.0)
 SCORE_MARGIN = 0.1
 # The detector's baseline and counting unit, stated in every anomaly text.
 ANOMALY_NOTE = (
-    "Usual level: the same weekday and hour over this window and the 4 weeks before it, "
-    "with hours the chiller was off left out and filled in linearly; count anomalous hours "
-    "singly."
+    "Usual level: same weekday and hour over the window and the 4 weeks before (off hours "
+    "filled in linearly); count anomalous hours singly."
 )
 FORECAST_SENSORS: tuple[str, ...] = (
     "tonnage", "power_input", "condenser_water_supply_temperature", "return_temperature",
@@ -170,7 +169,7 @@ def _forecast_summary(params: dict[str, Any], answer: dict[str, Any]) -> str:
 @family(
     "chiller_tsfm_forecast",
     domain="tsfm",
-    category="Prediction",
+    category="Inference Query",
     derive=_forecast_derive,
     summarise=_forecast_summary,
 )

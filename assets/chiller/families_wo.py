@@ -86,7 +86,9 @@ async def corrective_window(
         tool_sequence=calls,
         mentions=[a.asset_id, start, end],
         grounding={"asset_id": a.asset_id, "site": a.site_name, "start": start, "end": end},
-        difficulty="easy",
+        # a list of work orders with a code each
+        difficulty="medium",
+        hard_features=["multi_output"],
         readings=window_end_readings(calls, "end_date", end),
         stated=WINDOW_STATED,
     )
@@ -128,7 +130,7 @@ def alert_outcome(answer: dict[str, Any]) -> str:
 @family(
     "chiller_wo_alert_to_failure",
     domain="wo",
-    category="Inference Query",
+    category="Data Query",
     derive=_alert_derive,
     summarise=_alert_summary,
     outcome=alert_outcome,
@@ -152,7 +154,7 @@ async def alert_to_failure(
         tool_sequence=calls,
         mentions=[a.asset_id, start, end],
         grounding={"asset_id": a.asset_id, "site": a.site_name, "start": start, "end": end},
-        difficulty="medium",
+        difficulty="hard",
         hard_features=["multi_output"],
         tolerance={"mean_lead_time_hours": 0.1},
         readings=window_end_readings(calls, "end_date", end),
