@@ -647,12 +647,11 @@ def _events_and_orders(
             discharge_c=doc["discharge_temperature"],
             design=unit.design,
         )
-        now = {f for f in diag.findings if f in ALERT_RULES}
+        now = [m for m in FAULT_MODES if m in diag.findings]
         for f in list(streak):
             if f not in now:
                 del streak[f]
-        for finding in sorted(now):
-            mode: FaultMode = finding  # type: ignore[assignment]
+        for mode in now:
             streak[mode] = streak.get(mode, 0) + 1
             rule, text, sensor = ALERT_RULES[mode]
             when = datetime.fromisoformat(doc["timestamp"])

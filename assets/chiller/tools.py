@@ -86,6 +86,10 @@ class ChillerToolError(UserError):
     """A chiller tool's design values were needed and the store could not be read."""
 
 
+class ChillerStoreUnavailable(ChillerToolError, StoreUnavailable):
+    """The nameplate cannot be read because the store is down (an outage, not bad input)."""
+
+
 class _Args(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -101,12 +105,14 @@ async def _nameplate(ctx: ToolContext, tool_name: str, asset_name: str,
         doc: dict[str, Any] | None = await ctx.store.nameplate_doc(asset_name)
     except UserError as exc:
         names = ", ".join(missing)
-        raise ChillerToolError(
+        # An outage stays an outage (generation stops and resumes instead of dropping a draw).
+        kind = ChillerStoreUnavailable if isinstance(exc, StoreUnavailable) else ChillerToolError
+        raise kind(
             f"tool {tool_name!r}: {names} not given for asset {asset_name!r} and its "
             f"nameplate cannot be read ({exc.what})",
             fix=f"pass {names} explicitly, or start and seed the store "
             "(`scenariogen env up`, `scenariogen env seed chiller`)",
-        ) from (exc if isinstance(exc, StoreUnavailable) else None)
+        ) from None
     return doc
 
 
@@ -556,7 +562,7 @@ class FaultArgs(_Args):
     )
 
 
-FAILURE_CODE_OF: dict[str, str] = dict(FAILURE_CODES)
+FAILURE_CODE_OF: dict[str, str] = {mode: code for mode, code in FAILURE_CODES.items()}
 """Finding → work-order failure code (as in asset.yaml's failure_modes)."""
 
 

@@ -63,10 +63,19 @@ def _tool_store_settings() -> StoreSettings:
     return store_settings(role="tools")
 
 
-def served_specs(domains: Sequence[str] | None = None) -> list[ToolSpec]:
-    """The tools a server offers: every registered tool, or those of ``domains``."""
+# The class the servers serve until they take a class option (contract C of issue 14).
+SERVED_CLASS = "transformer"
+
+
+def served_specs(
+    domains: Sequence[str] | None = None, asset_class: str = SERVED_CLASS
+) -> list[ToolSpec]:
+    """The tools a server offers: every tool of ``asset_class``, or those of ``domains``."""
     registry = load_tools()
-    specs = [registry.get(name) for name in registry.names()]
+    specs = [
+        spec for spec in (registry.get(name) for name in registry.names())
+        if asset_class in spec.asset_classes
+    ]
     if domains is None:
         return specs
     known = sorted({s.domain for s in specs})

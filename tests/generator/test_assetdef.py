@@ -71,4 +71,4 @@ def test_broken_yaml_and_unknown_class(tmp_path: Path) -> None:
         load_asset_file(folder / "asset.yaml")
     with pytest.raises(UserError) as err:
         load_asset_class("transfomer")
-    assert "valid: transformer" in str(err.value)
+    assert "valid: chiller, transformer" in str(err.value)

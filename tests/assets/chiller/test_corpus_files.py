@@ -1,4 +1,4 @@
-"""The chiller's literature corpus loads and is searchable; vocabulary and policy name real things."""
+"""The chiller's literature corpus loads and ranks; vocabulary and policy name real things."""
 
 from __future__ import annotations
 

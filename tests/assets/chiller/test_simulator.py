@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -155,3 +156,145 @@ def test_eight_units_carry_every_fault_mode_once() -> None:
     modes = sorted(t["fault_mode"] for t in fleet.docs["truth"] if t["fault_mode"] != "none")
     assert modes == sorted(FAULT_MODES)
     assert sum(u.fault is None for u in fleet.units) == 2
+
+
+# --- fleet documents -------------------------------------------------------------------
+
+FLEET_SPEC = FleetSpec(seed=42, sites=2, units_per_site=4, days=40)
+
+
+@pytest.fixture(scope="module")
+def fleet() -> Any:
+    return simulate_fleet(FLEET_SPEC)
+
+
+def test_every_document_is_tagged_and_uniquely_identified(fleet: Any) -> None:
+    docs = fleet.docs
+    assert set(docs) == {"telemetry", "nameplate", "workorders", "truth"}
+    for logical, batch in docs.items():
+        ids = [d["_id"] for d in batch]
+        assert len(ids) == len(set(ids)), logical
+        for d in batch:
+            assert d["asset_class"] == "chiller", (logical, d["_id"])
+            if logical == "nameplate":
+                assert d["_id"] == d["asset_id"]  # the store reads a nameplate by id
+            else:
+                assert d["_id"].startswith("chiller:"), (logical, d["_id"])
+    # 2 sites × 4 units × 40 days × 24 h
+    assert len(docs["telemetry"]) == 8 * 40 * 24
+    reading_fields = set(ChillerReading.model_fields)
+    assert all(set(d) == reading_fields | {"_id", "asset_class"} for d in docs["telemetry"])
+    assert sorted({d["site_name"] for d in docs["nameplate"]}) == ["MAIN", "PLANT2"]
+    assert docs["nameplate"][0]["asset_id"] == "CH-MAIN-01"
+
+
+def test_work_orders_carry_the_upstream_fields(fleet: Any) -> None:
+    wos = [d for d in fleet.docs["workorders"] if d["dataset"] == "wo_events"]
+    assert {d["dataset"] for d in fleet.docs["workorders"]} == {
+        "wo_events", "events", "alert_events", "failure_codes"
+    }
+    for w in wos:
+        assert w["preventive"] == ("TRUE" if w["wo_type"] == "preventive" else "FALSE")
+        assert (w["primary_code"] == "CH-PM") == (w["wo_type"] == "preventive")
+        assert w["collection"] == "chiller"
+        datetime.fromisoformat(w["reported_date"])
+        assert w["actual_finish"] > w["reported_date"]
+    # Monthly inspections: days offset, offset + 30 < 40 → two per unit at most, one at least.
+    per_unit = {u.asset_id: 0 for u in fleet.units}
+    for w in wos:
+        per_unit[w["equipment_id"]] += w["wo_type"] == "preventive"
+    assert set(per_unit.values()) <= {1, 2}
+
+
+def test_alerts_lead_to_corrective_work_and_healthy_units_stay_quiet(fleet: Any) -> None:
+    docs = fleet.docs["workorders"]
+    codes = {"condenser_fouling": "CH-CF", "evaporator_fouling": "CH-EF",
+             "low_refrigerant_charge": "CH-LC", "compressor_overheating": "CH-OH",
+             "sensor_drift": "CH-SD", "purge_problem": "CH-PP"}
+    for t in fleet.docs["truth"]:
+        aid = t["asset_id"]
+        alerts = sorted(
+            (d for d in docs if d["dataset"] == "alert_events" and d["equipment_id"] == aid),
+            key=lambda d: d["start_time"],
+        )
+        corrective = [d for d in docs if d["dataset"] == "wo_events"
+                      and d["equipment_id"] == aid and d["wo_type"] == "corrective"]
+        if t["fault_mode"] == "none":
+            assert alerts == [] and corrective == [] and t["first_alert"] is None
+            continue
+        assert alerts, aid  # every injected fault is alerted within the 40 days
+        assert alerts[0]["start_time"] == t["first_alert"] >= t["onset"]
+        # One corrective order per distinct diagnosis, 24 h after its first alert.
+        firsts: dict[str, str] = {}
+        for a in alerts:
+            firsts.setdefault(a["diagnosis"], a["start_time"])
+        assert len(corrective) == len(firsts)
+        for w in corrective:
+            diagnosis = next(k for k, v in codes.items() if v == w["primary_code"])
+            alerted = datetime.fromisoformat(firsts[diagnosis])
+            assert datetime.fromisoformat(w["reported_date"]) - alerted == timedelta(hours=24)
+        # The injected mode is among the diagnoses once the signature has ramped up.
+        assert t["fault_mode"] in firsts, (aid, t["fault_mode"], firsts)
+
+
+def _rise(doc: dict[str, Any], which: str) -> float:
+    # approach − design approach × load fraction (design 1.1 K, the unit's nameplate value)
+    if which == "condenser":
+        approach = doc["condenser_refrigerant_temperature"] - doc[
+            "condenser_water_return_temperature"]
+    else:
+        approach = doc["supply_temperature"] - doc["evaporator_refrigerant_temperature"]
+    return float(approach - 1.1 * doc["percent_loaded"] / 100.0)
+
+
+@pytest.mark.parametrize(
+    ("mode", "which"),
+    [("condenser_fouling", "condenser"), ("evaporator_fouling", "evaporator"),
+     ("purge_problem", "condenser"), ("low_refrigerant_charge", "evaporator")],
+)
+def test_faults_raise_their_approach_in_the_stored_telemetry(
+    fleet: Any, mode: str, which: str
+) -> None:
+    t = next(t for t in fleet.docs["truth"] if t["fault_mode"] == mode)
+    rows = [d for d in fleet.docs["telemetry"]
+            if d["asset_id"] == t["asset_id"] and d["run_status"] == 1
+            and d["percent_loaded"] >= 70]
+    before = [_rise(d, which) for d in rows if d["timestamp"] < t["onset"]]
+    onset = datetime.fromisoformat(t["onset"])
+    ramped = [_rise(d, which) for d in rows
+              if datetime.fromisoformat(d["timestamp"]) >= onset + timedelta(hours=336)]
+    assert before and ramped
+    # Clean: the rise is noise around 0 (σ 0.05 K per temperature); ramped: ≥ 3 K × 0.7 × 0.7
+    # (smallest severity 0.7 and load fraction 0.7 of the 4 K or 3 K signatures) ≈ 1.5 K.
+    assert abs(sum(before) / len(before)) < 0.3
+    assert sum(ramped) / len(ramped) > sum(before) / len(before) + 1.4
+
+
+def test_sensor_drift_shows_as_a_supply_offset(fleet: Any) -> None:
+    t = next(t for t in fleet.docs["truth"] if t["fault_mode"] == "sensor_drift")
+    rows = [d for d in fleet.docs["telemetry"]
+            if d["asset_id"] == t["asset_id"] and d["run_status"] == 1
+            and d["percent_loaded"] < 95]
+    offset = [(d["timestamp"], d["supply_temperature"] - d["setpoint_temperature"]) for d in rows]
+    before = [o for ts, o in offset if ts < t["onset"]]
+    # 20 days after onset: min(3, 0.1 × 20) × severity ≥ 2 × 0.7 = 1.4 K
+    late_start = datetime.fromisoformat(t["onset"]) + timedelta(days=20)
+    late = [o for ts, o in offset if datetime.fromisoformat(ts) >= late_start]
+    assert max(abs(o) for o in before) < 0.3
+    assert late and min(late) > 1.2
+
+
+def test_nameplate_design_values_by_hand(fleet: Any) -> None:
+    unit = fleet.units[0]
+    plate = fleet.docs["nameplate"][0]
+    tons = unit.capacity_kw / KW_PER_TON
+    # kW/ton = 3.516852 / COP; chilled-water flow = Q_ref / (4.186 × 5.56)
+    assert plate["design_kw_per_ton"] == pytest.approx(3.516852 / unit.design_cop, abs=1e-4)
+    assert plate["design_capacity_tons"] == pytest.approx(tons, abs=0.05)
+    assert plate["design_chilled_water_flow_l_s"] == pytest.approx(
+        tons * 3.516852 / (4.186 * 5.56), abs=0.05
+    )
+    # Condenser flow carries Q_ref (1 + 1/COP) over the same range.
+    assert plate["design_condenser_water_flow_l_s"] == pytest.approx(
+        tons * 3.516852 * (1 + 1 / unit.design_cop) / (4.186 * 5.56), abs=0.05
+    )

@@ -17,7 +17,7 @@ import pytest
 
 import assets.chiller.tools  # noqa: F401  (registers the tools)
 from generator.assetdef import load_asset_class
-from generator.errors import UserError
+from generator.errors import StoreUnavailable, UserError
 from generator.tools.registry import TOOLS, ToolArgumentError, ToolContext, validate_args
 
 NAMES = (
@@ -42,7 +42,7 @@ class StubStore:
 
 class DownStore:
     async def nameplate_doc(self, asset_id: str) -> dict[str, Any] | None:
-        raise UserError("store unreachable at http://127.0.0.1:9")
+        raise StoreUnavailable("store unreachable at http://127.0.0.1:9")
 
 
 def run(name: str, store: Any = None, **raw: Any) -> Any:
@@ -121,7 +121,8 @@ def test_approaches_without_nameplate_use_the_defaults_and_a_down_store_is_one_l
     r = run("compute_approach_temperatures", StubStore(), **raw)
     assert r.design_source == "default"
     assert r.expected_condenser_approach_k == pytest.approx(0.88)  # default 1.1 × 0.8
-    with pytest.raises(UserError, match="design_evaporator_approach_k, design_condenser"):
+    # An outage stays an outage (StoreUnavailable), in one line naming the missing values.
+    with pytest.raises(StoreUnavailable, match="design_evaporator_approach_k, design_condenser"):
         run("compute_approach_temperatures", DownStore(), **raw)
 
 
