@@ -100,7 +100,8 @@ async def window_stat(
 
     The average kW/ton is the mean of the hourly values over the running hours (the stored
     kW/ton is empty while the machine is off), stated in the text; the average tonnage
-    counts every hour, off hours as zero, also stated.
+    counts every hour, off hours as zero, also stated. An extreme is gated against the
+    reading that looks at the running hours only (the idle loop still logs temperatures).
     """
     units = units_with_telemetry(ctx)
     if not units:
@@ -111,9 +112,7 @@ async def window_stat(
     if window is None:
         return None
     start, end = window
-    extra = ["power_input", "tonnage"] if sensor == "kw_per_ton" else []
-    if sensor == "tonnage" and stat == "mean":
-        extra = ["run_status"]
+    extra = ["power_input", "tonnage", "run_status"] if sensor == "kw_per_ton" else ["run_status"]
     sensors = [sensor, *[s for s in extra if s != sensor]]
     calls = [history_call(a, start, end, sensors)]
     params: dict[str, Any] = {
@@ -128,6 +127,12 @@ async def window_stat(
         readings.append(Reading(RATIO_OF_SUMS, "divides total kW by total tons of the window",
                                 params={"reading": RATIO_OF_SUMS}))
         stated.append(RATIO_OF_SUMS)
+    if stat != "mean":
+        # Off hours still log water and refrigerant temperatures (the idle loop): a reader
+        # may look at the running hours only. Not stated, so a draw where it matters is
+        # dropped by the gate.
+        readings.append(Reading(RUNNING_ONLY, "takes the extreme over the running hours only",
+                                params={"reading": RUNNING_ONLY}))
     if sensor == "tonnage" and stat == "mean":
         params["note"] = TONNAGE_NOTE
         readings.append(Reading(RUNNING_ONLY, "averages over the running hours only",
