@@ -2,20 +2,45 @@
 
 from __future__ import annotations
 
+import importlib
+import importlib.util
+from pathlib import Path
+
+import yaml
+
 from generator.assetdef import ASSETS_DIR, load_asset_class
-from generator.literature.corpus import LocalCorpus, load_corpus
+from generator.literature.corpus import CorpusFile, LocalCorpus, load_corpus
 from generator.yamlfile import read_yaml
 
 CHILLER = ASSETS_DIR / "chiller"
 
 
-def test_the_corpus_validates_and_ranks_a_chiller_query_first() -> None:
-    refs = load_corpus("chiller")
+def _corpus_path(tmp_path: Path) -> Path:
+    """The corpus file, without its `search:` section where this checkout cannot read it yet
+    (the section's schema lands with the language work of the same issue)."""
+    path = CHILLER / "literature.yaml"
+    if "search" in CorpusFile.model_fields:
+        return path
+    data = read_yaml(path)
+    data.pop("search")
+    copy = tmp_path / "literature.yaml"
+    copy.write_text(yaml.safe_dump(data, allow_unicode=True))
+    return copy
+
+
+def test_the_corpus_validates_and_ranks_a_chiller_query_first(tmp_path: Path) -> None:
+    path = _corpus_path(tmp_path)
+    refs = load_corpus("chiller", path)
     assert 10 <= len(refs) <= 15
     # No invented identifiers: the corpus gives no DOI at all.
     assert all("doi" not in (r.url or "").lower() for r in refs)
-    hits = LocalCorpus("chiller").search("chiller fault detection fouling non-condensables", 3)
+    hits = LocalCorpus("chiller", path=path).search(
+        "chiller fault detection fouling non-condensables", 3
+    )
     assert hits and any("RP-1043" in h.venue or "Fault" in h.title for h in hits)
+    search = read_yaml(CHILLER / "literature.yaml")["search"]
+    assert search["anchor"] == "centrifugal chiller"
+    assert "chiller" in search["domain_terms"]
 
 
 def test_vocabulary_names_only_sensors_of_the_class() -> None:
@@ -23,7 +48,10 @@ def test_vocabulary_names_only_sensors_of_the_class() -> None:
     sensors = {s.name for s in load_asset_class("chiller").sensors}
     assert vocab["asset_class"] == "chiller" and vocab["noun"] == "chiller"
     assert set(vocab["sensor_names"]) <= sensors
-    assert vocab["task_themes"]
+    assert {t["role"] for t in vocab["task_themes"]} == {"operator", "manager"}
+    if importlib.util.find_spec("generator.vocabulary") is not None:  # the validator, once merged
+        module = importlib.import_module("generator.vocabulary")
+        assert module.load_vocabulary("chiller").plural == "chillers"
 
 
 def test_policy_core_tools_are_the_chiller_tools_or_generic_ones() -> None:
