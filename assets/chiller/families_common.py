@@ -25,7 +25,8 @@ END_MIDNIGHT_INCLUDED = "window_end_midnight_included"
 WINDOW_STATED = [END_DAY_INCLUDED, END_MIDNIGHT_INCLUDED]
 # Share of draws that look for a window or hour holding one of the unit's alerts.
 EVENT_SHARE = 0.7
-# Plain names of the sensors for text (no sensor codes in a request).
+# Plain names of the sensors for text (no sensor codes in a request); those vocabulary.yaml
+# lists under `sensor_names` are spelt the same (a test checks it).
 SENSOR_WORDS: dict[str, str] = {
     "supply_temperature": "chilled-water supply temperature",
     "return_temperature": "chilled-water return temperature",
@@ -36,7 +37,7 @@ SENSOR_WORDS: dict[str, str] = {
     "condenser_water_flow": "condenser-water flow",
     "tonnage": "cooling load in tons",
     "percent_loaded": "percent load",
-    "power_input": "compressor power input",
+    "power_input": "compressor power",
     "kw_per_ton": "efficiency in kW per ton",
     "run_status": "run status",
     "evaporator_refrigerant_temperature": "evaporator refrigerant temperature",

@@ -100,3 +100,14 @@ def test_anomaly_to_workorder_orders_by_time() -> None:
     got = families_multi._anomaly_wo_derive({}, [tsad, {"work_orders": [before, after]}])
     assert got["followed_by_corrective"] is True
     assert got["corrective_work_orders"] == ["W1", "W2"]
+
+
+def test_sensor_words_agree_with_the_class_vocabulary() -> None:
+    from assets.chiller.families_common import SENSOR_WORDS
+    from generator.assetdef import ASSETS_DIR, load_asset_class
+    from generator.yamlfile import read_yaml
+
+    spoken = read_yaml(ASSETS_DIR / "chiller" / "vocabulary.yaml")["sensor_names"]
+    for code, words in spoken.items():
+        assert SENSOR_WORDS[code] == words, code
+    assert set(SENSOR_WORDS) == {s.name for s in load_asset_class("chiller").sensors}
