@@ -1,0 +1,182 @@
+"""Multi-agent task families of the chiller class: chains across domains.
+
+Each family extends a single-domain parent seed (``compose_from``): it keeps the parent's
+entities and tool calls and appends the calls of another domain, so the answer is computed
+from the outputs of both.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import Any
+
+import numpy as np
+
+from assets.chiller.families_common import and_join
+from assets.chiller.families_fmsr import diagnosis_answer
+from generator.api import Ambiguous, FamilyContext, Plan, TaskSeed, ToolCall, family
+
+# Corrective work reported this long before the diagnosed hour (or later) counts as raised.
+LOOKBACK_DAYS = 14
+
+# -- anomalies -> corrective work in the window ---------------------------------------------
+
+
+def _anomaly_wo_derive(params: dict[str, Any], outputs: list[dict[str, Any]]) -> dict[str, Any]:
+    tsad, corrective = outputs
+    stamps = [str(x["timestamp"]) for x in tsad["anomalies"]]
+    first = stamps[0] if stamps else None
+    orders = corrective["work_orders"]
+    after = [o for o in orders if first is not None and str(o["reported_date"]) > first]
+    return {
+        "anomalies": len(stamps),
+        "first_anomaly": first,
+        "corrective_work_orders": [str(o["wo_id"]) for o in orders],
+        "followed_by_corrective": bool(after) if first is not None else None,
+    }
+
+
+def _anomaly_wo_summary(params: dict[str, Any], answer: dict[str, Any]) -> str:
+    text = (
+        f"{answer['anomalies']} {params['sensor']} anomalies on {params['asset_id']} in "
+        f"[{params['start']}, {params['end']})"
+    )
+    if answer["first_anomaly"]:
+        text += f", first at {answer['first_anomaly']}"
+    text += f"; corrective work orders in the window: {and_join(answer['corrective_work_orders'])}"
+    if answer["followed_by_corrective"] is not None:
+        text += "; corrective work after the first anomaly: " + (
+            "yes" if answer["followed_by_corrective"] else "no"
+        )
+    return text
+
+
+def anomaly_wo_outcome(answer: dict[str, Any]) -> str:
+    """none (no anomaly), followed (corrective work after it) or unanswered."""
+    if answer["anomalies"] == 0:
+        return "none"
+    return "followed" if answer["followed_by_corrective"] else "unanswered"
+
+
+@family(
+    "chiller_ma_anomaly_to_workorder",
+    domain="multiagent",
+    category="Workflow Coordination",
+    derive=_anomaly_wo_derive,
+    summarise=_anomaly_wo_summary,
+    compose_from=("chiller_tsfm_anomalies",),
+    outcome=anomaly_wo_outcome,
+    trivial=("none",),
+)
+async def anomaly_to_workorder(
+    ctx: FamilyContext, rng: np.random.Generator, parents: list[TaskSeed]
+) -> Plan | None:
+    """Anomalies of a chiller's series in a window → corrective work orders in that window,
+    and whether corrective work followed the first anomaly."""
+    if not parents:
+        return None
+    parent = parents[0]
+    p = parent.params
+    if parent.answer["count"] == 0 and rng.random() < 0.6:
+        return None  # mostly chain windows that hold anomalies
+    calls = [
+        parent.tool_sequence[0],
+        ToolCall(name="get_corrective_work_orders",
+                 args={"equipment_id": p["asset_id"], "start_date": p["start"],
+                       "end_date": p["end"]}),
+    ]
+    keep = ("asset_id", "site", "sensor", "sensor_label", "start", "end", "threshold",
+            "threshold_text", "note")
+    return Plan(
+        params={k: p[k] for k in keep if k in p},
+        tool_sequence=calls,
+        mentions=list(parent.mentions),
+        grounding=dict(parent.grounding),
+        difficulty="hard",
+        hard_features=["multi_output"],
+        readings=[],
+        stated=[],
+    )
+
+
+# -- diagnosis -> recommended corrective action -----------------------------------------------
+
+
+def _action_derive(params: dict[str, Any], outputs: list[dict[str, Any]]) -> dict[str, Any]:
+    hist, diag, catalogue, corrective = outputs
+    if len(hist["records"]) != 1:
+        raise Ambiguous("not one record in the hour")
+    found = diagnosis_answer(dict(hist["records"][0]), diag)
+    if found["status"] != "fault":
+        return {"findings": found["findings"], "failure_codes": [], "existing_work_orders": [],
+                "codes_to_raise": [], "decision": "no corrective work needed"}
+    known = {str(c["code"]): str(c["description"]) for c in catalogue["failure_codes"]}
+    codes = found["failure_codes"]
+    if any(c not in known for c in codes):
+        raise Ambiguous("a diagnosed code is not in the catalogue")
+    existing = sorted(str(o["wo_id"]) for o in corrective["work_orders"]
+                      if str(o["primary_code"]) in codes)
+    open_codes = {str(o["primary_code"]) for o in corrective["work_orders"]}
+    to_raise = [c for c in codes if c not in open_codes]
+    decision = (
+        "raise corrective work orders for " + and_join(to_raise) if to_raise
+        else "corrective work already raised"
+    )
+    return {"findings": found["findings"], "failure_codes": codes,
+            "existing_work_orders": existing, "codes_to_raise": to_raise, "decision": decision}
+
+
+def _action_summary(params: dict[str, Any], answer: dict[str, Any]) -> str:
+    text = f"{params['asset_id']} at {params['timestamp']}: {and_join(answer['findings'])}"
+    if answer["failure_codes"]:
+        text += f" ({and_join(answer['failure_codes'])})"
+        if answer["existing_work_orders"]:
+            text += f"; already raised: {and_join(answer['existing_work_orders'])}"
+    return text + f"; decision: {answer['decision']}"
+
+
+def action_outcome(answer: dict[str, Any]) -> str:
+    """none (no fault), raise (work to raise) or raised (already on record)."""
+    if not answer["failure_codes"]:
+        return "none"
+    return "raise" if answer["codes_to_raise"] else "raised"
+
+
+@family(
+    "chiller_ma_diagnosis_to_action",
+    domain="multiagent",
+    category="Decision Support",
+    derive=_action_derive,
+    summarise=_action_summary,
+    compose_from=("chiller_fmsr_diagnose_fault",),
+    outcome=action_outcome,
+    trivial=("none",),
+)
+async def diagnosis_to_action(
+    ctx: FamilyContext, rng: np.random.Generator, parents: list[TaskSeed]
+) -> Plan | None:
+    """Fault diagnosis of a chiller at an hour → failure code → is corrective work with that
+    code on record from two weeks before that hour on, or which code to raise."""
+    if not parents:
+        return None
+    parent = parents[0]
+    p = parent.params
+    since = (datetime.fromisoformat(p["timestamp"]) - timedelta(days=LOOKBACK_DAYS)).isoformat()
+    calls = [
+        *parent.tool_sequence,
+        ToolCall(name="get_failure_codes", args={}),
+        ToolCall(name="get_corrective_work_orders",
+                 args={"equipment_id": p["asset_id"], "start_date": since}),
+    ]
+    keep = ("asset_id", "site", "timestamp", "note")
+    return Plan(
+        params={k: p[k] for k in keep if k in p},
+        tool_sequence=calls,
+        mentions=list(parent.mentions),
+        grounding=dict(parent.grounding),
+        difficulty="hard",
+        hard_features=["conditional"],
+        constraint="if the readings show a fault and no corrective work order with its failure "
+        f"code was reported from {LOOKBACK_DAYS} days before that hour on, say which failure "
+        "code to raise",
+    )
