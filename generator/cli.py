@@ -303,7 +303,7 @@ def serve_tools(
     import asyncio
 
     from generator.envfile import load_env_file
-    from generator.tools.mcp_server import serve_stdio, served_class
+    from generator.mcp.server import serve_stdio, served_class
 
     if env_file is not None:
         load_env_file(env_file)

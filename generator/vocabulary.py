@@ -7,13 +7,13 @@ and the operator and manager task themes of the profile.
 
 Example (``assets/<class>/vocabulary.yaml``)::
 
-    asset_class: chiller
-    noun: chiller
-    plural: chillers
-    domain_phrase: centrifugal chillers
-    fleet_phrase: a fleet of centrifugal chillers
-    persona: operators and maintenance managers of centrifugal chillers
-    agent_persona: You assist the operators and asset managers of a fleet of chillers.
+    asset_class: pump
+    noun: pump
+    plural: pumps
+    domain_phrase: centrifugal pumps
+    fleet_phrase: a fleet of centrifugal pumps
+    persona: operators and maintenance managers of centrifugal pumps
+    agent_persona: You assist the operators and asset managers of a fleet of pumps.
     site_words: [plant]
     sensor_names: {supply_temperature: chilled-water supply temperature}
     task_themes:
@@ -60,17 +60,17 @@ class Vocabulary(_Strict):
 
     asset_class: str = Field(description="Asset class slug; equals the folder name")
     noun: str = Field(
-        min_length=2, description="Singular, as people say it ('chiller', 'pump')"
+        min_length=2, description="Singular, as people say it ('pump', 'fan')"
     )
-    plural: str = Field(min_length=2, description="Plural of noun ('chillers')")
+    plural: str = Field(min_length=2, description="Plural of noun ('pumps')")
     domain_phrase: str = Field(
         min_length=3,
-        description="The class as a group in a sentence, e.g. 'centrifugal chillers' "
+        description="The class as a group in a sentence, e.g. 'centrifugal pumps' "
         "(operators and maintenance managers OF <domain_phrase>)",
     )
     fleet_phrase: str = Field(
         min_length=3,
-        description="The fleet an agent works on, e.g. 'a fleet of centrifugal chillers' "
+        description="The fleet an agent works on, e.g. 'a fleet of centrifugal pumps' "
         "(dry-run prompt: 'You operate <fleet_phrase>.')",
     )
     persona: str = Field(
@@ -81,7 +81,7 @@ class Vocabulary(_Strict):
     agent_persona: str = Field(
         min_length=10,
         description="First sentence of the system prompt of agents in dry runs and inspect "
-        "exports, e.g. 'You assist the operators ... of a fleet of centrifugal chillers.'",
+        "exports, e.g. 'You assist the operators ... of a fleet of centrifugal pumps.'",
     )
     site_words: list[str] = Field(
         default_factory=list,

@@ -14,7 +14,7 @@ Derived from (IBM/AssetOpsBench, read, not copied):
   ``docs/guideline/case_study_industrial_asset_management.md`` and
   ``docs/guideline/ground_truth_design_guideline.md``: integer ids, the dataset's eight
   categories, and ``group`` (retrospective / predictive / prescriptive, a string or a
-  list), ``entity`` (the physical subject, e.g. "Chiller", "Site") and ``note`` (source,
+  list), ``entity`` (the physical subject, e.g. "Pump", "Site") and ``note`` (source,
   owner, rationale) on every utterance.
 """
 

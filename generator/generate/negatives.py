@@ -41,7 +41,6 @@ from datetime import date, timedelta
 from typing import TYPE_CHECKING, Any
 
 from generator.errors import StoreUnavailable, UserError
-from generator.generate.dedup import DedupIndex
 from generator.generate.model import (
     GENERATOR_VERSION,
     ScenarioProvenance,
@@ -52,6 +51,7 @@ from generator.registry import Registry
 from generator.vocabulary import Vocabulary, load_vocabulary
 
 if TYPE_CHECKING:
+    from generator.generate.dedup import DedupIndex
     from generator.profile.model import AssetProfile, GroundedAsset
 
 NEGATIVES_VERSION = "negatives-v1"

@@ -113,7 +113,7 @@ class SearchTerms(BaseModel):
     anchor: str = Field(
         min_length=3,
         description="Domain phrase prefixed to a query that names no anchor term, and the "
-        "'{anchor}' of the query templates ('centrifugal chiller')",
+        "'{anchor}' of the query templates ('centrifugal pump')",
     )
     anchor_terms: list[str] = Field(
         default_factory=list,
@@ -123,7 +123,7 @@ class SearchTerms(BaseModel):
     arxiv_anchors: list[str] = Field(
         min_length=1,
         description="Phrases one of which every arXiv hit must contain (searched as exact "
-        "phrases: 'water chiller' becomes all:\"water chiller\")",
+        "phrases: 'water pump' becomes all:\"water pump\")",
     )
     arxiv_stopwords: list[str] = Field(
         default_factory=list,

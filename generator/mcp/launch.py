@@ -41,7 +41,7 @@ def main_for(domain: str, argv: list[str] | None = None) -> None:
         from generator.envfile import load_env_file
 
         load_env_file(args.env_file)
-        from generator.tools.mcp_server import _tool_store_settings, serve_stdio, served_class
+        from generator.mcp.server import _tool_store_settings, serve_stdio, served_class
 
         _tool_store_settings()  # settings errors now, as one line, not at the first call
         asset_class = served_class(args.asset).asset_class  # and an unknown class

@@ -16,7 +16,8 @@ from generator.config import StoreSettings
 from generator.errors import UserError
 from generator.generate.policy import load_policy
 from generator.mcp import compat
-from generator.tools import mcp_server, registry
+from generator.mcp import server as mcp_server
+from generator.tools import registry
 from generator.tools.registry import GENERIC, ToolContext, ToolIndex, ToolSpec, tools_for
 from tests.generator.mcp.conftest import PROJECT_ROOT, write_env_file
 

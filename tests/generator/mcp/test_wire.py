@@ -12,13 +12,13 @@ import sys
 
 import pytest
 
-from generator.mcp.wire import INVALID_REQUEST, PARSE_ERROR, check_frame
-from generator.tools.mcp_server import (
+from generator.mcp.server import (
     ArgumentTooLong,
     NonFiniteResult,
     check_argument_sizes,
     strict_json,
 )
+from generator.mcp.wire import INVALID_REQUEST, PARSE_ERROR, check_frame
 from tests.generator.mcp.conftest import PROJECT_ROOT
 
 INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
