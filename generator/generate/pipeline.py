@@ -12,7 +12,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from generator import __version__
-from generator.concurrency import configure_threads, fan_out
+from generator.concurrency import configure_threads, fan_out, to_thread
 from generator.config import StoreSettings, store_settings
 from generator.errors import LLMUnavailable, RunStopped, StoreUnavailable, UserError
 from generator.generate.domain_run import DomainJob, DomainOutcome, DomainRunner, Progress
@@ -200,7 +200,11 @@ class Pipeline:
         for line in resumed:
             by_domain.setdefault(line.domain, []).append(line)
 
+        self.folder.group_commit = not cfg.baseline
+
         async def batch_done() -> None:
+            # One fsync per batch, in a worker thread, instead of one per line on the loop.
+            await to_thread(self.folder.sync)
             self.folder.write_scenarios(_ORDER)  # scenarios.json follows accepted.jsonl
 
         def job(domain: str) -> DomainJob:
@@ -239,6 +243,7 @@ class Pipeline:
         await env.verify_store()  # answers came from the snapshot: the store must not move
 
         t = time.perf_counter()
+        self.folder.sync()
         self.folder.write_scenarios(_ORDER, durable=True)
         self.folder.write_records("negative_scenarios.json", negatives)
         self._timed("write", t)
