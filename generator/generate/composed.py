@@ -36,18 +36,25 @@ MAX_MISSES = 256
 Compose = Callable[[TaskSeed, int], Awaitable[TaskSeed | None]]
 DrawParent = Callable[[int], Awaitable[TaskSeed | None]]
 DrawOwn = Callable[[int], Awaitable[TaskSeed | None]]
+WaitPool = Callable[[int], Awaitable[None]]
 
 
 class ComposedSeeds:
     """The distinct composed tasks of one multi-agent family, listed lazily in order.
 
+    Multi-agent may start while the parent family's domain still runs: ``pool`` is then the
+    live list of its accepted seeds (growing in stream order) and ``wait_pool(i)`` returns
+    once the pool holds ``i + 1`` seeds or the parent's domain has finished. Candidate ``i``
+    waits for it, so the stream is the same whenever multi-agent starts.
+
     Args:
-        pool: Accepted seeds of the parent family, in acceptance order (copied).
+        pool: Accepted seeds of the parent family, in acceptance order (read live).
         compose: Composes the family's draw ``i`` from a parent seed.
         draw_parent: Draws the parent family's seed ``j`` (None when unusable).
         draw_own: Draws index ``i`` the old way (the family draws its parent itself); used
             for the extra indices of a slot designated non-trivial (``>= EXTRA_BASE``).
         max_misses: See :data:`MAX_MISSES`.
+        wait_pool: See above; None when ``pool`` is final.
     """
 
     def __init__(
@@ -58,8 +65,10 @@ class ComposedSeeds:
         draw_own: DrawOwn,
         *,
         max_misses: int = MAX_MISSES,
+        wait_pool: WaitPool | None = None,
     ) -> None:
-        self.pool = list(pool)
+        self.pool = pool
+        self.wait_pool = wait_pool
         self.compose = compose
         self.draw_parent = draw_parent
         self.draw_own = draw_own
@@ -68,7 +77,7 @@ class ComposedSeeds:
         self.candidates = 0  # candidate index i (also the family's draw index)
         self.exhausted = False
         self._tasks: set[str] = set()
-        self._parents = {params_key(p) for p in self.pool}
+        self._parents: set[str] | None = None  # the final pool's tasks, once known
         self._parent_draw = 0
         self._misses = 0
         self._lock = asyncio.Lock()
@@ -76,8 +85,12 @@ class ComposedSeeds:
     async def _next_parent(self) -> TaskSeed | None:
         """Candidate parent ``self.candidates``: a pool seed, else the next new own draw."""
         i = self.candidates
+        if self.wait_pool is not None and i >= len(self.pool):
+            await self.wait_pool(i)
         if i < len(self.pool):
             return self.pool[i]
+        if self._parents is None:  # the pool is final from here on
+            self._parents = {params_key(p) for p in self.pool}
         while self._misses < self.max_misses:
             j = self._parent_draw
             self._parent_draw += 1

@@ -224,14 +224,34 @@ class Pipeline:
         ]
         t = time.perf_counter()
         limit = 1 if cfg.baseline else cfg.concurrency
+        with_ma = budget.per_domain.get("multiagent", 0) > 0
+        env.running.update(single)
+        ma_started = t
+
+        async def run_domain(domain: str) -> DomainOutcome:
+            nonlocal ma_started
+            if domain == "multiagent":
+                ma_started = time.perf_counter()
+                return await DomainRunner(job(domain)).run()
+            try:
+                return await DomainRunner(job(domain)).run()
+            finally:
+                await env.domain_finished(domain)
+
+        # Multi-agent runs last in the fan-out (after its parents have started): it starts as
+        # soon as a slot frees and waits for each parent seed it needs (the stream of
+        # distinct tasks is the same whenever it starts). The baseline runs it after the
+        # single domains, one domain at a time.
+        early_ma = with_ma and not cfg.baseline
         outcomes: list[DomainOutcome] = await fan_out(
-            single, lambda d: DomainRunner(job(d)).run(), limit=limit
+            single + (["multiagent"] if early_ma else []), run_domain, limit=limit
         )
         self._timed("domains", t)
         for out in outcomes:
             self.timings[f"domain_{out.domain}"] = round(out.seconds, 4)
-
-        if budget.per_domain.get("multiagent", 0) > 0:
+        if early_ma:
+            self.timings["multiagent"] = round(time.perf_counter() - ma_started, 4)
+        elif with_ma:
             t = time.perf_counter()
             outcomes.append(await DomainRunner(job("multiagent")).run())
             self._timed("multiagent", t)

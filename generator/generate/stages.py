@@ -69,6 +69,15 @@ class RunEnv:
     slot_seeds: dict[tuple[str, int], TaskSeed | None] = field(default_factory=dict)
     snapshot: FleetSnapshot | None = None
     composed: dict[str, ComposedSeeds] = field(default_factory=dict)
+    # single domains started or queued and not finished (multi-agent waits on its parents')
+    running: set[str] = field(default_factory=set)
+    accepted_changed: asyncio.Condition = field(default_factory=asyncio.Condition)
+
+    async def domain_finished(self, domain: str) -> None:
+        """Mark a single domain finished (its accepted seeds are final)."""
+        self.running.discard(domain)
+        async with self.accepted_changed:
+            self.accepted_changed.notify_all()
 
     async def verify_store(self) -> None:
         """With a snapshot: fail (one line) when the store changed since it was read."""
@@ -106,11 +115,20 @@ class RunEnv:
             from generator.generate.families import FAMILIES
 
             ctx, parent = self.family_ctx, FAMILIES.get(spec.compose_from[0])
+            pool = self.accepted_seeds.setdefault(parent.name, [])  # live: on_accept adds
+
+            async def wait_pool(i: int) -> None:
+                async with self.accepted_changed:
+                    await self.accepted_changed.wait_for(
+                        lambda: len(pool) > i or parent.domain not in self.running
+                    )
+
             stream = ComposedSeeds(
-                self.accepted_seeds.get(parent.name, []),
+                pool,
                 lambda p, i: compose_seed(spec, [p], ctx, i),
                 lambda j: draw_seed(parent, ctx, j),
                 lambda i: draw_seed(spec, ctx, i),
+                wait_pool=wait_pool,
             )
             self.composed[spec.name] = stream
         return stream
@@ -158,6 +176,8 @@ class RunEnv:
         """Remember accepted seeds so multi-agent chains can compose from them."""
         if line.seed is not None:
             self.accepted_seeds.setdefault(line.seed.family, []).append(line.seed)
+            async with self.accepted_changed:
+                self.accepted_changed.notify_all()
 
     # -- jobs --------------------------------------------------------------------------
 

@@ -104,3 +104,38 @@ def test_an_endless_parent_of_repeats_ends_after_max_misses() -> None:
     assert asyncio.run(stream.get(0)) is not None  # a0 once
     assert asyncio.run(stream.get(1)) is None  # then only repeats: stop after 10 misses
     assert stream.exhausted and len(calls) == 11
+
+
+def test_a_stream_started_while_the_parent_pool_grows_equals_one_on_the_final_pool() -> None:
+    final = [_seed("parent", 7, asset="a1"), _seed("parent", 9, asset="a4")]
+
+    async def first_slots(stream: ComposedSeeds) -> list[str | None]:
+        return [(s.key if s else None) for s in [await stream.get(d) for d in range(5)]]
+
+    async def growing() -> list[str | None]:
+        pool: list[TaskSeed] = []
+        changed = asyncio.Condition()
+        done = False
+
+        async def wait_pool(i: int) -> None:
+            async with changed:
+                await changed.wait_for(lambda: len(pool) > i or done)
+
+        async def parent_domain() -> None:
+            nonlocal done
+            for seed in final:
+                await asyncio.sleep(0.01)  # the parent accepts later than multi-agent asks
+                async with changed:
+                    pool.append(seed)
+                    changed.notify_all()
+            async with changed:
+                done = True
+                changed.notify_all()
+
+        stream = ComposedSeeds(pool, _compose, _parent, _own, max_misses=8, wait_pool=wait_pool)
+        got, _ = await asyncio.gather(first_slots(stream), parent_domain())
+        return got
+
+    want = asyncio.run(first_slots(_stream(list(final), max_misses=8)))
+    assert asyncio.run(growing()) == want
+    assert want[:2] == ["ma#0", "ma#1"]  # the pool's two parents come first
