@@ -27,7 +27,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable
 
-from generator.generate.families import EXTRA_BASE, params_key
+from generator.generate.families import EXTRA_BASE, EXTRA_DRAWS, params_key
 from generator.generate.model import TaskSeed
 
 # Consecutive candidates adding no new task after which the stream is taken as exhausted.
@@ -126,9 +126,17 @@ class ComposedSeeds:
     async def get(self, draw: int) -> TaskSeed | None:
         """The seed of draw ``draw``: the ``draw``-th distinct task (None past the end).
 
-        Extra indices of a designated slot (``>= EXTRA_BASE``) draw as before.
+        Extra indices of a designated slot (``>= EXTRA_BASE``) draw as before, except for a
+        slot past the end of the stream (the distinct tasks are exhausted): None, instead
+        of 48 draws that could only repeat.
         """
         if draw >= EXTRA_BASE:
+            slot = (draw - EXTRA_BASE) // EXTRA_DRAWS
+            async with self._lock:
+                while len(self.seeds) <= slot and not self.exhausted:
+                    await self._extend()
+            if slot >= len(self.seeds):
+                return None
             return await self.draw_own(draw)
         async with self._lock:
             while len(self.seeds) <= draw and not self.exhausted:

@@ -6,7 +6,7 @@ import asyncio
 import random
 
 from generator.generate.composed import ComposedSeeds
-from generator.generate.families import EXTRA_BASE, params_key
+from generator.generate.families import EXTRA_BASE, EXTRA_DRAWS, params_key
 from generator.generate.model import TaskSeed, ToolCall
 
 
@@ -87,10 +87,10 @@ def test_the_stream_is_the_same_whatever_order_and_concurrency_ask_for_slots() -
 
 
 def test_extra_indices_of_a_designated_slot_draw_as_before() -> None:
-    stream = _stream([])
-    got = asyncio.run(stream.get(EXTRA_BASE + 3))
+    stream = _stream([_seed("parent", 7, asset="a1")], max_misses=8)
+    got = asyncio.run(stream.get(EXTRA_BASE + 3))  # an extra of slot 0
     assert got is not None and got.params == {"asset": "own"} and got.draw == EXTRA_BASE + 3
-    assert stream.candidates == 0  # the distinct stream was not touched
+    assert len(stream.seeds) == 1  # the stream was listed only as far as slot 0
 
 
 def test_an_endless_parent_of_repeats_ends_after_max_misses() -> None:
@@ -139,3 +139,13 @@ def test_a_stream_started_while_the_parent_pool_grows_equals_one_on_the_final_po
     want = asyncio.run(first_slots(_stream(list(final), max_misses=8)))
     assert asyncio.run(growing()) == want
     assert want[:2] == ["ma#0", "ma#1"]  # the pool's two parents come first
+
+
+def test_extra_indices_of_a_slot_past_the_exhausted_stream_draw_nothing() -> None:
+    # 4 distinct tasks (see the first test): slot 3 exists, slot 4 is past the end.
+    pool = [_seed("parent", 7, asset="a1"), _seed("parent", 9, asset="a4")]
+    stream = _stream(pool, max_misses=8)
+    inside = asyncio.run(stream.get(EXTRA_BASE + 3 * EXTRA_DRAWS))
+    assert inside is not None and inside.params == {"asset": "own"}
+    assert asyncio.run(stream.get(EXTRA_BASE + 4 * EXTRA_DRAWS + 5)) is None
+    assert stream.exhausted and len(stream.seeds) == 4
