@@ -6,7 +6,6 @@ value; every command prints aggregates only.
 
 from __future__ import annotations
 
-import asyncio
 from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Annotated
@@ -61,6 +60,8 @@ def register(app: typer.Typer, bench_app: typer.Typer) -> None:
         secret = load_secret(secret_file)
         cfg = HeldoutConfig(asset_class=resolve_asset_class(asset), n=n, out=out, size=_size(size),
                             max_attempts=max_attempts)
+        import asyncio  # deferred: keeps `--help` start-up light
+
         result, code = asyncio.run(execute(cfg, secret, extra_logs=tuple(log or ())))
         for line in summary_lines(result):
             typer.echo(line)
@@ -119,6 +120,8 @@ def register(app: typer.Typer, bench_app: typer.Typer) -> None:
 
         secret = load_secret(secret_file)
         with tempfile.TemporaryDirectory() as tmp:
+            import asyncio  # deferred: keeps `--help` start-up light
+
             report = asyncio.run(run_validate(
                 secret, variants=variants, asset_class=resolve_asset_class(asset), size=_size(size),
                 max_attempts=max_attempts, workdir=Path(tmp)))
@@ -196,6 +199,8 @@ def register(app: typer.Typer, bench_app: typer.Typer) -> None:
             day = date.fromisoformat(night) if night else datetime.now(UTC).date()
         except ValueError:
             raise UserError(f"bad --night {night!r}", fix="use YYYY-MM-DD") from None
+        import asyncio  # deferred: keeps `--help` start-up light
+
         code, lines = asyncio.run(run_nightly(
             secret, root=root, night=day, n=n, keep=keep, asset_class=asset, size=_size(size),
             extra_logs=tuple(log or ())))

@@ -330,6 +330,12 @@ class DomainRunner:
             fresh = [(c, s) for c, s in live if params_key(s) not in self.tasks]
             self.out.repeats += len(live) - len(fresh)
             live = fresh
+            # Once no slot is left for an easier seed it never comes back (accepting only
+            # lowers the count), so those seeds are passed over before they are verbalised.
+            if job.quota - job.min_hard - (self.out.accepted - self.out.hard) <= 0:
+                hard = [(c, s) for c, s in live if s.difficulty == "hard"]
+                self.out.mix_skipped += len(live) - len(hard)
+                live = hard
             if not live:
                 continue
             drafts = await self._words([s for _, s in live])

@@ -45,6 +45,7 @@ import numpy as np
 
 from generator.assetdef import AssetClass
 from generator.errors import LLMUnavailable, StoreUnavailable, UserError
+from generator.generate.memo import BoundedMemo
 from generator.generate.model import (
     Difficulty,
     HardFeature,
@@ -256,14 +257,16 @@ class FamilyContext:
     """What a family may use: the profile, the tools and the run seed.
 
     Tool outputs are memoised per call (tools are deterministic and the store is read-only
-    during generation), so chained draws and the seed's final run share work.
+    during generation), so chained draws and the seed's final run share work; the memo is
+    bounded (:class:`~generator.generate.memo.BoundedMemo`), an evicted output is simply
+    computed again.
     """
 
     def __init__(self, profile: AssetProfile, tools: ToolContext, run_seed: int) -> None:
         self.profile = profile
         self.tools = tools
         self.run_seed = run_seed
-        self._memo: dict[str, dict[str, Any]] = {}
+        self._memo = BoundedMemo()
         # values a family derives from memoised tool outputs alone (e.g. daily peaks),
         # keyed by the family's own key: as deterministic as the outputs they come from
         self.derived: dict[str, Any] = {}
@@ -305,10 +308,12 @@ class FamilyContext:
         outs = []
         for call in calls:
             key = _call_key(call)
-            if fresh or key not in self._memo:
+            out = None if fresh else self._memo.get(key)
+            if out is None:
                 result = await call_tool(call.name, dict(call.args), self.tools)
-                self._memo[key] = result.model_dump(mode="json")
-            outs.append(self._memo[key])
+                out = result.model_dump(mode="json")
+                self._memo.put(key, out)
+            outs.append(out)
         return outs
 
     async def run1(self, name: str, **args: Any) -> dict[str, Any]:

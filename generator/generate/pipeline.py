@@ -12,7 +12,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from generator import __version__
-from generator.concurrency import configure_threads, fan_out
+from generator.concurrency import configure_threads, fan_out, to_thread
 from generator.config import StoreSettings, store_settings
 from generator.errors import LLMUnavailable, RunStopped, StoreUnavailable, UserError
 from generator.generate.domain_run import DomainJob, DomainOutcome, DomainRunner, Progress
@@ -200,7 +200,11 @@ class Pipeline:
         for line in resumed:
             by_domain.setdefault(line.domain, []).append(line)
 
+        self.folder.group_commit = not cfg.baseline
+
         async def batch_done() -> None:
+            # One fsync per batch, in a worker thread, instead of one per line on the loop.
+            await to_thread(self.folder.sync)
             self.folder.write_scenarios(_ORDER)  # scenarios.json follows accepted.jsonl
 
         def job(domain: str) -> DomainJob:
@@ -220,14 +224,34 @@ class Pipeline:
         ]
         t = time.perf_counter()
         limit = 1 if cfg.baseline else cfg.concurrency
+        with_ma = budget.per_domain.get("multiagent", 0) > 0
+        env.running.update(single)
+        ma_started = t
+
+        async def run_domain(domain: str) -> DomainOutcome:
+            nonlocal ma_started
+            if domain == "multiagent":
+                ma_started = time.perf_counter()
+                return await DomainRunner(job(domain)).run()
+            try:
+                return await DomainRunner(job(domain)).run()
+            finally:
+                await env.domain_finished(domain)
+
+        # Multi-agent runs last in the fan-out (after its parents have started): it starts as
+        # soon as a slot frees and waits for each parent seed it needs (the stream of
+        # distinct tasks is the same whenever it starts). The baseline runs it after the
+        # single domains, one domain at a time.
+        early_ma = with_ma and not cfg.baseline
         outcomes: list[DomainOutcome] = await fan_out(
-            single, lambda d: DomainRunner(job(d)).run(), limit=limit
+            single + (["multiagent"] if early_ma else []), run_domain, limit=limit
         )
         self._timed("domains", t)
         for out in outcomes:
             self.timings[f"domain_{out.domain}"] = round(out.seconds, 4)
-
-        if budget.per_domain.get("multiagent", 0) > 0:
+        if early_ma:
+            self.timings["multiagent"] = round(time.perf_counter() - ma_started, 4)
+        elif with_ma:
             t = time.perf_counter()
             outcomes.append(await DomainRunner(job("multiagent")).run())
             self._timed("multiagent", t)
@@ -239,6 +263,7 @@ class Pipeline:
         await env.verify_store()  # answers came from the snapshot: the store must not move
 
         t = time.perf_counter()
+        self.folder.sync()
         self.folder.write_scenarios(_ORDER, durable=True)
         self.folder.write_records("negative_scenarios.json", negatives)
         self._timed("write", t)

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from generator.errors import UserError
 from generator.generate.budget import Budget, allocate, propose_budget
 from generator.generate.checks import CheckContext, CheckItem, GroundingSets, run_checks
+from generator.generate.composed import ComposedSeeds
 from generator.generate.dedup import DedupIndex
 from generator.generate.domain_run import DomainJob, Progress
 from generator.generate.families import (
@@ -67,6 +68,16 @@ class RunEnv:
     accepted_seeds: dict[str, list[TaskSeed]] = field(default_factory=dict)
     slot_seeds: dict[tuple[str, int], TaskSeed | None] = field(default_factory=dict)
     snapshot: FleetSnapshot | None = None
+    composed: dict[str, ComposedSeeds] = field(default_factory=dict)
+    # single domains started or queued and not finished (multi-agent waits on its parents')
+    running: set[str] = field(default_factory=set)
+    accepted_changed: asyncio.Condition = field(default_factory=asyncio.Condition)
+
+    async def domain_finished(self, domain: str) -> None:
+        """Mark a single domain finished (its accepted seeds are final)."""
+        self.running.discard(domain)
+        async with self.accepted_changed:
+            self.accepted_changed.notify_all()
 
     async def verify_store(self) -> None:
         """With a snapshot: fail (one line) when the store changed since it was read."""
@@ -80,8 +91,8 @@ class RunEnv:
 
         The slot is the family's draw index, except that the policy's ``nontrivial_share``
         lets designated slots look at extra draws (:func:`draw_for_slot`). A multi-agent
-        family composes from an accepted seed of its parent family when the run has one
-        (chosen by the draw index), else it draws its parent itself.
+        family's draw ``d`` is the ``d``-th distinct task of its
+        :class:`~generator.generate.composed.ComposedSeeds` stream.
         """
         specs = self.families[domain]
         spec = specs[candidate % len(specs)]
@@ -91,12 +102,36 @@ class RunEnv:
 
         async def one(draw: int) -> TaskSeed | None:
             if spec.compose_from:
-                pool = self.accepted_seeds.get(spec.compose_from[0], [])
-                if pool and draw < len(pool):
-                    return await compose_seed(spec, [pool[draw]], self.family_ctx, draw)
+                return await self._composed(spec).get(draw)
             return await draw_seed(spec, self.family_ctx, draw)
 
         return await self._slot_seed(spec, slot, share, one)
+
+    def _composed(self, spec: FamilySpec) -> ComposedSeeds:
+        """The distinct-task stream of a multi-agent family (made at its first draw, when
+        the parent family's accepted seeds are final)."""
+        stream = self.composed.get(spec.name)
+        if stream is None:
+            from generator.generate.families import FAMILIES
+
+            ctx, parent = self.family_ctx, FAMILIES.get(spec.compose_from[0])
+            pool = self.accepted_seeds.setdefault(parent.name, [])  # live: on_accept adds
+
+            async def wait_pool(i: int) -> None:
+                async with self.accepted_changed:
+                    await self.accepted_changed.wait_for(
+                        lambda: len(pool) > i or parent.domain not in self.running
+                    )
+
+            stream = ComposedSeeds(
+                pool,
+                lambda p, i: compose_seed(spec, [p], ctx, i),
+                lambda j: draw_seed(parent, ctx, j),
+                lambda i: draw_seed(spec, ctx, i),
+                wait_pool=wait_pool,
+            )
+            self.composed[spec.name] = stream
+        return stream
 
     async def _slot_seed(
         self,
@@ -141,6 +176,8 @@ class RunEnv:
         """Remember accepted seeds so multi-agent chains can compose from them."""
         if line.seed is not None:
             self.accepted_seeds.setdefault(line.seed.family, []).append(line.seed)
+            async with self.accepted_changed:
+                self.accepted_changed.notify_all()
 
     # -- jobs --------------------------------------------------------------------------
 

@@ -36,6 +36,8 @@ from generator.store.seed import CLASS_FIELD, database_names, read_marker
 
 # Re-reads of a database whose update_seq moved while it was being read.
 _READ_ATTEMPTS = 3
+# Field projections of a telemetry series kept per snapshot (asset × sensor list).
+_PROJECTIONS = 256
 
 
 class StoreChanged(UserError):
@@ -53,11 +55,16 @@ class _Series:
     rows: list[Doc] = field(default_factory=list)
     times: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=str))
 
-    def window(self, start: str | None, end: str | None) -> list[Doc]:
-        """Rows with ``start <= time < end`` (open ends unbounded)."""
+    def bounds(self, start: str | None, end: str | None) -> tuple[int, int]:
+        """Row slice ``[lo, hi)`` of ``start <= time < end`` (open ends unbounded)."""
         lo = 0 if not start else int(np.searchsorted(self.times, start, side="left"))
         hi = len(self.rows) if not end else int(np.searchsorted(self.times, end, side="left"))
-        return self.rows[lo:hi] if hi > lo else []
+        return lo, max(lo, hi)
+
+    def window(self, start: str | None, end: str | None) -> list[Doc]:
+        """Rows with ``start <= time < end`` (open ends unbounded)."""
+        lo, hi = self.bounds(start, end)
+        return self.rows[lo:hi]
 
 
 def _series(docs: list[Doc], key: str) -> _Series:
@@ -154,6 +161,7 @@ class FleetSnapshot:
             for aid, s in self._telemetry.items()
         }
         self.rows = sum(len(v) for v in docs.values())
+        self._projections: dict[tuple[str, tuple[str, ...]], list[Doc]] = {}
 
     # -- loading and pinning -----------------------------------------------------------
 
@@ -293,11 +301,20 @@ class FleetSnapshot:
         s = series.get(asset_id)
         if s is None:
             return []
-        rows = s.window(start, end)
+        lo, hi = s.bounds(start, end)
         if fields is None:
-            return [dict(d) for d in rows]  # rows are stored without _id and _rev
-        keep = ["asset_id", "timestamp", *fields]
-        return [{k: d[k] for k in keep if k in d} for d in rows]
+            return [dict(d) for d in s.rows[lo:hi]]  # rows are stored without _id and _rev
+        # A field projection of the whole series is made once per (asset, fields) and
+        # sliced (a copy per row, as before); at most _PROJECTIONS of them are kept.
+        key = (asset_id, tuple(fields))
+        projected = self._projections.get(key)
+        if projected is None:
+            keep = ["asset_id", "timestamp", *fields]
+            if len(self._projections) >= _PROJECTIONS:
+                return [{k: d[k] for k in keep if k in d} for d in s.rows[lo:hi]]
+            projected = [{k: d[k] for k in keep if k in d} for d in s.rows]
+            self._projections[key] = projected
+        return [dict(d) for d in projected[lo:hi]]
 
     async def history(
         self,

@@ -126,3 +126,34 @@ def test_task_seed_key_and_expected_tools() -> None:
         ],
     )
     assert seed.key == "f#3" and seed.expected_tools == ["oil_samples", "interpret_dga"]
+
+
+def test_group_commit_defers_fsync_to_one_per_file_and_keeps_every_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import os
+
+    synced: list[int] = []
+    real_fsync = os.fsync
+
+    def counting_fsync(fd: int) -> None:
+        synced.append(fd)
+        real_fsync(fd)
+
+    monkeypatch.setattr(os, "fsync", counting_fsync)
+    folder = RunFolder(tmp_path / "run")
+    folder.create()
+    folder.group_commit = True
+    for i in range(3):
+        folder.accept(_line(i))
+    folder.reject(Rejection(domain="iot", seed_key="k", stage="check", reasons=["x: y"],
+                            raw="t", attempt=1))
+    assert synced == []  # appends are written, not yet flushed
+    assert [ln.slot for ln in folder.accepted()] == [0, 1, 2]
+    folder.sync()
+    assert len(synced) == 2  # accepted.jsonl and rejected.jsonl, once each
+    folder.sync()
+    assert len(synced) == 2  # nothing new to flush
+    folder.group_commit = False
+    folder.accept(_line(3))
+    assert len(synced) == 3  # without group commit every append is flushed
