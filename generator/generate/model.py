@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field
 Difficulty = Literal["easy", "medium", "hard"]
 Role = Literal["operator", "manager"]
 HardFeature = Literal["multi_output", "constraint", "conditional"]
-GENERATOR_VERSION = "0.2.0"
+GENERATOR_VERSION = "0.3.0"
 
 
 class _Strict(BaseModel):

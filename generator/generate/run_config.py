@@ -10,6 +10,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from generator.generate.model import GENERATOR_VERSION
 from generator.redact import redact_url
 
 # Options that change what a run generates: recorded in the manifest and compared on resume.
@@ -121,10 +122,13 @@ class GenerateConfig(BaseModel):
         return out
 
     def options_digest(self, seed_fingerprint: str) -> str:
-        """sha256 over :meth:`output_options` and the seed's keyed fingerprint: equal digests,
+        """sha256 over :meth:`output_options`, the seed's keyed fingerprint and the generator
+        version (a run folder started by another version would mix draws): equal digests,
         same run."""
         payload = json.dumps(
-            {"options": self.output_options(), "seed": seed_fingerprint}, sort_keys=True
+            {"options": self.output_options(), "seed": seed_fingerprint,
+             "generator": GENERATOR_VERSION},
+            sort_keys=True,
         )
         return hashlib.sha256(payload.encode()).hexdigest()
 
