@@ -6,6 +6,13 @@ without breaking a class. Stable names:
 
 - task families: :func:`family`, :class:`Plan`, :class:`FamilyContext`, :class:`Ambiguous`,
   :class:`Reading`, :class:`TaskSeed`, :class:`ToolCall`, :class:`GroundedAsset`;
+- family helpers: :func:`pick`, :func:`day`, :func:`num`, :func:`and_join`,
+  :func:`history_call`, :func:`values_of`, :func:`unique_argmax`, and the alternative
+  readings :func:`window_end_readings` (:data:`END_DAY_INCLUDED`,
+  :data:`END_MIDNIGHT_INCLUDED`) and :func:`as_of_readings` (:data:`AS_OF_INCLUDED`); the
+  generic anomalies → corrective-work chain, :func:`anomaly_workorder_plan`,
+  :func:`anomaly_workorder_derive`, :func:`anomaly_workorder_summary` and
+  :func:`anomaly_workorder_outcome`;
 - tools: :func:`tool`, :class:`ToolContext`, :func:`tool_accepts`; for a class's own
   record tools, the generic data tools' :class:`WindowArgs`, :class:`RecordsResult`,
   :func:`check_window`, :func:`check_asset` and :func:`plain_records`; the generic
@@ -28,6 +35,24 @@ from generator.assetdef import AssetClass, available_asset_classes, load_asset_c
 from generator.concurrency import to_thread
 from generator.errors import StoreUnavailable, UserError
 from generator.generate.families import Ambiguous, FamilyContext, Plan, Reading, family
+from generator.generate.family_helpers import (
+    AS_OF_INCLUDED,
+    END_DAY_INCLUDED,
+    END_MIDNIGHT_INCLUDED,
+    and_join,
+    anomaly_workorder_derive,
+    anomaly_workorder_outcome,
+    anomaly_workorder_plan,
+    anomaly_workorder_summary,
+    as_of_readings,
+    day,
+    history_call,
+    num,
+    pick,
+    unique_argmax,
+    values_of,
+    window_end_readings,
+)
 from generator.generate.model import TaskSeed, ToolCall
 from generator.generate.negatives import (
     EXTERNAL_NEEDS,
@@ -59,6 +84,9 @@ def tool_accepts(tool_name: str, arg: str, asset_class: str | None = None) -> bo
 
 
 __all__ = [
+    "AS_OF_INCLUDED",
+    "END_DAY_INCLUDED",
+    "END_MIDNIGHT_INCLUDED",
     "EXTERNAL_NEEDS",
     "Ambiguous",
     "AssetClass",
@@ -79,21 +107,34 @@ __all__ = [
     "UserError",
     "Vocabulary",
     "WindowArgs",
+    "and_join",
+    "anomaly_workorder_derive",
+    "anomaly_workorder_outcome",
+    "anomaly_workorder_plan",
+    "anomaly_workorder_summary",
+    "as_of_readings",
     "available_asset_classes",
     "call_output",
     "check_asset",
     "check_window",
+    "day",
     "day_of",
     "decoy",
     "draft_external_dependency",
     "family",
+    "history_call",
     "load_asset_class",
     "load_vocabulary",
     "margin",
     "negative",
+    "num",
+    "pick",
     "plain_records",
     "timeseries",
     "to_thread",
     "tool",
     "tool_accepts",
+    "unique_argmax",
+    "values_of",
+    "window_end_readings",
 ]

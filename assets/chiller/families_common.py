@@ -1,4 +1,5 @@
-"""Helpers shared by the chiller task families: entities, windows, readings and wording.
+"""Helpers shared by the chiller task families: entities, windows and wording (the generic
+ones, readings of records and window-end readings, come from :mod:`generator.api`).
 
 Telemetry coverage of a unit is read through :func:`coverage` only, so a change of the
 profile's field layout touches one function.
@@ -7,19 +8,18 @@ profile's field layout touches one function.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 from datetime import date, datetime, timedelta
-from typing import Any, TypeVar
 
 import numpy as np
 
-from generator.api import Ambiguous, FamilyContext, GroundedAsset, Reading, ToolCall
+from generator.api import (
+    END_DAY_INCLUDED,
+    END_MIDNIGHT_INCLUDED,
+    FamilyContext,
+    GroundedAsset,
+    day,
+)
 
-T = TypeVar("T")
-
-# Names of the window readings, shared by the families and their tests.
-END_DAY_INCLUDED = "window_end_day_included"
-END_MIDNIGHT_INCLUDED = "window_end_midnight_included"
 # Every `{window}` phrasing of templates.yaml says the end day is excluded, so these
 # readings are stated, not gated.
 WINDOW_STATED = [END_DAY_INCLUDED, END_MIDNIGHT_INCLUDED]
@@ -48,37 +48,9 @@ SENSOR_WORDS: dict[str, str] = {
 UNIT_WORDS = {"degC": "°C", "ton": "tons"}
 
 
-def pick(rng: np.random.Generator, items: Sequence[T]) -> T:
-    """One item, uniformly."""
-    if not items:
-        raise ValueError("pick from an empty sequence")
-    return items[int(rng.integers(len(items)))]
-
-
-def day(ts: str) -> date:
-    """The date of an ISO timestamp."""
-    return datetime.fromisoformat(str(ts)[:19]).date()
-
-
 def hour_after(ts: str) -> str:
     """The timestamp one hour after ``ts`` (``YYYY-MM-DDTHH:MM:SS``)."""
     return (datetime.fromisoformat(str(ts)[:19]) + timedelta(hours=1)).isoformat()
-
-
-def num(value: float, digits: int = 2) -> str:
-    """A number for text: rounded, without trailing zeros."""
-    text = f"{value:.{digits}f}".rstrip("0").rstrip(".")
-    return "0" if text == "-0" else text
-
-
-def and_join(items: Sequence[str]) -> str:
-    """'a', 'a and b', 'a, b and c'; 'none' when empty."""
-    items = list(items)
-    if not items:
-        return "none"
-    if len(items) == 1:
-        return items[0]
-    return ", ".join(items[:-1]) + " and " + items[-1]
 
 
 def words(sensor: str) -> str:
@@ -149,80 +121,9 @@ def draw_window(
     return start.isoformat(), (start + timedelta(days=length)).isoformat()
 
 
-def history_call(
-    a: GroundedAsset, start: str, end: str | None, sensors: list[str] | None
-) -> ToolCall:
-    """A telemetry read of some sensors of a unit over [start, end)."""
-    args: dict[str, Any] = {"site_name": a.site_name, "asset_id": a.asset_id, "start": start}
-    if sensors is not None:
-        args["sensors"] = sensors
-    if end is not None:
-        args["final"] = end
-    return ToolCall(name="history", args=args)
-
-
-def values_of(records: list[dict[str, Any]], sensor: str) -> list[tuple[str, float]]:
-    """(timestamp, value) of the records that carry the sensor (not null)."""
-    return [
-        (str(r["timestamp"]), float(r[sensor])) for r in records if r.get(sensor) is not None
-    ]
-
-
-def unique_argmax(pairs: list[tuple[str, float]], sign: float = 1.0) -> tuple[str, float]:
-    """The (timestamp, value) of the extreme; :class:`Ambiguous` on a tie or no data."""
-    if not pairs:
-        raise Ambiguous("no readings")
-    best = max(sign * v for _, v in pairs)
-    hits = [(t, v) for t, v in pairs if sign * v == best]
-    if len(hits) > 1:
-        raise Ambiguous(f"{len(hits)} readings share the extreme")
-    return hits[0]
-
-
 def near(value: float | None, threshold: float, margin: float) -> bool:
     """True when ``value`` lies within ``margin`` of ``threshold`` (a flip-prone reading)."""
     return value is not None and abs(float(value) - threshold) < margin
-
-
-def _shift(value: str, days: int = 0, hours: int = 0) -> str:
-    d = date.fromisoformat(value[:10]) + timedelta(days=days)
-    return d.isoformat() if not hours else f"{d.isoformat()}T{hours:02d}:00:00"
-
-
-def _with_end(calls: list[ToolCall], key: str, end: str, new_end: str) -> list[ToolCall]:
-    out = []
-    for call in calls:
-        args: dict[str, Any] = dict(call.args)
-        if args.get(key) == end:
-            args[key] = new_end
-        out.append(ToolCall(name=call.name, args=args))
-    return out
-
-
-def window_end_readings(calls: list[ToolCall], key: str, end: str) -> list[Reading]:
-    """The two inclusive readings of a window whose text says it ends at day ``end``.
-
-    Args:
-        calls: The task's calls; those whose ``key`` argument equals ``end`` change.
-        key: The argument holding the exclusive end (``final`` or ``end_date``).
-        end: The end day, ``YYYY-MM-DD``.
-
-    Returns:
-        "the end day is part of the window" (end + 1 day) and "the record stamped at the
-        end day's midnight is part of it" (end + 1 hour).
-    """
-    return [
-        Reading(
-            name=END_DAY_INCLUDED,
-            description=f"reads the window as running up to and including {end}",
-            tool_sequence=_with_end(calls, key, end, _shift(end, days=1)),
-        ),
-        Reading(
-            name=END_MIDNIGHT_INCLUDED,
-            description=f"includes the record stamped {end} 00:00 (the end instant)",
-            tool_sequence=_with_end(calls, key, end, _shift(end, hours=1)),
-        ),
-    ]
 
 
 async def alert_times(ctx: FamilyContext, a: GroundedAsset) -> list[tuple[str, str]]:

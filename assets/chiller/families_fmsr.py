@@ -17,14 +17,9 @@ import numpy as np
 from assets.chiller.families_common import (
     EVENT_SHARE,
     alert_times,
-    and_join,
     coverage,
-    day,
-    history_call,
     hour_after,
     near,
-    num,
-    pick,
     units_with_telemetry,
     words,
 )
@@ -36,7 +31,12 @@ from generator.api import (
     Reading,
     TaskSeed,
     ToolCall,
+    and_join,
+    day,
     family,
+    history_call,
+    num,
+    pick,
 )
 
 APPROACH_THRESHOLD_K = 3.0 * 5.0 / 9.0  # 3 °F, the tools' service-literature convention

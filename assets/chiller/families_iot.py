@@ -14,17 +14,25 @@ import numpy as np
 from assets.chiller.families_common import (
     WINDOW_STATED,
     draw_window,
+    unit_of,
+    units_with_telemetry,
+    words,
+)
+from generator.api import (
+    Ambiguous,
+    FamilyContext,
+    Plan,
+    Reading,
+    TaskSeed,
+    ToolCall,
+    family,
     history_call,
     num,
     pick,
     unique_argmax,
-    unit_of,
-    units_with_telemetry,
     values_of,
     window_end_readings,
-    words,
 )
-from generator.api import Ambiguous, FamilyContext, Plan, Reading, TaskSeed, ToolCall, family
 
 # (sensor, statistic) pairs worth asking about over a window.
 STAT_CHOICES: tuple[tuple[str, str], ...] = (

@@ -12,9 +12,20 @@ from typing import Any
 
 import numpy as np
 
-from assets.chiller.families_common import and_join
 from assets.chiller.families_fmsr import diagnosis_answer
-from generator.api import Ambiguous, FamilyContext, Plan, TaskSeed, ToolCall, family
+from generator.api import (
+    Ambiguous,
+    FamilyContext,
+    Plan,
+    TaskSeed,
+    ToolCall,
+    and_join,
+    anomaly_workorder_derive,
+    anomaly_workorder_outcome,
+    anomaly_workorder_plan,
+    anomaly_workorder_summary,
+    family,
+)
 
 # Corrective work reported this long before the diagnosed hour (or later) counts as raised.
 LOOKBACK_DAYS = 14
@@ -22,50 +33,14 @@ LOOKBACK_DAYS = 14
 # -- anomalies -> corrective work in the window ---------------------------------------------
 
 
-def _anomaly_wo_derive(params: dict[str, Any], outputs: list[dict[str, Any]]) -> dict[str, Any]:
-    tsad, corrective = outputs
-    stamps = [str(x["timestamp"]) for x in tsad["anomalies"]]
-    first = stamps[0] if stamps else None
-    orders = corrective["work_orders"]
-    after = [o for o in orders if first is not None and str(o["reported_date"]) > first]
-    return {
-        "anomalies": len(stamps),
-        "first_anomaly": first,
-        "corrective_work_orders": [str(o["wo_id"]) for o in orders],
-        "followed_by_corrective": bool(after) if first is not None else None,
-    }
-
-
-def _anomaly_wo_summary(params: dict[str, Any], answer: dict[str, Any]) -> str:
-    text = (
-        f"{answer['anomalies']} {params['sensor']} anomalies on {params['asset_id']} in "
-        f"[{params['start']}, {params['end']})"
-    )
-    if answer["first_anomaly"]:
-        text += f", first at {answer['first_anomaly']}"
-    text += f"; corrective work orders in the window: {and_join(answer['corrective_work_orders'])}"
-    if answer["followed_by_corrective"] is not None:
-        text += "; corrective work after the first anomaly: " + (
-            "yes" if answer["followed_by_corrective"] else "no"
-        )
-    return text
-
-
-def anomaly_wo_outcome(answer: dict[str, Any]) -> str:
-    """none (no anomaly), followed (corrective work after it) or unanswered."""
-    if answer["anomalies"] == 0:
-        return "none"
-    return "followed" if answer["followed_by_corrective"] else "unanswered"
-
-
 @family(
     "chiller_ma_anomaly_to_workorder",
     domain="multiagent",
     category="Workflow Coordination",
-    derive=_anomaly_wo_derive,
-    summarise=_anomaly_wo_summary,
+    derive=anomaly_workorder_derive,
+    summarise=anomaly_workorder_summary,
     compose_from=("chiller_tsfm_anomalies",),
-    outcome=anomaly_wo_outcome,
+    outcome=anomaly_workorder_outcome,
     trivial=("none",),
 )
 async def anomaly_to_workorder(
@@ -73,30 +48,7 @@ async def anomaly_to_workorder(
 ) -> Plan | None:
     """Anomalies of a chiller's series in a window → corrective work orders in that window,
     and whether corrective work followed the first anomaly."""
-    if not parents:
-        return None
-    parent = parents[0]
-    p = parent.params
-    if parent.answer["count"] == 0 and rng.random() < 0.6:
-        return None  # mostly chain windows that hold anomalies
-    calls = [
-        parent.tool_sequence[0],
-        ToolCall(name="get_corrective_work_orders",
-                 args={"equipment_id": p["asset_id"], "start_date": p["start"],
-                       "end_date": p["end"]}),
-    ]
-    keep = ("asset_id", "site", "sensor", "sensor_label", "start", "end", "threshold",
-            "threshold_text", "note")
-    return Plan(
-        params={k: p[k] for k in keep if k in p},
-        tool_sequence=calls,
-        mentions=list(parent.mentions),
-        grounding=dict(parent.grounding),
-        difficulty="hard",
-        hard_features=["multi_output"],
-        readings=[],
-        stated=[],
-    )
+    return anomaly_workorder_plan(parents[0], rng) if parents else None
 
 
 # -- diagnosis -> recommended corrective action -----------------------------------------------

@@ -10,16 +10,23 @@ from assets.chiller.families_common import (
     EVENT_SHARE,
     WINDOW_STATED,
     alert_times,
-    day,
     draw_window,
-    num,
-    pick,
     unit_of,
     units_with_telemetry,
-    window_end_readings,
     words,
 )
-from generator.api import Ambiguous, FamilyContext, Plan, TaskSeed, ToolCall, family
+from generator.api import (
+    Ambiguous,
+    FamilyContext,
+    Plan,
+    TaskSeed,
+    ToolCall,
+    day,
+    family,
+    num,
+    pick,
+    window_end_readings,
+)
 
 ANOMALY_SENSORS: tuple[str, ...] = (
     "kw_per_ton", "power_input", "condenser_refrigerant_temperature", "discharge_temperature",

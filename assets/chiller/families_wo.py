@@ -10,15 +10,22 @@ from assets.chiller.families_common import (
     EVENT_SHARE,
     WINDOW_STATED,
     alert_times,
+    draw_window,
+    units_with_telemetry,
+)
+from generator.api import (
+    FamilyContext,
+    GroundedAsset,
+    Plan,
+    TaskSeed,
+    ToolCall,
     and_join,
     day,
-    draw_window,
+    family,
     num,
     pick,
-    units_with_telemetry,
     window_end_readings,
 )
-from generator.api import FamilyContext, GroundedAsset, Plan, TaskSeed, ToolCall, family
 
 
 def _window_args(asset_id: str, start: str, end: str) -> dict[str, Any]:

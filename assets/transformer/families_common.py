@@ -3,15 +3,12 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
-from datetime import date, datetime, timedelta
-from typing import Any, TypeVar
+from datetime import date, timedelta
+from typing import Any
 
 import numpy as np
 
-from generator.api import Ambiguous, FamilyContext, GroundedAsset, ToolCall
-
-T = TypeVar("T")
+from generator.api import FamilyContext, GroundedAsset, ToolCall, day, pick
 
 # Telemetry quantities worth asking about (alarm/trip contacts are flags, not levels).
 LEVEL_SENSORS: tuple[str, ...] = (
@@ -25,18 +22,6 @@ HEALTH_FIELDS: tuple[str, ...] = (
     "hydrogen", "oxygen", "nitrogen", "methane", "co", "co2", "ethylene", "ethane", "acetylene",
     "dbds", "power_factor", "interfacial_v", "dielectric_rigidity", "water_content",
 )
-
-
-def pick(rng: np.random.Generator, items: Sequence[T]) -> T:
-    """One item, uniformly."""
-    if not items:
-        raise ValueError("pick from an empty sequence")
-    return items[int(rng.integers(len(items)))]
-
-
-def day(ts: str) -> date:
-    """The date of an ISO timestamp."""
-    return datetime.fromisoformat(ts[:19]).date()
 
 
 def iso_day(d: date) -> str:
@@ -96,24 +81,6 @@ def label(ctx: FamilyContext, sensor: str) -> str:
     return d if len(d) > 1 and d[1].isupper() else d[0].lower() + d[1:]
 
 
-def num(value: float, digits: int = 2) -> str:
-    """A number for text: rounded, without trailing zeros."""
-    text = f"{value:.{digits}f}".rstrip("0").rstrip(".")
-    return "0" if text == "-0" else text
-
-
-def history_call(
-    a: GroundedAsset, start: str, end: str | None, sensors: list[str] | None
-) -> ToolCall:
-    """A `history` call for some sensors of an asset (None = every telemetry sensor)."""
-    args: dict[str, Any] = {"site_name": a.site_name, "asset_id": a.asset_id, "start": start}
-    if sensors is not None:
-        args["sensors"] = sensors
-    if end is not None:
-        args["final"] = end
-    return ToolCall(name="history", args=args)
-
-
 def oil_call(a: GroundedAsset, start: str | None = None, end: str | None = None) -> ToolCall:
     """An `oil_samples` call over the asset's whole oil-sample range (or a window)."""
     args: dict[str, Any] = {
@@ -124,24 +91,6 @@ def oil_call(a: GroundedAsset, start: str | None = None, end: str | None = None)
     if end is not None:
         args["final"] = end
     return ToolCall(name="oil_samples", args=args)
-
-
-def values_of(records: list[dict[str, Any]], sensor: str) -> list[tuple[str, float]]:
-    """(timestamp, value) of the records that carry the sensor."""
-    return [
-        (str(r["timestamp"]), float(r[sensor])) for r in records if r.get(sensor) is not None
-    ]
-
-
-def unique_argmax(pairs: list[tuple[str, float]], sign: float = 1.0) -> tuple[str, float]:
-    """The (timestamp, value) of the extreme; :class:`Ambiguous` on a tie."""
-    if not pairs:
-        raise Ambiguous("no readings")
-    best = max(sign * v for _, v in pairs)
-    hits = [(t, v) for t, v in pairs if sign * v == best]
-    if len(hits) > 1:
-        raise Ambiguous(f"{len(hits)} readings share the extreme")
-    return hits[0]
 
 
 def dga_args(asset_id: str, sample: dict[str, Any]) -> dict[str, Any]:
@@ -177,11 +126,3 @@ def assets_call(site: str) -> ToolCall:
     return ToolCall(name="assets", args={"site_name": site})
 
 
-def and_join(items: Sequence[str]) -> str:
-    """'a', 'a and b', 'a, b and c'; 'none' when empty."""
-    items = list(items)
-    if not items:
-        return "none"
-    if len(items) == 1:
-        return items[0]
-    return ", ".join(items[:-1]) + " and " + items[-1]

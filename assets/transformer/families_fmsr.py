@@ -15,23 +15,16 @@ from typing import Any
 import numpy as np
 
 from assets.transformer.families_common import (
-    and_join,
     asset_with_oil,
     asset_with_telemetry,
     assets_call,
-    day,
     dga_args,
     full_days,
     hi_args,
-    history_call,
     iso_day,
     label,
     nameplate_of,
-    num,
     oil_call,
-    pick,
-    unique_argmax,
-    values_of,
 )
 from generator.api import (
     Ambiguous,
@@ -41,8 +34,15 @@ from generator.api import (
     Reading,
     TaskSeed,
     ToolCall,
+    and_join,
+    day,
     family,
+    history_call,
+    num,
+    pick,
     tool_accepts,
+    unique_argmax,
+    values_of,
 )
 
 GAS_ORDER: tuple[str, ...] = ("hydrogen", "methane", "ethane", "ethylene", "acetylene")

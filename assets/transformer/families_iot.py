@@ -14,27 +14,32 @@ import numpy as np
 
 from assets.transformer.families_common import (
     LEVEL_SENSORS,
-    and_join,
     asset_with_oil,
     asset_with_telemetry,
-    day,
     draw_window,
-    history_call,
     iso_day,
     label,
-    num,
     oil_call,
-    pick,
-    unique_argmax,
     unit,
-    values_of,
 )
-from assets.transformer.family_readings import (
+from generator.api import (
     END_DAY_INCLUDED,
     END_MIDNIGHT_INCLUDED,
+    Ambiguous,
+    FamilyContext,
+    Plan,
+    TaskSeed,
+    ToolCall,
+    and_join,
+    day,
+    family,
+    history_call,
+    num,
+    pick,
+    unique_argmax,
+    values_of,
     window_end_readings,
 )
-from generator.api import Ambiguous, FamilyContext, Plan, TaskSeed, ToolCall, family
 
 OIL_QUANTITIES: tuple[str, ...] = (
     "hydrogen", "methane", "ethylene", "acetylene", "co", "co2", "water_content",

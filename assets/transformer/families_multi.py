@@ -12,19 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from assets.transformer.families_common import (
-    and_join,
-    assets_call,
-    day,
-    full_days,
-    history_call,
-    iso_day,
-    nameplate_of,
-    num,
-    pick,
-    unique_argmax,
-    values_of,
-)
+from assets.transformer.families_common import assets_call, full_days, iso_day, nameplate_of
 from assets.transformer.families_fmsr import (
     DGA_READING_NAMES,
     DGA_READINGS,
@@ -37,7 +25,25 @@ from assets.transformer.families_fmsr import (
     winding_args,
     winding_stable,
 )
-from generator.api import Ambiguous, FamilyContext, Plan, TaskSeed, ToolCall, family
+from generator.api import (
+    Ambiguous,
+    FamilyContext,
+    Plan,
+    TaskSeed,
+    ToolCall,
+    and_join,
+    anomaly_workorder_derive,
+    anomaly_workorder_outcome,
+    anomaly_workorder_plan,
+    anomaly_workorder_summary,
+    day,
+    family,
+    history_call,
+    num,
+    pick,
+    unique_argmax,
+    values_of,
+)
 
 NO_FAULT = ("normal", "ND")
 
@@ -141,76 +147,21 @@ async def dga_to_workorder(
 # -- anomalies → corrective work in the window ---------------------------------------------
 
 
-def _anomaly_wo_derive(params: dict[str, Any], outputs: list[dict[str, Any]]) -> dict[str, Any]:
-    tsad, corrective = outputs
-    stamps = [x["timestamp"] for x in tsad["anomalies"]]
-    first = stamps[0] if stamps else None
-    orders = corrective["work_orders"]
-    after = [o["wo_id"] for o in orders if first is not None and o["reported_date"] > first]
-    return {
-        "anomalies": len(stamps),
-        "first_anomaly": first,
-        "corrective_work_orders": [o["wo_id"] for o in orders],
-        "followed_by_corrective": bool(after) if first is not None else None,
-    }
-
-
-def _anomaly_wo_summary(params: dict[str, Any], answer: dict[str, Any]) -> str:
-    text = (
-        f"{answer['anomalies']} {params['sensor']} anomalies on {params['asset_id']} in "
-        f"[{params['start']}, {params['end']})"
-    )
-    if answer["first_anomaly"]:
-        text += f", first at {answer['first_anomaly']}"
-    text += f"; corrective work orders in the window: {and_join(answer['corrective_work_orders'])}"
-    if answer["followed_by_corrective"] is not None:
-        text += (
-            "; corrective work after the first anomaly: "
-            + ("yes" if answer["followed_by_corrective"] else "no")
-        )
-    return text
-
-
 @family(
     "ma_anomaly_to_workorder",
     domain="multiagent",
     category="Workflow Coordination",
-    derive=_anomaly_wo_derive,
-    summarise=_anomaly_wo_summary,
+    derive=anomaly_workorder_derive,
+    summarise=anomaly_workorder_summary,
     compose_from=("tsfm_anomalies",),
-    outcome=lambda answer: "none" if answer["anomalies"] == 0
-    else "followed" if answer["followed_by_corrective"] else "unanswered",
+    outcome=anomaly_workorder_outcome,
     trivial=("none",),
 )
 async def anomaly_to_workorder(
     ctx: FamilyContext, rng: np.random.Generator, parents: list[TaskSeed]
 ) -> Plan | None:
     """Sensor anomalies in a window → corrective work orders in the same window."""
-    if not parents:
-        return None
-    parent = parents[0]
-    p = parent.params
-    if parent.answer["count"] == 0 and rng.random() < 0.6:
-        return None  # mostly chain windows that hold anomalies
-    tsad = parent.tool_sequence[0]
-    calls = [
-        tsad,
-        ToolCall(name="get_corrective_work_orders",
-                 args={"equipment_id": p["asset_id"], "start_date": p["start"],
-                       "end_date": p["end"]}),
-    ]
-    keep = ("asset_id", "site", "sensor", "sensor_label", "start", "end", "threshold",
-            "threshold_text", "note")
-    params: dict[str, Any] = {k: p[k] for k in keep if k in p}
-    return Plan(
-        params=params,
-        tool_sequence=calls,
-        mentions=list(parent.mentions),
-        grounding=dict(parent.grounding),
-        difficulty="hard",
-        hard_features=["multi_output", "constraint"] if parent.constraint else ["multi_output"],
-        constraint=parent.constraint,
-    )
+    return anomaly_workorder_plan(parents[0], rng) if parents else None
 
 
 # -- window peak → winding assessment → alarms ---------------------------------------------

@@ -9,25 +9,16 @@ import numpy as np
 
 from assets.transformer.families_common import (
     SERIES_SENSORS,
-    and_join,
-    day,
     draw_window,
     full_days,
-    history_call,
     iso_day,
     label,
-    num,
-    pick,
     unit,
 )
-from assets.transformer.family_readings import (
+from assets.transformer.family_readings import HW_SIMPLE_INIT, holt_winters_simple_init
+from generator.api import (
     END_DAY_INCLUDED,
     END_MIDNIGHT_INCLUDED,
-    HW_SIMPLE_INIT,
-    holt_winters_simple_init,
-    window_end_readings,
-)
-from generator.api import (
     Ambiguous,
     FamilyContext,
     GroundedAsset,
@@ -35,7 +26,13 @@ from generator.api import (
     Reading,
     TaskSeed,
     ToolCall,
+    and_join,
+    day,
     family,
+    history_call,
+    num,
+    pick,
+    window_end_readings,
 )
 
 # Cut-offs a request may state, round numbers a person would pick; the default is the tool's.

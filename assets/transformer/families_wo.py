@@ -9,25 +9,11 @@ from typing import Any
 
 import numpy as np
 
-from assets.transformer.families_common import (
-    GASES,
-    and_join,
-    asset_with_oil,
-    day,
-    dga_args,
-    iso_day,
-    num,
-    oil_call,
-    pick,
-)
-from assets.transformer.family_readings import (
+from assets.transformer.families_common import GASES, asset_with_oil, dga_args, iso_day, oil_call
+from generator.api import (
     AS_OF_INCLUDED,
     END_DAY_INCLUDED,
     END_MIDNIGHT_INCLUDED,
-    as_of_readings,
-    window_end_readings,
-)
-from generator.api import (
     Ambiguous,
     FamilyContext,
     GroundedAsset,
@@ -35,7 +21,13 @@ from generator.api import (
     Reading,
     TaskSeed,
     ToolCall,
+    and_join,
+    as_of_readings,
+    day,
     family,
+    num,
+    pick,
+    window_end_readings,
 )
 
 KIND_TOOLS = {

@@ -1,78 +1,11 @@
-"""Readings a competent reader could take of an iot, tsfm or wo task, as alternative calls.
+"""Readings a competent reader could take of a tsfm task that the generic ones do not cover.
 
-A task's text leaves some choices open (is the window's end date included? does "as of" a
-date include that day?). Each helper here turns one such choice into a
-:class:`generator.generate.families.Reading`: the same tool calls with the argument the other
-reader would pass. The interpretation gate derives the answer under every reading and keeps a
-seed only when they agree or the text states the reading it takes.
+The generic readings (a window's end day, an "as of" day) come from :mod:`generator.api`
+(:func:`window_end_readings`, :func:`as_of_readings`). This module adds the one that knows
+the forecasting maths: Holt-Winters started the other textbook way.
 """
 
 from __future__ import annotations
-
-from datetime import date, timedelta
-from typing import Any
-
-from generator.api import Reading, ToolCall
-
-# Names of the readings, shared by the families and their tests.
-END_DAY_INCLUDED = "window_end_day_included"
-END_MIDNIGHT_INCLUDED = "window_end_midnight_included"
-AS_OF_INCLUDED = "as_of_day_included"
-
-
-def _shift(value: str, days: int = 0, hours: int = 0) -> str:
-    """A ``YYYY-MM-DD`` day moved by whole days, or to an hour of that day."""
-    d = date.fromisoformat(value[:10]) + timedelta(days=days)
-    return d.isoformat() if not hours else f"{d.isoformat()}T{hours:02d}:00:00"
-
-
-def _with_end(calls: list[ToolCall], key: str, end: str, new_end: str) -> list[ToolCall]:
-    """The calls with every ``key`` argument equal to ``end`` replaced by ``new_end``."""
-    out = []
-    for call in calls:
-        args: dict[str, Any] = dict(call.args)
-        if args.get(key) == end:
-            args[key] = new_end
-        out.append(ToolCall(name=call.name, args=args))
-    return out
-
-
-def window_end_readings(calls: list[ToolCall], key: str, end: str) -> list[Reading]:
-    """The two inclusive readings of a window whose text says it ends at ``end`` (a day).
-
-    Args:
-        calls: The task's calls; those whose ``key`` argument is ``end`` are changed.
-        key: The argument holding the exclusive end (``final`` or ``end_date``).
-        end: The end day, ``YYYY-MM-DD``.
-
-    Returns:
-        "the end day is part of the window" (end + 1 day) and "the reading stamped at the
-        end day's midnight is part of it" (end + 1 hour).
-    """
-    return [
-        Reading(
-            name=END_DAY_INCLUDED,
-            description=f"reads the window as running up to and including {end}",
-            tool_sequence=_with_end(calls, key, end, _shift(end, days=1)),
-        ),
-        Reading(
-            name=END_MIDNIGHT_INCLUDED,
-            description=f"includes the record stamped {end} 00:00 (the end instant)",
-            tool_sequence=_with_end(calls, key, end, _shift(end, hours=1)),
-        ),
-    ]
-
-
-def as_of_readings(calls: list[ToolCall], key: str, as_of: str) -> list[Reading]:
-    """The inclusive reading of "as of {as_of}": records reported on that day count too."""
-    return [
-        Reading(
-            name=AS_OF_INCLUDED,
-            description=f"counts the records reported on {as_of} itself as known 'as of' it",
-            tool_sequence=_with_end(calls, key, as_of, _shift(as_of, days=1)),
-        )
-    ]
-
 
 # -- Holt-Winters under another textbook initialisation --------------------------------------
 

@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from assets.chiller import families_fmsr, families_iot, families_multi, families_wo
-from generator.api import Ambiguous
+from assets.chiller import families_fmsr, families_iot, families_wo
+from generator.api import Ambiguous, anomaly_workorder_derive
 
 
 def _rec(ts: str, run: int, **values: float | None) -> dict[str, Any]:
@@ -95,9 +95,9 @@ def test_anomaly_to_workorder_orders_by_time() -> None:
     tsad = {"anomalies": [{"timestamp": "2025-06-10T05:00:00"}]}
     before = {"wo_id": "W1", "reported_date": "2025-06-09T08:00:00"}
     after = {"wo_id": "W2", "reported_date": "2025-06-11T08:00:00"}
-    got = families_multi._anomaly_wo_derive({}, [tsad, {"work_orders": [before]}])
+    got = anomaly_workorder_derive({}, [tsad, {"work_orders": [before]}])
     assert got["followed_by_corrective"] is False
-    got = families_multi._anomaly_wo_derive({}, [tsad, {"work_orders": [before, after]}])
+    got = anomaly_workorder_derive({}, [tsad, {"work_orders": [before, after]}])
     assert got["followed_by_corrective"] is True
     assert got["corrective_work_orders"] == ["W1", "W2"]
 

@@ -11,7 +11,6 @@ import numpy as np
 import pytest
 
 from assets.transformer import dga
-from assets.transformer.families_common import num
 from assets.transformer.families_tsfm import UNSTATED_CUTOFFS, _episodes, anomaly_outcome
 from assets.transformer.families_wo import (
     INSIDE_WINDOW_ONLY,
@@ -20,12 +19,13 @@ from assets.transformer.families_wo import (
     alert_outcome,
     distribution_outcome,
 )
-from assets.transformer.family_readings import (
+from assets.transformer.family_readings import holt_winters_simple_init
+from generator.api import (
     AS_OF_INCLUDED,
     END_DAY_INCLUDED,
     END_MIDNIGHT_INCLUDED,
     as_of_readings,
-    holt_winters_simple_init,
+    num,
     window_end_readings,
 )
 from generator.config import StoreSettings

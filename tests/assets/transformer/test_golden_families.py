@@ -21,7 +21,8 @@ from typing import Any
 
 import pytest
 
-from assets.transformer.family_readings import END_DAY_INCLUDED, HW_SIMPLE_INIT
+from assets.transformer.family_readings import HW_SIMPLE_INIT
+from generator.api import END_DAY_INCLUDED
 from generator.config import StoreSettings
 from generator.generate.families import FAMILIES
 from generator.generate.model import TaskSeed

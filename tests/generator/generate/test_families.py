@@ -30,41 +30,12 @@ from generator.generate.families import (
     rng_for,
 )
 from generator.generate.model import TaskSeed, ToolCall
-from generator.profile.grounding import failure_mode_profiles, ground
-from generator.profile.model import (
-    AssetProfile,
-    DomainSupport,
-    GroundedInventory,
-    ProfileProvenance,
-)
+from generator.profile.grounding import ground
+from generator.profile.model import AssetProfile
 from generator.tools.registry import ToolContext
+from tests.family_profile import profile_from_inventory
 
 ASSET = load_asset_class("transformer")
-
-
-def profile_from_inventory(inventory: GroundedInventory) -> AssetProfile:
-    """A minimal profile around a grounded inventory (no literature, no LLM)."""
-    return AssetProfile(
-        asset_class=ASSET.asset_class,
-        display_name=ASSET.display_name,
-        description=ASSET.description,
-        generation_mode="open_form",
-        inventory=inventory,
-        failure_modes=failure_mode_profiles(ASSET, inventory),
-        supported_domains=[
-            DomainSupport(domain=d, supported=True, tools=[], reason="test") for d in ASSET.domains
-        ],
-        unsupported_domains=[],
-        task_themes=[],
-        standards=[],
-        evidence=[],
-        references=[],
-        provenance=ProfileProvenance(
-            created_at="2026-11-30T00:00:00Z", generator_version="test", retriever="local",
-            retrievers_used=[], llm="none", prompt_version="test", cache_key="test",
-            store_url="http://test",
-        ),
-    )
 
 
 async def grounded_profile(settings: StoreSettings) -> AssetProfile:
@@ -72,7 +43,7 @@ async def grounded_profile(settings: StoreSettings) -> AssetProfile:
     inventory = await ground(ASSET, settings)
     if inventory is None:
         raise RuntimeError("the seeded store holds no transformer data")
-    return profile_from_inventory(inventory)
+    return profile_from_inventory(ASSET, inventory)
 
 
 def family_context(profile: AssetProfile, settings: StoreSettings, run_seed: int) -> FamilyContext:
@@ -83,7 +54,7 @@ def family_context(profile: AssetProfile, settings: StoreSettings, run_seed: int
 def _empty_profile() -> AssetProfile:
     from generator.profile.grounding import empty_inventory
 
-    return profile_from_inventory(empty_inventory())
+    return profile_from_inventory(ASSET, empty_inventory())
 
 
 # -- a store-free family: draws every odd index, answers from `get_ai_tasks` ---------------
