@@ -13,13 +13,18 @@ from collections.abc import Mapping
 from functools import cache
 from typing import Any
 
-from generator.assetdef import available_asset_classes, default_asset_class
+from generator.assetdef import available_asset_classes, default_asset_class, load_asset_class
 from generator.vocabulary import Vocabulary, load_vocabulary
 
 
 @cache
 def class_vocabulary(asset_class: str) -> Vocabulary:
-    """The vocabulary of ``asset_class`` (its ``assets/<class>/vocabulary.yaml``)."""
+    """The vocabulary of ``asset_class`` (its ``assets/<class>/vocabulary.yaml``).
+
+    Raises:
+        UserError: an unknown class (listing the classes), or a class without a valid file.
+    """
+    load_asset_class(asset_class)
     return load_vocabulary(asset_class)
 
 

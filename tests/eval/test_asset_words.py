@@ -8,7 +8,7 @@ import eval.asset_words as words
 from eval.dryrun import _clarify_re
 from eval.dryrun_llm import INSTRUCTIONS, system_prompt
 from eval.grade import refuses
-from generator.assetdef import load_asset_class
+from generator.assetdef import default_asset_class, load_asset_class
 from generator.errors import UserError
 
 
@@ -37,15 +37,13 @@ def test_the_inspect_prompt_lists_the_class_standards() -> None:
         assert standard.id in prompt
 
 
-def test_a_scenario_without_a_class_needs_a_single_installed_class(
+def test_a_scenario_without_a_class_is_about_the_default_class(
     monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    assert words.scenario_class({"asset_class": "transformer"}) == "transformer"
-    monkeypatch.setattr(words, "available_asset_classes", lambda: ["fan", "pump"])
-    with pytest.raises(UserError, match="names no asset class") as err:
-        words.scenario_class({"id": "s1"})
-    assert err.value.options == ["fan", "pump"]
-    assert words.scenario_class({"asset_class": "pump"}) == "pump"
+    assert words.scenario_class({"asset_class": "chiller"}) == "chiller"
+    assert words.scenario_class({"id": "s1"}) == default_asset_class() == "transformer"
+    monkeypatch.setattr(words, "default_asset_class", lambda: "pump")
+    assert words.scenario_class({"id": "s1"}) == "pump"
 
 
 def test_an_unknown_class_is_a_user_error() -> None:

@@ -22,13 +22,14 @@ def test_the_class_loads_with_its_hooks_and_databases() -> None:
         "condenser_fouling", "evaporator_fouling", "low_refrigerant_charge",
         "compressor_overheating", "sensor_drift", "purge_problem",
     }
-    assert (asset.databases.telemetry, asset.databases.nameplate, asset.databases.workorders) == (
-        "chiller", "chiller_assets", "workorder"
-    )
-    assert asset.databases.oil_samples is None
+    assert (asset.database("telemetry"), asset.database("nameplate"),
+            asset.database("workorders")) == ("chiller", "chiller_assets", "workorder")
+    assert set(asset.databases) == {"telemetry", "nameplate", "workorders"}
+    assert asset.database("truth") == "scenariogen_truth_chiller"
     simulate = asset.load_simulator()
     module = importlib.import_module(simulate.__module__)
-    assert module.FleetSpec().units_per_site >= 1  # the FleetSpec hook lives beside it
+    assert asset.load_fleet_spec() is module.FleetSpec
+    assert module.FleetSpec().units_per_site >= 1
     assert isinstance(module.SIMULATOR_VERSION, str)
     assert asset.tools == ["assets.chiller.tools"]
 

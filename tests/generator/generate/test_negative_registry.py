@@ -31,8 +31,9 @@ PUMP = Vocabulary(
 def _asset(aid: str) -> GroundedAsset:
     return GroundedAsset(
         asset_id=aid, site_name="EAST", sensors=["wti"],
-        telemetry=TimeRange(start="2026-06-01T00:00:00", end="2026-06-30T23:00:00", count=None),
-        oil_samples=TimeRange(start=None, end=None, count=0), work_orders=0,
+        coverage={"telemetry": TimeRange(start="2026-06-01T00:00:00", end="2026-06-30T23:00:00",
+                                         count=None)},
+        work_orders=0,
     )
 
 
