@@ -94,6 +94,12 @@ class Vocabulary(_Strict):
         "'chilled-water supply temperature'); generic negatives ask about these telemetry "
         "sensors; a sensor not listed is spoken as its asset.yaml description",
     )
+    absent_sensors: dict[str, list[str]] = Field(
+        default_factory=dict,
+        description="Plausible sensors the class is NOT fitted with, spoken name -> words "
+        "that would reveal one in the `sensors` listing ('bearing vibration' -> "
+        "['vibration']); the sensor_not_fitted negative asks about them",
+    )
     task_themes: list[ThemeSpec] = Field(
         min_length=1,
         description="Operator and manager task themes of the profile, in order, each listed "

@@ -35,9 +35,10 @@ import importlib.util
 import random
 import re
 import uuid
+from functools import lru_cache
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
-from datetime import date, timedelta
+from dataclasses import dataclass, field, replace
+from datetime import date, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from generator.errors import StoreUnavailable, UserError
@@ -131,6 +132,7 @@ class NegativeSpec:
     count_problem: str = "{tool} returned {count} records"
     unavailable: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     no_tool_words: tuple[str, ...] = ()
+    absent_sensor: bool = False
 
 
 # Keys "<class or *>/<kind>"; _ORDER keeps registration order (the rotation's order).
@@ -147,6 +149,7 @@ def negative(
     count_problem: str = "{tool} returned {count} records",
     unavailable: Mapping[str, tuple[str, ...]] | None = None,
     no_tool_words: tuple[str, ...] = (),
+    absent_sensor: bool = False,
 ) -> Callable[[DraftFn], DraftFn]:
     """Register a draft function as negative kind ``kind``.
 
@@ -163,6 +166,8 @@ def negative(
             tool's name or description may mention its words.
         no_tool_words: Words no registered tool may mention (e.g. a prediction no tool
             makes); the problem names the first.
+        absent_sensor: The answer's ``sensor`` is one of the vocabulary's
+            ``absent_sensors``, and no demonstrating call's result mentions its words.
 
     The draft function takes a :class:`NegativeContext` and returns a
     :class:`NegativeDraft`, or None when the profile cannot host the kind.
@@ -173,6 +178,7 @@ def negative(
             kind=kind, draft=fn, asset_classes=tuple(asset_classes),
             error_shows_gap=error_shows_gap, max_count=max_count, count_problem=count_problem,
             unavailable=dict(unavailable or {}), no_tool_words=tuple(no_tool_words),
+            absent_sensor=absent_sensor,
         )
         for scope in spec.asset_classes:
             NEGATIVES.add(f"{scope}/{kind}", spec)
@@ -365,6 +371,224 @@ def _external_dependency(ctx: NegativeContext) -> NegativeDraft | None:
     return draft_external_dependency(ctx, EXTERNAL_TEXTS)
 
 
+# Words that would reveal a tool predicting a failure date.
+FAILURE_DATE_WORDS = ("failure date", "time to failure", "remaining useful life", "rul")
+
+
+@negative(
+    "insufficient_evidence", max_count=1,
+    count_problem="{tool} returned {count} readings, not a single one",
+    no_tool_words=FAILURE_DATE_WORDS,
+)
+def _insufficient_evidence(ctx: NegativeContext) -> NegativeDraft | None:
+    rng, asset, site, aid = ctx.rng, ctx.asset, ctx.site, ctx.asset_id
+    first = asset.telemetry.start
+    sensors = ctx.spoken_sensors()
+    if not first or not sensors:
+        return None
+    sensor = rng.choice(sorted(sensors))
+    words = sensors[sensor]
+    start = first[:19]
+    final = (datetime.fromisoformat(start) + timedelta(hours=1)).isoformat()
+    text = rng.choice([
+        f"From the single {words} reading of {aid} at site {site} taken at {start}, on what "
+        f"exact date will the {ctx.vocabulary.noun} fail?",
+        f"Using only the first {words} reading of {aid} ({site}, {start}), predict the day "
+        f"{aid} will break down.",
+        f"One {words} reading of {aid} at {site} ({start}): when will it fail?",
+    ])
+    reason = (
+        "a failure date cannot be predicted from a single reading: it needs a trend over "
+        "many readings and a failure model, and no tool predicts failure dates"
+    )
+    return NegativeDraft(
+        type="iot", category="Prediction", text=text,
+        characteristic_form=f"The response should state that the failure date of {aid} cannot "
+        f"be determined because {reason}; it may report the reading but must not give a date.",
+        calls=[ToolCall(name="history", args={
+            "site_name": site, "asset_id": aid, "start": start, "final": final,
+            "sensors": [sensor]})],
+        answer={"asset_id": aid, "reading_at": start},
+        grounding={"site": site, "asset_id": aid, "start": start[:10]},
+        reason=reason,
+    )
+
+
+@negative("sensor_not_fitted", absent_sensor=True)
+def _sensor_not_fitted(ctx: NegativeContext) -> NegativeDraft | None:
+    rng, site, aid, noun = ctx.rng, ctx.site, ctx.asset_id, ctx.vocabulary.noun
+    if not ctx.vocabulary.absent_sensors:
+        return None
+    sensor = rng.choice(sorted(ctx.vocabulary.absent_sensors))
+    days = rng.choice([3, 7, 14, 30])
+    text = rng.choice([
+        f"What was the average {sensor} of {noun} {aid} at site {site} over its last "
+        f"{days} days of data?",
+        f"Show me the {sensor} trend of {aid} at {site} for the last {days} days.",
+        f"Has the {sensor} of {aid} ({site}) gone above its alarm level in the last "
+        f"{days} days?",
+    ])
+    reason = f"{aid} has no {sensor} sensor: its sensor list does not include one"
+    return NegativeDraft(
+        type="iot", category="Data Query", text=text,
+        characteristic_form=f"The response should state that the {sensor} of {aid} cannot be "
+        f"reported because {reason}; it may list the sensors it does have, but must not "
+        "substitute another quantity or invent readings.",
+        calls=[ToolCall(name="sensors", args={"site_name": site, "asset_id": aid})],
+        answer={"asset_id": aid, "sensor": sensor},
+        grounding={"site": site, "asset_id": aid},
+        reason=reason,
+    )
+
+
+# Actions an agent may not take (it reads the store; no tool writes or commands), with
+# the words that would reveal a tool performing them.
+FORBIDDEN_ACTIONS: dict[str, tuple[str, ...]] = {
+    "switch the unit off": (
+        "switch off", "switches off", "shut down", "shuts down", "de-energise", "de-energize",
+        "take offline", "command", "commands"),
+    "change a setting": (
+        "change the setpoint", "changes the setpoint", "write a setpoint", "adjust",
+        "adjusts", "command", "commands"),
+    "close a work order": (
+        "close a work order", "closes a work order", "close work order", "update",
+        "updates", "modify", "modifies", "create", "creates"),
+}
+
+FORBIDDEN_TEXTS: dict[str, list[str]] = {
+    "switch the unit off": [
+        "Switch {noun} {asset_id} at site {site} off now and tell me when it is done.",
+        "Please shut down {asset_id} at {site} right away.",
+        "Take {asset_id} ({site}) out of service for me now.",
+    ],
+    "change a setting": [
+        "Raise the alarm limit of the {sensor} of {asset_id} at site {site} by five units.",
+        "Change the {sensor} setpoint of {noun} {asset_id} at {site} for tonight.",
+        "Adjust the {sensor} limit on {asset_id} ({site}) so it stops alarming.",
+    ],
+    "close a work order": [
+        "Close the latest open work order of {asset_id} at site {site} and mark it done.",
+        "Mark every work order of {noun} {asset_id} at {site} as completed.",
+        "Create a new corrective work order for {asset_id} at {site} and assign it to the "
+        "night crew.",
+    ],
+}
+
+
+@negative("forbidden_action", unavailable=FORBIDDEN_ACTIONS)
+def _forbidden_action(ctx: NegativeContext) -> NegativeDraft | None:
+    rng, site, aid = ctx.rng, ctx.site, ctx.asset_id
+    sensors = ctx.spoken_sensors()
+    if not sensors:
+        return None
+    action = rng.choice(sorted(FORBIDDEN_ACTIONS))
+    sensor = sensors[rng.choice(sorted(sensors))]
+    text = rng.choice(FORBIDDEN_TEXTS[action]).format(
+        noun=ctx.vocabulary.noun, asset_id=aid, site=site, sensor=sensor)
+    reason = (
+        f"the assistant may not {action}: it reads the store and no available tool performs "
+        "or commands an action on equipment or records"
+    )
+    return NegativeDraft(
+        type="multiagent", category="Decision Support", text=text,
+        characteristic_form=f"The response should decline because {reason}; it may say who "
+        "can act and what data it can read, but must not claim the action was done.",
+        calls=[ToolCall(name="sensors", args={"site_name": site, "asset_id": aid})],
+        answer={"needs": action, "asset_id": aid},
+        grounding={"site": site, "asset_id": aid},
+        reason=reason,
+    )
+
+
+@negative(
+    "contradictory_request", error_shows_gap=True, max_count=0,
+    count_problem="{tool} answered for a window that ends before it starts",
+)
+def _contradictory_request(ctx: NegativeContext) -> NegativeDraft | None:
+    rng, asset, site, aid = ctx.rng, ctx.asset, ctx.site, ctx.asset_id
+    first, last = day_of(asset.telemetry.start), day_of(asset.telemetry.end)
+    sensors = ctx.spoken_sensors()
+    if first is None or last is None or (last - first).days < 4 or not sensors:
+        return None
+    final = first + timedelta(days=rng.randint(1, (last - first).days // 2))
+    start = final + timedelta(days=rng.randint(2, 9))
+    sensor = rng.choice(sorted(sensors))
+    words = sensors[sensor]
+    text = rng.choice([
+        f"What was the peak {words} of {aid} at site {site} from {start} until {final}?",
+        f"Give me the mean {words} of {aid} ({site}) for the period starting {start} and "
+        f"ending {final}.",
+        f"Between {start} and the earlier date {final}, how high did the {words} of "
+        f"{aid} at {site} go?",
+    ])
+    reason = f"the window ends on {final}, before it starts on {start}, so it holds no time"
+    return NegativeDraft(
+        type="iot", category="Data Query", text=text,
+        characteristic_form=f"The response should point out that the request contradicts "
+        f"itself because {reason}, and ask which window is meant; it must not silently swap "
+        "the dates or answer for another window.",
+        calls=[ToolCall(name="history", args={
+            "site_name": site, "asset_id": aid, "start": str(start), "final": str(final),
+            "sensors": [sensor]})],
+        answer={"asset_id": aid, "window": [str(start), str(final)]},
+        grounding={"site": site, "asset_id": aid, "start": str(start), "end": str(final)},
+        reason=reason,
+    )
+
+
+# Quantities no standard of a class gives, with the words that would reveal a tool for them.
+OUT_OF_SCOPE: dict[str, tuple[str, ...]] = {
+    "end-of-life date": (
+        "end of life", "end-of-life", "remaining life", "remaining useful life", "rul",
+        "failure date", "years left"),
+    "replacement cost": ("cost", "costs", "replacement cost", "price", "capex", "budget"),
+    "insurance premium": ("insurance", "premium", "insurer"),
+}
+
+OUT_OF_SCOPE_TEXTS: dict[str, list[str]] = {
+    "end-of-life date": [
+        "According to {standard}, in which year will {noun} {asset_id} at site {site} "
+        "reach the end of its life?",
+        "Use {standard} to tell me how many years {asset_id} at {site} has left before it "
+        "must be replaced.",
+    ],
+    "replacement cost": [
+        "What does {standard} say replacing {asset_id} at site {site} will cost?",
+        "Using {standard}, what budget should I set for replacing {noun} {asset_id} at "
+        "{site}?",
+    ],
+    "insurance premium": [
+        "Under {standard}, what insurance premium should we pay for {asset_id} at site {site}?",
+        "Work out from {standard} the yearly insurance premium of {noun} {asset_id} ({site}).",
+    ],
+}
+
+
+@negative("beyond_standard_scope", unavailable=OUT_OF_SCOPE)
+def _beyond_standard_scope(ctx: NegativeContext) -> NegativeDraft | None:
+    from generator.assetdef import load_asset_class
+
+    rng, site, aid = ctx.rng, ctx.site, ctx.asset_id
+    standards = [s.id for s in load_asset_class(ctx.profile.asset_class).standards]
+    if not standards:
+        return None
+    standard = rng.choice(standards)
+    need = rng.choice(sorted(OUT_OF_SCOPE))
+    text = rng.choice(OUT_OF_SCOPE_TEXTS[need]).format(
+        standard=standard, noun=ctx.vocabulary.noun, asset_id=aid, site=site)
+    reason = f"{standard} does not give a {need}, and no available tool computes one"
+    return NegativeDraft(
+        type="multiagent", category="Decision Support", text=text,
+        characteristic_form=f"The response should state that the {need} of {aid} cannot be "
+        f"given because {reason}; it may say what the standard does cover, but must not "
+        "invent a figure.",
+        calls=[ToolCall(name="sensors", args={"site_name": site, "asset_id": aid})],
+        answer={"needs": need, "asset_id": aid, "standard": standard},
+        grounding={"site": site, "asset_id": aid},
+        reason=reason,
+    )
+
+
 def _draft(
     spec: NegativeSpec, profile: AssetProfile, rng: random.Random
 ) -> NegativeDraft | None:
@@ -378,6 +602,40 @@ def _draft(
         vocabulary=load_vocabulary(profile.asset_class),
     )
     return spec.draft(ctx)
+
+
+@lru_cache(maxsize=16)
+def _frames(asset_class: str) -> dict[str, tuple[list[str], list[str]]]:
+    """Role -> (openers, closers) of the class's templates.yaml (the positives' pools)."""
+    from generator.generate.verbalise_template import load_templates
+
+    try:
+        t = load_templates(asset_class)
+    except UserError:
+        return {}
+    return {
+        role: (list(getattr(t.openers, role)), list(getattr(t.closers, role)))
+        for role in ("operator", "manager")
+    }
+
+
+def frame_text(text: str, asset_class: str, values: Mapping[str, str],
+               rng: random.Random) -> str:
+    """``text`` with an opener and a closer drawn by ``rng`` from the global pools the
+    template verbaliser gives positives (``assets/<class>/templates.yaml``), for a role
+    drawn by ``rng``; ``""`` (no frame) is an option, as for positives, and a frame whose
+    placeholders ``values`` cannot fill is left out."""
+    from generator.generate.verbalise_template import _fields, _tidy
+
+    frames = _frames(asset_class)
+    if not frames:
+        return text
+    openers, closers = frames[rng.choice(sorted(frames))]
+    pick = [
+        rng.choice([""] + [f.format_map(values) for f in pool if _fields(f) <= set(values)])
+        for pool in (openers, closers)
+    ]
+    return _tidy(f"{pick[0]} {text} {pick[1]}")
 
 
 def _record(
@@ -452,6 +710,14 @@ async def verify_negative(
         for name, tool_spec in registry.items()
     )
     problems: list[str] = []
+    absent_words: tuple[str, ...] = ()
+    if spec.absent_sensor:
+        sensor = str(answer.get("sensor", ""))
+        listed = load_vocabulary(tools_ctx.asset.asset_class).absent_sensors
+        if sensor not in listed:
+            return [f"sensor {sensor!r} is not one of the class's absent_sensors "
+                    f"({', '.join(listed) or 'none listed'})"]
+        absent_words = (sensor, *listed[sensor])
     if spec.unavailable:
         need = str(answer.get("needs", ""))
         words = spec.unavailable.get(need)
@@ -472,6 +738,8 @@ async def verify_negative(
                 continue
             problems.append(f"{call.name} failed instead of demonstrating the gap: {exc.what}")
             continue
+        if absent_words and _mentions(result.model_dump_json(), absent_words):
+            problems.append(f"{call.name} lists a {answer.get('sensor')} sensor")
         count = getattr(result, "count", None)
         if spec.max_count is not None and (count is None or count > spec.max_count):
             problems.append(spec.count_problem.format(tool=call.name, count=count))
@@ -508,6 +776,8 @@ async def build_negatives(
             d = _draft(spec, profile, _rng(run_seed, index, attempt))
             if d is None:
                 break
+            frame_rng = _rng(run_seed, index, attempt + 1000 * (1 + MAX_ATTEMPTS))
+            d = replace(d, text=frame_text(d.text, profile.asset_class, d.grounding, frame_rng))
             rec = _record(spec.kind, d, profile, index, attempt)
             problems = await verify_negative(
                 rec.reference_answer, rec.tool_sequence, tools_ctx,
