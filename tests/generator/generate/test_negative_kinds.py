@@ -8,7 +8,8 @@ import pytest
 
 from generator.assetdef import load_asset_class
 from generator.config import StoreSettings
-from generator.generate.negatives import build_negatives, kinds_for, verify_negative
+from generator.generate.negatives import _frames, build_negatives, kinds_for, verify_negative
+from generator.generate.model import ToolCall
 from generator.profile.model import AssetProfile
 from generator.tools.registry import ToolContext, load_tools
 from tests.assets.chiller.chiller_fleet import chiller_profile, seed_chiller
@@ -42,8 +43,12 @@ async def _check_sixteen(profile: AssetProfile, settings: StoreSettings) -> None
                 assert problems == [], r.text
         texts = [{r.text for r in recs} for recs in runs]
         assert not texts[0] & texts[1]
-        # Negatives get the positives' openers or closers: some texts carry more than the ask.
-        assert any(not t.rstrip().endswith("?") for t in texts[0])
+        # Negatives get the positives' openers (templates.yaml, filled with the unit's site
+        # and id): some texts of each run open with one.
+        pools = _frames(profile.asset_class)
+        openers = [o.split("{")[0] for ops, _ in pools.values() for o in ops]
+        for run in texts:
+            assert any(t.startswith(o) for t in run for o in openers if o)
     finally:
         ctx.close()
 
@@ -55,3 +60,30 @@ async def test_sixteen_transformer_negatives(seeded_settings: StoreSettings) -> 
 async def test_sixteen_chiller_negatives(settings_for: Callable[..., StoreSettings]) -> None:
     settings = seed_chiller(settings_for)
     await _check_sixteen(await chiller_profile(settings), settings)
+
+
+async def test_verification_refuses_false_claims(seeded_settings: StoreSettings) -> None:
+    load_tools()
+    ctx = ToolContext(load_asset_class("transformer"), seeded_settings)
+    try:
+        profile = await profile_from_store(seeded_settings)
+        asset = profile.inventory.assets[0]
+        site, aid = asset.site_name, asset.asset_id
+        listing = [ToolCall(name="sensors", args={"site_name": site, "asset_id": aid})]
+        # A sensor the class is not declared to lack is not accepted as absent.
+        assert await verify_negative(
+            {"answerable": False, "kind": "sensor_not_fitted", "sensor": "top-oil temperature"},
+            listing, ctx) != []
+        # An action outside the declared forbidden ones is not accepted.
+        assert await verify_negative(
+            {"answerable": False, "kind": "forbidden_action", "needs": "fly a drone"},
+            listing, ctx) != []
+        # A window in the right order inside the data is answerable: the check says so.
+        day = asset.telemetry.start[:10]
+        ordered = [ToolCall(name="history", args={
+            "site_name": site, "asset_id": aid, "start": day, "final": f"{day}T06:00:00",
+            "sensors": [asset.sensors[0]]})]
+        assert await verify_negative(
+            {"answerable": False, "kind": "contradictory_request"}, ordered, ctx) != []
+    finally:
+        ctx.close()

@@ -45,10 +45,15 @@ def _ctx(seed: int = 3) -> NegativeContext:
 
 def test_transformer_rotation_overrides_in_place_then_appends() -> None:
     kinds = kinds_for("transformer")
-    assert [k.kind for k in kinds] == [
-        "unknown_asset", "outside_window", "external_dependency", "insufficient_evidence"]
+    order = [
+        "unknown_asset", "outside_window", "external_dependency", "insufficient_evidence",
+        "sensor_not_fitted", "forbidden_action", "contradictory_request",
+        "beyond_standard_scope"]
+    assert [k.kind for k in kinds] == order
     generic = {k.kind: k for k in kinds_for("no-such-class")}
-    assert list(generic) == ["unknown_asset", "outside_window", "external_dependency"]
+    assert list(generic) == order
+    # The transformer words insufficient_evidence itself (oil samples), in the generic place.
+    assert kinds[3] is not generic["insufficient_evidence"]
     # The transformer's external_dependency is its own registration, not the generic one.
     assert kinds[2] is not generic["external_dependency"]
     assert kinds[0] is generic["unknown_asset"]
