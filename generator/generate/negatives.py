@@ -12,6 +12,22 @@ vocabulary (``assets/<class>/vocabulary.yaml``):
 - ``external_dependency``: needs data no registered tool provides (a weather forecast,
   ERP spare-parts stock, electricity market prices); no tool's name or description
   mentions it.
+- ``insufficient_evidence``: a failure date from the unit's first single reading; the
+  history tool returns one record and no tool mentions failure dates.
+- ``sensor_not_fitted``: asks about one of the vocabulary's ``absent_sensors``; the
+  ``sensors`` listing of the unit does not mention it (checked on the call's result).
+- ``forbidden_action``: asks the agent to act (switch the unit off, change an alarm
+  setting, close or create a work order); no tool's name or description has the action's
+  words.
+- ``contradictory_request``: a window that ends before it starts; the history tool
+  refuses it (empty time window).
+- ``beyond_standard_scope``: asks one of the class's standards (asset.yaml) for what no
+  standard of it gives (an end-of-life date, a replacement cost, an insurance premium); no
+  tool's name or description mentions it.
+
+Every text gets an opener and a closer as positives do (:func:`frame_text`, the pools of
+``templates.yaml``), drawn by a generator seeded apart from the draft's, so the draft's
+own draws are those of a text without a frame.
 
 An asset class adds or rewords kinds in ``assets/<class>/negatives.py`` (imported by
 convention when present) with ``generator.api.negative(kind, asset_classes=("<class>",))``;
@@ -35,10 +51,10 @@ import importlib.util
 import random
 import re
 import uuid
-from functools import lru_cache
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import date, datetime, timedelta
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from generator.errors import StoreUnavailable, UserError
@@ -134,6 +150,7 @@ class NegativeSpec:
     unavailable: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     no_tool_words: tuple[str, ...] = ()
     absent_sensor: bool = False
+    gap_error: str = ""
 
 
 # Keys "<class or *>/<kind>"; _ORDER keeps registration order (the rotation's order).
@@ -151,6 +168,7 @@ def negative(
     unavailable: Mapping[str, tuple[str, ...]] | None = None,
     no_tool_words: tuple[str, ...] = (),
     absent_sensor: bool = False,
+    gap_error: str = "",
 ) -> Callable[[DraftFn], DraftFn]:
     """Register a draft function as negative kind ``kind``.
 
@@ -169,6 +187,8 @@ def negative(
             makes); the problem names the first.
         absent_sensor: The answer's ``sensor`` is one of the vocabulary's
             ``absent_sensors``, and no demonstrating call's result mentions its words.
+        gap_error: With ``error_shows_gap``, the words the user error must contain (a
+            different error does not show this gap); empty accepts any user error.
 
     The draft function takes a :class:`NegativeContext` and returns a
     :class:`NegativeDraft`, or None when the profile cannot host the kind.
@@ -179,7 +199,7 @@ def negative(
             kind=kind, draft=fn, asset_classes=tuple(asset_classes),
             error_shows_gap=error_shows_gap, max_count=max_count, count_problem=count_problem,
             unavailable=dict(unavailable or {}), no_tool_words=tuple(no_tool_words),
-            absent_sensor=absent_sensor,
+            absent_sensor=absent_sensor, gap_error=gap_error,
         )
         for scope in spec.asset_classes:
             NEGATIVES.add(f"{scope}/{kind}", spec)
@@ -504,7 +524,8 @@ def _forbidden_action(ctx: NegativeContext) -> NegativeDraft | None:
 
 
 @negative(
-    "contradictory_request", error_shows_gap=True, max_count=0,
+    "contradictory_request", error_shows_gap=True, gap_error="empty time window",
+    max_count=0,
     count_problem="{tool} answered for a window that ends before it starts",
 )
 def _contradictory_request(ctx: NegativeContext) -> NegativeDraft | None:
@@ -624,10 +645,13 @@ def _frames(asset_class: str) -> dict[str, tuple[list[str], list[str]]]:
 
 def frame_text(text: str, asset_class: str, values: Mapping[str, str],
                rng: random.Random, role: str = "") -> str:
-    """``text`` with an opener and a closer drawn by ``rng`` from the global pools the
-    template verbaliser gives positives (``assets/<class>/templates.yaml``), for a role
-    drawn by ``rng`` unless ``role`` names one; ``""`` (no frame) is an option, as for positives, and a frame whose
-    placeholders ``values`` cannot fill is left out."""
+    """``text`` framed as positives are: an opener and a closer drawn by ``rng``.
+
+    The pools are the global openers and closers of ``assets/<class>/templates.yaml`` (the
+    template verbaliser's) for ``role``, or for a role drawn by ``rng`` when ``role`` is
+    empty; ``""`` (no frame) is an option, as for positives, and a frame whose placeholders
+    ``values`` cannot fill is left out. A class without templates gets ``text`` unchanged.
+    """
     from generator.generate.verbalise_template import _fields, _tidy
 
     frames = _frames(asset_class)
@@ -737,7 +761,7 @@ async def verify_negative(
         except StoreUnavailable:
             raise  # an outage stops the run; it does not show the gap either way
         except UserError as exc:
-            if spec.error_shows_gap:
+            if spec.error_shows_gap and spec.gap_error.lower() in exc.what.lower():
                 continue
             problems.append(f"{call.name} failed instead of demonstrating the gap: {exc.what}")
             continue

@@ -8,8 +8,8 @@ import pytest
 
 from generator.assetdef import load_asset_class
 from generator.config import StoreSettings
-from generator.generate.negatives import _frames, build_negatives, kinds_for, verify_negative
 from generator.generate.model import ToolCall
+from generator.generate.negatives import _frames, build_negatives, kinds_for, verify_negative
 from generator.profile.model import AssetProfile
 from generator.tools.registry import ToolContext, load_tools
 from tests.assets.chiller.chiller_fleet import chiller_profile, seed_chiller
@@ -85,5 +85,9 @@ async def test_verification_refuses_false_claims(seeded_settings: StoreSettings)
             "sensors": [asset.sensors[0]]})]
         assert await verify_negative(
             {"answerable": False, "kind": "contradictory_request"}, ordered, ctx) != []
+        # Another user error (an unknown unit) does not show a contradictory window.
+        unknown = [ToolCall(name="history", args={**ordered[0].args, "asset_id": aid + "9"})]
+        assert await verify_negative(
+            {"answerable": False, "kind": "contradictory_request"}, unknown, ctx) != []
     finally:
         ctx.close()
