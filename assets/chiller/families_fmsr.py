@@ -103,6 +103,20 @@ async def pick_hour(
     return a, record
 
 
+def _hour_plan(
+    a: GroundedAsset, ts: str, calls: list[ToolCall], note: str, **plan: Any
+) -> Plan:
+    """The plan of a question about one unit's record at hour ``ts``: the unit, site and
+    hour are the parameters, mentions and grounding; ``plan`` adds the rest."""
+    return Plan(
+        params={"asset_id": a.asset_id, "site": a.site_name, "timestamp": ts, "note": note},
+        tool_sequence=calls,
+        mentions=[a.asset_id, a.site_name, ts],
+        grounding={"site": a.site_name, "asset_id": a.asset_id, "timestamp": ts},
+        **plan,
+    )
+
+
 def _hour_call(a: GroundedAsset, ts: str, fields: list[str]) -> ToolCall:
     return history_call(a, ts, hour_after(ts), fields)
 
@@ -194,13 +208,8 @@ async def approach_check(
              ToolCall(name="compute_approach_temperatures", args=args)]
     unscaled = [calls[0], ToolCall(name="compute_approach_temperatures",
                                    args={**args, "percent_loaded": 100.0})]
-    params = {"asset_id": a.asset_id, "site": a.site_name, "timestamp": ts,
-              "note": APPROACH_NOTE}
-    return Plan(
-        params=params,
-        tool_sequence=calls,
-        mentions=[a.asset_id, a.site_name, ts],
-        grounding={"site": a.site_name, "asset_id": a.asset_id, "timestamp": ts},
+    return _hour_plan(
+        a, ts, calls, APPROACH_NOTE,
         difficulty="medium",
         hard_features=["multi_output"],
         tolerance={"evaporator_approach_k": 0.02, "condenser_approach_k": 0.02},
@@ -286,13 +295,8 @@ async def efficiency(
     )
     calls = [_hour_call(a, ts, EFFICIENCY_FIELDS),
              ToolCall(name="assess_chiller_efficiency", args=args)]
-    params = {"asset_id": a.asset_id, "site": a.site_name, "timestamp": ts,
-              "note": EFFICIENCY_NOTE}
-    return Plan(
-        params=params,
-        tool_sequence=calls,
-        mentions=[a.asset_id, a.site_name, ts],
-        grounding={"site": a.site_name, "asset_id": a.asset_id, "timestamp": ts},
+    return _hour_plan(
+        a, ts, calls, EFFICIENCY_NOTE,
         difficulty="medium",
         tolerance={"measured_kw_per_ton": 0.001, "degradation_pct": 0.1},
         readings=[Reading(RATED_KWT, "compares with the nameplate's rated kW/ton",
@@ -386,13 +390,8 @@ async def diagnose_fault(
     ts = str(record["timestamp"])
     calls = [hour_call(a, ts),
              ToolCall(name="diagnose_chiller_fault", args=diagnosis_args(a.asset_id, record))]
-    params = {"asset_id": a.asset_id, "site": a.site_name, "timestamp": ts,
-              "note": DIAGNOSIS_NOTE}
-    return Plan(
-        params=params,
-        tool_sequence=calls,
-        mentions=[a.asset_id, a.site_name, ts],
-        grounding={"site": a.site_name, "asset_id": a.asset_id, "timestamp": ts},
+    return _hour_plan(
+        a, ts, calls, DIAGNOSIS_NOTE,
         difficulty="hard",
         hard_features=["multi_output"],
     )
