@@ -585,7 +585,7 @@ async def _stable_verdict(ctx: FamilyContext, args: dict[str, Any]) -> bool:
 @family(
     "fmsr_emergency_loading",
     domain="fmsr",
-    category="Decision Support",
+    category="Inference Query",
     derive=_loading_derive,
     summarise=_loading_summary,
     outcome=lambda answer: "fits" if answer["can_carry"] else "exceeds",
