@@ -451,6 +451,7 @@ def window_outcome(answer: dict[str, Any]) -> str:
     category="Diagnostic Assessment",
     derive=_window_derive,
     summarise=_window_summary,
+    compose_from=("iot_sensor_stat",),
     outcome=window_outcome,
     trivial=("normal",),
 )
@@ -460,11 +461,15 @@ async def ageing_window(
     """IEEE C57.91 equivalent ageing over a day or a week of a unit with upgraded paper, from
     its hourly winding temperature indicator; did it age faster than normal (F_EQA > 1)?
 
-    Gated: the Kraft formula instead of the nameplate's upgraded paper (stated) and the
-    window's end (pinned by the window phrase).
+    The parent (a window statistic) gives the unit; the window is drawn here, 60 % of the
+    time around a day with load above rating (else one of the unit's hottest days). Gated:
+    the Kraft formula instead of the nameplate's upgraded paper (stated) and the window's end
+    (pinned by the window phrase).
     """
-    a = asset_with_telemetry(ctx, rng)
-    if a is None or "wti" not in a.sensors:
+    if not parents:
+        return None
+    a = ctx.asset(parents[0].params["asset_id"])
+    if "wti" not in a.sensors:
         return None
     plates = assets_call(a.site_name)
     plate = nameplate_of((await ctx.run([plates]))[0], a.asset_id)
@@ -509,8 +514,8 @@ async def ageing_window(
         params=params,
         tool_sequence=calls,
         mentions=[a.asset_id, a.site_name, start] + ([end] if week else []) + [UPGRADED_NOTE],
-        grounding={"site": a.site_name, "asset_id": a.asset_id, "start": start, "end": end,
-                   "sensor": "wti"},
+        grounding={"site": a.site_name, "asset_id": a.asset_id, "start": start,
+                   "sensor": "wti"} | ({"end": end} if week else {}),
         difficulty="hard",
         hard_features=["multi_output"],
         tolerance={"peak_winding_c": 0.05},
@@ -651,7 +656,7 @@ async def emergency_loading(
     return Plan(
         params=params,
         tool_sequence=[plates, call],
-        mentions=[a.asset_id, str(load_pct), str(ambient), str(pre_pct)]
+        mentions=[a.asset_id, a.site_name, str(load_pct), str(ambient), str(pre_pct)]
         + ([note] if note else []),
         grounding={"site": a.site_name, "asset_id": a.asset_id},
         difficulty="hard",
@@ -728,7 +733,7 @@ async def sustained_overload(
     return Plan(
         params=params,
         tool_sequence=calls,
-        mentions=[a.asset_id, str(load_pct), str(ambient)]
+        mentions=[a.asset_id, a.site_name, str(load_pct), str(ambient)]
         + ([UPGRADED_NOTE] if paper != "kraft" else []),
         grounding={"site": a.site_name, "asset_id": a.asset_id},
         difficulty="medium",
