@@ -14,8 +14,8 @@ Standards and formulas (``/work/shared/domain/transformer-standards.md`` §2-3):
 
 Families:
 
-* ``fmsr_overload_ageing``: the longest stretch of consecutive hours on a day with the load
-  above the nameplate rating → hot spot modelled from hourly load and ambient → loss of life
+* ``fmsr_overload_ageing``: the stretch of consecutive hours above the nameplate rating that
+  holds a day's peak load → hot spot modelled from hourly load and ambient → loss of life
   and ageing factor with the nameplate's paper;
 * ``ma_ageing_window``: IEEE equivalent ageing over a day or a week from the winding
   temperature indicator (a thermal image of the hot spot) of a unit with upgraded paper;
@@ -37,13 +37,13 @@ class is stated when it changes the verdict).
 from __future__ import annotations
 
 import math
+import zlib
 from datetime import date, datetime, timedelta
 from typing import Any
 
 import numpy as np
 
 from assets.transformer.families_common import (
-    asset_with_telemetry,
     assets_call,
     full_days,
     iso_day,
@@ -133,20 +133,20 @@ def overload_runs(
     return runs
 
 
-def longest_run(records: list[dict[str, Any]], rated_mva: float) -> list[dict[str, Any]]:
-    """The longest overload run.
+def peak_run(records: list[dict[str, Any]], rated_mva: float) -> list[dict[str, Any]]:
+    """The overload run that holds the day's highest load (the episode a text asks about).
 
     Raises:
-        Ambiguous: No run, or two runs share the longest length.
+        Ambiguous: No hour above rating, or the highest load occurs in two runs.
     """
     runs = overload_runs(records, rated_mva)
     if not runs:
         raise Ambiguous("no hour above rating")
-    best = max(len(r) for r in runs)
-    longest = [r for r in runs if len(r) == best]
-    if len(longest) > 1:
-        raise Ambiguous(f"{len(longest)} overload runs of {best} h")
-    return longest[0]
+    top = max(float(r["load_mva"]) for run in runs for r in run)
+    holding = [run for run in runs if any(float(r["load_mva"]) == top for r in run)]
+    if len(holding) > 1:
+        raise Ambiguous(f"the peak load occurs in {len(holding)} runs")
+    return holding[0]
 
 
 # -- loss of life over an overload episode ---------------------------------------------------
@@ -157,7 +157,7 @@ def _episode_derive(params: dict[str, Any], outputs: list[dict[str, Any]]) -> di
     rated = nameplate_of(plates, params["asset_id"]).get("rated_mva")
     if rated is None:
         raise Ambiguous("no rating on the nameplate")
-    run = longest_run(hist["records"], float(rated))
+    run = peak_run(hist["records"], float(rated))
     if len(run) < 2:
         raise Ambiguous("a single hour above rating is no episode")
     n = len(run)
@@ -213,7 +213,7 @@ async def overload_days(ctx: FamilyContext, a: GroundedAsset, rated: float) -> l
 
 
 async def episode_plan(
-    ctx: FamilyContext, rng: np.random.Generator, a: GroundedAsset, day_: str
+    ctx: FamilyContext, a: GroundedAsset, day_: str
 ) -> tuple[dict[str, Any], list[ToolCall], list[Reading], list[str]] | None:
     """(params, calls, readings, stated) of the overload-episode question on ``day_``."""
     plates = assets_call(a.site_name)
@@ -225,7 +225,7 @@ async def episode_plan(
     hist = history_call(a, day_, iso_day(d + timedelta(days=1)), EPISODE_SENSORS)
     records = (await ctx.run([hist]))[0]["records"]
     try:
-        run = longest_run(records, float(rated))
+        run = peak_run(records, float(rated))
     except Ambiguous:
         return None
     if len(run) < 2 or any(r.get("ati") is None for r in run):
@@ -257,7 +257,8 @@ async def episode_plan(
     stated = [r.name for r in readings]
     params: dict[str, Any] = {
         "asset_id": a.asset_id, "site": a.site_name, "day": day_, "paper": paper,
-        "note": pick(rng, METHOD_NOTES),
+        # one phrasing per (unit, day): a repeated draw is the same task, caught as a duplicate
+        "note": METHOD_NOTES[zlib.crc32(f"{a.asset_id}/{day_}".encode()) % len(METHOD_NOTES)],
     }
     if paper != "kraft":
         readings.append(Reading(KRAFT_DEFAULT, KRAFT_DESCRIPTION,
@@ -270,20 +271,26 @@ async def episode_plan(
 async def pick_overload_day(
     ctx: FamilyContext, rng: np.random.Generator
 ) -> tuple[GroundedAsset, str] | None:
-    """A unit and a day whose peak load is above its rating (a few units tried)."""
-    for _ in range(4):
-        a = asset_with_telemetry(ctx, rng)
-        if a is None or any(s not in a.sensors for s in EPISODE_SENSORS):
-            return None
-        plate = nameplate_of((await ctx.run([assets_call(a.site_name)]))[0], a.asset_id)
-        if plate.get("rated_mva") is None:
-            continue
-        days = await overload_days(ctx, a, float(plate["rated_mva"]))
-        first, last = full_days(a)
-        days = [d for d in days if first <= date.fromisoformat(d) < last]
-        if days:
-            return a, pick(rng, days)
-    return None
+    """A (unit, day) pair, uniformly among every whole day of every unit whose peak load is
+    above the unit's rating (the list is kept per run beside the memoised calls)."""
+    pairs: list[tuple[str, str]] | None = ctx.derived.get("thermal_overload_days")
+    if pairs is None:
+        pairs = []
+        for a in ctx.assets:
+            if not a.telemetry.start or any(s not in a.sensors for s in EPISODE_SENSORS):
+                continue
+            plate = nameplate_of((await ctx.run([assets_call(a.site_name)]))[0], a.asset_id)
+            if plate.get("rated_mva") is None:
+                continue
+            first, last = full_days(a)
+            pairs += [(a.asset_id, d)
+                      for d in await overload_days(ctx, a, float(plate["rated_mva"]))
+                      if first <= date.fromisoformat(d) < last]
+        ctx.derived["thermal_overload_days"] = pairs
+    if not pairs:
+        return None
+    asset_id, day_ = pick(rng, pairs)
+    return ctx.asset(asset_id), day_
 
 
 @family(
@@ -298,7 +305,8 @@ async def pick_overload_day(
 async def overload_ageing(
     ctx: FamilyContext, rng: np.random.Generator, parents: list[TaskSeed]
 ) -> Plan | None:
-    """Loss of life and ageing factor over the longest stretch of hours above rating on a day.
+    """Loss of life and ageing factor over the stretch of hours above rating around a day's
+    peak load.
 
     The hot spot is modelled from the hourly load and ambient (IEC 60076-7 dynamic model,
     settled at the first hour's load, each reading one hour); the nameplate's paper picks the
@@ -309,7 +317,7 @@ async def overload_ageing(
     if found is None:
         return None
     a, day_ = found
-    planned = await episode_plan(ctx, rng, a, day_)
+    planned = await episode_plan(ctx, a, day_)
     if planned is None:
         return None
     params, calls, readings, stated = planned
@@ -379,7 +387,7 @@ async def overload_ageing_workorder(
         return None
     p = parents[0].params
     a = ctx.asset(p["asset_id"])
-    planned = await episode_plan(ctx, rng, a, p["day"])
+    planned = await episode_plan(ctx, a, p["day"])
     if planned is None:
         return None
     params, calls, readings, stated = planned

@@ -4,9 +4,10 @@ Site GOLDT, three days of hourly telemetry (2026-07-01 00:00 .. 2026-07-03 23:00
 30 °C at every hour, two units:
 
 - GOLDT-TX01: 1.6 MVA distribution unit (ONAN distribution characteristics), Kraft paper.
-  Load 1.0 MVA except 2026-07-01 14:00, 15:00, 16:00 and 20:00 at 1.92 MVA (K = 1.2). The
-  longest run above rating that day is 14:00-16:00 (3 h; 20:00 is a run of one). Winding
-  indicator 100 °C in the overload hours, 70 °C otherwise. One corrective work order,
+  Load 1.0 MVA except on 2026-07-01: 08:00-11:00 at 1.7 MVA (K = 1.0625, the longest run
+  above rating, 4 h), 14:00-16:00 at 1.92 MVA (K = 1.2) and 20:00 at 1.76 MVA (K = 1.1). The
+  stretch above rating that holds the day's peak load (1.92) is 14:00-16:00 (3 h). Winding
+  indicator 100 °C in the hours above rating, 70 °C otherwise. One corrective work order,
   reported 2026-07-01 18:00 (after the run began).
 - GOLDT-TX02: 25 MVA ONAF unit, thermally upgraded paper. Load 20 MVA except 2026-07-02
   10:00-13:00 at 27.5 MVA (K = 1.1, 4 h). Winding indicator 80 °C on 07-01 and 07-03,
@@ -32,7 +33,7 @@ from assets.transformer.families_thermal import (
     KRAFT_DEFAULT,
     MEASURED_WTI,
     WARM_START,
-    longest_run,
+    peak_run,
 )
 from generator.config import StoreSettings
 from generator.generate.families import FAMILIES, Plan, draw_seed, gate_readings
@@ -54,8 +55,9 @@ def _row(unit: str, t: int) -> dict[str, Any]:
     ts = (T0 + timedelta(hours=t)).isoformat()
     day, hour = divmod(t, 24)
     if unit == "GOLDT-TX01":
-        over = day == 0 and hour in (14, 15, 16, 20)
-        load, wti = (1.92, 100.0) if over else (1.0, 70.0)
+        peak = {14: 1.92, 15: 1.92, 16: 1.92, 20: 1.76} | {h: 1.7 for h in range(8, 12)}
+        over = day == 0 and hour in peak
+        load, wti = (peak[hour], 100.0) if over else (1.0, 70.0)
     else:
         over = day == 1 and 10 <= hour <= 13
         load = 27.5 if over else 20.0
@@ -121,12 +123,12 @@ def test_hand_values() -> None:
     assert hot2 == pytest.approx(118.79, abs=0.01) and v2 == pytest.approx(2.408, rel=1e-3)
 
 
-def test_longest_run_breaks_on_gaps_and_ties() -> None:
+def test_peak_run_is_the_run_holding_the_peak_and_breaks_on_gaps() -> None:
     rows = [_row("GOLDT-TX01", t) for t in range(24)]
-    assert [r["timestamp"][11:13] for r in longest_run(rows, 1.6)] == ["14", "15", "16"]
+    assert [r["timestamp"][11:13] for r in peak_run(rows, 1.6)] == ["14", "15", "16"]
     gap = [r for r in rows if r["timestamp"][11:13] != "15"]  # 14 and 16 no longer adjacent
-    with pytest.raises(Exception, match="overload runs"):
-        longest_run(gap, 1.6)
+    with pytest.raises(Exception, match="peak load occurs in 2 runs"):
+        peak_run(gap, 1.6)
 
 
 async def test_golden_overload_ageing(thermal_settings: StoreSettings, tmp_path: Path) -> None:
