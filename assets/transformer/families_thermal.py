@@ -78,14 +78,14 @@ WARM_START = "model_warmed_from_midnight"
 UPGRADED_NOTE = "Its nameplate lists thermally upgraded paper."
 # How the overload-episode texts pin the hot-spot model (one is picked per draw).
 METHOD_NOTES: tuple[str, ...] = (
-    "Model the hot spot from the hourly load and ambient readings, with the unit settled at "
-    "the first hour's load and each reading counting as one hour.",
-    "Use the thermal model on the hourly load and ambient, starting from a steady state at "
-    "the stretch's first load; count every hourly reading as one hour.",
-    "Don't go by the winding gauge: compute the hot spot hour by hour from load and ambient, "
-    "assuming the unit had settled at the first hour's load. Each reading stands for one hour.",
-    "Compute the hot spot from the load and ambient of those hours alone, as if the unit had "
-    "settled at the first hour's load, one hour per reading.",
+    "Model the hot spot from the hourly load and ambient, settled at the first hour's load; "
+    "one hour per reading.",
+    "Use the thermal model on hourly load and ambient, starting steady at the first hour's "
+    "load, one hour per reading.",
+    "Work the hot spot out from load and ambient rather than the winding gauge, starting "
+    "settled at the first hour's load; each reading counts as one hour.",
+    "Compute the hot spot from the load and ambient of those hours alone, as if settled at "
+    "the first hour's load, one hour per reading.",
 )
 # An ageing factor this close to 1 decides "faster than normal" on rounding: dropped.
 NORMAL_MARGIN = 0.03
