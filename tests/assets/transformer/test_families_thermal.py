@@ -281,3 +281,6 @@ async def test_golden_sustained_overload(thermal_settings: StoreSettings, tmp_pa
         assert s.answer["hot_spot_c"] == pytest.approx(hot, abs=1e-9)
         assert s.answer["relative_ageing_rate"] == pytest.approx(v, rel=1e-9)
         assert s.outcome == ("accelerated" if v > 1 else "normal")
+        checks = {r.name: r.outcome for r in s.readings}
+        # Kraft V differs from the upgraded one at every temperature: the text states the paper
+        assert checks == ({KRAFT_DEFAULT: "stated"} if p["paper"] == "upgraded" else {})
