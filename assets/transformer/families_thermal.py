@@ -623,7 +623,7 @@ async def emergency_loading(
         return None
     regime = pick(rng, sorted(REGIME_TEXT))
     hours = float(pick(rng, DURATIONS[regime]))
-    load_pct = int(pick(rng, range(110, 165, 5)))
+    load_pct = int(pick(rng, range(105, 155, 5)))
     ambient = int(pick(rng, (20, 25, 30, 35, 40)))
     pre_pct = int(pick(rng, (60, 70, 80, 90, 100)))
     args: dict[str, Any] = {
