@@ -66,8 +66,8 @@ CLARIFY = "clarify"
 
 
 def _spoken(ctx: FamilyContext, sensor: str) -> str:
-    """The sensor as people say it ("top-oil temperature", not "... indicator")."""
-    return label(ctx, sensor).replace(" indicator", "")
+    """The sensor as people say it ("top-oil temperature", not "... indicator"; "load")."""
+    return "load" if sensor == "load_mva" else label(ctx, sensor).replace(" indicator", "")
 
 
 def _hour_text(ts: str) -> str:
@@ -197,7 +197,7 @@ async def weekly_pattern(
         return None
     a = pick(rng, usable)
     first, last = full_days(a)
-    lo, hi = first + timedelta(days=7 * BASELINE_WEEKS + 1), last - timedelta(days=1)
+    lo, hi = first + timedelta(days=7 * BASELINE_WEEKS), last - timedelta(days=1)
     if lo > hi:
         return None
     alerts = [(d, s) for d, s in await _alerts(ctx, a) if lo <= d <= hi and s in a.sensors]
@@ -450,7 +450,12 @@ async def clarify_request(
     a = asset_with_telemetry(ctx, rng)
     if a is None:
         return None
-    quantity = pick(rng, sorted(VAGUE))
+    known = {s.name: s.unit for s in ctx.tools.asset.sensors}
+    vague = [q for q, (u, _) in sorted(VAGUE.items())
+             if sum(known.get(s) == u for s in a.sensors) >= 2]
+    if not vague:
+        return None
+    quantity = pick(rng, vague)
     code, _ = VAGUE[quantity]
     call = ToolCall(name="sensors", args={"site_name": a.site_name, "asset_id": a.asset_id})
     return Plan(
