@@ -126,9 +126,14 @@ SCORE_MARGIN = 0.15
 # A threshold so low that every reading with a nonzero residual is listed with its score.
 LIST_ALL = 1e-6
 EARLIER_WINDOW = "scored_window_starts_a_day_earlier"
-PATTERN_NOTE = (
+# Each pins the same comparison: the same weekday and hour over the four weeks before.
+PATTERN_NOTES: tuple[str, ...] = (
     "By usual I mean the same weekday and hour over the four weeks before; "
-    "call it an anomaly only if it stands far outside that week-to-week spread."
+    "call it an anomaly only if it stands far outside that week-to-week spread.",
+    "Judge it against the same hour on the same weekday across the previous four weeks, "
+    "not against the rest of the day.",
+    "Compare it with that weekday at that hour over the last four weeks; only a big "
+    "departure from that spread counts as an anomaly.",
 )
 # Share of draws that look at a day with one of the unit's temperature alerts.
 ALERT_SHARE = 0.6
@@ -166,8 +171,9 @@ def _pattern_summary(params: dict[str, Any], answer: dict[str, Any]) -> str:
         f"{params['unit']} at {answer['peak_time']}: "
     )
     if answer["verdict"] == "anomaly":
+        side = "above" if answer["peak_value"] > answer["expected"] else "below"
         return text + (
-            f"an anomaly against the weekly pattern (usual level for {params['weekday']} "
+            f"an anomaly {side} the weekly pattern (usual level for {params['weekday']} "
             f"{params['hour']}: {num(answer['expected'], 3)} {params['unit']})"
         )
     return text + f"within the usual weekly pattern for {params['weekday']} {params['hour']}"
@@ -237,7 +243,7 @@ async def weekly_pattern(
         "asset_id": a.asset_id, "site": a.site_name, "sensor": sensor,
         "sensor_label": _spoken(ctx, sensor), "unit": unit(ctx, sensor), "day": d,
         "weekday": WEEKDAYS[when.weekday()], "hour": _hour_text(ts), "peak_time": ts,
-        "note": PATTERN_NOTE,
+        "note": pick(rng, PATTERN_NOTES),
     }
     return Plan(
         params=params,
@@ -655,6 +661,8 @@ async def trip_false_premise(
 
 TEMPERATURE_CONTACTS: dict[str, tuple[str, str]] = {"oti": ("oti_a", "oti_t"),
                                                     "wti": ("wti_a", "wti_t")}
+# Share of temperature questions about a past hour with an alarm contact closed.
+ALARM_HOUR_SHARE = 0.5
 # Quantities a person may ask about: telemetry ones and laboratory ones.
 ASKED: tuple[str, ...] = (
     "inut", "wti", "oti", "vl12", "hydrogen", "acetylene", "water_content",
@@ -674,7 +682,7 @@ def _inventory_derive(params: dict[str, Any], outputs: list[dict[str, Any]]) -> 
     temps = [str(s["name"]) for s in listing["sensors"] if s.get("unit") == "degC"]
     records = outputs[1]["records"]
     if not records:
-        raise Ambiguous("no records on the last day")
+        raise Ambiguous("no records in the hour asked about")
     last = records[-1]
     latest = {s: float(last[s]) for s in temps if last.get(s) is not None}
     if len(latest) != len(temps):
@@ -701,7 +709,7 @@ def _inventory_summary(params: dict[str, Any], answer: dict[str, Any]) -> str:
     values = ", ".join(f"{s} {num(v, 2)} °C" for s, v in answer["latest"].items())
     return (
         f"temperature measurements of {params['asset_id']}: "
-        f"{and_join(answer['temperature_sensors'])}; latest ({answer['timestamp']}): {values}; "
+        f"{and_join(answer['temperature_sensors'])}; readings at {answer['timestamp']}: {values}; "
         f"in alarm: {and_join(answer['in_alarm'])}"
     )
 
@@ -719,7 +727,8 @@ async def sensor_inventory(
     ctx: FamilyContext, rng: np.random.Generator, parents: list[TaskSeed]
 ) -> Plan | None:
     """What a unit measures: is a quantity hourly telemetry or a laboratory oil-sample value,
-    or which temperatures it reports, their latest readings and which is in alarm."""
+    or which temperatures it reports, their readings (the latest record, or an hour of one of
+    the unit's alarm days when an alarm or trip contact was closed) and which is in alarm."""
     a = asset_with_telemetry(ctx, rng)
     if a is None:
         return None
@@ -739,12 +748,28 @@ async def sensor_inventory(
     contacts = [c for s in temps for c in TEMPERATURE_CONTACTS.get(s, ()) if c in a.sensors]
     if not temps:
         return None
-    last_day = iso_day(day(a.telemetry.end or ""))
+    params: dict[str, Any] = {"ask": "temperatures", "asset_id": a.asset_id,
+                              "site": a.site_name, "at_time": False}
+    read = history_call(a, iso_day(day(a.telemetry.end or "")), None, temps + contacts)
+    mentions = [a.asset_id, a.site_name]
+    alarm_days = sorted({d for d, _ in await _alerts(ctx, a)})
+    if contacts and alarm_days and rng.random() < ALARM_HOUR_SHARE:
+        when = pick(rng, alarm_days)
+        out_day = await ctx.run1(
+            "history", site_name=a.site_name, asset_id=a.asset_id, start=iso_day(when),
+            final=iso_day(when + timedelta(days=1)), sensors=contacts,
+        )
+        hot = [str(r["timestamp"]) for r in out_day["records"]
+               if any(r.get(c) == 1 for c in contacts)]
+        if hot:
+            ts = pick(rng, hot)
+            read = history_call(a, ts, _plus_hours(ts, 1), temps + contacts)
+            params |= {"at_time": True, "day": ts[:10], "hour": _hour_text(ts)}
+            mentions += [ts[:10], _hour_text(ts)]
     return Plan(
-        params={"ask": "temperatures", "asset_id": a.asset_id, "site": a.site_name,
-                "last_day": last_day},
-        tool_sequence=[listing, history_call(a, last_day, None, temps + contacts)],
-        mentions=[a.asset_id, a.site_name],
+        params=params,
+        tool_sequence=[listing, read],
+        mentions=mentions,
         grounding={"site": a.site_name, "asset_id": a.asset_id},
         difficulty="medium",
         hard_features=["multi_output"],

@@ -16,8 +16,9 @@ preventive 06-11 08:00 (002), corrective 06-12 11:00 (003), corrective 06-29 11:
 after the trip), corrective 07-02 10:00 (005).
 
 ASKA-TX02, three days (2026-07-03 00:00 .. 07-05 23:00) of ati 20, oti 50, wti 60 °C,
-il1 100 A, inut 5 A and the four alarm/trip contacts at 0; its last record (07-05 23:00) has
-oti 91 °C with the top-oil alarm contact oti_a = 1. No events, no work orders.
+il1 100 A, inut 5 A and the four alarm/trip contacts at 0, except two records with the
+top-oil alarm contact oti_a = 1: 07-04 15:00 (oti 92 °C) and the last, 07-05 23:00 (oti 91 °C).
+One event, a top-oil alarm on 2026-07-04 14:20; no work orders.
 """
 
 from __future__ import annotations
@@ -58,10 +59,10 @@ def _telemetry() -> list[dict[str, Any]]:
     start = datetime(2026, 7, 3)
     for i in range(72):
         t = start + timedelta(hours=i)
-        last = i == 71
+        hot = {71: 91.0, 39: 92.0}.get(i)  # 07-05 23:00 and 07-04 15:00 (3 h + 36 h)
         docs.append({"_id": f"{TX02}:{t.isoformat()}", "asset_id": TX02, "site_name": SITE,
-                     "timestamp": t.isoformat(), "ati": 20.0, "oti": 91.0 if last else 50.0,
-                     "wti": 60.0, "il1": 100.0, "inut": 5.0, "oti_a": 1 if last else 0,
+                     "timestamp": t.isoformat(), "ati": 20.0, "oti": hot or 50.0,
+                     "wti": 60.0, "il1": 100.0, "inut": 5.0, "oti_a": 1 if hot else 0,
                      "wti_a": 0, "oti_t": 0, "wti_t": 0})
     return docs
 
@@ -76,9 +77,9 @@ def _order(n: int, when: str, preventive: bool) -> dict[str, Any]:
             "actual_finish": when, "actual_labor_hours": 4.0}
 
 
-def _alert(rule: str, when: str) -> dict[str, Any]:
-    return {"_id": f"ev:{rule}:{when}", "dataset": "events", "event_id": f"EV-{rule}-{when}",
-            "equipment_id": TX01, "site_name": SITE, "event_group": "ALERT",
+def _alert(rule: str, when: str, unit: str = TX01) -> dict[str, Any]:
+    return {"_id": f"ev:{unit}:{rule}:{when}", "dataset": "events",
+            "event_id": f"EV-{rule}-{when}", "equipment_id": unit, "site_name": SITE, "event_group": "ALERT",
             "event_category": rule, "event_type": rule, "description": rule, "event_time": when}
 
 
@@ -96,6 +97,7 @@ def _workorders() -> list[dict[str, Any]]:
         _alert("OTI_ALARM", "2026-06-29T10:05:00"),
         _alert("OTI_TRIP", TRIP),
         _alert("OTI_ALARM", "2026-06-30T09:40:00"),
+        _alert("OTI_ALARM", "2026-07-04T14:20:00", TX02),
     ]
 
 
@@ -214,8 +216,8 @@ async def test_golden_wo_trip_false_premise(ask_settings: StoreSettings, tmp_pat
     """ASKA-TX01 tripped once, 2026-06-29 10:30. Claimed on 06-29: the premise holds;
     corrective orders reported after 10:30 from that day on: 004 (11:30) and 005 (07-02);
     counted from the start of the day they are the same two. Claimed on 06-30: no trip, the
-    day's alert was a top-oil alarm; any other day of TX01: no trip, no alert. ASKA-TX02 has
-    no events: no trip, no trips on record."""
+    day's alert was a top-oil alarm; any other day of TX01: no trip, no alert. ASKA-TX02 never
+    tripped: no trips on record; its one alert day, 07-04, had a top-oil alarm."""
     seeds = await generate_family(ask_settings, tmp_path, "wo_trip_false_premise", 30)
     assert seeds
     outcomes = set()
@@ -231,8 +233,9 @@ async def test_golden_wo_trip_false_premise(ask_settings: StoreSettings, tmp_pat
             assert s.answer == {"premise_holds": False, "trips_on_record": [TRIP],
                                 "alerts_that_day": alerts}
         else:
+            alerts = ["OTI_ALARM"] if p["claim_date"] == "2026-07-04" else []
             assert s.answer == {"premise_holds": False, "trips_on_record": [],
-                                "alerts_that_day": []}
+                                "alerts_that_day": alerts}
         outcomes.add(s.outcome)
     assert outcomes == {"premise_holds", "false_premise"}
 
@@ -253,7 +256,8 @@ def test_trip_reading_counts_orders_before_the_trip() -> None:
 async def test_golden_iot_sensor_inventory(ask_settings: StoreSettings, tmp_path: Path) -> None:
     """ASKA-TX02's hourly readings: ati, il1, inut, oti, oti_a, oti_t, wti, wti_a, wti_t. Its
     temperatures (°C): ati, oti, wti; latest record 07-05 23:00: 20, 91, 60 with the top-oil
-    alarm contact closed -> oti in alarm. Dissolved gases and oil-quality values are
+    alarm contact closed -> oti in alarm. Asked about its alarm day 07-04, the only hour with
+    a closed contact is 15:00: 20, 92, 60 with oti_a = 1 -> oti in alarm. Dissolved gases and oil-quality values are
     laboratory (oil-sample) quantities of the class. ASKA-TX01 reports load only: no
     temperatures (not drawn), and asked about its neutral current or a temperature it has
     none (listed nowhere: not drawn)."""
@@ -264,9 +268,10 @@ async def test_golden_iot_sensor_inventory(ask_settings: StoreSettings, tmp_path
         p = s.params
         if p["ask"] == "temperatures":
             assert p["asset_id"] == TX02
-            assert s.answer == {"temperature_sensors": ["ati", "oti", "wti"],
-                                "timestamp": "2026-07-05T23:00:00",
-                                "latest": {"ati": 20.0, "oti": 91.0, "wti": 60.0},
+            at, oti = ("2026-07-04T15:00:00", 92.0) if p["at_time"] else (
+                "2026-07-05T23:00:00", 91.0)
+            assert s.answer == {"temperature_sensors": ["ati", "oti", "wti"], "timestamp": at,
+                                "latest": {"ati": 20.0, "oti": oti, "wti": 60.0},
                                 "in_alarm": ["oti"]}
             assert s.outcome == "in_alarm"
         elif p["quantity"] in lab:
@@ -275,3 +280,4 @@ async def test_golden_iot_sensor_inventory(ask_settings: StoreSettings, tmp_path
             assert p["asset_id"] == TX02 and p["quantity"] in ("inut", "oti", "wti")
             assert s.answer == {"measured_hourly": True, "in_oil_samples": False}
     assert {s.params["ask"] for s in seeds} == {"temperatures", "quantity"}
+    assert {s.params.get("at_time") for s in seeds} >= {True, False}
