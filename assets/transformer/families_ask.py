@@ -23,6 +23,9 @@ Every answer is computed by a ``derive`` function from tool outputs only:
   work orders; when no trip happened that day the answer says so and lists the trips on
   record (answer shape of ``fmsr_false_premise``: ``premise_holds`` and the labels
   "premise_holds" / "false_premise").
+- ``wo_order_false_premise``: "what was corrective work order W raised for?" when W is
+  preventive or does not exist (checked in the unit's work orders); draws name real orders
+  of the claimed kind too, so the premise sometimes holds.
 - ``iot_sensor_inventory``: what a unit measures, from the ``sensors`` tool (hourly
   telemetry vs. laboratory oil-sample quantities), with the latest temperature readings and
   their alarm contacts.
@@ -777,3 +780,84 @@ async def sensor_inventory(
         rel_tolerance={"latest": 0.001},
     )
 
+
+
+# -- a false premise about a work order (wo) --------------------------------------------------
+
+KINDS = ("corrective", "preventive")
+# Share of draws that name a work order the unit does not have (the next number after its
+# last order); the rest name a real order as corrective or preventive at random.
+MISSING_SHARE = 0.25
+
+
+def _order_premise_derive(
+    params: dict[str, Any], outputs: list[dict[str, Any]]
+) -> dict[str, Any]:
+    orders = {str(o["wo_id"]): o for o in outputs[0]["work_orders"]}
+    order = orders.get(params["wo_id"])
+    if order is None:
+        return {"premise_holds": False, "exists": False, "work_orders_on_record": len(orders)}
+    kind = "preventive" if order["preventive"] else "corrective"
+    answer: dict[str, Any] = {
+        "premise_holds": kind == params["claim_kind"], "exists": True, "kind": kind,
+        "primary_code": order["primary_code"], "reported_date": order["reported_date"],
+    }
+    return answer
+
+
+def _order_premise_summary(params: dict[str, Any], answer: dict[str, Any]) -> str:
+    if not answer["exists"]:
+        return (
+            f"the premise is false: {params['asset_id']} has no work order {params['wo_id']} "
+            f"({answer['work_orders_on_record']} work orders on record)"
+        )
+    head = "" if answer["premise_holds"] else (
+        f"the premise is false: {params['wo_id']} is {answer['kind']}, not "
+        f"{params['claim_kind']}; "
+    )
+    return (
+        f"{head}{params['wo_id']} on {params['asset_id']}: {answer['kind']}, code "
+        f"{answer['primary_code']}, reported {answer['reported_date']}"
+    )
+
+
+@family(
+    "wo_order_false_premise",
+    domain="wo",
+    category="Data Query",
+    derive=_order_premise_derive,
+    summarise=_order_premise_summary,
+    outcome=trip_outcome,
+    trivial=("premise_holds",),
+)
+async def order_false_premise(
+    ctx: FamilyContext, rng: np.random.Generator, parents: list[TaskSeed]
+) -> Plan | None:
+    """"What was corrective work order W on unit X raised for?" when W is preventive, or does
+    not exist; the answer corrects the premise from the unit's work orders (or, when W is
+    corrective, gives its code and report date)."""
+    usable = [x for x in ctx.assets if x.work_orders > 0]
+    if not usable:
+        return None
+    a = pick(rng, usable)
+    call = ToolCall(name="get_work_orders", args={"equipment_id": a.asset_id})
+    orders = (await ctx.run([call]))[0]["work_orders"]
+    if not orders:
+        return None
+    if rng.random() < MISSING_SHARE:
+        ids = sorted(str(o["wo_id"]) for o in orders)
+        head, _, tail = ids[-1].rpartition("-")
+        if not tail.isdigit():
+            return None
+        wo_id = f"{head}-{int(tail) + 1:0{len(tail)}d}"
+    else:
+        wo_id = str(pick(rng, orders)["wo_id"])
+    claim = pick(rng, KINDS)
+    return Plan(
+        params={"asset_id": a.asset_id, "site": a.site_name, "wo_id": wo_id,
+                "claim_kind": claim},
+        tool_sequence=[call],
+        mentions=[a.asset_id, wo_id],
+        grounding={"asset_id": a.asset_id},
+        difficulty="medium",
+    )

@@ -281,3 +281,31 @@ async def test_golden_iot_sensor_inventory(ask_settings: StoreSettings, tmp_path
             assert s.answer == {"measured_hourly": True, "in_oil_samples": False}
     assert {s.params["ask"] for s in seeds} == {"temperatures", "quantity"}
     assert {s.params.get("at_time") for s in seeds} >= {True, False}
+
+
+async def test_golden_wo_order_false_premise(
+    ask_settings: StoreSettings, tmp_path: Path
+) -> None:
+    """ASKA-TX01's work orders: 001 corrective OP-OVL 06-10 09:00, 002 preventive PM-INSP
+    06-11 08:00, 003 corrective 06-12 11:00, 004 corrective 06-29 11:30, 005 corrective
+    07-02 10:00. The missing id is the next after the last, WO-ASK-006 (5 orders on record).
+    The premise holds when the claimed kind is the order's kind."""
+    seeds = await generate_family(ask_settings, tmp_path, "wo_order_false_premise", 30)
+    assert seeds
+    table = {
+        "WO-ASK-001": ("corrective", "OP-OVL", "2026-06-10T09:00:00"),
+        "WO-ASK-002": ("preventive", "PM-INSP", "2026-06-11T08:00:00"),
+        "WO-ASK-003": ("corrective", "OP-OVL", "2026-06-12T11:00:00"),
+        "WO-ASK-004": ("corrective", "OP-OVL", "2026-06-29T11:30:00"),
+        "WO-ASK-005": ("corrective", "OP-OVL", "2026-07-02T10:00:00"),
+    }
+    for s in seeds:
+        p = s.params
+        if p["wo_id"] == "WO-ASK-006":
+            assert s.answer == {"premise_holds": False, "exists": False,
+                                "work_orders_on_record": 5}
+            continue
+        kind, code, reported = table[p["wo_id"]]
+        assert s.answer == {"premise_holds": kind == p["claim_kind"], "exists": True,
+                            "kind": kind, "primary_code": code, "reported_date": reported}
+    assert {s.outcome for s in seeds} == {"premise_holds", "false_premise"}
