@@ -246,7 +246,8 @@ async def weekly_pattern(
         "asset_id": a.asset_id, "site": a.site_name, "sensor": sensor,
         "sensor_label": _spoken(ctx, sensor), "unit": unit(ctx, sensor), "day": d,
         "weekday": WEEKDAYS[when.weekday()], "hour": _hour_text(ts), "peak_time": ts,
-        "note": pick(rng, PATTERN_NOTES),
+        # A function of the task, so the same task never comes back in another wording.
+        "note": PATTERN_NOTES[when.toordinal() % len(PATTERN_NOTES)],
     }
     return Plan(
         params=params,

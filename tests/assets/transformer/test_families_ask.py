@@ -79,7 +79,8 @@ def _order(n: int, when: str, preventive: bool) -> dict[str, Any]:
 
 def _alert(rule: str, when: str, unit: str = TX01) -> dict[str, Any]:
     return {"_id": f"ev:{unit}:{rule}:{when}", "dataset": "events",
-            "event_id": f"EV-{rule}-{when}", "equipment_id": unit, "site_name": SITE, "event_group": "ALERT",
+            "event_id": f"EV-{rule}-{when}", "equipment_id": unit, "site_name": SITE,
+            "event_group": "ALERT",
             "event_category": rule, "event_type": rule, "description": rule, "event_time": when}
 
 
@@ -257,10 +258,10 @@ async def test_golden_iot_sensor_inventory(ask_settings: StoreSettings, tmp_path
     """ASKA-TX02's hourly readings: ati, il1, inut, oti, oti_a, oti_t, wti, wti_a, wti_t. Its
     temperatures (°C): ati, oti, wti; latest record 07-05 23:00: 20, 91, 60 with the top-oil
     alarm contact closed -> oti in alarm. Asked about its alarm day 07-04, the only hour with
-    a closed contact is 15:00: 20, 92, 60 with oti_a = 1 -> oti in alarm. Dissolved gases and oil-quality values are
-    laboratory (oil-sample) quantities of the class. ASKA-TX01 reports load only: no
-    temperatures (not drawn), and asked about its neutral current or a temperature it has
-    none (listed nowhere: not drawn)."""
+    a closed contact is 15:00: 20, 92, 60 with oti_a = 1 -> oti in alarm. Dissolved gases and
+    oil-quality values are laboratory (oil-sample) quantities of the class. ASKA-TX01 reports
+    load only: no temperatures (not drawn), and asked about its neutral current or a
+    temperature it has none (listed nowhere: not drawn)."""
     seeds = await generate_family(ask_settings, tmp_path, "iot_sensor_inventory", 30)
     assert seeds
     lab = {"hydrogen", "acetylene", "water_content", "dielectric_rigidity", "acidity"}
