@@ -124,7 +124,7 @@ PATTERN_SENSORS: tuple[str, ...] = ("load_mva", "oti", "wti", "il1")
 BASELINE_WEEKS = 4
 DEFAULT_CUTOFF = 3.5
 OTHER_CUTOFFS: tuple[float, ...] = (3.0, 4.0)
-# A peak scoring this close to any usual cut-off could flip on a detail: not drawn.
+# A peak scoring this close to the band of usual cut-offs could flip on a detail: not drawn.
 SCORE_MARGIN = 0.15
 # A threshold so low that every reading with a nonzero residual is listed with its score.
 LIST_ALL = 1e-6
@@ -198,8 +198,8 @@ async def weekly_pattern(
 
     The day has four whole weeks of telemetry before it. The peak is scored in the two-day
     window starting that day; gated readings: the cut-offs 3.0 and 4.0 (the text names
-    none) and a window starting the day before. Peaks scoring within ``SCORE_MARGIN`` of a
-    cut-off are not drawn.
+    none) and a window starting the day before. Peaks scoring inside the band of those
+    cut-offs (widened by ``SCORE_MARGIN``) are not drawn.
     """
     usable = [x for x in ctx.assets if x.enough_history and x.telemetry.start and x.sensors]
     if not usable:
@@ -221,7 +221,9 @@ async def weekly_pattern(
     ts, _ = peak
     scored = await ctx.run1("run_tsad", **_tsad_args(a, sensor, when, LIST_ALL))
     score = next((abs(float(x["score"])) for x in scored["anomalies"] if x["timestamp"] == ts), 0.0)
-    if any(abs(score - c) <= SCORE_MARGIN for c in (DEFAULT_CUTOFF, *OTHER_CUTOFFS)):
+    # Every usual cut-off must give the same verdict: no score in the band they span.
+    cutoffs = (DEFAULT_CUTOFF, *OTHER_CUTOFFS)
+    if min(cutoffs) - SCORE_MARGIN <= score <= max(cutoffs) + SCORE_MARGIN:
         return None
     day_call = history_call(a, iso_day(when), iso_day(when + timedelta(days=1)), [sensor])
     tsad = ToolCall(name="run_tsad", args=_tsad_args(a, sensor, when, DEFAULT_CUTOFF))
