@@ -105,7 +105,7 @@ def test_class_overrides_merge_into_the_domain_policies() -> None:
     assert "oil_samples" not in generic["iot"].core_tools
     assert merged["iot"].core_tools == ["sites", "assets", "sensors", "history", "oil_samples"]
     assert merged["tsfm"].core_tools == generic["tsfm"].core_tools
-    assert merged["tsfm"].nontrivial_share == {"tsfm_anomalies": 0.6}
+    assert merged["tsfm"].nontrivial_share == {"tsfm_anomalies": 0.6, "tsfm_weekly_pattern": 0.5}
     assert generic["tsfm"].nontrivial_share == {}
     assert load_policy("fmsr", "transformer") == merged["fmsr"]
     assert "interpret_dga" in merged["fmsr"].core_tools

@@ -1,0 +1,312 @@
+"""Golden cases of the ``families_ask`` task families: raw documents written by hand, every
+answer worked out by hand below (never through the families' derive or the tools).
+
+The store (database prefix ``golden_ask_``): site ASKA with two units.
+
+ASKA-TX01, 35 days of hourly ``load_mva`` from Monday 2026-06-01 00:00 (d = 0) to Sunday
+2026-07-05 23:00 (d = 34):
+
+    load(d, h) = 10 + 4·[h = 9 and weekday(d) is Monday..Friday]      (MVA)
+
+except two readings: Monday 2026-06-29 09:00 (d = 28) reads 20 (a spike) and Tuesday
+2026-06-30 09:00 (d = 29) reads 12 (a dip). Every weekday-hour slot therefore repeats
+exactly from week to week apart from those two. Events: top-oil alarm 2026-06-29 10:05, trip
+2026-06-29 10:30, alarm 2026-06-30 09:40. Work orders: corrective 06-10 09:00 (001),
+preventive 06-11 08:00 (002), corrective 06-12 11:00 (003), corrective 06-29 11:30 (004,
+after the trip), corrective 07-02 10:00 (005).
+
+ASKA-TX02, three days (2026-07-03 00:00 .. 07-05 23:00) of ati 20, oti 50, wti 60 °C,
+il1 100 A, inut 5 A and the four alarm/trip contacts at 0, except two records with the
+top-oil alarm contact oti_a = 1: 07-04 15:00 (oti 92 °C) and the last, 07-05 23:00 (oti 91 °C).
+One event, a top-oil alarm on 2026-07-04 14:20; no work orders.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from assets.transformer.families_ask import DAILY_PEAKS, EARLIER_WINDOW, FROM_DAY_START
+from generator.api import END_DAY_INCLUDED
+from generator.config import StoreSettings
+from generator.generate.families import FAMILIES
+from tests.assets.transformer.test_golden_families import generate_family, seed_raw
+
+SITE, TX01, TX02 = "ASKA", "ASKA-TX01", "ASKA-TX02"
+T0 = datetime(2026, 6, 1)  # a Monday
+SPIKE, DIP = "2026-06-29T09:00:00", "2026-06-30T09:00:00"
+TRIP = "2026-06-29T10:30:00"
+
+
+def load(t: datetime) -> float:
+    """The hand-written load series of ASKA-TX01."""
+    if t.isoformat() == SPIKE:
+        return 20.0
+    if t.isoformat() == DIP:
+        return 12.0
+    return 10.0 + (4.0 if t.hour == 9 and t.weekday() < 5 else 0.0)
+
+
+def _telemetry() -> list[dict[str, Any]]:
+    docs = []
+    for i in range(35 * 24):
+        t = T0 + timedelta(hours=i)
+        docs.append({"_id": f"{TX01}:{t.isoformat()}", "asset_id": TX01, "site_name": SITE,
+                     "timestamp": t.isoformat(), "load_mva": load(t)})
+    start = datetime(2026, 7, 3)
+    for i in range(72):
+        t = start + timedelta(hours=i)
+        hot = {71: 91.0, 39: 92.0}.get(i)  # 07-05 23:00 and 07-04 15:00 (3 h + 36 h)
+        docs.append({"_id": f"{TX02}:{t.isoformat()}", "asset_id": TX02, "site_name": SITE,
+                     "timestamp": t.isoformat(), "ati": 20.0, "oti": hot or 50.0,
+                     "wti": 60.0, "il1": 100.0, "inut": 5.0, "oti_a": 1 if hot else 0,
+                     "wti_a": 0, "oti_t": 0, "wti_t": 0})
+    return docs
+
+
+def _order(n: int, when: str, preventive: bool) -> dict[str, Any]:
+    wo_id = f"WO-ASK-{n:03d}"
+    code = "PM-INSP" if preventive else "OP-OVL"
+    return {"_id": f"wo:{wo_id}", "dataset": "wo_events", "wo_id": wo_id, "equipment_id": TX01,
+            "site_name": SITE, "preventive": preventive,
+            "wo_type": "preventive" if preventive else "corrective", "primary_code": code,
+            "wo_description": code, "work_priority": 2, "reported_date": when,
+            "actual_finish": when, "actual_labor_hours": 4.0}
+
+
+def _alert(rule: str, when: str, unit: str = TX01) -> dict[str, Any]:
+    return {"_id": f"ev:{unit}:{rule}:{when}", "dataset": "events",
+            "event_id": f"EV-{rule}-{when}", "equipment_id": unit, "site_name": SITE,
+            "event_group": "ALERT",
+            "event_category": rule, "event_type": rule, "description": rule, "event_time": when}
+
+
+def _workorders() -> list[dict[str, Any]]:
+    return [
+        {"_id": "fc:OP-OVL", "dataset": "failure_codes", "code": "OP-OVL", "fault_type": None,
+         "description": "overload"},
+        {"_id": "fc:PM-INSP", "dataset": "failure_codes", "code": "PM-INSP", "fault_type": None,
+         "description": "inspection"},
+        _order(1, "2026-06-10T09:00:00", False),
+        _order(2, "2026-06-11T08:00:00", True),
+        _order(3, "2026-06-12T11:00:00", False),
+        _order(4, "2026-06-29T11:30:00", False),
+        _order(5, "2026-07-02T10:00:00", False),
+        _alert("OTI_ALARM", "2026-06-29T10:05:00"),
+        _alert("OTI_TRIP", TRIP),
+        _alert("OTI_ALARM", "2026-06-30T09:40:00"),
+        _alert("OTI_ALARM", "2026-07-04T14:20:00", TX02),
+    ]
+
+
+def _nameplate() -> list[dict[str, Any]]:
+    return [{"_id": a, "asset_id": a, "site_name": SITE, "rated_mva": 10.0, "cooling": "ONAN",
+             "thermal_class": "ONAN", "hv_kv": 33.0, "lv_kv": 11.0, "paper": "kraft",
+             "year_installed": 2005, "oti_alarm": 90.0, "oti_trip": 100.0, "wti_alarm": 110.0,
+             "wti_trip": 130.0} for a in (TX01, TX02)]
+
+
+@pytest.fixture(scope="module")
+def ask_settings(settings_for: Any) -> StoreSettings:
+    settings: StoreSettings = settings_for("golden_ask_")
+    seed_raw(settings, {"telemetry": _telemetry(), "oil_samples": [], "nameplate": _nameplate(),
+                        "workorders": _workorders(), "truth": []})
+    return settings
+
+
+async def test_golden_tsfm_weekly_pattern(ask_settings: StoreSettings, tmp_path: Path) -> None:
+    """Days with four weeks before them and a following day: 2026-06-29 .. 07-04.
+
+    - 06-29 (Mon): peak 20 at 09:00. Window [06-29, 07-01), reference from 06-01 (4 weeks
+      before): 30 days × 24 = 720 readings. Slot (Mon, 09): 14, 14, 14, 14, 20 -> median 14;
+      slot (Tue, 09): 14, 14, 14, 14, 12 -> median 14; every other slot repeats exactly.
+      Residuals: +6, -2 and 718 zeros -> median 0, MAD 0, so MeanAD = 8/720 is used:
+      z(spike) = 6 / (1.253314 · 8/720) = 430.9 > 4 -> anomaly, expected 14.
+    - 06-30 (Tue): peak 12 at 09:00 (other hours 10). Reference [06-02, 07-02): same two
+      residuals, z(dip) = -2 / (1.253314 · 8/720) = -143.6 -> anomaly, expected 14.
+    - 07-01 .. 07-03 (Wed-Fri): peak 14 at 09:00, its slot repeats 14 every week: residual
+      0, z = 0 -> the usual pattern.
+    - 07-04 (Sat): every hour reads 10, no single peak -> never drawn.
+    Every cut-off (3, 3.5, 4) and the window starting a day earlier agree (scores 0 or > 140).
+    """
+    seeds = await generate_family(ask_settings, tmp_path, "tsfm_weekly_pattern", 30)
+    assert seeds
+    expected = {
+        "2026-06-29": (20.0, "anomaly", 14.0),
+        "2026-06-30": (12.0, "anomaly", 14.0),
+        "2026-07-01": (14.0, "usual_pattern", None),
+        "2026-07-02": (14.0, "usual_pattern", None),
+        "2026-07-03": (14.0, "usual_pattern", None),
+    }
+    seen = set()
+    for s in seeds:
+        value, verdict, usual = expected[s.params["day"]]
+        assert s.params["peak_time"] == s.params["day"] + "T09:00:00"
+        assert s.answer == {"peak_time": s.params["peak_time"], "peak_value": value,
+                            "verdict": verdict, "expected": usual}
+        checks = {r.name: r.outcome for r in s.readings}
+        assert checks["cutoff_3"] == checks["cutoff_4"] == checks[EARLIER_WINDOW] == "same"
+        seen.add(verdict)
+    assert seen == {"anomaly", "usual_pattern"}
+
+
+async def test_golden_iot_same_hour_weeks(ask_settings: StoreSettings, tmp_path: Path) -> None:
+    """Peaks against the same hour on the previous 2-4 same weekdays.
+
+    - 06-29 (Mon) 09:00 reads 20; 09:00 on the Mondays before (06-22, 06-15, 06-08, 06-01)
+      reads 10 + 4 = 14 -> above all of them (20 > 14).
+    - 06-30 (Tue) 09:00 reads 12; the Tuesdays before read 14 at 09:00 -> not above
+      (highest earlier 14).
+    - Every other weekday peaks at 14, equal to the earlier weeks: a tie, dropped. Weekend
+      days read 10 all day: no single peak, never drawn.
+    The earlier days' daily peaks are the same 14 (09:00 is each weekday's peak), so the
+    stated daily-peak reading gives the same answer.
+    """
+    seeds = await generate_family(ask_settings, tmp_path, "iot_same_hour_weeks", 30)
+    assert seeds
+    for s in seeds:
+        p, weeks = s.params, s.params["weeks"]
+        value, above = {"2026-06-29": (20.0, True), "2026-06-30": (12.0, False)}[p["day"]]
+        d0 = datetime.fromisoformat(p["day"])
+        previous = {(d0 - timedelta(days=7 * k)).date().isoformat(): 14.0
+                    for k in range(1, weeks + 1)}
+        assert s.answer == {"peak_value": value, "previous": previous, "previous_max": 14.0,
+                            "above_all_previous": above}
+        assert {r.name: r.outcome for r in s.readings}[DAILY_PEAKS] == "same"
+    assert {s.outcome for s in seeds} == {"above_all_previous", "within_previous"}
+
+
+async def test_golden_iot_clarify_request(ask_settings: StoreSettings, tmp_path: Path) -> None:
+    """"The unit at ASKA": the site holds ASKA-TX01 and ASKA-TX02 -> ask which. A vague
+    quantity on ASKA-TX02: its °C readings are ati, oti, wti (3 options), its ampere readings
+    il1 and inut (2); it has no kV reading and ASKA-TX01 only load (MVA), so those requests
+    have fewer than two options and are not drawn."""
+    seeds = await generate_family(ask_settings, tmp_path, "iot_clarify_request", 30)
+    assert seeds
+    kinds = set()
+    for s in seeds:
+        assert s.outcome == "clarify" and s.answer["clarification_needed"] is True
+        if s.params["ask"] == "unit":
+            assert s.answer["options"] == [TX01, TX02]
+            assert TX01 not in s.params.values()  # the text names the site only
+        else:
+            assert s.params["asset_id"] == TX02
+            assert s.answer["options"] == {"temperature": ["ati", "oti", "wti"],
+                                           "current": ["il1", "inut"]}[s.params["quantity"]]
+        kinds.add(s.params["ask"])
+    assert kinds == {"unit", "sensor"}
+
+
+async def test_golden_wo_clarify_order(ask_settings: StoreSettings, tmp_path: Path) -> None:
+    """Corrective orders of ASKA-TX01 on 06-10, 06-12, 06-29, 07-02 (the preventive 06-11 does
+    not count). Weeks starting on an order's day that hold two: [06-10, 06-17) -> 001, 003;
+    [06-29, 07-06) -> 004, 005. Read as ending a day later, both weeks list the same."""
+    seeds = await generate_family(ask_settings, tmp_path, "wo_clarify_order", 16)
+    assert seeds
+    for s in seeds:
+        options = {"2026-06-10": ["WO-ASK-001", "WO-ASK-003"],
+                   "2026-06-29": ["WO-ASK-004", "WO-ASK-005"]}[s.params["start"]]
+        assert s.answer["options"] == options and s.outcome == "clarify"
+        assert {r.name: r.outcome for r in s.readings}[END_DAY_INCLUDED] == "same"
+
+
+async def test_golden_wo_trip_false_premise(ask_settings: StoreSettings, tmp_path: Path) -> None:
+    """ASKA-TX01 tripped once, 2026-06-29 10:30. Claimed on 06-29: the premise holds;
+    corrective orders reported after 10:30 from that day on: 004 (11:30) and 005 (07-02);
+    counted from the start of the day they are the same two. Claimed on 06-30: no trip, the
+    day's alert was a top-oil alarm; any other day of TX01: no trip, no alert. ASKA-TX02 never
+    tripped: no trips on record; its one alert day, 07-04, had a top-oil alarm."""
+    seeds = await generate_family(ask_settings, tmp_path, "wo_trip_false_premise", 30)
+    assert seeds
+    outcomes = set()
+    for s in seeds:
+        p = s.params
+        if p["asset_id"] == TX01 and p["claim_date"] == "2026-06-29":
+            assert s.answer == {"premise_holds": True, "trip_time": TRIP,
+                                "corrective_raised": True,
+                                "work_orders": ["WO-ASK-004", "WO-ASK-005"]}
+            assert {r.name: r.outcome for r in s.readings}[FROM_DAY_START] == "same"
+        elif p["asset_id"] == TX01:
+            alerts = ["OTI_ALARM"] if p["claim_date"] == "2026-06-30" else []
+            assert s.answer == {"premise_holds": False, "trips_on_record": [TRIP],
+                                "alerts_that_day": alerts}
+        else:
+            alerts = ["OTI_ALARM"] if p["claim_date"] == "2026-07-04" else []
+            assert s.answer == {"premise_holds": False, "trips_on_record": [],
+                                "alerts_that_day": alerts}
+        outcomes.add(s.outcome)
+    assert outcomes == {"premise_holds", "false_premise"}
+
+
+def test_trip_reading_counts_orders_before_the_trip() -> None:
+    """The gated reading differs when an order precedes the trip on its day: reported 08:00,
+    trip 10:30 -> after the trip none; from the start of the day one (so such a draw is
+    dropped by the gate)."""
+    derive = FAMILIES.get("wo_trip_false_premise").derive
+    events = {"events": [{"event_group": "ALERT", "event_type": "WTI_TRIP",
+                          "event_time": "2026-06-29T10:30:00"}]}
+    orders = {"work_orders": [{"wo_id": "W1", "reported_date": "2026-06-29T08:00:00"}]}
+    params = {"claim_date": "2026-06-29", "asset_id": TX01}
+    assert derive(params, [events, orders])["work_orders"] == []
+    assert derive(params | {"reading": FROM_DAY_START}, [events, orders])["work_orders"] == ["W1"]
+
+
+async def test_golden_iot_sensor_inventory(ask_settings: StoreSettings, tmp_path: Path) -> None:
+    """ASKA-TX02's hourly readings: ati, il1, inut, oti, oti_a, oti_t, wti, wti_a, wti_t. Its
+    temperatures (°C): ati, oti, wti; latest record 07-05 23:00: 20, 91, 60 with the top-oil
+    alarm contact closed -> oti in alarm. Asked about its alarm day 07-04, the only hour with
+    a closed contact is 15:00: 20, 92, 60 with oti_a = 1 -> oti in alarm. Dissolved gases and
+    oil-quality values are laboratory (oil-sample) quantities of the class. ASKA-TX01 reports
+    load only: no temperatures (not drawn), and asked about its neutral current or a
+    temperature it has none (listed nowhere: not drawn)."""
+    seeds = await generate_family(ask_settings, tmp_path, "iot_sensor_inventory", 30)
+    assert seeds
+    lab = {"hydrogen", "acetylene", "water_content", "dielectric_rigidity", "acidity"}
+    for s in seeds:
+        p = s.params
+        if p["ask"] == "temperatures":
+            assert p["asset_id"] == TX02
+            at, oti = ("2026-07-04T15:00:00", 92.0) if p["at_time"] else (
+                "2026-07-05T23:00:00", 91.0)
+            assert s.answer == {"temperature_sensors": ["ati", "oti", "wti"], "timestamp": at,
+                                "latest": {"ati": 20.0, "oti": oti, "wti": 60.0},
+                                "in_alarm": ["oti"]}
+            assert s.outcome == "in_alarm"
+        elif p["quantity"] in lab:
+            assert s.answer == {"measured_hourly": False, "in_oil_samples": True}
+        else:
+            assert p["asset_id"] == TX02 and p["quantity"] in ("inut", "oti", "wti")
+            assert s.answer == {"measured_hourly": True, "in_oil_samples": False}
+    assert {s.params["ask"] for s in seeds} == {"temperatures", "quantity"}
+    assert {s.params.get("at_time") for s in seeds} >= {True, False}
+
+
+async def test_golden_wo_order_false_premise(
+    ask_settings: StoreSettings, tmp_path: Path
+) -> None:
+    """ASKA-TX01's work orders: 001 corrective OP-OVL 06-10 09:00, 002 preventive PM-INSP
+    06-11 08:00, 003 corrective 06-12 11:00, 004 corrective 06-29 11:30, 005 corrective
+    07-02 10:00. The missing id is the next after the last, WO-ASK-006 (5 orders on record).
+    The premise holds when the claimed kind is the order's kind."""
+    seeds = await generate_family(ask_settings, tmp_path, "wo_order_false_premise", 30)
+    assert seeds
+    table = {
+        "WO-ASK-001": ("corrective", "OP-OVL", "2026-06-10T09:00:00"),
+        "WO-ASK-002": ("preventive", "PM-INSP", "2026-06-11T08:00:00"),
+        "WO-ASK-003": ("corrective", "OP-OVL", "2026-06-12T11:00:00"),
+        "WO-ASK-004": ("corrective", "OP-OVL", "2026-06-29T11:30:00"),
+        "WO-ASK-005": ("corrective", "OP-OVL", "2026-07-02T10:00:00"),
+    }
+    for s in seeds:
+        p = s.params
+        if p["wo_id"] == "WO-ASK-006":
+            assert s.answer == {"premise_holds": False, "exists": False,
+                                "work_orders_on_record": 5}
+            continue
+        kind, code, reported = table[p["wo_id"]]
+        assert s.answer == {"premise_holds": kind == p["claim_kind"], "exists": True,
+                            "kind": kind, "primary_code": code, "reported_date": reported}
+    assert {s.outcome for s in seeds} == {"premise_holds", "false_premise"}
