@@ -3,7 +3,8 @@
 Computed answers and the sources they follow (values and clauses in
 ``docs/standards-notes.md``, section "fam-dga"):
 
-- Gas generation rate (``fmsr_gas_rate``, ``iot_gas_trend_window``): the rate of a gas, or of
+- Gas generation rate (``fmsr_gas_rate`` for the TDCG, ``iot_gas_trend_window`` for a gas or
+  the TDCG): the rate of a gas, or of
   the total dissolved combustible gas TDCG = H2 + CH4 + C2H6 + C2H4 + C2H2 + CO (IEEE
   C57.104-2008 clause 6.2, the sum the ``interpret_dga`` tool screens), between two samples:
   R = (S_T − S_O) / T in ppm/day, with S_O and S_T the earlier and later concentration and T
@@ -12,7 +13,7 @@ Computed answers and the sources they follow (values and clauses in
   The text says which two samples: the last two of the unit, two dated samples, or the first
   and last sample inside a window. A TDCG rate is placed in Table 3's bands (< 10, 10–30,
   > 30 ppm/day); a draw within 0.5 ppm/day of a band edge is dropped.
-- Resampling decision (``wo_dga_resample_interval``): IEEE C57.104-2008 Table 3, the
+- Resampling decision (``fmsr_dga_resample_interval``): IEEE C57.104-2008 Table 3, the
   sampling interval and operating procedure for the TDCG condition of the latest sample
   (Table 1 limits, as the ``interpret_dga`` tool reports it) and the TDCG rate between the
   last two samples.
@@ -193,17 +194,27 @@ def _gas_gate(params: dict[str, Any]) -> dict[str, Any]:
     return {"readings": [TDCG_WITHOUT_CO], "stated": [TDCG_WITHOUT_CO.name]}
 
 
-# -- gas rate between two samples (fmsr) -----------------------------------------------------
+# -- TDCG rate between two samples (fmsr) ----------------------------------------------------
 
 
-def _rate_derive(params: dict[str, Any], outputs: list[dict[str, Any]]) -> dict[str, Any]:
-    records = outputs[0]["records"]
+def _pair(params: dict[str, Any], records: list[dict[str, Any]]) -> tuple[dict[str, Any], ...]:
+    """The two samples a rate task names: the last two, or the two dated ones."""
     if params["which"] == "latest":
         if len(records) < 2:
             raise Ambiguous("fewer than two samples")
-        first, last = records[-2], records[-1]
-    else:
-        first, last = _sample_on(records, params["from_day"]), _sample_on(records, params["to_day"])
+        return records[-2], records[-1]
+    return _sample_on(records, params["from_day"]), _sample_on(records, params["to_day"])
+
+
+def _rate_derive(params: dict[str, Any], outputs: list[dict[str, Any]]) -> dict[str, Any]:
+    first, last = _pair(params, outputs[0]["records"])
+    for sample, out in ((first, outputs[1]), (last, outputs[2])):
+        if not same_gases(sample, out["sample"]):
+            raise Ambiguous("the interpreted gases are not those of the named samples")
+        if params.get("tdcg_gases") is None and abs(
+            concentration(sample, TDCG) - float(out["screen"]["tdcg_ppm"])
+        ) > 1e-6:
+            raise Ambiguous("the tool's TDCG is not the sum of the six combustible gases")
     return _rate_answer(params, first, last)
 
 
@@ -214,7 +225,7 @@ def _rate_summary(params: dict[str, Any], answer: dict[str, Any]) -> str:
         f"{num(answer['rate_ppm_per_day'], 2)} ppm/day"
     )
     if "rate_band" in answer:
-        text += f" (IEEE C57.104 Table 3 band {answer['rate_band']} ppm/day)"
+        text += f", IEEE C57.104 Table 3 band {answer['rate_band']} ppm/day"
     return text
 
 
@@ -230,10 +241,11 @@ def _rate_summary(params: dict[str, Any], answer: dict[str, Any]) -> str:
 async def gas_rate_family(
     ctx: FamilyContext, rng: np.random.Generator, parents: list[TaskSeed]
 ) -> Plan | None:
-    """Generation rate (ppm/day) of one gas or the TDCG between the last two samples of a
-    unit, or between two dated samples; a TDCG rate is placed in IEEE C57.104 Table 3's bands.
+    """TDCG of two samples of a unit (the last two, or two dated ones), as the DGA tool
+    screens them, the TDCG generation rate (ppm/day) between them and its IEEE C57.104
+    Table 3 band.
 
-    Gated reading: TDCG without CO (pinned by the text for a TDCG task).
+    Gated reading: TDCG without CO (pinned by the text).
     """
     a = asset_with_oil(ctx, rng)
     if a is None:
@@ -242,11 +254,14 @@ async def gas_rate_family(
     records = (await ctx.run([oil]))[0]["records"]
     if len(records) < 3:
         return None
-    params: dict[str, Any] = {"asset_id": a.asset_id, "site": a.site_name}
-    params |= _gas_params(rng)
+    params: dict[str, Any] = {
+        "asset_id": a.asset_id, "site": a.site_name, "gas": TDCG, "gas_words": GAS_WORDS[TDCG],
+        "note": TDCG_CO_NOTE,
+    }
     mentions = [a.asset_id, a.site_name]
     if rng.random() < 0.4:
         params["which"] = "latest"
+        pair = (records[-2], records[-1])
     else:
         i = int(rng.integers(0, len(records) - 1))
         j = int(rng.integers(i + 1, min(len(records), i + 5)))
@@ -256,17 +271,20 @@ async def gas_rate_family(
             "to_day": str(records[j]["timestamp"])[:10],
         }
         mentions += [params["from_day"], params["to_day"]]
+        pair = (records[i], records[j])
+    dgas = [ToolCall(name="interpret_dga", args=dga_args(a.asset_id, s)) for s in pair]
     return Plan(
         params=params,
-        tool_sequence=[oil],
+        tool_sequence=[oil, *dgas],
         mentions=mentions,
         grounding={"site": a.site_name, "asset_id": a.asset_id}
         | ({"start": params["from_day"]} if params["which"] == "dated" else {}),
-        difficulty="hard" if params["gas"] == TDCG else "medium",
-        hard_features=["multi_output"] if params["gas"] == TDCG else [],
+        difficulty="hard",
+        hard_features=["multi_output"],
         tolerance=RATE_TOLERANCE,
         rel_tolerance=RATE_REL_TOLERANCE,
-        **_gas_gate(params),
+        readings=[TDCG_WITHOUT_CO],
+        stated=[TDCG_WITHOUT_CO.name],
     )
 
 
@@ -344,8 +362,14 @@ async def gas_trend_window(
         return None
     # Start on a day after the previous sample, end two days or more before the next one, so
     # the end day (and the midnight that ends it) holds no sample under any reading.
+    # At the ends of the record the window starts on the first sample's day or ends the day
+    # after the last sample, so it stays inside the data.
     start = before + timedelta(days=int(rng.integers(1, (first - before).days + 1)))
     end = last + timedelta(days=int(rng.integers(1, (after - last).days - 1)))
+    if i == 0:
+        start = first
+    if i + n == len(records):
+        end = last + timedelta(days=1)
     oil = oil_call(a, iso_day(start), iso_day(end))
     params: dict[str, Any] = {
         "asset_id": a.asset_id, "site": a.site_name, "start": iso_day(start),
@@ -376,7 +400,7 @@ async def gas_trend_window(
     )
 
 
-# -- resampling interval from the TDCG condition and rate (wo) -------------------------------
+# -- resampling interval from the TDCG condition and rate (fmsr) -------------------------------
 
 
 def tdcg_condition(tdcg: float) -> int:
@@ -423,9 +447,9 @@ def _interval_summary(params: dict[str, Any], answer: dict[str, Any]) -> str:
 
 
 @family(
-    "wo_dga_resample_interval",
-    domain="wo",
-    category="Decision Support",
+    "fmsr_dga_resample_interval",
+    domain="fmsr",
+    category="Recommendation",
     derive=_interval_derive,
     summarise=_interval_summary,
     outcome=lambda answer: str(answer["sampling_interval"]),
@@ -615,34 +639,26 @@ def draw_quality(
 def _quality_derive(params: dict[str, Any], outputs: list[dict[str, Any]]) -> dict[str, Any]:
     out = outputs[-1]
     cats = {row["parameter"]: row["category"] for row in out["parameters"]}
-    answer: dict[str, Any] = {"categories": cats, "decision": out["decision"]}
-    if params.get("ask") == "work_order":
-        answer = {
-            "equipment_category": out["equipment_category"],
-            "decision": out["decision"],
-            "raise_work_order": out["decision"] in ("recondition", "reclaim"),
-            "basis": sorted(out["decision_basis"]),
-        }
-    return answer
+    return {"categories": cats, "decision": out["decision"]}
 
 
 def _quality_summary(params: dict[str, Any], answer: dict[str, Any]) -> str:
-    if "categories" in answer:
-        cats = ", ".join(f"{k} {v}" for k, v in answer["categories"].items())
-        return f"oil of {params['asset_id']} by IEC 60422: {cats}; decision {answer['decision']}"
-    order = "raise an oil-treatment work order" if answer["raise_work_order"] else "no work order"
-    return (
-        f"oil of {params['asset_id']} (IEC 60422 category {answer['equipment_category']}): "
-        f"{answer['decision']} -> {order}"
-    )
+    cats = ", ".join(f"{k} {v}" for k, v in answer["categories"].items())
+    return f"oil of {params['asset_id']} by IEC 60422: {cats}; decision {answer['decision']}"
+
+
+def _lab_args(values: dict[Parameter, float]) -> dict[str, Any]:
+    """The lab values as tool arguments."""
+    return {str(k): v for k, v in values.items()}
 
 
 def _lab_text(values: dict[Parameter, float]) -> dict[str, str]:
+    # Whole numbers as whole numbers (``num`` strips the zeros of "50" when given 0 digits).
     return {
-        "water": num(values["water_content"], 0),
-        "bdv": num(values["dielectric_rigidity"], 0),
-        "ift": num(values["interfacial_v"], 0),
-        "acid": num(values["acidity"], 2),
+        "water": f"{values['water_content']:.0f}",
+        "bdv": f"{values['dielectric_rigidity']:.0f}",
+        "ift": f"{values['interfacial_v']:.0f}",
+        "acid": f"{values['acidity']:.2f}",
     }
 
 
@@ -676,7 +692,7 @@ async def oil_quality(
     values = draw_quality(rng, category, pick(rng, TARGETS))
     if values is None:
         return None
-    args: dict[str, Any] = {"asset_name": a.asset_id, **values, "category": category}
+    args: dict[str, Any] = {"asset_name": a.asset_id, **_lab_args(values), "category": category}
     call = ToolCall(name="assess_oil_quality", args=args)
     note = f"Treat it as {CATEGORY_TEXT[category]} equipment."
     readings = []
@@ -699,12 +715,40 @@ async def oil_quality(
     )
 
 
+def _treatment_derive(params: dict[str, Any], outputs: list[dict[str, Any]]) -> dict[str, Any]:
+    out = outputs[-1]
+    orders = sorted(outputs[1]["work_orders"], key=lambda w: (str(w["reported_date"]), w["wo_id"]))
+    if not orders:
+        raise Ambiguous("no preventive visit after the date")
+    if len(orders) > 1 and str(orders[0]["reported_date"])[:10] == str(
+        orders[1]["reported_date"]
+    )[:10]:
+        raise Ambiguous("two preventive visits on the first day")
+    return {
+        "equipment_category": out["equipment_category"],
+        "decision": out["decision"],
+        "raise_work_order": out["decision"] in ("recondition", "reclaim"),
+        "basis": sorted(out["decision_basis"]),
+        "next_preventive_wo": orders[0]["wo_id"],
+        "next_preventive_date": str(orders[0]["reported_date"])[:10],
+    }
+
+
+def _treatment_summary(params: dict[str, Any], answer: dict[str, Any]) -> str:
+    order = "raise an oil-treatment work order" if answer["raise_work_order"] else "no work order"
+    return (
+        f"oil of {params['asset_id']} (IEC 60422 category {answer['equipment_category']}): "
+        f"{answer['decision']} -> {order}; next preventive visit after {params['as_of']}: "
+        f"{answer['next_preventive_wo']} on {answer['next_preventive_date']}"
+    )
+
+
 @family(
     "wo_oil_treatment",
     domain="wo",
     category="Decision Support",
-    derive=_quality_derive,
-    summarise=_quality_summary,
+    derive=_treatment_derive,
+    summarise=_treatment_summary,
     outcome=lambda answer: str(answer["decision"]),
     trivial=("none",),
 )
@@ -713,43 +757,68 @@ async def oil_treatment(
 ) -> Plan | None:
     """Whether to raise an oil-treatment work order (recondition or reclaim) for a unit from
     stated lab values, the IEC 60422 category following from the unit's HV rating on its
-    nameplate.
+    nameplate, and the first planned preventive visit after a date that could take the job.
 
-    Gated reading: the category A limits for a critical unit (stated: the text says to use
-    the unit's voltage class).
+    Readings: the category A limits for a critical unit (stated: the text says to use the
+    unit's voltage class); a visit on the date itself counting as "after" it (the date is
+    drawn with no visit on it, so the gate finds the same visit).
     """
     units = [a for a in ctx.assets if a.site_name]
     if not units:
         return None
     a: GroundedAsset = pick(rng, units)
     plates = assets_call(a.site_name)
-    hv = nameplate_of((await ctx.run([plates]))[0], a.asset_id).get("hv_kv")
-    if hv is None:
+    all_pm = ToolCall(name="get_preventive_work_orders", args={"equipment_id": a.asset_id})
+    plates_out, pm_out = await ctx.run([plates, all_pm])
+    hv = nameplate_of(plates_out, a.asset_id).get("hv_kv")
+    visits = sorted({str(w["reported_date"])[:10] for w in pm_out["work_orders"]})
+    if hv is None or len(visits) < 2:
         return None
+    # A date between two visits (not on one), so "after" reads the same either way.
+    # The date stays inside the unit's data (a named date must be).
+    ends = [e for e in (a.telemetry.end, a.covered("oil_sample").end) if e]
+    if not ends:
+        return None
+    k = int(rng.integers(1, len(visits)))
+    lo, hi = day(visits[k - 1]), min(day(visits[k]), max(day(e) for e in ends) + timedelta(days=1))
+    if (hi - lo).days < 2:
+        return None
+    as_of = iso_day(lo + timedelta(days=int(rng.integers(1, (hi - lo).days))))
     category = category_for_voltage(float(hv))
     values = draw_quality(rng, category, pick(rng, TARGETS))
     if values is None:
         return None
-    args: dict[str, Any] = {"asset_name": a.asset_id, **values, "voltage_kv": float(hv)}
-    readings = []
+    args: dict[str, Any] = {"asset_name": a.asset_id, **_lab_args(values), "voltage_kv": float(hv)}
+    pm = ToolCall(
+        name="get_preventive_work_orders", args={"equipment_id": a.asset_id, "start_date": as_of}
+    )
+    pm_incl = ToolCall(name="get_preventive_work_orders", args={
+        "equipment_id": a.asset_id, "start_date": iso_day(day(as_of) + timedelta(days=1)),
+    })
+    assess = ToolCall(name="assess_oil_quality", args=args)
+    readings = [Reading(
+        "after_excludes_the_day",
+        "counts only visits from the day after the date",
+        tool_sequence=[plates, pm_incl, assess],
+    )]
     if category != "A":
         alt = {k: v for k, v in args.items() if k != "voltage_kv"} | {"category": "A"}
         readings.append(Reading(
             "critical_unit_category_a", CRITICAL_READING_DESCRIPTION,
-            tool_sequence=[plates, ToolCall(name="assess_oil_quality", args=alt)],
+            tool_sequence=[plates, pm, ToolCall(name="assess_oil_quality", args=alt)],
         ))
     note = "Use the limits for its voltage class."
     params = {
-        "asset_id": a.asset_id, "site": a.site_name, "ask": "work_order", "note": note,
+        "asset_id": a.asset_id, "site": a.site_name, "as_of": as_of, "note": note,
     } | _lab_text(values)
     return Plan(
         params=params,
-        tool_sequence=[plates, ToolCall(name="assess_oil_quality", args=args)],
-        mentions=[a.asset_id, a.site_name, params["water"], params["bdv"], params["ift"],
+        tool_sequence=[plates, pm, assess],
+        mentions=[a.asset_id, a.site_name, as_of, params["water"], params["bdv"], params["ift"],
                   params["acid"]],
-        grounding={"site": a.site_name, "asset_id": a.asset_id},
+        grounding={"site": a.site_name, "asset_id": a.asset_id, "start": as_of},
         difficulty="hard",
         hard_features=["multi_output"],
         readings=readings,
-        stated=[r.name for r in readings],
+        stated=["critical_unit_category_a"] if category != "A" else [],
     )

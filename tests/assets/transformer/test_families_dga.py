@@ -40,6 +40,7 @@ from tests.assets.transformer.test_golden_families import (
     UNIT,
     _nameplate,
     _telemetry,
+    _work_order,
     _workorders,
     generate_family,
     seed_raw,
@@ -76,7 +77,12 @@ def dga_settings(settings_for: Callable[..., StoreSettings]) -> StoreSettings:
     settings = settings_for("golden_famdga_")
     seed_raw(settings, {
         "telemetry": _telemetry(), "oil_samples": _oil(), "nameplate": _nameplate(),
-        "workorders": _workorders(), "truth": [],
+        "workorders": [
+            *_workorders(),
+            _work_order("WO-GOLD-P02", "2026-06-15T08:00:00", "PM-INSP", True),
+            _work_order("WO-GOLD-P03", "2026-07-01T08:00:00", "PM-INSP", True),
+        ],
+        "truth": [],
     })
     return settings
 
@@ -99,9 +105,9 @@ def _band(rate: float) -> str:
 
 
 async def test_golden_fmsr_gas_rate(dga_settings: StoreSettings, tmp_path: Path) -> None:
-    """The last two samples are 3 → 4: TDCG (1737 − 1426) / 7 = 44.43 ppm/day (> 30); e.g.
-    H2 (150 − 120) / 7 = 4.29 ppm/day. Dated pairs follow the same formula, e.g. TDCG 0 → 2:
-    (318.2 − 243.2) / 14 = 5.36 ppm/day (below 10); 2 → 3: 1107.8 / 7 = 158.26 (above 30)."""
+    """The last two samples are 3 → 4: TDCG (1737 − 1426) / 7 = 44.43 ppm/day (> 30). Dated
+    pairs follow the same formula, e.g. 0 → 2: (318.2 − 243.2) / 14 = 5.36 ppm/day (below
+    10); 2 → 3: 1107.8 / 7 = 158.26 (above 30)."""
     assert _hand_rate("tdcg", 3, 4) == pytest.approx(44.43, abs=0.01)
     assert _hand_rate("tdcg", 0, 2) == pytest.approx(5.357, abs=0.001)
     seeds = await generate_family(dga_settings, tmp_path, "fmsr_gas_rate", 30)
@@ -114,14 +120,13 @@ async def test_golden_fmsr_gas_rate(dga_settings: StoreSettings, tmp_path: Path)
             assert (i, j) == (3, 4)
         else:
             assert (DATES[i], DATES[j]) == (p["from_day"], p["to_day"])
-        assert answer["rate_ppm_per_day"] == pytest.approx(_hand_rate(p["gas"], i, j), abs=1e-9)
-        if p["gas"] == "tdcg":
-            assert answer["rate_band"] == _band(_hand_rate("tdcg", i, j))
-            assert s.outcome == "tdcg_" + answer["rate_band"].replace(" ", "_")
-            # The text pins CO in the sum; the other reading is recorded as stated.
-            assert {r.name: r.outcome for r in s.readings} == {"tdcg_without_co": "stated"}
-        else:
-            assert "rate_band" not in answer and s.readings == []
+        assert answer["rate_ppm_per_day"] == pytest.approx(_hand_rate("tdcg", i, j), abs=1e-9)
+        assert answer["rate_band"] == _band(_hand_rate("tdcg", i, j))
+        assert answer["above_10_ppm_per_day"] is (_hand_rate("tdcg", i, j) > 10)
+        assert s.outcome == "tdcg_" + answer["rate_band"].replace(" ", "_")
+        # The text pins CO in the sum; the other reading is recorded as stated.
+        assert {r.name: r.outcome for r in s.readings} == {"tdcg_without_co": "stated"}
+        assert [c.name for c in s.tool_sequence] == ["oil_samples"] + ["interpret_dga"] * 2
 
 
 async def test_golden_iot_gas_trend_window(dga_settings: StoreSettings, tmp_path: Path) -> None:
@@ -145,14 +150,14 @@ async def test_golden_iot_gas_trend_window(dga_settings: StoreSettings, tmp_path
             assert checks["least_squares_rate"] in ("same", "stated")
 
 
-async def test_golden_wo_dga_resample_interval(
+async def test_golden_fmsr_dga_resample_interval(
     dga_settings: StoreSettings, tmp_path: Path
 ) -> None:
     """Latest sample 4: TDCG 1737 ppm → IEEE C57.104-2008 condition 2 (721–1920); rate since
     sample 3: 311 / 7 = 44.43 ppm/day (> 30). Table 3, condition 2, > 30 ppm/day: sample
     monthly, exercise caution. Without CO the TDCG would be 1417 and the rate (1417 − 1126)/7
     = 41.57: the same interval, but other figures, so the reading is stated."""
-    seeds = await generate_family(dga_settings, tmp_path, "wo_dga_resample_interval", 6)
+    seeds = await generate_family(dga_settings, tmp_path, "fmsr_dga_resample_interval", 6)
     assert seeds
     for s in seeds:
         assert s.answer == {
@@ -240,7 +245,9 @@ async def test_golden_wo_oil_treatment(dga_settings: StoreSettings, tmp_path: Pa
     """GOLD-TX01's nameplate gives hv_kv 33 → IEC 60422 category C; each seed's stated lab
     values are categorised with the category C table above; an oil-treatment work order is
     raised for recondition or reclaim. E.g. water 45, 35 kV, 30 mN/m, 0.05 → poor, fair,
-    good, good → recondition → raise."""
+    good, good → recondition → raise. Preventive visits: 06-01, 06-15 (WO-GOLD-P02) and 07-01
+    (WO-GOLD-P03); the data ends 2026-06-29, so a date 06-02..06-14 gives P02 and one
+    06-16..06-29 gives P03."""
     assert _treatment({"water_content": "poor", "dielectric_rigidity": "fair",
                        "interfacial_v": "good", "acidity": "good"}) == "recondition"
     seeds = await generate_family(dga_settings, tmp_path, "wo_oil_treatment", 30)
@@ -249,11 +256,19 @@ async def test_golden_wo_oil_treatment(dga_settings: StoreSettings, tmp_path: Pa
     for s in seeds:
         cats = {k: _category_c(k, v) for k, v in _stated_values(s.params).items()}
         decision = _treatment(cats)
+        as_of = s.params["as_of"]
+        assert "2026-06-01" < as_of <= "2026-06-29" and as_of != "2026-06-15"
+        visit = ("WO-GOLD-P02", "2026-06-15") if as_of < "2026-06-15" else (
+            "WO-GOLD-P03", "2026-07-01")
         assert s.answer["equipment_category"] == "C"
         assert s.answer["decision"] == decision == s.outcome
         assert s.answer["raise_work_order"] is (decision in ("recondition", "reclaim"))
-        # The critical-unit category A reading is pinned by the text ("its voltage class").
-        assert {r.name for r in s.readings} == {"critical_unit_category_a"}
+        assert (s.answer["next_preventive_wo"], s.answer["next_preventive_date"]) == visit
+        checks = {r.name: r.outcome for r in s.readings}
+        # The critical-unit category A reading is pinned by the text ("its voltage class");
+        # no visit falls on the date, so excluding the day finds the same visit.
+        assert checks["after_excludes_the_day"] == "same"
+        assert checks["critical_unit_category_a"] in ("same", "stated")
 
 
 async def test_golden_fmsr_oil_quality(dga_settings: StoreSettings, tmp_path: Path) -> None:

@@ -15,7 +15,7 @@ from generator.api import UserError
 
 async def _assess(**kw: Any) -> dict[str, Any]:
     args = OilQualityArgs(asset_name="T1", **kw)
-    out = await assess_oil_quality_tool(args, None)  # type: ignore[arg-type]
+    out = await assess_oil_quality_tool(args, None)  # type: ignore[arg-type,unused-ignore]
     return out.model_dump()
 
 
@@ -90,4 +90,4 @@ async def test_errors_name_the_bad_value_and_the_fix() -> None:
     with pytest.raises(ValidationError, match="water_content"):
         OilQualityArgs(asset_name="T1", water_content=-1.0, category="C")
     with pytest.raises(ValidationError, match="category"):
-        OilQualityArgs(asset_name="T1", water_content=1.0, category="Z")  # type: ignore[arg-type]
+        OilQualityArgs(asset_name="T1", water_content=1.0, category="Z")  # type: ignore[arg-type,unused-ignore]
