@@ -108,7 +108,7 @@ PROCEDURES: dict[int, tuple[str, str, str]] = {
         "consider removal from service",
     ),
 }
-TDCG_CO_NOTE = "Count carbon monoxide in the total combustible gas, as IEEE C57.104 does."
+TDCG_CO_NOTE = "Include carbon monoxide in the total combustible gas."
 TDCG_WITHOUT_CO = Reading(
     "tdcg_without_co",
     "sums the total dissolved combustible gas without carbon monoxide",
@@ -306,12 +306,14 @@ def _trend_derive(params: dict[str, Any], outputs: list[dict[str, Any]]) -> dict
     records = outputs[0]["records"]
     if len(records) < 2:
         raise Ambiguous("fewer than two samples in the window")
-    answer = {"samples": len(records)} | _rate_answer(params, records[0], records[-1])
+    first, last = records[0], records[-1]
+    answer: dict[str, Any] = {
+        "samples": len(records), "first_sample": first["timestamp"],
+        "last_sample": last["timestamp"],
+        "rate_ppm_per_day": gas_rate(first, last, params["gas"], params.get("tdcg_gases")),
+    }
     if params.get("estimator") == "least_squares":
         answer["rate_ppm_per_day"] = _ols_slope(records, params["gas"], params.get("tdcg_gases"))
-        if params["gas"] == TDCG:
-            band = rate_band(answer["rate_ppm_per_day"])
-            answer |= {"rate_band": RATE_BANDS[band], "above_10_ppm_per_day": band > 0}
     answer["change_ppm"] = concentration(records[-1], params["gas"], params.get("tdcg_gases")) - (
         concentration(records[0], params["gas"], params.get("tdcg_gases"))
     )
@@ -332,14 +334,15 @@ def _trend_summary(params: dict[str, Any], answer: dict[str, Any]) -> str:
     category="Data Query",
     derive=_trend_derive,
     summarise=_trend_summary,
-    outcome=rate_outcome,
-    trivial=("tdcg_below_10",),
+    outcome=lambda answer: "rising" if answer["rate_ppm_per_day"] > 0 else "not_rising",
+    trivial=("not_rising",),
 )
 async def gas_trend_window(
     ctx: FamilyContext, rng: np.random.Generator, parents: list[TaskSeed]
 ) -> Plan | None:
     """Change and rate (ppm/day) of one gas or the TDCG from the first to the last oil sample
-    inside a window of whole days.
+    inside a window of whole days (a data question: no rate band). A gas absent from both
+    end samples (e.g. no acetylene) is not asked about.
 
     Readings: the window's end day included (the window ends between two samples, so the
     gate finds the same samples); a least-squares slope through every sample instead of the
@@ -375,6 +378,9 @@ async def gas_trend_window(
         "asset_id": a.asset_id, "site": a.site_name, "start": iso_day(start),
         "end": iso_day(end),
     } | _gas_params(rng)
+    ends = (records[i], records[i + n - 1])
+    if params["gas"] != TDCG and not any(float(r.get(params["gas"]) or 0.0) for r in ends):
+        return None
     gate = _gas_gate(params)
     readings = [*window_end_readings([oil], "final", iso_day(end)), *gate["readings"]]
     stated = list(gate["stated"])
@@ -571,6 +577,10 @@ async def fault_onset(
     calls = [oil] + [
         ToolCall(name="interpret_dga", args=dga_args(a.asset_id, s)) for s in chosen
     ]
+    # An onset is a change: the window opens on a normal sample (a fault present from the
+    # first sample would make "the first faulty sample" just the window's start).
+    if (await ctx.run(calls[1:2]))[0]["fault_type"] != "normal":
+        return None
     params: dict[str, Any] = {
         "asset_id": a.asset_id, "site": a.site_name, "start": iso_day(start),
         "end": iso_day(end), "note": IEC_METHOD_NOTE,
@@ -772,15 +782,15 @@ async def oil_treatment(
     plates_out, pm_out = await ctx.run([plates, all_pm])
     hv = nameplate_of(plates_out, a.asset_id).get("hv_kv")
     visits = sorted({str(w["reported_date"])[:10] for w in pm_out["work_orders"]})
-    if hv is None or len(visits) < 2:
-        return None
-    # A date between two visits (not on one), so "after" reads the same either way.
-    # The date stays inside the unit's data (a named date must be).
+    # A date inside the unit's data (a named date must be), before some visit and not on
+    # one, so "after" reads the same either way.
+    starts = [e for e in (a.telemetry.start, a.covered("oil_sample").start) if e]
     ends = [e for e in (a.telemetry.end, a.covered("oil_sample").end) if e]
-    if not ends:
+    if hv is None or not visits or not starts or not ends:
         return None
-    k = int(rng.integers(1, len(visits)))
-    lo, hi = day(visits[k - 1]), min(day(visits[k]), max(day(e) for e in ends) + timedelta(days=1))
+    bounds = [min(day(e) for e in starts) - timedelta(days=1)] + [day(v) for v in visits]
+    k = int(rng.integers(1, len(bounds)))
+    lo, hi = bounds[k - 1], min(bounds[k], max(day(e) for e in ends) + timedelta(days=1))
     if (hi - lo).days < 2:
         return None
     as_of = iso_day(lo + timedelta(days=int(rng.integers(1, (hi - lo).days))))
