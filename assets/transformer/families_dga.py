@@ -19,9 +19,10 @@ Computed answers and the sources they follow (values and clauses in
   last two samples.
 - Fault onset (``fmsr_fault_onset``): the first sample of a window that the
   ``interpret_dga`` tool classifies as a fault with a determined IEC 60599 class (neither
-  normal nor ND). The text names the IEC ratio method; the IEC-typical-values-only normality
-  and "an undetermined (ND) sample is the onset" readings are gated (a draw where they move
-  the onset is dropped).
+  normal nor ND). The text names the IEC ratio method, the tool's normality rule (every gas
+  within its IEC 60599 typical value and IEEE C57.104 condition 1) and that undetermined
+  samples are passed over, so those readings are stated; the window opens on a normal
+  sample.
 - Oil quality (``fmsr_oil_quality``, ``wo_oil_treatment``): IEC 60422:2013 categories per
   parameter and the treatment decision of :mod:`assets.transformer.oil_quality` (tool
   ``assess_oil_quality``). The lab values are stated in the request (the seeded fleet's oil
@@ -47,7 +48,6 @@ from assets.transformer.families_common import (
 from assets.transformer.families_fmsr import (
     DGA_READING_NAMES,
     DGA_READINGS,
-    IEC_METHOD_NOTE,
     NORMALITY_READING,
     _component,
     dga_class,
@@ -502,6 +502,13 @@ ND_ONSET = Reading(
     params={"nd_is_fault": True},
 )
 NO_FAULT = ("normal", "ND")
+# The onset lies on the normal/abnormal boundary, where the IEC-typical-values-only reading and
+# the "an undetermined sample is the onset" reading move it: the text pins both.
+ONSET_NOTE = (
+    "Use the IEC 60599 ratios for the class. A sample is abnormal once any gas is above its "
+    "IEC 60599 typical value or IEEE C57.104 condition 1; pass over abnormal samples whose "
+    "class the ratios leave undetermined."
+)
 
 
 def _onset_derive(params: dict[str, Any], outputs: list[dict[str, Any]]) -> dict[str, Any]:
@@ -554,9 +561,10 @@ async def fault_onset(
     """The first oil sample in a window whose DGA shows a fault with a determined IEC 60599
     class, with its date and class.
 
-    Readings: Duval triangle 1 and the Rogers codes (stated: the text names the IEC ratio
-    method); normal by the IEC 60599 typical values alone, an undetermined (ND) sample as the
-    onset, and the window's end day included (all gated).
+    Readings: Duval triangle 1 and the Rogers codes, normal by the IEC 60599 typical values
+    alone, an undetermined (ND) sample as the onset (all stated: the text names the IEC
+    ratios, the normality rule and that undetermined samples are passed over), and the
+    window's end day included (gated; no sample on the end day, so it agrees).
     """
     a = asset_with_oil(ctx, rng)
     if a is None:
@@ -566,6 +574,16 @@ async def fault_onset(
         return None
     n = int(rng.integers(3, min(8, len(records)) + 1))
     i = int(rng.integers(0, len(records) - n + 1))
+    # Most draws of a unit that turns abnormal put the change inside the window: the first
+    # sample the tool calls abnormal (f) is drawn among the window's later samples.
+    every = [ToolCall(name="interpret_dga", args=dga_args(a.asset_id, s)) for s in records]
+    kinds = [out["fault_type"] for out in await ctx.run(every)]
+    f = next((k for k, t in enumerate(kinds) if t != "normal"), None)
+    if f is not None and f >= 1 and rng.random() < 0.75:
+        lo_i, hi_i = max(0, f - n + 1), min(f - 1, len(records) - n)
+        if lo_i > hi_i:
+            return None
+        i = int(rng.integers(lo_i, hi_i + 1))
     chosen = records[i : i + n]
     start = day(str(chosen[0]["timestamp"]))
     last = day(str(chosen[-1]["timestamp"]))
@@ -583,12 +601,12 @@ async def fault_onset(
         return None
     params: dict[str, Any] = {
         "asset_id": a.asset_id, "site": a.site_name, "start": iso_day(start),
-        "end": iso_day(end), "note": IEC_METHOD_NOTE,
+        "end": iso_day(end), "note": ONSET_NOTE,
     }
     return Plan(
         params=params,
         tool_sequence=calls,
-        mentions=[a.asset_id, a.site_name, iso_day(start), iso_day(end), IEC_METHOD_NOTE],
+        mentions=[a.asset_id, a.site_name, iso_day(start), iso_day(end), ONSET_NOTE],
         grounding={"site": a.site_name, "asset_id": a.asset_id, "start": iso_day(start),
                    "end": iso_day(end)},
         difficulty="hard",
@@ -597,7 +615,7 @@ async def fault_onset(
             *DGA_READINGS, NORMALITY_READING, ND_ONSET,
             *window_end_readings(calls, "final", iso_day(end)),
         ],
-        stated=list(DGA_READING_NAMES),
+        stated=[*DGA_READING_NAMES, NORMALITY_READING.name, ND_ONSET.name],
     )
 
 
