@@ -531,7 +531,8 @@ def _onset_derive(params: dict[str, Any], outputs: list[dict[str, Any]]) -> dict
             "fault_type": cls,
             "samples_before_onset": records.index(sample),
         }
-    return {"onset_sample": None, "fault_type": "normal", "samples_before_onset": len(records)}
+    # No determined fault: the class is None (some samples may be abnormal but undetermined).
+    return {"onset_sample": None, "fault_type": None, "samples_before_onset": len(records)}
 
 
 def _onset_summary(params: dict[str, Any], answer: dict[str, Any]) -> str:
