@@ -656,7 +656,7 @@ def draw_quality(
             span = hi - lo
             # Draw around the fair band: from 2.5 spans below to 2.5 spans above it.
             raw = float(rng.uniform(lo - 2.5 * span, hi + 2.5 * span))
-            values[p] = round(max(raw, 0.2 * lo), VALUE_DIGITS[p])
+            values[p] = round(max(raw, 0.5 * lo), VALUE_DIGITS[p])  # no 5 kV oil
         cats = {p: classify(p, v, category) for p, v in values.items()}
         if decide(cats) != target:
             continue
