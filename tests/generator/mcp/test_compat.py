@@ -60,7 +60,7 @@ def test_client_accessors_on_mcp1_objects(mcp1_python: Path) -> None:
     out = json.loads(done.stdout)
     assert out["major"] == 1
     assert out["built"] == ["t", {"a": 1}, True]
-    assert out["n_tools"] == 11  # the README's eleven fmsr tools (with assess_emergency_loading and assess_oil_quality)
+    assert out["n_tools"] == 11  # the README's eleven fmsr tools
     assert {"hydrogen", "methane", "ethane", "ethylene", "acetylene"} <= set(out["dga_args"])
     assert out["dga_has_output_schema"]
     assert out["ok"] == [False, "T3"]  # 2/300 < 0.1, 200/50 > 1, 300/50 > 4 → T3
