@@ -45,7 +45,9 @@ def day(ts: str) -> date:
 
 def num(value: float, digits: int = 2) -> str:
     """A number for text: rounded, without trailing zeros."""
-    text = f"{value:.{digits}f}".rstrip("0").rstrip(".")
+    text = f"{value:.{digits}f}"
+    if "." in text:
+        text = text.rstrip("0").rstrip(".")
     return "0" if text == "-0" else text
 
 
