@@ -166,7 +166,7 @@ def chain_calls(asset_id: str, event_day: str) -> list[ToolCall]:
 @family(
     "wo_alarm_chain",
     domain="wo",
-    category="Diagnostic Assessment",
+    category="Data Query",
     derive=_chain_derive,
     summarise=_chain_summary,
     outcome=chain_outcome,
@@ -321,7 +321,8 @@ async def trip_reconstruction(
         params=params,
         tool_sequence=calls,
         mentions=[a.asset_id, a.site_name, p["day"]],
-        grounding={"site": a.site_name, "asset_id": a.asset_id, "start": p["day"]},
+        grounding={"site": a.site_name, "asset_id": a.asset_id, "start": p["day"],
+                   "sensor": "load_mva"},
         difficulty="hard",
         hard_features=["multi_output"],
         tolerance={"peak_load_pct": 0.5},
@@ -456,7 +457,7 @@ def ranking_readings(without: list[ToolCall]) -> list[Reading]:
 @family(
     "fmsr_fleet_health_ranking",
     domain="fmsr",
-    category="Decision Support",
+    category="Diagnostic Assessment",
     derive=_rank_derive,
     summarise=_rank_summary,
     outcome=rank_outcome,
@@ -474,7 +475,8 @@ async def fleet_health_ranking(
     sites = sorted({a.site_name for a in ctx.assets})
     if not sites:
         return None
-    whole = len(ctx.assets) <= 12 and rng.random() < 0.25
+    # The whole fleet only when it spans several sites (else it is one site's question).
+    whole = len(sites) > 1 and len(ctx.assets) <= 12 and rng.random() < 0.25
     site = None if whole else pick(rng, sites)
     units = _scope_units(ctx, site)
     if len(units) < 2:
@@ -486,9 +488,9 @@ async def fleet_health_ranking(
     ask = "worst" if rng.random() < 0.35 else "ranking"
     scope_text = "the whole fleet" if site is None else f"site {site}"
     params: dict[str, Any] = {
-        "units": [a.asset_id for a in units], "site": site or "", "scope": "fleet" if whole
-        else "site", "scope_text": scope_text, "ask": ask, "note": RULE_INDEX_NOTE,
-    }
+        "units": [a.asset_id for a in units], "scope": "fleet" if whole else "site",
+        "scope_text": scope_text, "ask": ask, "note": RULE_INDEX_NOTE,
+    } | ({"site": site} if site else {})
     return Plan(
         params=params,
         tool_sequence=calls,
@@ -586,8 +588,9 @@ async def outage_priority(
         for c in ranking_seq
     ]
     has_acidity = any("acidity" in c.args for c in ranking_seq)
-    params: dict[str, Any] = {
-        "units": units, "site": p["site"], "scope": p["scope"], "scope_text": p["scope_text"],
+    site = p.get("site")
+    params: dict[str, Any] = ({"site": site} if site else {}) | {
+        "units": units, "scope": p["scope"], "scope_text": p["scope_text"],
         "budget": budget, "budget_text": COUNT_WORDS[budget] + (" unit" if budget == 1
                                                                 else " units"),
         "note": RULE_INDEX_NOTE,
@@ -595,8 +598,8 @@ async def outage_priority(
     return Plan(
         params=params,
         tool_sequence=[*ranking_seq, *plates],
-        mentions=([p["site"]] if p["site"] else []) + [COUNT_WORDS[budget], RULE_INDEX_NOTE],
-        grounding={"site": p["site"]} if p["site"] else {},
+        mentions=([site] if site else []) + [COUNT_WORDS[budget], RULE_INDEX_NOTE],
+        grounding={"site": site} if site else {},
         difficulty="hard",
         hard_features=["constraint", "multi_output"],
         constraint=f"choose {COUNT_WORDS[budget]}: lowest health index first, and between equal "
@@ -652,14 +655,15 @@ async def symptom_failure_modes(
     a = pick(rng, ctx.assets)
     call = ToolCall(name="get_failure_modes", args={"asset_name": a.asset_id})
     modes = (await ctx.run([call]))[0]["failure_modes"]
-    revealing = sorted({s for m in modes for s in m["sensors"]})
+    present = {s.name for s in ctx.profile.inventory.sensors}
+    revealing = sorted({s for m in modes for s in m["sensors"]} & present)
     if not revealing:
         return None
     first = pick(rng, revealing)
     sensors = [first]
     if rng.random() < 0.35:
         partners = sorted({s for m in modes if first in m["sensors"] for s in m["sensors"]}
-                          - {first})
+                          & present - {first})
         if partners:
             sensors.append(pick(rng, partners))
     both = len(sensors) == 2
@@ -713,7 +717,7 @@ def wo_modes_outcome(answer: dict[str, Any]) -> str:
 @family(
     "wo_workorder_failure_modes",
     domain="wo",
-    category="Inference Query",
+    category="Knowledge Query",
     derive=_wo_modes_derive,
     summarise=_wo_modes_summary,
     outcome=wo_modes_outcome,
