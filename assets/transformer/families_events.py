@@ -310,8 +310,8 @@ async def trip_reconstruction(
     rated = nameplate_of((await ctx.run([plates]))[0], a.asset_id).get("rated_mva")
     if not rated:
         return None
-    hist = history_call(a, iso_day(d - timedelta(days=1)), iso_day(d + timedelta(days=1)),
-                        ["load_mva"])
+    # Every telemetry sensor of the two days (the request names no sensor; the load is read).
+    hist = history_call(a, iso_day(d - timedelta(days=1)), iso_day(d + timedelta(days=1)), None)
     calls = [*parent.tool_sequence[:2], plates, hist]
     params = {
         "asset_id": a.asset_id, "site": a.site_name, "day": p["day"], "tripped": p["tripped"],
@@ -321,8 +321,7 @@ async def trip_reconstruction(
         params=params,
         tool_sequence=calls,
         mentions=[a.asset_id, a.site_name, p["day"]],
-        grounding={"site": a.site_name, "asset_id": a.asset_id, "start": p["day"],
-                   "sensor": "load_mva"},
+        grounding={"site": a.site_name, "asset_id": a.asset_id, "start": p["day"]},
         difficulty="hard",
         hard_features=["multi_output"],
         tolerance={"peak_load_pct": 0.5},
@@ -497,7 +496,7 @@ async def fleet_health_ranking(
         mentions=([site] if site else []) + [RULE_INDEX_NOTE],
         grounding={"site": site} if site else {},
         difficulty="hard",
-        hard_features=["multi_output"] if ask == "ranking" else [],
+        hard_features=["multi_output"],  # several units and their scores either way
         tolerance={"health_index": 0.5, "ranking": 0.5},
         readings=ranking_readings(without),
         stated=[MODEL_INDEX],
@@ -680,6 +679,8 @@ async def symptom_failure_modes(
         grounding={"asset_id": a.asset_id, "sensor": sensors[0]},
         difficulty="medium" if both else "easy",
         hard_features=["constraint"] if both else [],
+        constraint=f"only failure modes that both {sensors[0]} and {sensors[1]} reveal"
+        if both else None,
     )
 
 
