@@ -10,8 +10,10 @@ Every answer is computed from tool outputs:
   first alert, and, for the multi-agent variant, the loading that led to it. A unit is
   overloaded when its apparent power exceeds its nameplate rating, load factor
   K = S / S_rated > 1 (IEC 60076-7:2018, 3.1 "load factor"; clause 7 loading beyond
-  nameplate); the overload preceding an alarm is the unbroken run of hourly records with
-  K > 1 that ends at the last record at or before the first alert.
+  nameplate); the overload before an alarm is dated by the first hourly record of the
+  alarm's day with K > 1 among the records stamped at or before the first alert, and the
+  peak K over those records is reported. The load is S from rounded voltages and currents,
+  so readings within 0.5 % of the rating decide nothing (such draws are dropped).
 - **Health ranking and outage priority** (``fmsr_fleet_health_ranking``,
   ``ma_outage_priority``): the rule-based health index of each unit's latest oil sample
   (project table after Jahromi et al., IEEE Electrical Insulation Magazine 25(2), 2009; see
@@ -41,7 +43,7 @@ from assets.transformer.families_common import (
     oil_call,
 )
 from assets.transformer.families_fmsr import RULE_INDEX_NOTE, hi_estimates
-from assets.transformer.families_wo import WINDOW_STATED, _wo_asset, _wo_window
+from assets.transformer.families_wo import EVENT_SHARE, WINDOW_STATED, _wo_asset, _wo_window
 from generator.api import (
     Ambiguous,
     FamilyContext,
@@ -61,7 +63,9 @@ from generator.api import (
 
 RESPONSE_HOURS = 24  # corrective work reported within this long after the first alert
 CALENDAR_RESPONSE = "response_by_next_calendar_day"
-OVERLOAD_FIRST_OF_DAY = "overload_first_record_above_rating_that_day"
+OVERLOAD_UNBROKEN = "overload_from_the_unbroken_run_before_the_alert"
+HOUR_END_RECORD = "record_of_the_alert_hour_included"
+LOAD_MARGIN_PCT = 0.5  # load factor readings this close to 100 % decide nothing
 MODEL_INDEX = "model_index"
 WITHOUT_ACIDITY = "oil_quality_without_acidity"
 COUNT_WORDS = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six"}
@@ -211,31 +215,41 @@ async def alarm_chain(
 
 
 def overload_before(
-    records: list[dict[str, Any]], rated_mva: float, until: datetime, first_of_day: bool = False
-) -> tuple[str | None, float | None]:
-    """(start, peak load factor %) of the unbroken run of records with load above the rating
-    that ends at the last record at or before ``until``; (None, None) when that record is not
-    above the rating. ``first_of_day``: the start is instead the first record of ``until``'s
-    day above the rating (a reader who takes "went above its rating" loosely).
+    records: list[dict[str, Any]], rated_mva: float, until: datetime, reading: str | None = None
+) -> tuple[str | None, float]:
+    """(first record of ``until``'s day with the load above the rating, or None; peak load
+    factor in % over that day's records) up to the record at or before ``until``.
+
+    Readings: :data:`OVERLOAD_UNBROKEN` dates the overload from the start of the unbroken run
+    above the rating that ends at the last record read (None when that record is not above
+    it); :data:`HOUR_END_RECORD` also reads the first record after ``until`` (the hour the
+    alert fell in, stamped at its end).
 
     Raises:
-        Ambiguous: The run reaches the first record read (its start is not in the data read).
+        Ambiguous: A deciding reading within 0.5 % of the rating (the load's precision: S
+            from rounded voltages and currents), or no record that day.
     """
-    rows = [(str(r["timestamp"]), float(r["load_mva"])) for r in records
-            if r.get("load_mva") is not None and _ts(r["timestamp"]) <= until]
-    if not rows or rows[-1][1] <= rated_mva:
-        return None, None
-    i = len(rows) - 1
-    while i > 0 and rows[i - 1][1] > rated_mva:
-        i -= 1
-    if i == 0:
-        raise Ambiguous("the overload started before the records read")
-    start = rows[i][0]
-    if first_of_day:
-        same_day = [t for t, v in rows if t[:10] == until.date().isoformat() and v > rated_mva]
-        start = min([start, *same_day])
-    peak = max(v for _, v in rows[i:]) / rated_mva * 100.0
-    return start, round(peak, 1)
+    first_day = until.date().isoformat()
+    rows = [(str(r["timestamp"]), float(r["load_mva"]) / rated_mva * 100.0) for r in records
+            if r.get("load_mva") is not None and str(r["timestamp"])[:10] == first_day]
+    keep = [(t, k) for t, k in rows if _ts(t) <= until]
+    if reading == HOUR_END_RECORD:
+        later = [(t, k) for t, k in rows if _ts(t) > until]
+        keep += later[:1]
+    if not keep:
+        raise Ambiguous("no load record that day before the alert")
+    above = [i for i, (_, k) in enumerate(keep) if k > 100.0]
+    if reading == OVERLOAD_UNBROKEN:
+        above = []
+        i = len(keep) - 1
+        while i >= 0 and keep[i][1] > 100.0:
+            above.insert(0, i)
+            i -= 1
+    decide = keep[: above[0] + 1] if above else keep
+    if any(abs(k - 100.0) <= LOAD_MARGIN_PCT for _, k in decide):
+        raise Ambiguous("a load reading within the precision of the rating")
+    peak = round(max(k for _, k in keep), 1)
+    return (keep[above[0]][0] if above else None), peak
 
 
 def _trip_derive(params: dict[str, Any], outputs: list[dict[str, Any]]) -> dict[str, Any]:
@@ -245,8 +259,7 @@ def _trip_derive(params: dict[str, Any], outputs: list[dict[str, Any]]) -> dict[
     if not rated:
         raise Ambiguous("no rating on the nameplate")
     first = _ts(chain["chain"][0]["time"])
-    loose = params.get("reading") == OVERLOAD_FIRST_OF_DAY
-    start, peak = overload_before(hist["records"], float(rated), first, first_of_day=loose)
+    start, peak = overload_before(hist["records"], float(rated), first, params.get("reading"))
     response = chain.pop("_response")
     closed = max(
         (o for o in response if o.get("actual_finish")),
@@ -263,10 +276,10 @@ def _trip_derive(params: dict[str, Any], outputs: list[dict[str, Any]]) -> dict[
 
 def _trip_summary(params: dict[str, Any], answer: dict[str, Any]) -> str:
     load = (
-        f"load above its {num(params['rated_mva'], 1)} MVA rating since "
-        f"{answer['overload_start']} (peak {num(answer['peak_load_pct'], 1)} %)"
-        if answer["overload_start"] else "no overload before the first alert"
-    )
+        f"load first above its {num(params['rated_mva'], 1)} MVA rating that day at "
+        f"{answer['overload_start']}" if answer["overload_start"]
+        else f"load not above its {num(params['rated_mva'], 1)} MVA rating that day"
+    ) + f", peak {num(answer['peak_load_pct'], 1)} % of rating before the first alert"
     closed = (
         f"closed by {answer['closed_by']} finished {answer['closed_at']}"
         if answer["closed_by"] else "no corrective work within 24 h"
@@ -294,11 +307,14 @@ def trip_outcome(answer: dict[str, Any]) -> str:
 async def trip_reconstruction(
     ctx: FamilyContext, rng: np.random.Generator, parents: list[TaskSeed]
 ) -> Plan | None:
-    """Why a unit alarmed or tripped: the loading before the first alert (from when the load
-    had been above the nameplate rating without a break, and its peak), the alerts in order,
-    the corrective work within 24 hours and the order that closed the event (finished last).
+    """Why a unit alarmed or tripped: when that day the load first went above the nameplate
+    rating and its peak (% of rating) before the first alert, the alerts in order, the
+    corrective work within 24 hours and the order that closed the event (finished last).
 
-    Stated reading: the overload taken from the first record above the rating that day.
+    Stated readings (the text says "first ... that day" and "readings before the first
+    alarm"): the overload dated from the unbroken run before the alert, and the record
+    stamped at the end of the alert's hour included. Draws whose deciding load readings lie
+    within 0.5 % of the rating are dropped.
     """
     if not parents:
         return None
@@ -325,13 +341,21 @@ async def trip_reconstruction(
         difficulty="hard",
         hard_features=["multi_output"],
         tolerance={"peak_load_pct": 0.5},
-        readings=[Reading(
-            name=OVERLOAD_FIRST_OF_DAY,
-            description="dates the overload from the first hour that day with the load above "
-            "the rating, even if it dropped back below before the alarm",
-            params={"reading": OVERLOAD_FIRST_OF_DAY},
-        )],
-        stated=[OVERLOAD_FIRST_OF_DAY],
+        readings=[
+            Reading(
+                name=OVERLOAD_UNBROKEN,
+                description="dates the overload from the start of the unbroken run above the "
+                "rating that leads into the first alarm",
+                params={"reading": OVERLOAD_UNBROKEN},
+            ),
+            Reading(
+                name=HOUR_END_RECORD,
+                description="also reads the load record stamped at the end of the hour the "
+                "first alarm fell in",
+                params={"reading": HOUR_END_RECORD},
+            ),
+        ],
+        stated=[OVERLOAD_UNBROKEN, HOUR_END_RECORD],
     )
 
 
@@ -541,7 +565,7 @@ def _priority_summary(params: dict[str, Any], answer: dict[str, Any]) -> str:
     listed = ", ".join(
         f"{u} ({num(answer['health_index'][u], 1)})" for u in answer["chosen"]
     )
-    text = f"take out first at {params['scope_text']} ({params['budget']}): {listed}"
+    text = f"take out first, {params['budget']} of {params['scope_text']}: {listed}"
     return text + ("; equal scores decided by installation year" if answer["tie_broken_by_age"]
                    else "")
 
@@ -730,14 +754,20 @@ async def workorder_failure_modes(
     """Which failure modes a unit's corrective work in a window points to (by failure code)
     and which sensors reveal them, i.e. what to watch from now on.
 
-    Mostly a window holding corrective work. Window-end readings are stated by the text.
+    Mostly (70 %) a unit with corrective work and a window holding some. Window-end readings
+    are stated by the text.
     """
-    a = _wo_asset(ctx, rng)
+    with_work = [
+        x for x in ctx.assets
+        if (await ctx.run1("get_corrective_work_orders", equipment_id=x.asset_id))["count"]
+    ]
+    eventful = bool(with_work) and rng.random() < EVENT_SHARE
+    a = pick(rng, with_work) if eventful else _wo_asset(ctx, rng)
     if a is None:
         return None
     out = await ctx.run1("get_corrective_work_orders", equipment_id=a.asset_id)
     days = sorted({day(o["reported_date"]) for o in out["work_orders"]})
-    around = pick(rng, days) if days and rng.random() < 0.8 else None
+    around = pick(rng, days) if days and eventful else None
     window = _wo_window(a, rng, 7, around)
     if window is None:
         return None

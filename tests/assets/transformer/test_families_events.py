@@ -29,7 +29,9 @@ import pytest
 
 from assets.transformer.families_events import (
     CALENDAR_RESPONSE,
-    OVERLOAD_FIRST_OF_DAY,
+    HOUR_END_RECORD,
+    OVERLOAD_UNBROKEN,
+    overload_before,
     tied_groups,
 )
 from generator.api import Ambiguous
@@ -190,14 +192,16 @@ async def test_golden_wo_alarm_chain(events_settings: StoreSettings, tmp_path: P
 async def test_golden_ma_trip_reconstruction(
     events_settings: StoreSettings, tmp_path: Path
 ) -> None:
-    """EVT-TX01, 06-02: the first alert is 16:48; the records at or before it end with 16:00
-    (11.0 MVA > 10) and 15:00 (10.4 > 10); 14:00 reads 5.0 <= 10, so the unbroken run above
-    the 10 MVA rating starts at 15:00 and peaks at 11.0/10 = 110.0 %. The response orders
-    finished 06-03 12:00 (WO-EVT1-002) and 06-04 09:00 (WO-EVT1-003): the latter closed it.
-    The loose reading dates the overload from 09:00 (10.2 MVA, the day's first record above
-    the rating) and is stated.
+    """EVT-TX01, 06-02, first alert 16:48: the day's records stamped up to then are 00:00 ..
+    16:00 at 5.0 MVA (50 % of 10 MVA) except 09:00 10.2 (102 %), 15:00 10.4 (104 %) and
+    16:00 11.0 (110 %). The first above the rating is 09:00 (every earlier one reads 50 %,
+    far from 100 %), the peak is 110.0 %. The response orders finished 06-03 12:00
+    (WO-EVT1-002) and 06-04 09:00 (WO-EVT1-003): the latter closed the event.
+    Stated readings: the unbroken run into the alarm starts at 15:00 (14:00 reads 50 %); the
+    record at the end of the alarm's hour, 17:00 (11.6 MVA), raises the peak to 116.0 %.
 
-    EVT-TX02, 06-01: the 19:00 record reads 6.0 <= 10: no overload, no work order.
+    EVT-TX02, 06-01, alarm 19:06: every record reads 6.0 MVA (60 %): no overload, peak 60.0 %,
+    no work order.
     """
     seeds = await generate_family(events_settings, tmp_path, "ma_trip_reconstruction", 8)
     by_day = {(s.params["asset_id"], s.params["day"]): s for s in seeds}
@@ -205,17 +209,30 @@ async def test_golden_ma_trip_reconstruction(
     trip = by_day["EVT-TX01", "2026-06-02"]
     assert trip.answer == {
         "chain": TX01_CHAIN, "tripped": True, "work_orders": ["WO-EVT1-002", "WO-EVT1-003"],
-        "overload_start": "2026-06-02T15:00:00", "peak_load_pct": 110.0,
+        "overload_start": "2026-06-02T09:00:00", "peak_load_pct": 110.0,
         "closed_by": "WO-EVT1-003", "closed_at": "2026-06-04T09:00:00",
     }
     assert trip.outcome == "overload_trip"
-    loose = {r.name: r for r in trip.readings}[OVERLOAD_FIRST_OF_DAY]
-    assert loose.outcome == "stated" and loose.answer is not None
-    assert loose.answer["overload_start"] == "2026-06-02T09:00:00"
+    checks = {r.name: r for r in trip.readings}
+    unbroken, hour_end = checks[OVERLOAD_UNBROKEN], checks[HOUR_END_RECORD]
+    assert unbroken.outcome == "stated" and unbroken.answer is not None
+    assert unbroken.answer["overload_start"] == "2026-06-02T15:00:00"
+    assert hour_end.outcome == "stated" and hour_end.answer is not None
+    assert hour_end.answer["peak_load_pct"] == 116.0
     if ("EVT-TX02", "2026-06-01") in by_day:
         quiet = by_day["EVT-TX02", "2026-06-01"]
         assert quiet.answer["overload_start"] is None and quiet.answer["closed_by"] is None
+        assert quiet.answer["peak_load_pct"] == 60.0
         assert quiet.outcome == "no_overload"
+
+
+def test_load_readings_at_the_rating_are_dropped() -> None:
+    """A record at 10.04 MVA on a 10 MVA unit (100.4 %) before the first overload cannot be
+    told from the rating: no single overload time."""
+    records = [{"timestamp": "2026-06-02T08:00:00", "load_mva": 10.04},
+               {"timestamp": "2026-06-02T09:00:00", "load_mva": 11.0}]
+    with pytest.raises(Ambiguous):
+        overload_before(records, 10.0, datetime(2026, 6, 2, 9, 30))
 
 
 # -- ranking and priority ---------------------------------------------------------------------
