@@ -678,7 +678,8 @@ async def symptom_failure_modes(
     a = pick(rng, ctx.assets)
     call = ToolCall(name="get_failure_modes", args={"asset_name": a.asset_id})
     modes = (await ctx.run([call]))[0]["failure_modes"]
-    present = {s.name for s in ctx.profile.inventory.sensors}
+    # Levels only: an alarm or trip contact is an event, not a symptom that "drifts".
+    present = {s.name for s in ctx.profile.inventory.sensors if s.unit != "flag"}
     revealing = sorted({s for m in modes for s in m["sensors"]} & present)
     if not revealing:
         return None
