@@ -34,7 +34,7 @@ from assets.transformer.families_events import (
     overload_before,
     tied_groups,
 )
-from generator.api import Ambiguous
+from generator.api import END_DAY_INCLUDED, END_MIDNIGHT_INCLUDED, Ambiguous
 from generator.config import StoreSettings
 from generator.generate.families import FAMILIES, draw_seed
 from tests.assets.transformer.test_golden_families import generate_family, seed_raw
@@ -273,6 +273,9 @@ async def test_golden_outage_priority(events_settings: StoreSettings, tmp_path: 
         assert s.answer["chosen"] == expected[budget]
         assert s.answer["health_index"] == {u: 53.125 for u in expected[budget]}
         assert s.answer["tie_broken_by_age"] is True and s.outcome == "by_age"
+        checks = {r.name: r.outcome for r in s.readings}
+        assert checks["oil_quality_without_acidity"] == "same"
+        assert checks["model_index"] in ("same", "stated")
 
 
 def test_near_tie_of_different_scores_is_dropped() -> None:
@@ -359,6 +362,8 @@ async def test_golden_workorder_failure_modes(
                                                                    else set())
         assert s.answer == {"work_orders": len(inside), "codes": codes,
                             "failure_modes": modes, "sensors": sorted(sensors)}
+        # The window's end is gated: both inclusive readings are derived and recorded.
+        assert {r.name for r in s.readings} == {END_DAY_INCLUDED, END_MIDNIGHT_INCLUDED}
 
 
 # -- the interpretation gate runs ------------------------------------------------------------
