@@ -182,7 +182,7 @@ async def _stuck_plan(ctx: FamilyContext, rng: np.random.Generator) -> Plan | No
     return Plan(
         params=params,
         tool_sequence=calls,
-        mentions=[a.asset_id, params["sensor_label"], start, end, RUN_WORDS[min_run]],
+        mentions=[a.asset_id, a.site_name, sensor, start, end, RUN_WORDS[min_run]],
         grounding={"site": a.site_name, "asset_id": a.asset_id, "sensor": sensor,
                    "start": start, "end": end},
         difficulty="medium",
@@ -269,7 +269,7 @@ async def telemetry_gaps(
     return Plan(
         params=params,
         tool_sequence=calls,
-        mentions=[a.asset_id, params["sensor_label"], start, end],
+        mentions=[a.asset_id, a.site_name, sensor, start, end],
         grounding={"site": a.site_name, "asset_id": a.asset_id, "sensor": sensor,
                    "start": start, "end": end},
         difficulty="medium",
@@ -326,7 +326,7 @@ async def _triage_plan(ctx: FamilyContext, rng: np.random.Generator) -> Plan | N
     return Plan(
         params=params,
         tool_sequence=calls,
-        mentions=[a.asset_id, start, end],
+        mentions=[a.asset_id, a.site_name, start, end],
         grounding={"site": a.site_name, "asset_id": a.asset_id, "start": start, "end": end},
         difficulty="hard",
         hard_features=["multi_output"],

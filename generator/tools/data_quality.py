@@ -229,11 +229,11 @@ def contact_checks(
     previous: int | None = None
     for r in records:
         raw = r.get(flag)
-        if not _present(raw):
+        if raw is None:
             continue
         state = int(raw)
         reading = r.get(sensor)
-        value = float(reading) if _present(reading) else None
+        value = None if reading is None else float(reading)
         ts = str(r["timestamp"])
         if state == 1 and previous != 1:
             pickups.append(Pickup(timestamp=ts, flag=flag, sensor=sensor, reading=value,

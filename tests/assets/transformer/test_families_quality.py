@@ -204,7 +204,7 @@ async def test_every_family_draws_and_records_its_stated_readings(
         checks = {r.name: r.outcome for r in s.readings}
         assert {END_DAY_INCLUDED, END_MIDNIGHT_INCLUDED} <= set(checks), s.key
         assert set(checks.values()) <= {"same", "stated"}
-        assert "_" not in " ".join(m for m in s.mentions if " " in m)  # no codes in phrases
+        assert s.grounding["asset_id"] in s.mentions and s.grounding["site"] in s.mentions
 
 
 async def test_draws_find_the_injected_faults_and_nothing_else(
