@@ -194,7 +194,7 @@ async def _stuck_plan(ctx: FamilyContext, rng: np.random.Generator) -> Plan | No
 @family(
     "iot_sensor_stuck",
     domain="iot",
-    category="Anomaly Detection Query",
+    category="Inference Query",
     derive=_stuck_derive,
     summarise=_stuck_summary,
     outcome=stuck_outcome,
@@ -338,7 +338,7 @@ async def _triage_plan(ctx: FamilyContext, rng: np.random.Generator) -> Plan | N
 @family(
     "iot_alarm_triage",
     domain="iot",
-    category="Diagnostic Assessment",
+    category="Inference Query",
     derive=_triage_derive,
     summarise=_triage_summary,
     outcome=triage_outcome,
