@@ -304,7 +304,7 @@ def triage_outcome(answer: dict[str, Any]) -> str:
 def _triage_summary(params: dict[str, Any], answer: dict[str, Any]) -> str:
     def times(rows: list[dict[str, Any]]) -> str:
         return and_join([f"{r['contact']} {r['timestamp']} ({num(float(r['reading'] or 0), 1)}"
-                         f" °C vs {num(r['setting'], 0)} °C)" for r in rows])
+                         f" °C vs {num(r['setting'], 1)} °C)" for r in rows])
     return (f"alarm pick-ups of {params['asset_id']} in [{params['start']}, {params['end']})"
             f": {answer['alarms']}; genuine: {times(answer['genuine'])}; "
             f"from a faulty contact: {times(answer['spurious'])}")

@@ -264,3 +264,27 @@ async def test_gate_drops_an_unstated_reading_that_changes_the_answer(
                   stated=[RUN_AS_DURATION])
     checks = await gate_readings(spec, ctx, stated, answer, 0)
     assert checks and checks[0].outcome == "stated"
+
+
+def test_phrasings_name_every_mention_and_no_tool_parameter() -> None:
+    import re
+
+    import yaml
+
+    from generator.assetdef import ASSETS_DIR
+
+    text = (ASSETS_DIR / "transformer" / "templates.yaml").read_text()
+    fams = yaml.safe_load(text)["families"]
+    need = {"{asset_id}", "{site}", "{window}"}
+    for name in FAMILY_NAMES:
+        wanted = need | ({"{sensor_label}"} if "stuck" in name or "gaps" in name else set())
+        wanted |= {"{run_words}"} if "stuck" in name else set()
+        variants = fams[name]["variants"]
+        for v in variants:
+            for role in ("operator", "manager"):
+                assert len(v[role]) >= 4, (name, role)
+                for p in v[role]:
+                    assert wanted <= set(re.findall(r"\{\w+\}", p)), (name, p)
+                    bare = re.sub(r"\{\w+\}", "", p)
+                    assert not re.search(r"\b[a-z]+_[a-z_]+\b", bare), (name, p)  # snake_case
+                    assert "min_run" not in p and "inclusive" not in p, (name, p)
