@@ -277,7 +277,7 @@ def test_phrasings_name_every_mention_and_no_tool_parameter() -> None:
     fams = yaml.safe_load(text)["families"]
     need = {"{asset_id}", "{site}", "{window}"}
     for name in FAMILY_NAMES:
-        wanted = need | ({"{sensor_label}"} if "stuck" in name or "gaps" in name else set())
+        wanted = need | ({"{sensor}"} if "stuck" in name or "gaps" in name else set())
         wanted |= {"{run_words}"} if "stuck" in name else set()
         variants = fams[name]["variants"]
         for v in variants:
