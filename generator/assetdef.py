@@ -112,6 +112,19 @@ class NameplateField(_Strict):
     description: str = Field(description="What the field records")
 
 
+class ContactDef(_Strict):
+    """An on/off contact (alarm or trip) driven by an analog reading crossing a setting.
+
+    The contact should read 1 exactly when the reading is at or above the setting; the
+    generic data-quality tool reports records where it does not.
+    """
+
+    flag: str = Field(description="The flag sensor (0/1) of the contact", pattern=SLUG)
+    sensor: str = Field(description="The analog sensor whose reading drives it", pattern=SLUG)
+    setting: float = Field(description="The setting, in the sensor's unit: on at or above it")
+    description: str = Field(default="", description="What the contact signals")
+
+
 def _default_sources() -> dict[str, SourceDef]:
     return {"telemetry": SourceDef(database="telemetry", description="Hourly telemetry")}
 
@@ -172,6 +185,11 @@ class AssetClass(_Strict):
     domains: list[Domain] = Field(min_length=1, description="Scenario domains the class supports")
     sensors: list[Sensor] = Field(min_length=1, description="Measured quantities")
     failure_modes: list[FailureMode] = Field(description="Failure modes and revealing sensors")
+    contacts: list[ContactDef] = Field(
+        default_factory=list,
+        description="Alarm / trip contacts: a flag sensor, the analog sensor driving it and "
+        "its setting (optional; read by the data-quality tool)",
+    )
     standards: list[Standard] = Field(description="Standards followed, with editions")
 
     @model_validator(mode="after")
@@ -230,7 +248,38 @@ class AssetClass(_Strict):
                         f"failure mode {fm.id!r} references unknown sensor",
                         fix="correct the name or add the sensor to `sensors`",
                     )
+        self._check_contacts(known)
         return self
+
+    def _check_contacts(self, known: set[str]) -> None:
+        flags = [c.flag for c in self.contacts]
+        for i, contact in enumerate(self.contacts):
+            for key in ("flag", "sensor"):
+                name = getattr(contact, key)
+                if name not in known:
+                    raise _RefError(
+                        f"contacts.{i}.{key}", name, sorted(known),
+                        f"contact {contact.flag!r} references unknown sensor",
+                        fix="correct the name or add the sensor to `sensors`",
+                    )
+            if contact.flag in flags[:i]:
+                raise _RefError(
+                    f"contacts.{i}.flag", contact.flag, sorted(set(flags)),
+                    "declares the same flag twice", fix="keep one entry per flag sensor",
+                )
+            if contact.flag == contact.sensor:
+                raise _RefError(
+                    f"contacts.{i}.sensor", contact.sensor, sorted(known - {contact.flag}),
+                    "names the flag itself as its analog sensor",
+                    fix="name the analog reading that drives the contact",
+                )
+
+    def contact(self, flag: str) -> ContactDef | None:
+        """The declared contact of flag sensor ``flag`` (None when it is not a contact)."""
+        for c in self.contacts:
+            if c.flag == flag:
+                return c
+        return None
 
     def sensor(self, name: str) -> Sensor:
         """The sensor called ``name``."""

@@ -32,7 +32,12 @@ Every number follows from a formula and the seed:
   concludes on each stored sample, the same diagnosis an agent gets. The truth record
   keeps the injected fault and onset next to the first sample the tool finds abnormal
   (``first_detected``, ``first_detected_class``) and the first it classifies as the
-  injected fault (``first_classified``).
+  injected fault (``first_classified``);
+* telemetry faults on a few units (a stuck indicator, missing records, a chattering alarm
+  contact), drawn from their own random stream after everything else
+  (:mod:`assets.transformer.sensor_faults`) and listed in each unit's truth document
+  (``sensor_faults``); half of them got a corrective order for the instrument
+  (``IC-SENS``), numbered after the unit's other orders.
 
 The module is pure: :func:`simulate_fleet` maps a :class:`FleetSpec` to documents.
 """
@@ -49,10 +54,16 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from assets.transformer import dga
+from assets.transformer.sensor_faults import (
+    INSTRUMENT_CODE,
+    INSTRUMENT_LABEL,
+    inject_sensor_faults,
+    instrument_order_text,
+)
 from assets.transformer.thermal import COOLING, ThermalStepper, max_step_rise
 from assets.transformer.workorders import COLLECTION, code_entry, equipment_name
 
-SIMULATOR_VERSION = "4"
+SIMULATOR_VERSION = "5"  # 5: telemetry faults (assets.transformer.sensor_faults)
 SITE_NAMES = ["NORTH", "SOUTH", "EAST", "WEST", "CENTRAL", "HARBOR", "RIDGE", "VALLEY"]
 FAULT_TYPES = ["T3", "D2", "T1", "PD", "T2", "D1"]
 FAULT_LABELS = {
@@ -84,6 +95,7 @@ OTHER_CODES = {
     "OP-OVL": "overloading / temperature alarm",
     "PM-INSP": "preventive inspection",
     "DGA-ABN": "abnormal dissolved gases, fault type not determined",
+    INSTRUMENT_CODE: INSTRUMENT_LABEL,
 }
 # Fault signatures (ppm H2, CH4, C2H6, C2H4, C2H2) chosen inside the same zone of all three
 # classification methods, away from their boundaries (hand-checked in tests/assets).
@@ -636,6 +648,7 @@ def _events_and_orders(
     unit: _Unit,
     oil: list[dict[str, Any]],
     run: ThermalRun,
+    faults: list[dict[str, Any]] | None = None,
 ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     t0 = datetime.combine(spec.start, datetime.min.time())
     docs: list[dict[str, Any]] = []
@@ -769,6 +782,17 @@ def _events_and_orders(
     detection = dga_detection(unit, oil)
     for when, code, text in detection.orders:
         work_order(when, False, code, text, 2, 8.0)
+    # Instrument orders last, so every other order keeps its number.
+    sensor_faults = []
+    for fault in faults or []:
+        wo_id = None
+        if fault["order_days"] is not None:
+            when = datetime.fromisoformat(fault["start"]) + timedelta(days=fault["order_days"])
+            work_order(when, False, INSTRUMENT_CODE, instrument_order_text(fault), 3, 2.0)
+            wo_id = f"WO-{unit.asset_id}-{n_wo:03d}"
+        sensor_faults.append(
+            {k: v for k, v in fault.items() if k != "order_days"} | {"work_order": wo_id}
+        )
     truth = {
         "_id": unit.asset_id,
         "asset_id": unit.asset_id,
@@ -788,6 +812,7 @@ def _events_and_orders(
         "trips": [_iso(t0 + timedelta(minutes=m)) for m in run.trips],
         "alert_edges": len(run.edges),
         "trip_step_bound_k": round(run.step_bound, 2),
+        "sensor_faults": sensor_faults,
     }
     return docs, truth
 
@@ -888,11 +913,21 @@ def simulate_fleet(spec: FleetSpec) -> FleetData:
     orders: list[dict[str, Any]] = []
     truth: list[dict[str, Any]] = []
     nameplates: list[dict[str, Any]] = []
+    runs: dict[str, ThermalRun] = {}
+    per_unit: dict[str, list[dict[str, Any]]] = {}
     for unit in units:
-        tele, run = _telemetry(spec, unit, hours, ambients[unit.index // spec.units_per_site])
+        tele, runs[unit.asset_id] = _telemetry(
+            spec, unit, hours, ambients[unit.index // spec.units_per_site]
+        )
+        per_unit[unit.asset_id] = tele
+    alarm = {"oti": THRESHOLDS["oti_alarm"], "wti": THRESHOLDS["wti_alarm"]}
+    faults = inject_sensor_faults(spec.seed, per_unit, alarm, rng_for)
+    for unit in units:
         samples, _scale = _oil_samples(spec, unit)
-        unit_orders, unit_truth = _events_and_orders(spec, unit, samples, run)
-        telemetry.extend(tele)
+        unit_orders, unit_truth = _events_and_orders(
+            spec, unit, samples, runs[unit.asset_id], faults[unit.asset_id]
+        )
+        telemetry.extend(per_unit[unit.asset_id])
         oil.extend(samples)
         orders.extend(unit_orders)
         truth.append(unit_truth)

@@ -45,7 +45,7 @@ def code_entry(code: str, description: str) -> CodeEntry:
     activity done), so a work order's (primary, secondary) pair always joins the catalogue.
 
     Args:
-        code: Our code (``PM-INSP``, ``OP-OVL``, ``DGA-ABN``, ``EL-*``, ``TH-*``).
+        code: Our code (``PM-INSP``, ``OP-OVL``, ``DGA-ABN``, ``IC-SENS``, ``EL-*``, ``TH-*``).
         description: Our description of the code.
 
     Returns:
@@ -60,6 +60,11 @@ def code_entry(code: str, description: str) -> CodeEntry:
         return CodeEntry(
             "Operation", description, f"{code}-TEMP",
             "top-oil or winding temperature alarm or trip: check load and cooling",
+        )
+    if code.startswith("IC-"):
+        return CodeEntry(
+            "Instrumentation", description, f"{code}-SCADA",
+            "found in the telemetry: a stuck indicator, a chattering contact or missing data",
         )
     category = {"EL-": "Electrical fault", "TH-": "Thermal fault"}.get(
         code[:3], "Condition monitoring"

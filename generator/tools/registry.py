@@ -329,6 +329,7 @@ GENERIC_TOOL_MODULES = (
     "generator.tools.data_wo",
     "generator.tools.data_fmsr",
     "generator.tools.data_tsfm",
+    "generator.tools.data_quality",
 )
 """The framework's generic tools (every class gets them)."""
 

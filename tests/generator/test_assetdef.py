@@ -59,6 +59,26 @@ def test_failure_mode_with_unknown_sensor() -> None:
     assert "failure_modes.1.sensors.0" in text and "'methan'" in text and "methane" in text
 
 
+def test_contacts_are_optional_and_checked() -> None:
+    asset = load_asset_class("transformer")
+    oti_a = asset.contact("oti_a")
+    assert oti_a is not None and (oti_a.sensor, oti_a.setting) == ("oti", 90.0)
+    assert asset.contact("oti") is None
+    data = copy.deepcopy(RAW)
+    del data["contacts"]
+    assert parse_asset_class(data, "assets/x/asset.yaml").contacts == []
+    data = copy.deepcopy(RAW)
+    data["contacts"][1]["sensor"] = "otti"
+    text = _error(data)
+    assert "contacts.1.sensor" in text and "'otti'" in text and "oti" in text
+    data = copy.deepcopy(RAW)
+    data["contacts"][2]["flag"] = "oti_a"
+    assert "contacts.2.flag" in _error(data)
+    data = copy.deepcopy(RAW)
+    data["contacts"][0]["sensor"] = "oti_a"
+    assert "contacts.0.sensor" in _error(data)
+
+
 def test_bad_range_and_unknown_domain() -> None:
     data = copy.deepcopy(RAW)
     data["sensors"][2]["range"] = [5, 1]

@@ -66,16 +66,34 @@ def _truth(fleet: FleetData) -> dict[str, dict]:
     return {t["asset_id"]: t for t in fleet.docs["truth"]}
 
 
+def _faults(fleet: FleetData, kind: str) -> list[tuple[str, dict[str, Any]]]:
+    return [(t["asset_id"], f) for t in fleet.docs["truth"] for f in t["sensor_faults"]
+            if f["kind"] == kind]
+
+
+def _stuck_records(fleet: FleetData) -> set[tuple[str, str]]:
+    """(asset, timestamp) of the records inside an injected stuck-indicator fault."""
+    return {(a, d["timestamp"]) for a, f in _faults(fleet, "stuck")
+            for d in fleet.docs["telemetry"]
+            if d["asset_id"] == a and f["start"] <= d["timestamp"] <= f["end"]}
+
+
 def test_default_fleet_size(fleet: FleetData) -> None:
     assert len(fleet.docs["nameplate"]) == 12
-    assert len(fleet.docs["telemetry"]) == 12 * 90 * 24
+    # 12 units x 90 days x 24 h, less the records of the injected data gaps (two units of
+    # twelve: one per UNITS_PER_KIND = 6), each 4 to 24 hours long.
+    gaps = [f["count"] for _, f in _faults(fleet, "gap")]
+    assert len(gaps) == 2 and all(4 <= g <= 24 for g in gaps)
+    assert len(fleet.docs["telemetry"]) == 12 * 90 * 24 - sum(gaps)
 
 
 def test_winding_above_oil_above_ambient_when_loaded(fleet: FleetData) -> None:
     rated = _rated(fleet)
     loaded = [d for d in fleet.docs["telemetry"] if d["load_mva"] > 0.1 * rated[d["asset_id"]]]
     assert len(loaded) > 0.9 * len(fleet.docs["telemetry"])
-    violations = [d for d in loaded if not d["wti"] > d["oti"] > d["ati"]]
+    stuck = _stuck_records(fleet)  # a frozen indicator need not follow the physics
+    violations = [d for d in loaded if not d["wti"] > d["oti"] > d["ati"]
+                  and (d["asset_id"], d["timestamp"]) not in stuck]
     assert violations == []
 
 
@@ -249,7 +267,9 @@ def test_a_tripped_unit_is_de_energised_and_cools_toward_ambient(fleet42: FleetD
 @pytest.mark.parametrize("name", ["fleet", "fleet42"])
 def test_wti_never_reads_below_oti(name: str, request: pytest.FixtureRequest) -> None:
     fleet: FleetData = request.getfixturevalue(name)
-    assert all(d["wti"] >= d["oti"] for d in fleet.docs["telemetry"])
+    stuck = _stuck_records(fleet)
+    assert all(d["wti"] >= d["oti"] for d in fleet.docs["telemetry"]
+               if (d["asset_id"], d["timestamp"]) not in stuck)
 
 
 @pytest.mark.parametrize("name", ["fleet", "fleet42"])
@@ -346,3 +366,84 @@ def test_default_fleet_has_alarms_overloads_and_faults(fleet42: FleetData) -> No
         if d.get("dataset") == "wo_events" and d["wo_type"] == "corrective"
     ]
     assert len({d["equipment_id"] for d in corrective}) >= len(truth) / 2
+
+
+# -- injected telemetry faults (assets.transformer.sensor_faults) --------------------------
+
+
+def test_telemetry_faults_are_what_the_truth_lists(fleet42: FleetData) -> None:
+    rows = _rows(fleet42)
+    kinds = Counter(f["kind"] for t in fleet42.docs["truth"] for f in t["sensor_faults"])
+    assert kinds == {"stuck": 2, "gap": 2, "contact": 2}  # 12 units: two of each kind
+    faulty = [t["asset_id"] for t in fleet42.docs["truth"] if t["sensor_faults"]]
+    assert len(faulty) == len(set(faulty)) == 6  # one fault per unit
+    for a, f in _faults(fleet42, "stuck"):
+        run = [d for d in rows[a] if f["start"] <= d["timestamp"] <= f["end"]]
+        assert len(run) == f["count"] >= 24 and {d[f["sensor"]] for d in run} == {f["value"]}
+        # the contacts follow the true temperature, below the alarm setting here
+        assert all(d[c] == 0 for d in run for c in ("oti_a", "wti_a", "oti_t", "wti_t"))
+        i = rows[a].index(run[0])
+        assert rows[a][i - 1][f["sensor"]] != f["value"] != rows[a][i + len(run)][f["sensor"]]
+    for a, f in _faults(fleet42, "gap"):
+        stamps = [d["timestamp"] for d in rows[a]]
+        first = datetime.fromisoformat(f["start"])
+        missing = [(first + timedelta(hours=h)).isoformat() for h in range(f["count"])]
+        assert missing[-1] == f["end"] and not set(missing) & set(stamps)
+        assert len(stamps) == 90 * 24 - f["count"]
+    for a, f in _faults(fleet42, "contact"):
+        setting = THRESHOLDS["oti_alarm" if f["sensor"] == "oti_a" else "wti_alarm"]
+        on = [d for d in rows[a] if d[f["sensor"]] == 1 and d[f["sensor"].split("_")[0]]
+              < setting]
+        assert [d["timestamp"] for d in on] == f["timestamps"] and len(on) == f["count"]
+        assert all(d[f["sensor"].split("_")[0]] <= setting - 10 for d in on)
+
+
+def test_instrument_orders_follow_the_faults_that_list_one(fleet42: FleetData) -> None:
+    orders = {d["wo_id"]: d for d in fleet42.docs["workorders"]
+              if d.get("dataset") == "wo_events" and d["primary_code"] == "IC-SENS"}
+    listed = {f["work_order"]: (a, f) for t in fleet42.docs["truth"]
+              for a, f in [(t["asset_id"], x) for x in t["sensor_faults"]] if f["work_order"]}
+    assert set(orders) == set(listed) and 0 < len(orders) < 6
+    for wo_id, (a, f) in listed.items():
+        o = orders[wo_id]
+        assert o["equipment_id"] == a and o["wo_type"] == "corrective"
+        lead = datetime.fromisoformat(o["reported_date"]) - datetime.fromisoformat(f["start"])
+        assert timedelta(days=1) <= lead <= timedelta(days=3)
+        # numbered after every other order of the unit
+        own = sorted(d["wo_id"] for d in fleet42.docs["workorders"]
+                     if d.get("dataset") == "wo_events" and d["equipment_id"] == a)
+        assert own[-1] == wo_id
+    codes = {d["code"] for d in fleet42.docs["workorders"] if d.get("dataset") == "failure_codes"}
+    assert "IC-SENS" in codes
+
+
+def test_faults_move_no_other_value(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without the injection every document but the faulted ones is the same: the faults
+    draw from their own random stream and come after everything else."""
+    from assets.transformer import simulator
+
+    spec = FleetSpec(seed=3, sites=2, units_per_site=2, days=21)
+    with_faults = simulate_fleet(spec).docs
+    monkeypatch.setattr(simulator, "inject_sensor_faults",
+                        lambda seed, tele, alarm, rng: {a: [] for a in tele})
+    clean = simulate_fleet(spec).docs
+    faults = {t["asset_id"]: t["sensor_faults"] for t in with_faults["truth"]}
+    assert sum(map(len, faults.values())) == 3  # 4 units: one stuck, one gap, one contact
+    old = {d["_id"]: d for d in clean["telemetry"]}
+    new = {d["_id"]: d for d in with_faults["telemetry"]}
+    assert set(new) <= set(old)
+    changed = {i for i in new if new[i] != old[i]}
+    for i in changed:  # only the faulted sensor of a faulted record differs
+        a, ts = new[i]["asset_id"], new[i]["timestamp"]
+        (f,) = faults[a]
+        assert f["start"] <= ts <= f["end"]
+        assert {k for k in new[i] if new[i][k] != old[i][k]} == {f["sensor"]}
+    for name in ("oil_samples", "nameplate"):
+        assert with_faults[name] == clean[name]
+    extra = [d for d in with_faults["workorders"] if d not in clean["workorders"]]
+    assert all(d.get("primary_code") == "IC-SENS" or d.get("event_type") == "IC-SENS"
+               or d.get("code") == "IC-SENS" for d in extra)
+    assert all(d in with_faults["workorders"] for d in clean["workorders"])
+    for t_new, t_old in zip(with_faults["truth"], clean["truth"], strict=True):
+        assert {k: v for k, v in t_new.items() if k != "sensor_faults"} == {
+            k: v for k, v in t_old.items() if k != "sensor_faults"}

@@ -180,7 +180,8 @@ async def test_core_tools_in_characteristic_form() -> None:
     ctx = _ctx()
     no_tool = _item(cf="The response reports the maximum winding temperature of NORTH-TX01.")
     assert await _problems("core_tools_in_characteristic_form", no_tool, ctx) == [
-        "names 0 core tool(s) of iot (need 1; core: sites, assets, sensors, history, oil_samples)"]
+        "names 0 core tool(s) of iot (need 1; core: sites, assets, sensors, history, oil_samples, "
+        "data_quality)"]
     multi = _seed(domain="multiagent", category="Decision Support")
     one_domain = _item(multi, cf="Uses oil_samples and the history tool, then reports the gases.")
     problems = await _problems("core_tools_in_characteristic_form", one_domain, ctx)

@@ -103,7 +103,8 @@ def test_class_overrides_merge_into_the_domain_policies() -> None:
     # The class's own record tool joins the generic iot tools; the tsfm override sets only
     # a family target, so the rest of the tsfm file stays as written.
     assert "oil_samples" not in generic["iot"].core_tools
-    assert merged["iot"].core_tools == ["sites", "assets", "sensors", "history", "oil_samples"]
+    assert merged["iot"].core_tools == ["sites", "assets", "sensors", "history", "oil_samples",
+                                        "data_quality"]
     assert merged["tsfm"].core_tools == generic["tsfm"].core_tools
     assert merged["tsfm"].nontrivial_share == {"tsfm_anomalies": 0.6, "tsfm_weekly_pattern": 0.5}
     assert generic["tsfm"].nontrivial_share == {}
@@ -123,7 +124,8 @@ def test_add_core_tools_appends_and_fields_replace(tmp_path: Path) -> None:
                        "    hardness_mix: 0.5\n")
     merged = load_policies("transformer", class_root=root)
     # Appended once (sites is already a generic core tool); other fields replaced.
-    assert merged["iot"].core_tools == ["sites", "assets", "sensors", "history", "oil_samples"]
+    assert merged["iot"].core_tools == ["sites", "assets", "sensors", "history", "data_quality",
+                                        "oil_samples"]
     assert merged["iot"].hardness_mix == 0.5
     assert merged["wo"] == load_generic_policies()["wo"]
 

@@ -18,12 +18,20 @@ ASSET = load_asset_class("transformer")
 SMALL = FleetSpec(seed=11, sites=2, units_per_site=2, days=14)
 
 
+def _records(spec: FleetSpec) -> int:
+    """Hourly records of a fleet: units x days x 24, less the injected data gaps' hours
+    (each listed in the unit's truth document)."""
+    truth = simulate_fleet(spec).docs["truth"]
+    missing = sum(f["count"] for t in truth for f in t["sensor_faults"] if f["kind"] == "gap")
+    return spec.sites * spec.units_per_site * spec.days * 24 - missing
+
+
 def test_seed_is_idempotent_and_refuses_another_fleet(store_settings: StoreSettings) -> None:
     prefix = store_settings.db_prefix
     with CouchClient(store_settings) as client:
         first = seed(client, ASSET, SMALL, prefix=prefix)
         assert first.action == "seeded"
-        assert first.written["telemetry"] == 4 * 14 * 24
+        assert first.written["telemetry"] == _records(SMALL)
         again = seed(client, ASSET, SMALL, prefix=prefix)
         assert again.action == "unchanged" and again.written == {}
         other = SMALL.model_copy(update={"seed": 12})
@@ -32,7 +40,7 @@ def test_seed_is_idempotent_and_refuses_another_fleet(store_settings: StoreSetti
         replaced = seed(client, ASSET, other, prefix=prefix, replace=True)
         assert replaced.action == "seeded"
         names = database_names(ASSET, prefix)
-        assert client.doc_count(names["telemetry"]) == 4 * 14 * 24 + 2  # + 2 index ddocs
+        assert client.doc_count(names["telemetry"]) == _records(other) + 2  # + 2 index ddocs
 
 
 def test_interrupted_seed_is_refused_by_readers_then_resumed(

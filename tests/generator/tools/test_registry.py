@@ -31,7 +31,7 @@ GENERIC_DATA_TOOLS = {
     "get_corrective_work_orders", "get_events", "get_failure_codes",
     "get_work_order_distribution", "predict_next_work_order", "analyze_alert_to_failure",
     "get_failure_modes", "get_failure_mode_sensor_mapping", "get_ai_tasks", "get_tsfm_models",
-    "run_tsad", "run_tsfm_forecasting",
+    "run_tsad", "run_tsfm_forecasting", "data_quality",
 }
 
 

@@ -101,7 +101,7 @@ def test_asset_option_picks_the_class_and_an_unknown_class_is_one_line() -> None
     listed = _run("list", "--asset", "transformer", "--domain", "iot")
     assert listed.returncode == 0, listed.stderr
     names = [line.split()[1] for line in listed.stdout.splitlines()]
-    assert names == ["assets", "history", "oil_samples", "sensors", "sites"]
+    assert names == ["assets", "data_quality", "history", "oil_samples", "sensors", "sites"]
     # A generic tool's description speaks the class's nouns.
     described = json.loads(_run("describe", "sites", "--asset", "transformer").stdout)
     assert described["description"] == "List the sites that hold transformers."

@@ -1,0 +1,119 @@
+"""The generic data-quality tool on tiny hand-built records, answers worked out by hand."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from pydantic import ValidationError
+
+from generator.assetdef import AssetClass, load_asset_class
+from generator.tools.data_quality import DataQualityArgs, assess, record_gaps, stuck_runs
+
+ASSET = load_asset_class("transformer")  # contacts: oti_a/oti 90, oti_t/oti 100, ...
+
+
+def _rec(hour: int, **values: Any) -> dict[str, Any]:
+    return {"timestamp": f"2026-06-01T{hour:02d}:00:00", **values}
+
+
+# Twelve expected hours 00:00 .. 11:00 of 2026-06-01; 05:00 and 06:00 have no record.
+#   hour  oti    wti    oti_a oti_t
+#   00    50.0   60     0     0
+#   01    50.0   61     1     0   contact on, 50 < 90: inconsistent, a spurious pick-up
+#   02    50.0   62     0     0
+#   03    50.0   63     0     0   -> oti 50.0 four times in a row (00..03)
+#   04    51.0   64     0     0
+#   07    101.0  67     1     0   oti_a on at 101 >= 90: genuine pick-up; oti_t off at
+#                                  101 >= 100: inconsistent (off at or above the setting)
+#   08    80.0   68     1     0   still on (no new pick-up), 80 < 90: inconsistent
+#   09    80.0   None   0     0   wti null
+#   10    80.0   --     0     0   wti absent -> wti missing 09..10 (2 records)
+#   11    81.0   71     0     0   -> oti 80.0 three times in a row (08..10)
+RECORDS = [
+    _rec(0, oti=50.0, wti=60.0, oti_a=0, oti_t=0),
+    _rec(1, oti=50.0, wti=61.0, oti_a=1, oti_t=0),
+    _rec(2, oti=50.0, wti=62.0, oti_a=0, oti_t=0),
+    _rec(3, oti=50.0, wti=63.0, oti_a=0, oti_t=0),
+    _rec(4, oti=51.0, wti=64.0, oti_a=0, oti_t=0),
+    _rec(7, oti=101.0, wti=67.0, oti_a=1, oti_t=0),
+    _rec(8, oti=80.0, wti=68.0, oti_a=1, oti_t=0),
+    _rec(9, oti=80.0, wti=None, oti_a=0, oti_t=0),
+    _rec(10, oti=80.0, oti_a=0, oti_t=0),
+    _rec(11, oti=81.0, wti=71.0, oti_a=0, oti_t=0),
+]
+SENSORS = ["oti", "wti", "oti_a", "oti_t"]
+
+
+def _args(**kw: Any) -> DataQualityArgs:
+    return DataQualityArgs(site_name="S", asset_id="U", start="2026-06-01",
+                           final="2026-06-01T12:00", sensors=SENSORS, **kw)
+
+
+def test_hand_built_window_gives_the_hand_counted_findings() -> None:
+    out = assess(ASSET, RECORDS, _args(min_run=3), SENSORS).model_dump()
+    assert out["expected"] == 12 and out["records"] == 10
+    assert out["record_gaps"] == [{"sensor": None, "first": "2026-06-01T05:00:00",
+                                   "last": "2026-06-01T06:00:00", "missing": 2}]
+    # Flags (oti_a, oti_t) hold their state by design: never reported as stuck.
+    assert [(r["sensor"], r["value"], r["first"][11:16], r["last"][11:16], r["count"])
+            for r in out["stuck"]] == [("oti", 50.0, "00:00", "03:00", 4),
+                                       ("oti", 80.0, "08:00", "10:00", 3)]
+    assert out["sensor_gaps"] == [{"sensor": "wti", "first": "2026-06-01T09:00:00",
+                                   "last": "2026-06-01T10:00:00", "missing": 2}]
+    assert [(i["timestamp"][11:16], i["flag"], i["reading"], i["setting"], i["state"],
+             i["kind"]) for i in out["inconsistent"]] == [
+        ("01:00", "oti_a", 50.0, 90.0, 1, "on_below_setting"),
+        ("07:00", "oti_t", 101.0, 100.0, 0, "off_at_or_above_setting"),
+        ("08:00", "oti_a", 80.0, 90.0, 1, "on_below_setting"),
+    ]
+    assert [(p["timestamp"][11:16], p["flag"], p["reading"], p["genuine"])
+            for p in out["pickups"]] == [("01:00", "oti_a", 50.0, False),
+                                         ("07:00", "oti_a", 101.0, True)]
+
+
+def test_a_run_needs_at_least_min_run_readings() -> None:
+    # 50.0 repeats 4 times, 80.0 three times: min_run 4 keeps only the first run.
+    runs = stuck_runs(RECORDS, "oti", 4)
+    assert [(r.value, r.count) for r in runs] == [(50.0, 4)]
+    assert stuck_runs(RECORDS, "oti", 5) == []
+
+
+def test_a_missing_hour_does_not_break_a_run_but_is_a_gap() -> None:
+    recs = [_rec(h, x=7.0) for h in (0, 1, 3, 4)]  # 02:00 missing; 7.0 four times
+    runs = stuck_runs(recs, "x", 4)
+    assert [(r.first[11:13], r.last[11:13], r.count) for r in runs] == [("00", "04", 4)]
+    expected, gaps = record_gaps(recs, "2026-06-01T00:00:00", "2026-06-01T05:00:00")
+    assert expected == 5 and [(g.first[11:13], g.missing) for g in gaps] == [("02", 1)]
+
+
+def test_zero_runs_only_on_request_and_window_without_final_ends_at_the_last_record() -> None:
+    recs = [_rec(h, load=0.0) for h in range(6)]  # a de-energised unit reads 0 for 6 h
+    assert stuck_runs(recs, "load", 6) == []
+    assert [r.count for r in stuck_runs(recs, "load", 6, include_zero=True)] == [6]
+    # No final: expected hours run from 00:00 to the last record, 05:00 -> 6 hours.
+    assert record_gaps(recs, "2026-06-01T00:00:00", None) == (6, [])
+    # A start inside an hour counts from the next whole hour: 00:30 -> 01:00 .. 05:00.
+    assert record_gaps(recs, "2026-06-01T00:30:00", None)[0] == 5
+
+
+def test_contact_mapping_comes_from_the_class_definition() -> None:
+    # Same records, a class without contacts: no contact findings at all, and the flags
+    # are analog to it (no unit "flag" either) -- so oti_t's twelve zeros... are zeros.
+    plain = AssetClass.model_validate(
+        ASSET.model_dump() | {"contacts": [], "sensors": [
+            s.model_dump() | ({"unit": "state"} if s.unit == "flag" else {})
+            for s in ASSET.sensors]}
+    )
+    out = assess(plain, RECORDS, _args(min_run=3), SENSORS).model_dump()
+    assert out["inconsistent"] == [] and out["pickups"] == []
+    # oti_a now counts as analog: 0 at 02..04 is a run of 3 zeros, skipped as zeros;
+    # 1 at 07..08 is two readings, under min_run.
+    assert {r["sensor"] for r in out["stuck"]} == {"oti"}
+
+
+def test_bad_arguments_are_refused() -> None:
+    with pytest.raises(ValidationError):
+        _args(min_run=1)
+    with pytest.raises(ValidationError):
+        DataQualityArgs(site_name="S", asset_id="U", start="June")
