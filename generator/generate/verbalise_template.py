@@ -357,15 +357,22 @@ def _join_lead(lead: str, situation: str) -> str:
     """'Quick one:' + 'The lab sent ...' -> 'Quick one: the lab sent ...'."""
     if not lead:
         return situation
-    if len(situation) > 1 and situation[1].islower() and situation[:2] != "I ":
+    lower = situation[1:2].islower() or (situation[1:2] == " " and situation[:1] != "I")
+    if len(situation) > 1 and lower and not situation.startswith(("I ", "I'")):
         situation = situation[0].lower() + situation[1:]
     return f"{lead} {situation}"
+
+
+# Inline alternatives in a phrasing: "[What was|Tell me] the ..." (one drawn per text).
+_ALTERNATION = re.compile(r"\[([^\[\]{}]*\|[^\[\]{}]*)\]")
 
 
 class Paraphraser:
     """Seeded phrase-level paraphrase with a curated lexicon, on templates before filling.
 
-    Every phrase of a group may stand for every other (the lexicon's promise); an occurrence
+    Inline alternatives ``[a|b|c]`` in a phrasing are resolved first (one drawn; they may
+    be empty, ``[please |]``). Every phrase of a group may stand for every other (the
+    lexicon's promise); an occurrence
     in a template is replaced by a phrase of its group drawn by the caller's generator,
     keeping a capital first letter. A phrase may hold whole placeholders (``of {asset_id}``)
     and every phrase of its group holds the same ones; a match never starts or ends inside
@@ -380,7 +387,7 @@ class Paraphraser:
         alternatives = sorted(self.group_of, key=len, reverse=True)
         self.pattern = (
             re.compile(
-                r"(?<![\w{-])(" + "|".join(re.escape(a) for a in alternatives) + r")(?![\w}-])",
+                r"(?<![\w{-])(" + "|".join(re.escape(a) for a in alternatives) + r")(?![\w}'-])",
                 re.IGNORECASE,
             )
             if alternatives
@@ -389,6 +396,9 @@ class Paraphraser:
 
     def apply(self, template: str, rng: np.random.Generator) -> str:
         """``template`` with its lexicon phrases outside placeholders redrawn by ``rng``."""
+        template = _ALTERNATION.sub(
+            lambda m: (opts := m.group(1).split("|"))[int(rng.integers(len(opts)))], template
+        )
         if self.pattern is None:
             return template
         pattern = self.pattern
