@@ -92,7 +92,7 @@ def window_phrases(start: str, end: str) -> tuple[tuple[str, ...], tuple[str, ..
     else:
         fixed += [
             f"from {first} through {day_text(last)}",
-            f"between {first} and {day_text(last)}, both days included",
+            f"between {first} and {day_text(last)} (both days included)",
             f"from {first} to the end of {day_text(last)}",
             f"over the {count_words(n)} days before {day_text(e)}",
             f"in the {count_words(n)} days up to and including {day_text(last)}",

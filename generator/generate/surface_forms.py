@@ -61,7 +61,9 @@ def stands_for(mention: str, surface: str, seed: TaskSeed, asset_class: str | No
         return stands_for_date(mention, surface, seed_window(seed))
     if surface in _equivalents(asset_class).get(mention, ()):
         return True
-    return spoken_sensor(asset_class, mention) == surface
+    spoken = spoken_sensor(asset_class, mention)
+    # A name that opens a sentence is capitalised there.
+    return spoken is not None and surface in (spoken, spoken[:1].upper() + spoken[1:])
 
 
 def _equivalents(asset_class: str | None) -> dict[str, list[str]]:

@@ -345,11 +345,18 @@ def _agree(text: str) -> str:
 _QUESTION = re.compile(r"(^|(?<=[.?!] ))((?:Can|Could|Would) (?:I|you) [^.?!]*)\.")
 
 
+_SPACES = re.compile(r"\s+")
+_SPACE_BEFORE_PUNCT = re.compile(r"\s+([,.;:?!])")
+_DOUBLE_STOP = re.compile(r"([?!.])\.")
+_SENTENCE_START = re.compile(r"([.?!] )([a-z])")
+
+
 def _tidy(text: str) -> str:
-    text = re.sub(r"\s+", " ", text).strip()
-    text = re.sub(r"\s+([,.;:?!])", r"\1", text)
-    text = re.sub(r"([?!.])\.", r"\1", text)
-    text = _QUESTION.sub(r"\1\2?", _agree(text))
+    text = _SPACES.sub(" ", text).strip()
+    text = _SPACE_BEFORE_PUNCT.sub(lambda m: m[1], text)
+    text = _DOUBLE_STOP.sub(lambda m: m[1], text)
+    text = _QUESTION.sub(lambda m: f"{m[1]}{m[2]}?", _agree(text))
+    text = _SENTENCE_START.sub(lambda m: m[1] + m[2].upper(), text)
     return text[:1].upper() + text[1:]
 
 
@@ -436,6 +443,11 @@ class TemplateVerbaliser:
         self.prompt_version = prompt_version
         self.templates = load_templates(asset_class)
         self.paraphraser = Paraphraser(self.templates.lexicon)
+        self._rewrites = [
+            (re.compile(rw.pattern), [re.sub(r"\\g<(\w+)>", r"{\1}", v) for v in rw.variants])
+            for rw in self.templates.rewrites
+        ]
+        self._pools: dict[tuple[str, str, str], list[tuple[str, frozenset[str]]]] = {}
 
     def _family(self, seed: TaskSeed) -> FamilyTemplates:
         fam = self.templates.families.get(seed.family)
@@ -473,7 +485,9 @@ class TemplateVerbaliser:
     def _speak(self, text: str, spoken: dict[str, str]) -> str:
         """``text`` with every sensor code of ``spoken`` as a word replaced by its name."""
         for code, words in spoken.items():
-            text = re.sub(rf"(?<![\w-]){re.escape(code)}(?![\w-])", words, text)
+            if code in text:
+                pattern = re.compile(rf"(?<![\w-]){re.escape(code)}(?![\w-])")
+                text = pattern.sub(lambda _m, w=words: w, text)  # type: ignore[misc]
         return text
 
     def _values(
@@ -544,24 +558,25 @@ class TemplateVerbaliser:
         spoken = self._speak(seed.constraint, self._spoken(seed))
         if seed.constraint in seed.mentions:
             return [spoken]
-        for rw in self.templates.rewrites:
-            m = re.fullmatch(rw.pattern, spoken)
+        for pattern, variants in self._rewrites:
+            m = pattern.fullmatch(spoken)
             if m:
-                return [spoken, *(m.expand(v) for v in rw.variants)]
+                return [spoken, *(v.format_map(m.groupdict()) for v in variants)]
         return [spoken]
 
     def _reword(self, constraint: str, rng: np.random.Generator) -> str:
         """The constraint, or an equivalent wording of it (the first rewrite that matches)."""
-        for rw in self.templates.rewrites:
-            m = re.fullmatch(rw.pattern, constraint)
+        for pattern, variants in self._rewrites:
+            m = pattern.fullmatch(constraint)
             if m:
-                options = [constraint, *(m.expand(v) for v in rw.variants)]
-                return options[int(rng.integers(len(options)))]
+                k = int(rng.integers(len(variants) + 1))
+                return variants[k - 1].format_map(m.groupdict()) if k else constraint
         return constraint
 
     def _render(
         self, seed: TaskSeed, template: str, rng: np.random.Generator
-    ) -> tuple[str, dict[str, str]]:
+    ) -> tuple[str, dict[str, str], dict[str, str]]:
+        """(text, surfaces, the values it was filled with)."""
         variant = self.variant(seed)
         values, surfaces = self._values(seed, rng)
         missing = _fields(template) - set(values)
@@ -582,7 +597,7 @@ class TemplateVerbaliser:
         text = _tidy(text)
         # A surface that opens a sentence was capitalised there.
         surfaces = {m: w if w in text else w[:1].upper() + w[1:] for m, w in surfaces.items()}
-        return text, surfaces
+        return text, surfaces, values
 
     def render(self, seed: TaskSeed, template: str, rng: np.random.Generator) -> str:
         """One phrasing filled with the seed's values; the constraint stated if it is not."""
@@ -609,19 +624,41 @@ class TemplateVerbaliser:
                 pool += own
         return list(dict.fromkeys(pool))
 
-    def _frames(self, seed: TaskSeed, kind: str, values: dict[str, str]) -> list[str]:
-        """Openers or closers for the seed, each filled; ``""`` (none) first.
+    def _usable(self, seed: TaskSeed, kind: str) -> list[tuple[str, frozenset[str]]]:
+        """(unfilled frame, its placeholders) of the seed's pool, cached per family and role."""
+        key = (seed.family, seed.role, kind)
+        pool = self._pools.get(key)
+        if pool is None:
+            pool = [(f, frozenset(_fields(f))) for f in self.frame_pool(seed, kind)]
+            self._pools[key] = pool
+        return pool
+
+    @staticmethod
+    def _keys(seed: TaskSeed) -> set[str]:
+        """Names of the values a seed can fill (see :meth:`_values`)."""
+        keys = set(seed.grounding) | set(seed.params)
+        if "start" in seed.params and "end" in seed.params:
+            keys.add("window")
+        if seed.constraint:
+            keys |= {"constraint", "Constraint"}
+        return keys
+
+    def _frame_options(self, seed: TaskSeed, kind: str) -> list[str]:
+        """Unfilled frames the seed can fill, in pool order (without the empty option)."""
+        keys = self._keys(seed)
+        return [f for f, fields in self._usable(seed, kind) if fields <= keys]
+
+    def frames(self, seed: TaskSeed) -> tuple[list[str], list[str]]:
+        """The openers and closers a seed may get, filled (each list starts with ``""``).
 
         A frame whose placeholders the seed cannot fill (``{asset_id}`` for a fleet-wide
         question) is left out.
         """
-        pool = self.frame_pool(seed, kind)
-        return [""] + [f.format_map(values) for f in pool if _fields(f) <= set(values)]
-
-    def frames(self, seed: TaskSeed) -> tuple[list[str], list[str]]:
-        """The openers and closers a seed may get (each list starts with ``""``)."""
         values, _ = self._values(seed, np.random.default_rng(0))
-        return self._frames(seed, "openers", values), self._frames(seed, "closers", values)
+        return tuple(  # type: ignore[return-value]
+            ["", *(f.format_map(values) for f in self._frame_options(seed, kind))]
+            for kind in ("openers", "closers")
+        )
 
     def combination(self, seed: TaskSeed, variant: int = 0) -> tuple[int, int, int]:
         """(phrasing, opener, closer) indices of a seed's draft (0 = no opener / closer).
@@ -632,8 +669,9 @@ class TemplateVerbaliser:
         phrasing, so two draws below ``P * O`` never share (phrasing, opener); closers
         likewise. Whether a draft has an opener or closer at all is drawn per seed.
         """
-        openers, closers = self.frames(seed)
-        n_body, n_open, n_close = len(self.phrasings(seed)), len(openers) - 1, len(closers) - 1
+        n_body = len(self.phrasings(seed))
+        n_open = len(self._frame_options(seed, "openers"))
+        n_close = len(self._frame_options(seed, "closers"))
         fam = self._family(seed)
         which = next(i for i, v in enumerate(fam.variants) if _matches(v.when, seed.params))
         key = f"{seed.family}|{seed.role}|{which}"
@@ -673,10 +711,14 @@ class TemplateVerbaliser:
         """One draft; ``variant`` > 0 moves to another combination (deterministic repair)."""
         rng = _choice_rng(self.run_seed, f"{seed.key}|{variant}", self.prompt_version)
         body, opener, closer = self.combination(seed, variant)
-        openers, closers = self.frames(seed)
-        text, surfaces = self._render(seed, self.phrasings(seed)[body], rng)
-        first = self.paraphraser.apply(openers[opener], rng) if opener else ""
-        text = _tidy(f"{first} {text} {closers[closer]}")
+        text, surfaces, values = self._render(seed, self.phrasings(seed)[body], rng)
+        first = last = ""
+        if opener:
+            frame = self._frame_options(seed, "openers")[opener - 1]
+            first = self.paraphraser.apply(frame, rng).format_map(values)
+        if closer:
+            last = self._frame_options(seed, "closers")[closer - 1].format_map(values)
+        text = _tidy(f"{first} {text} {last}")
         return Draft(
             seed_key=seed.key,
             text=text,

@@ -125,7 +125,7 @@ def test_every_phrasing_keeps_all_mentions_and_names_no_tool(seeds: list[TaskSee
         families.add(seed.family)
         for template in verbaliser.phrasings(seed):
             for k in range(3):  # window and constraint framings vary with the generator
-                text, surfaces = verbaliser._render(seed, template, np.random.default_rng(k))
+                text, surfaces, _ = verbaliser._render(seed, template, np.random.default_rng(k))
                 missing = missing_mentions(text, seed, surfaces, "transformer")
                 assert not missing, (seed.key, missing, text)
                 assert not banned.search(text), (seed.key, text)
@@ -214,7 +214,7 @@ def test_every_combination_keeps_mentions_and_fits_the_policy(seeds: list[TaskSe
         longest = f"{max(openers, key=len)} {{}} {max(closers, key=len)}"
         for template in verbaliser.phrasings(seed):
             for k in range(3):
-                body, surfaces = verbaliser._render(seed, template, np.random.default_rng(k))
+                body, surfaces, _ = verbaliser._render(seed, template, np.random.default_rng(k))
                 text = longest.format(body)
                 assert len(text) <= hi, (seed.key, len(text), text)
                 assert not missing_mentions(text, seed, surfaces, "transformer"), text
