@@ -32,7 +32,10 @@ _WORDS = {
 }
 _ISO_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
 # How the as-of date ("today") is stated inside a relative phrasing.
-AS_OF = ("assume today is {d}", "today is {d}", "taking {d} as today", "today being {d}")
+AS_OF = (
+    "assume today is {d}", "today is {d}", "taking {d} as today", "today being {d}",
+    "it's {d} today", "we're on {d} today", "as of today, {d}",
+)
 
 
 def parse_day(value: object) -> date | None:
@@ -86,17 +89,24 @@ def window_phrases(start: str, end: str) -> tuple[tuple[str, ...], tuple[str, ..
     first = _span(s, last)
     fixed: list[str] = []
     relative: list[str] = []
+    nw = count_words(n)
     if n == 1:
         fixed += [f"on {day_text(s)}", f"on {day_text(s, weekday=True)}",
-                  f"over the whole of {day_text(s)}"]
+                  f"over the whole of {day_text(s)}", f"for {day_text(s, weekday=True)}"]
     else:
         fixed += [
             f"from {first} through {day_text(last)}",
             f"between {first} and {day_text(last)} (both days included)",
-            f"from {first} to the end of {day_text(last)}",
-            f"over the {count_words(n)} days before {day_text(e)}",
-            f"in the {count_words(n)} days up to and including {day_text(last)}",
+            f"between {first} and {day_text(last)}, both days counted",
+            f"from {first} up to and including {day_text(last)}",
+            f"starting {first} and running through {day_text(last)}",
+            f"over the {nw} days before {day_text(e)}",
+            f"in the {nw} days before {day_text(e)}",
+            f"during the {nw} days ending {day_text(last, weekday=True)}",
+            f"in the {nw} days up to and including {day_text(last)}",
         ]
+        if (s.year, s.month) == (last.year, last.month):
+            fixed.append(f"over {s.day}\u2013{day_text(last)}")
     if n == 7 and s.weekday() == 0:
         fixed += [f"in the week from Monday {first} to Sunday {day_text(last)}"]
     month_aligned = s.day == 1 and e.day == 1 and (
@@ -104,14 +114,19 @@ def window_phrases(start: str, end: str) -> tuple[tuple[str, ...], tuple[str, ..
     )
     if month_aligned:
         fixed += [f"in {MONTHS[s.month - 1]} {s.year}", f"during {MONTHS[s.month - 1]} {s.year}"]
+    since = day_text(s, year=False)
     for form in AS_OF:
         today = form.format(d=end)
         if n == 1:
             relative.append(f"yesterday ({today})")
         else:
             relative += [
-                f"over the last {count_words(n)} days, up to yesterday ({today})",
-                f"since {day_text(s, year=False)}, not counting today ({today})",
+                f"over the last {nw} days, up to yesterday ({today})",
+                f"in the past {nw} days, not counting today ({today})",
+                f"during the {nw} days before today ({today})",
+                f"since {since}, not counting today ({today})",
+                f"since {since} up to yesterday ({today})",
+                f"from {since} until yesterday ({today})",
             ]
         if s.day == 1 and n > 1 and not month_aligned:
             relative.append(

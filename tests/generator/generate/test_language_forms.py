@@ -58,9 +58,15 @@ def _read_relative(phrase: str) -> tuple[date, date]:
     with the module under test. 'today' is the ISO date in brackets; 'up to yesterday' and
     'not counting today' end the window at today's midnight."""
     today = date.fromisoformat(re.search(r"\d{4}-\d{2}-\d{2}", phrase)[0])  # type: ignore[index]
-    if m := re.match(r"over the last (\w+) days, up to yesterday", phrase):
+    if m := re.match(r"(?:over the last|in the past|during the) (\w+) days, "
+                     r"(?:up to yesterday|not counting today|before today)", phrase):
         n = {"seven": 7, "three": 3}.get(m[1]) or int(m[1])
         return today - timedelta(days=n), today
+    if m := re.match(r"during the (\w+) days before today", phrase):
+        n = {"seven": 7, "three": 3}.get(m[1]) or int(m[1])
+        return today - timedelta(days=n), today
+    if m := re.match(r"(?:since|from) (\d+) (\w+),? (?:up to|until) yesterday", phrase):
+        return date(today.year, MONTHS[m[2]], int(m[1])), today
     if phrase.startswith("last week, Monday to Sunday"):
         this_monday = today - timedelta(days=today.weekday())
         return this_monday - timedelta(days=7), this_monday
