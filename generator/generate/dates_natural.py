@@ -97,7 +97,7 @@ def window_phrases(start: str, end: str) -> tuple[tuple[str, ...], tuple[str, ..
         fixed += [
             f"from {first} through {day_text(last)}",
             f"between {first} and {day_text(last)} (both days included)",
-            f"between {first} and {day_text(last)}, both days counted",
+            f"between {first} and {day_text(last)} (both days counted)",
             f"from {first} up to and including {day_text(last)}",
             f"starting {first} and running through {day_text(last)}",
             f"over the {nw} days before {day_text(e)}",

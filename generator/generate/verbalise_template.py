@@ -8,16 +8,29 @@ derived fields (``window``, ``constraint``). A request is an optional opener (th
 person writes before asking: a shift handover, a review meeting, an alarm), the phrasing, the
 seed's ``note`` parameter when it has one (a fact the family pins in the text, such as the
 nameplate's paper, so that another reading of the request is ruled out), the constraint of a
-hard seed and an optional closer; openers and closers are per role, global
-or per family, and one whose placeholders the seed cannot fill is not used.
+hard seed and an optional closer.
 
-The choice is deterministic in (run seed, seed key, prompt version, repair variant): the
-(phrasing, opener, closer) combinations of a family's role and variant are shuffled once per
-run seed, and draw ``d`` of the family takes combination ``d`` of that order. Two draws of a
-family therefore never share a combination (until the combinations run out), which keeps
-requests that differ only in an asset id or a date from being near-duplicates; a repair
-moves the draw to a combination far from every other draw's. No phrasing may contain a
-registered tool name as a word; the loader rejects one that does.
+Words as people write them:
+
+- A whole-day window is written by :mod:`generator.generate.dates_natural` ("from 13 August
+  through 19 August 2026", "over the last seven days, up to yesterday (today is
+  2026-08-20)"), single ISO days often as "13 August 2026"; sensor codes as the class
+  vocabulary's spoken names. The draft records which words stood for which mention
+  (``Draft.surfaces``); the mention check accepts exactly those
+  (:mod:`generator.generate.surface_forms`).
+- Openers and closers come from the global neutral pools, the family's own, and the task
+  themes the family declares (``themes``; ``frames.themes`` in the file), an opener being a
+  lead ("Quick one:") and a theme's situation, so few openers repeat and none is at odds
+  with the task.
+- A seeded paraphrase (inline ``[a|b]`` alternatives, then the file's ``lexicon`` of
+  interchangeable phrases) varies the wording outside the values; constraints may be
+  reworded (``rewrites``) and pinned notes written as one of their ``equivalents``.
+
+The choice is deterministic in (run seed, seed key, prompt version, repair variant): draw
+``d`` of a family takes phrasing ``d mod P`` of a per-run shuffle and an opener offset per
+phrasing (see :meth:`TemplateVerbaliser.combination`), so early draws of a family never
+share (phrasing, opener); a repair moves the draw far from every other draw's. No phrasing
+may contain a registered tool name as a word; the loader rejects one that does.
 """
 
 from __future__ import annotations
