@@ -38,6 +38,7 @@ from generator.generate.rubric_check import (
     negated_labels,
     value_claims,
 )
+from generator.generate.surface_forms import missing_mentions
 from generator.llm.sanitise import unsafe_characters
 from generator.registry import Registry
 
@@ -101,6 +102,13 @@ class CheckItem(BaseModel):
     record: dict[str, Any] | None = Field(
         default=None, description="The record as read from a file (for the schema check)"
     )
+    surfaces: dict[str, str] = Field(
+        default_factory=dict,
+        description="Mention -> the words the text wrote for it (Draft.surfaces)",
+    )
+    asset_class: str | None = Field(
+        default=None, description="Asset class (its vocabulary gives spoken sensor names)"
+    )
 
     @property
     def closed_form(self) -> bool:
@@ -108,9 +116,13 @@ class CheckItem(BaseModel):
         return bool(self.seed and self.seed.closed_form)
 
     @classmethod
-    def from_draft(cls, draft: Draft, seed: TaskSeed | None, domain: str) -> CheckItem:
+    def from_draft(
+        cls, draft: Draft, seed: TaskSeed | None, domain: str, asset_class: str | None = None
+    ) -> CheckItem:
         """A verbaliser's draft (with its seed) before it becomes a record."""
         return cls(
+            surfaces=dict(draft.surfaces),
+            asset_class=asset_class,
             key=seed.key if seed else draft.seed_key,
             type=domain,
             text=draft.text,
@@ -140,6 +152,8 @@ class CheckItem(BaseModel):
             tool_sequence=list(rec.tool_sequence),
             reference_answer=rec.reference_answer,
             record=rec.model_dump(mode="json"),
+            surfaces=dict(rec.provenance.surfaces),
+            asset_class=rec.asset_class,
         )
 
     @classmethod
@@ -166,7 +180,13 @@ class CheckItem(BaseModel):
                 break
         answer = record.get("reference_answer")
         det = record.get("deterministic")
+        prov = record.get("provenance")
+        surfaces = prov.get("surfaces") if isinstance(prov, dict) else None
         return cls(
+            surfaces={str(k): str(v) for k, v in surfaces.items()}
+            if isinstance(surfaces, dict)
+            else {},
+            asset_class=text_of("asset_class"),
             key=str(rid) if rid is not None else f"#{index}",
             id=rid,
             type=normalise_type(record.get("type")),
@@ -687,12 +707,14 @@ def _grounded(item: CheckItem, ctx: CheckContext) -> list[str]:
     stage="deterministic",
     needs=("seed",),
     reason="the text must carry every entity, date and value the answer was computed for, "
-    "verbatim; a paraphrased value makes the reference answer wrong",
+    "verbatim or in a recorded surface form that stands for exactly that value (a sensor's "
+    "spoken name from the class vocabulary, a natural phrasing of that day or window); a "
+    "paraphrased value makes the reference answer wrong",
 )
 def _seed_values(item: CheckItem, ctx: CheckContext) -> list[str]:
     if item.seed is None or item.text is None:
         return []
-    missing = [m for m in item.seed.mentions if m not in item.text]
+    missing = missing_mentions(item.text, item.seed, item.surfaces, item.asset_class)
     return [f"text lacks {', '.join(repr(m) for m in missing)}"] if missing else []
 
 

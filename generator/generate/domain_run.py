@@ -149,6 +149,7 @@ def make_record(
             outcome=seed.outcome if seed else None,
             nontrivial=seed.nontrivial if seed else None,
             readings=seed.readings if seed else [],
+            surfaces=dict(draft.surfaces),
         ),
     )
 

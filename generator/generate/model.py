@@ -120,6 +120,12 @@ class Draft(_Strict):
     )
     category: str = Field(description="AssetOpsBench category")
     verbaliser: str = Field(description="template or llm")
+    surfaces: dict[str, str] = Field(
+        default_factory=dict,
+        description="Mention -> the words the text wrote for it where it is not verbatim: a "
+        "sensor code's spoken name, an ISO day's natural phrasing (checked by "
+        "seed_values_in_text against the class vocabulary and the seed's window)",
+    )
 
 
 class ScenarioProvenance(_Strict):
@@ -143,6 +149,11 @@ class ScenarioProvenance(_Strict):
     readings: list[ReadingCheck] = Field(
         default_factory=list,
         description="Other readings of the request the generator checked and what each gave",
+    )
+    surfaces: dict[str, str] = Field(
+        default_factory=dict,
+        description="Mention -> the words the text wrote for it (Draft.surfaces), so the "
+        "mention check can be repeated on the record",
     )
 
 

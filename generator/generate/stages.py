@@ -163,11 +163,12 @@ class RunEnv:
 
     async def early(self, seed: TaskSeed | None, draft: Draft, domain: str) -> list[str]:
         """The cheap checks (fields, length, tool names, near-duplicates)."""
-        return await run_checks("early", CheckItem.from_draft(draft, seed, domain), self.checks)
+        item = CheckItem.from_draft(draft, seed, domain, self.asset.asset_class)
+        return await run_checks("early", item, self.checks)
 
     async def deterministic(self, seed: TaskSeed | None, draft: Draft, domain: str) -> list[str]:
         """The costly checks; with early rejection off (baseline) the early ones run here."""
-        item = CheckItem.from_draft(draft, seed, domain)
+        item = CheckItem.from_draft(draft, seed, domain, self.asset.asset_class)
         if self.config.baseline:
             return await run_checks("all", item, self.checks)
         return await run_checks("deterministic", item, self.checks)

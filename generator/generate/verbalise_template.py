@@ -8,16 +8,29 @@ derived fields (``window``, ``constraint``). A request is an optional opener (th
 person writes before asking: a shift handover, a review meeting, an alarm), the phrasing, the
 seed's ``note`` parameter when it has one (a fact the family pins in the text, such as the
 nameplate's paper, so that another reading of the request is ruled out), the constraint of a
-hard seed and an optional closer; openers and closers are per role, global
-or per family, and one whose placeholders the seed cannot fill is not used.
+hard seed and an optional closer.
 
-The choice is deterministic in (run seed, seed key, prompt version, repair variant): the
-(phrasing, opener, closer) combinations of a family's role and variant are shuffled once per
-run seed, and draw ``d`` of the family takes combination ``d`` of that order. Two draws of a
-family therefore never share a combination (until the combinations run out), which keeps
-requests that differ only in an asset id or a date from being near-duplicates; a repair
-moves the draw to a combination far from every other draw's. No phrasing may contain a
-registered tool name as a word; the loader rejects one that does.
+Words as people write them:
+
+- A whole-day window is written by :mod:`generator.generate.dates_natural` ("from 13 August
+  through 19 August 2026", "over the last seven days, up to yesterday (today is
+  2026-08-20)"), single ISO days often as "13 August 2026"; sensor codes as the class
+  vocabulary's spoken names. The draft records which words stood for which mention
+  (``Draft.surfaces``); the mention check accepts exactly those
+  (:mod:`generator.generate.surface_forms`).
+- Openers and closers come from the global neutral pools, the family's own, and the task
+  themes the family declares (``themes``; ``frames.themes`` in the file), an opener being a
+  lead ("Quick one:") and a theme's situation, so few openers repeat and none is at odds
+  with the task.
+- A seeded paraphrase (inline ``[a|b]`` alternatives, then the file's ``lexicon`` of
+  interchangeable phrases) varies the wording outside the values; constraints may be
+  reworded (``rewrites``) and pinned notes written as one of their ``equivalents``.
+
+The choice is deterministic in (run seed, seed key, prompt version, repair variant): draw
+``d`` of a family takes phrasing ``d mod P`` of a per-run shuffle and an opener offset per
+phrasing (see :meth:`TemplateVerbaliser.combination`), so early draws of a family never
+share (phrasing, opener); a repair moves the draw far from every other draw's. No phrasing
+may contain a registered tool name as a word; the loader rejects one that does.
 """
 
 from __future__ import annotations
@@ -35,10 +48,12 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from generator.assetdef import ASSETS_DIR
 from generator.errors import UserError
+from generator.generate.dates_natural import day_phrases, parse_day, window_phrases
 from generator.generate.model import Draft, TaskSeed
+from generator.generate.surface_forms import seed_window, spoken_sensor
 from generator.yamlfile import read_yaml
 
-PROMPT_VERSION = "templates-v2"
+PROMPT_VERSION = "templates-v3"
 # A repair moves draw d to combination d + variant * REPAIR_STRIDE of the shuffled order: far
 # beyond the draw indices a run reaches, so the new combination is no other draw's first one.
 REPAIR_STRIDE = 7919
@@ -70,12 +85,58 @@ class RolePhrases(_Strict):
     manager: list[str] = Field(default_factory=list, description="Sentences for managers")
 
 
+class ThemeFrames(_Strict):
+    """The openers and closers of one task theme (alarm, oil lab, planning, records ...)."""
+
+    openers: RolePhrases = Field(
+        default_factory=RolePhrases,
+        description="Situations a person writes before a request of this theme (one "
+        "sentence each; a lead from `frames.leads` may go before it)",
+    )
+    closers: RolePhrases = Field(
+        default_factory=RolePhrases,
+        description="Closing sentences that fit a request of this theme",
+    )
+
+
+class Frames(_Strict):
+    """The compositional grammar of openers and closers, by task theme."""
+
+    leads: RolePhrases = Field(
+        default_factory=RolePhrases,
+        description="Short starts put before a theme's situation ('Quick one:', 'Morning,'); "
+        "an opener is lead + situation, so few openers repeat",
+    )
+    themes: dict[str, ThemeFrames] = Field(
+        default_factory=dict, description="Theme name -> its openers and closers"
+    )
+    opener_share: float = Field(
+        default=0.6, ge=0, le=1, description="Share of requests that get an opener"
+    )
+    closer_share: float = Field(
+        default=0.4, ge=0, le=1, description="Share of requests that get a closer"
+    )
+    relative_window_share: float = Field(
+        default=0.35, ge=0, le=1,
+        description="Share of windows written relative to a stated 'today' ('last week')",
+    )
+    natural_day_share: float = Field(
+        default=0.5, ge=0, le=1,
+        description="Share of single ISO days written naturally ('13 August 2026')",
+    )
+
+
 class FamilyTemplates(_Strict):
     """The templates of one task family."""
 
     action: str = Field(description="What a correct response does, for the characteristic form")
     variants: list[Variant] = Field(
         min_length=1, description="Checked in order; the first whose `when` matches is used"
+    )
+    themes: list[str] = Field(
+        default_factory=list,
+        description="Task themes (keys of `frames.themes`) whose openers and closers fit this "
+        "family; none = only the global neutral ones",
     )
     openers: RolePhrases = Field(
         default_factory=RolePhrases,
@@ -87,23 +148,53 @@ class FamilyTemplates(_Strict):
     )
 
 
+class Rewrite(_Strict):
+    """Equivalent wordings of a family's constraint sentence (a regex and its variants)."""
+
+    pattern: str = Field(description="Regex matching the whole constraint (named groups)")
+    variants: list[str] = Field(
+        min_length=1,
+        description="Replacements (``\\g<name>`` for the groups) that say the same; one is "
+        "drawn per text, or the constraint as the family wrote it",
+    )
+
+
 class TemplateFile(_Strict):
     """A templates.yaml file."""
 
     version: str = Field(description="Template version, recorded as the prompt version")
     windows: list[str] = Field(
-        min_length=3, description="Phrasings of a [start, end) window; `{window}` in templates"
+        min_length=3,
+        description="Phrasings of a [start, end) window that is not whole days (whole-day "
+        "windows are written by generator.generate.dates_natural); `{window}` in templates",
     )
     constraints: list[str] = Field(
         min_length=3, description="Sentences stating a hard seed's constraint"
     )
     openers: RolePhrases = Field(
         default_factory=RolePhrases,
-        description="Context sentences put before a request (no opener is also an option)",
+        description="Neutral context sentences that fit any request (negatives use them too)",
     )
     closers: RolePhrases = Field(
         default_factory=RolePhrases,
-        description="Sentences put after a request (no closer is also an option)",
+        description="Neutral closing sentences that fit any request",
+    )
+    frames: Frames = Field(
+        default_factory=Frames, description="Openers and closers by task theme"
+    )
+    lexicon: list[list[str]] = Field(
+        default_factory=list,
+        description="Groups of interchangeable phrases; each occurrence of one outside a "
+        "placeholder may be replaced by another of its group (seeded)",
+    )
+    rewrites: list[Rewrite] = Field(
+        default_factory=list,
+        description="Equivalent wordings of hard seeds' constraints (not mentions)",
+    )
+    equivalents: dict[str, list[str]] = Field(
+        default_factory=dict,
+        description="A note a family pins in the text (a mention) -> other sentences saying "
+        "exactly the same; the mention check accepts them (surface_forms.stands_for)",
     )
     families: dict[str, FamilyTemplates] = Field(description="Family name → templates")
 
@@ -139,6 +230,33 @@ def parse_templates(data: Any, source: str, tool_names: list[str]) -> TemplateFi
         raise UserError(
             f"{source}: field {loc}: {err['msg']}", fix="correct the templates file"
         ) from None
+    themes = sorted(parsed.frames.themes)
+    for name, fam in parsed.families.items():
+        unknown = [t for t in fam.themes if t not in parsed.frames.themes]
+        if unknown:
+            raise UserError(
+                f"{source}: families.{name}.themes names unknown theme(s) {unknown}",
+                options=themes,
+                fix="use a theme defined under frames.themes, or define it there",
+            )
+    for j, group in enumerate(parsed.lexicon):
+        if len(group) < 2 or any(not p.strip() for p in group) or len(
+            {frozenset(_fields(p)) for p in group}
+        ) > 1:
+            raise UserError(
+                f"{source}: lexicon.{j} needs two or more phrases with the same placeholders",
+                value=group,
+                fix="list interchangeable phrases, e.g. [latest, most recent] or "
+                "['{asset_id} at {site}', '{asset_id} ({site})']",
+            )
+    for j, rw in enumerate(parsed.rewrites):
+        try:
+            re.compile(rw.pattern)
+        except re.error as exc:
+            raise UserError(
+                f"{source}: rewrites.{j}.pattern is not a regex ({exc})",
+                value=rw.pattern, fix="correct the pattern",
+            ) from None
     banned = tool_name_pattern(tool_names)
     for where, text in _all_texts(parsed):
         hit = banned.search(text)
@@ -152,14 +270,29 @@ def parse_templates(data: Any, source: str, tool_names: list[str]) -> TemplateFi
 
 
 def _all_texts(parsed: TemplateFile) -> Iterable[tuple[str, str]]:
-    """(location, text) of every phrasing, opener, closer, window and constraint frame."""
+    """(location, text) of every phrasing, opener, closer, window, constraint and phrase."""
     for field_name, texts in (("windows", parsed.windows), ("constraints", parsed.constraints)):
         for j, text in enumerate(texts):
             yield f"{field_name}.{j}", text
+    for j, group in enumerate(parsed.lexicon):
+        for k, text in enumerate(group):
+            yield f"lexicon.{j}.{k}", text
+    for j, rw in enumerate(parsed.rewrites):
+        for k, text in enumerate(rw.variants):
+            yield f"rewrites.{j}.variants.{k}", text
+    for canonical, alternatives in parsed.equivalents.items():
+        for k, text in enumerate(alternatives):
+            yield f"equivalents.{canonical[:30]!r}.{k}", text
     for role in ("operator", "manager"):
         for kind in ("openers", "closers"):
             for j, text in enumerate(getattr(getattr(parsed, kind), role)):
                 yield f"{kind}.{role}.{j}", text
+        for j, text in enumerate(getattr(parsed.frames.leads, role)):
+            yield f"frames.leads.{role}.{j}", text
+        for theme, frames in parsed.frames.themes.items():
+            for kind in ("openers", "closers"):
+                for j, text in enumerate(getattr(getattr(frames, kind), role)):
+                    yield f"frames.themes.{theme}.{kind}.{role}.{j}", text
     for name, fam in parsed.families.items():
         for i, variant in enumerate(fam.variants):
             for role in ("operator", "manager"):
@@ -184,11 +317,17 @@ def _choice_rng(run_seed: int, key: str, version: str) -> np.random.Generator:
     return np.random.default_rng(np.random.SeedSequence([run_seed, digest]))
 
 
-@lru_cache(maxsize=4096)
-def _order(run_seed: int, key: str, version: str, sizes: tuple[int, int, int]) -> np.ndarray:
-    """A shuffled order of the ``prod(sizes)`` combinations, fixed per run seed and key."""
-    total = sizes[0] * sizes[1] * sizes[2]
-    return _choice_rng(run_seed, f"order|{key}", version).permutation(total)
+@lru_cache(maxsize=8192)
+def _perm(run_seed: int, key: str, version: str, size: int) -> tuple[int, ...]:
+    """A shuffled order of ``range(size)``, fixed per run seed and key."""
+    return tuple(int(i) for i in _choice_rng(run_seed, f"order|{key}", version).permutation(size))
+
+
+@lru_cache(maxsize=8192)
+def _offsets(run_seed: int, key: str, version: str, rows: int, size: int) -> tuple[int, ...]:
+    """One offset in ``range(size)`` per phrasing, fixed per run seed and key."""
+    rng = _choice_rng(run_seed, f"offsets|{key}", version)
+    return tuple(int(i) for i in rng.integers(0, size, rows))
 
 
 def _text_value(value: Any) -> str:
@@ -203,10 +342,102 @@ def _matches(when: dict[str, Any], params: dict[str, Any]) -> bool:
     return all(params.get(k) == v for k, v in when.items())
 
 
+# Number agreement after filling: "1 days" -> "1 day" (a count placeholder next to a plural).
+_ONE_PLURAL = re.compile(
+    r"(?<![\d.,])\b1 (days|hours|weeks|work orders|orders|samples|readings|alerts|units|jobs|"
+    r"anomalies)\b"
+)
+_SINGULAR = {"anomalies": "anomaly"}
+
+
+def _agree(text: str) -> str:
+    return _ONE_PLURAL.sub(lambda m: "1 " + _SINGULAR.get(m.group(1), m.group(1)[:-1]), text)
+
+
+# A sentence a paraphrase turned into a question ("Can I have ...") ends with "?".
+_QUESTION = re.compile(r"(^|(?<=[.?!] ))((?:Can|Could|Would) (?:I|you) [^.?!]*)\.")
+
+
+_SPACES = re.compile(r"\s+")
+_SPACE_BEFORE_PUNCT = re.compile(r"\s+([,.;:?!])")
+_DOUBLE_STOP = re.compile(r"([?!.])\.")
+_SENTENCE_START = re.compile(r"([.?!] )([a-z])")
+
+
 def _tidy(text: str) -> str:
-    text = re.sub(r"\s+", " ", text).strip()
-    text = re.sub(r"\s+([,.;:?!])", r"\1", text)
+    text = _SPACES.sub(" ", text).strip()
+    text = _SPACE_BEFORE_PUNCT.sub(lambda m: m[1], text)
+    text = _DOUBLE_STOP.sub(lambda m: m[1], text)
+    text = _QUESTION.sub(lambda m: f"{m[1]}{m[2]}?", _agree(text))
+    text = _SENTENCE_START.sub(lambda m: m[1] + m[2].upper(), text)
     return text[:1].upper() + text[1:]
+
+
+def _join_lead(lead: str, situation: str) -> str:
+    """'Quick one:' + 'The lab sent ...' -> 'Quick one: the lab sent ...'."""
+    if not lead:
+        return situation
+    lower = situation[1:2].islower() or (situation[1:2] == " " and situation[:1] != "I")
+    if len(situation) > 1 and lower and not situation.startswith(("I ", "I'")):
+        situation = situation[0].lower() + situation[1:]
+    return f"{lead} {situation}"
+
+
+# Inline alternatives in a phrasing: "[What was|Tell me] the ..." (one drawn per text).
+_ALTERNATION = re.compile(r"\[([^\[\]{}]*\|[^\[\]{}]*)\]")
+
+
+class Paraphraser:
+    """Seeded phrase-level paraphrase with a curated lexicon, on templates before filling.
+
+    Inline alternatives ``[a|b|c]`` in a phrasing are resolved first (one drawn; they may
+    be empty, ``[please |]``). Every phrase of a group may stand for every other (the
+    lexicon's promise); an occurrence
+    in a template is replaced by a phrase of its group drawn by the caller's generator,
+    keeping a capital first letter. A phrase may hold whole placeholders (``of {asset_id}``)
+    and every phrase of its group holds the same ones; a match never starts or ends inside
+    a placeholder, so no value the answer depends on changes or goes missing.
+    """
+
+    def __init__(self, groups: list[list[str]]) -> None:
+        self.group_of: dict[str, list[str]] = {}
+        for group in groups:
+            for phrase in group:
+                self.group_of.setdefault(phrase.lower(), group)
+        alternatives = sorted(self.group_of, key=len, reverse=True)
+        self.pattern = (
+            re.compile(
+                r"(?<![\w{-])(" + "|".join(re.escape(a) for a in alternatives) + r")(?![\w}'-])",
+                re.IGNORECASE,
+            )
+            if alternatives
+            else None
+        )
+
+    def apply(self, template: str, rng: np.random.Generator) -> str:
+        """``template`` with its lexicon phrases outside placeholders redrawn by ``rng``."""
+        template = _ALTERNATION.sub(
+            lambda m: (opts := m.group(1).split("|"))[int(rng.integers(len(opts)))], template
+        )
+        if self.pattern is None:
+            return template
+        pattern = self.pattern
+
+        def swap(m: re.Match[str]) -> str:
+            found = m.group(1)
+            group = self.group_of[found.lower()]
+            choice = group[int(rng.integers(len(group)))]
+            if found[:1].isupper() and not found[:2].isupper():
+                choice = choice[:1].upper() + choice[1:]
+            elif found[:1].islower() and choice[:1].isupper() and not choice[:2].isupper():
+                choice = choice[:1].lower() + choice[1:]
+            return choice
+
+        return pattern.sub(swap, template)
+
+
+# Parameters naming a sensor or an oil quantity by its code; written as the spoken name.
+SENSOR_KEYS = ("sensor", "sensor2", "quantity")
 
 
 class TemplateVerbaliser:
@@ -224,6 +455,12 @@ class TemplateVerbaliser:
         self.asset_class = asset_class
         self.prompt_version = prompt_version
         self.templates = load_templates(asset_class)
+        self.paraphraser = Paraphraser(self.templates.lexicon)
+        self._rewrites = [
+            (re.compile(rw.pattern), [re.sub(r"\\g<(\w+)>", r"{\1}", v) for v in rw.variants])
+            for rw in self.templates.rewrites
+        ]
+        self._pools: dict[tuple[str, str, str], list[tuple[str, frozenset[str]]]] = {}
 
     def _family(self, seed: TaskSeed) -> FamilyTemplates:
         fam = self.templates.families.get(seed.family)
@@ -247,21 +484,114 @@ class TemplateVerbaliser:
             fix="add a variant without `when` as the last one",
         )
 
-    def _values(self, seed: TaskSeed, rng: np.random.Generator) -> dict[str, str]:
+    def _spoken(self, seed: TaskSeed) -> dict[str, str]:
+        """Sensor code -> spoken name, for the seed's sensor parameters the vocabulary names."""
+        out = {}
+        for key in SENSOR_KEYS:
+            code = seed.params.get(key)
+            if isinstance(code, str) and code:
+                spoken = spoken_sensor(self.asset_class, code)
+                if spoken:
+                    out[code] = spoken
+        return out
+
+    def _speak(self, text: str, spoken: dict[str, str]) -> str:
+        """``text`` with every sensor code of ``spoken`` as a word replaced by its name."""
+        for code, words in spoken.items():
+            if code in text:
+                pattern = re.compile(rf"(?<![\w-]){re.escape(code)}(?![\w-])")
+                text = pattern.sub(lambda _m, w=words: w, text)  # type: ignore[misc]
+        return text
+
+    def _values(
+        self, seed: TaskSeed, rng: np.random.Generator, natural: bool = True
+    ) -> tuple[dict[str, str], dict[str, str]]:
+        """(placeholder values, surfaces): the text's values and, for each mention written
+        otherwise than verbatim, the words that stand for it.
+
+        ``natural=False`` gives the codes and ISO dates as they are (characteristic form).
+        """
         values = {k: _text_value(v) for k, v in seed.grounding.items()}
         values |= {k: _text_value(v) for k, v in seed.params.items()}
-        if "start" in seed.params and "end" in seed.params:
-            window = self.templates.windows[int(rng.integers(len(self.templates.windows)))]
-            values["window"] = window.format_map(values)
+        surfaces: dict[str, str] = {}
+        spoken = self._spoken(seed) if natural else {}
+        frames = self.templates.frames
+        if natural:
+            for key in SENSOR_KEYS:
+                code = seed.params.get(key)
+                if isinstance(code, str) and code in spoken:
+                    values[key] = values[f"{key}_label"] = spoken[code]
+                    surfaces[code] = spoken[code]
+            days: dict[str, str] = {}
+            for key, value in seed.params.items():
+                if key in ("start", "end") or parse_day(value) is None:
+                    continue
+                if value not in days:
+                    forms = day_phrases(value)
+                    take = rng.random() < frames.natural_day_share
+                    days[value] = forms[int(rng.integers(len(forms)))] if take else value
+                values[key] = days[value]
+            surfaces |= {iso: words for iso, words in days.items() if words != iso}
+        window = seed_window(seed) if natural else None
+        if window is not None:
+            fixed, relative = window_phrases(*window)
+            pool = relative if relative and rng.random() < frames.relative_window_share else fixed
+            phrase = pool[int(rng.integers(len(pool)))]
+            values["window"] = phrase
+            surfaces |= {iso: phrase for iso in window if iso not in phrase}
+        elif "start" in seed.params and "end" in seed.params:
+            window_t = self.templates.windows[int(rng.integers(len(self.templates.windows)))]
+            values["window"] = window_t.format_map(values)
+        if natural and "start" in seed.params and "end" not in seed.params:
+            start = seed.params["start"]
+            if parse_day(start) is not None and rng.random() < frames.natural_day_share:
+                forms = day_phrases(start)
+                values["start"] = forms[int(rng.integers(len(forms)))]
+                surfaces[start] = values["start"]
         if seed.constraint:
-            values["constraint"] = seed.constraint
-            values["Constraint"] = seed.constraint[:1].upper() + seed.constraint[1:]
-        return values
+            constraint = self._speak(seed.constraint, spoken)
+            if natural and seed.constraint not in seed.mentions:
+                constraint = self._reword(constraint, rng)
+            values["constraint"] = constraint
+            values["Constraint"] = constraint[:1].upper() + constraint[1:]
+        note = values.get("note")
+        if natural and note and note not in seed.mentions:
+            values["note"] = self._speak(note, spoken)
+        elif natural and note and note in self.templates.equivalents:
+            options = [note, *self.templates.equivalents[note]]
+            values["note"] = options[int(rng.integers(len(options)))]
+            if values["note"] != note:
+                surfaces[note] = values["note"]
+        return values, surfaces
 
-    def render(self, seed: TaskSeed, template: str, rng: np.random.Generator) -> str:
-        """One phrasing filled with the seed's values; the constraint stated if it is not."""
+    def constraint_wordings(self, seed: TaskSeed) -> list[str]:
+        """Every wording of the seed's constraint a draft may carry (sensor codes spoken)."""
+        if not seed.constraint:
+            return []
+        spoken = self._speak(seed.constraint, self._spoken(seed))
+        if seed.constraint in seed.mentions:
+            return [spoken]
+        for pattern, variants in self._rewrites:
+            m = pattern.fullmatch(spoken)
+            if m:
+                return [spoken, *(v.format_map(m.groupdict()) for v in variants)]
+        return [spoken]
+
+    def _reword(self, constraint: str, rng: np.random.Generator) -> str:
+        """The constraint, or an equivalent wording of it (the first rewrite that matches)."""
+        for pattern, variants in self._rewrites:
+            m = pattern.fullmatch(constraint)
+            if m:
+                k = int(rng.integers(len(variants) + 1))
+                return variants[k - 1].format_map(m.groupdict()) if k else constraint
+        return constraint
+
+    def _render(
+        self, seed: TaskSeed, template: str, rng: np.random.Generator
+    ) -> tuple[str, dict[str, str], dict[str, str]]:
+        """(text, surfaces, the values it was filled with)."""
         variant = self.variant(seed)
-        values = self._values(seed, rng)
+        values, surfaces = self._values(seed, rng)
         missing = _fields(template) - set(values)
         if missing:
             raise UserError(
@@ -269,55 +599,117 @@ class TemplateVerbaliser:
                 value=template,
                 options=sorted(values),
             )
-        text = template.format_map(values)
-        note = str(seed.params.get("note") or "")
+        text = self.paraphraser.apply(template, rng).format_map(values)
+        note = values.get("note", "")
         if note and "note" not in _fields(template):
             text = f"{text} {note}"  # a fact the text pins (a reading the gate needs stated)
         stated = variant.states_constraint or _fields(template) & {"constraint", "Constraint"}
         if seed.constraint and not stated:
             frame = self.templates.constraints[int(rng.integers(len(self.templates.constraints)))]
             text = f"{text} {frame.format_map(values)}"
-        return _tidy(text)
+        text = _tidy(text)
+        # A surface that opens a sentence was capitalised there.
+        surfaces = {m: w if w in text else w[:1].upper() + w[1:] for m, w in surfaces.items()}
+        return text, surfaces, values
+
+    def render(self, seed: TaskSeed, template: str, rng: np.random.Generator) -> str:
+        """One phrasing filled with the seed's values; the constraint stated if it is not."""
+        return self._render(seed, template, rng)[0]
 
     def phrasings(self, seed: TaskSeed) -> list[str]:
         """The seed's role's phrasings of its variant (for tests and repair)."""
         return list(getattr(self.variant(seed), seed.role))
 
-    def _frames(self, seed: TaskSeed, kind: str, values: dict[str, str]) -> list[str]:
-        """Openers or closers for the seed's role, global then the family's, each filled.
-
-        A frame whose placeholders the seed cannot fill (``{asset_id}`` for a fleet-wide
-        question) is left out; ``""`` (no frame) is always the first option.
-        """
+    def frame_pool(self, seed: TaskSeed, kind: str) -> list[str]:
+        """Unfilled openers or closers that fit the seed's family and role, in a fixed order:
+        the global neutral ones, the family's own, then its themes' (openers as lead +
+        situation)."""
         fam = self._family(seed)
-        pool = getattr(getattr(self.templates, kind), seed.role) + getattr(
-            getattr(fam, kind), seed.role
-        )
-        return [""] + [f.format_map(values) for f in pool if _fields(f) <= set(values)]
+        role = seed.role
+        pool = list(getattr(getattr(self.templates, kind), role))
+        pool += getattr(getattr(fam, kind), role)
+        leads = ["", *getattr(self.templates.frames.leads, role)]
+        for theme in fam.themes:
+            own = getattr(getattr(self.templates.frames.themes[theme], kind), role)
+            if kind == "openers":
+                pool += [_join_lead(lead, s) for s in own for lead in leads]
+            else:
+                pool += own
+        return list(dict.fromkeys(pool))
+
+    def _usable(self, seed: TaskSeed, kind: str) -> list[tuple[str, frozenset[str]]]:
+        """(unfilled frame, its placeholders) of the seed's pool, cached per family and role."""
+        key = (seed.family, seed.role, kind)
+        pool = self._pools.get(key)
+        if pool is None:
+            pool = [(f, frozenset(_fields(f))) for f in self.frame_pool(seed, kind)]
+            self._pools[key] = pool
+        return pool
+
+    @staticmethod
+    def _keys(seed: TaskSeed) -> set[str]:
+        """Names of the values a seed can fill (see :meth:`_values`)."""
+        keys = set(seed.grounding) | set(seed.params)
+        if "start" in seed.params and "end" in seed.params:
+            keys.add("window")
+        if seed.constraint:
+            keys |= {"constraint", "Constraint"}
+        return keys
+
+    def _frame_options(self, seed: TaskSeed, kind: str) -> list[str]:
+        """Unfilled frames the seed can fill, in pool order (without the empty option)."""
+        keys = self._keys(seed)
+        return [f for f, fields in self._usable(seed, kind) if fields <= keys]
 
     def frames(self, seed: TaskSeed) -> tuple[list[str], list[str]]:
-        """The openers and closers a seed may get (each list starts with ``""``)."""
-        values = self._values(seed, np.random.default_rng(0))
-        return self._frames(seed, "openers", values), self._frames(seed, "closers", values)
+        """The openers and closers a seed may get, filled (each list starts with ``""``).
+
+        A frame whose placeholders the seed cannot fill (``{asset_id}`` for a fleet-wide
+        question) is left out.
+        """
+        values, _ = self._values(seed, np.random.default_rng(0))
+        return tuple(  # type: ignore[return-value]
+            ["", *(f.format_map(values) for f in self._frame_options(seed, kind))]
+            for kind in ("openers", "closers")
+        )
 
     def combination(self, seed: TaskSeed, variant: int = 0) -> tuple[int, int, int]:
-        """(phrasing, opener, closer) indices of a seed's draft; see the module docstring."""
-        openers, closers = self.frames(seed)
-        sizes = (len(self.phrasings(seed)), len(openers), len(closers))
+        """(phrasing, opener, closer) indices of a seed's draft (0 = no opener / closer).
+
+        Draw ``d`` (moved by ``variant * REPAIR_STRIDE`` on a repair) takes phrasing
+        ``d mod P`` of a per-run shuffle of the P phrasings; its opener is the entry
+        ``(d div P + offset) mod O`` of a shuffle of the O openers, the offset fixed per
+        phrasing, so two draws below ``P * O`` never share (phrasing, opener); closers
+        likewise. Whether a draft has an opener or closer at all is drawn per seed.
+        """
+        n_body = len(self.phrasings(seed))
+        n_open = len(self._frame_options(seed, "openers"))
+        n_close = len(self._frame_options(seed, "closers"))
         fam = self._family(seed)
         which = next(i for i, v in enumerate(fam.variants) if _matches(v.when, seed.params))
-        order = _order(
-            self.run_seed, f"{seed.family}|{seed.role}|{which}", self.prompt_version, sizes
-        )
-        flat = int(order[(seed.draw + variant * REPAIR_STRIDE) % len(order)])
-        body, rest = divmod(flat, sizes[1] * sizes[2])
-        opener, closer = divmod(rest, sizes[2])
-        return body, opener, closer
+        key = f"{seed.family}|{seed.role}|{which}"
+        version = self.prompt_version
+        c = seed.draw + variant * REPAIR_STRIDE
+        body = _perm(self.run_seed, f"{key}|body", version, n_body)[c % n_body]
+        q = c // n_body
+        rng = _choice_rng(self.run_seed, f"frames|{seed.key}|{variant}", version)
+        shares = self.templates.frames
+        picked = []
+        for kind, size, p in (
+            ("op", n_open, shares.opener_share), ("cl", n_close, shares.closer_share)
+        ):
+            if size and rng.random() < p:
+                k = f"{key}|{kind}"
+                off = _offsets(self.run_seed, k, version, n_body, size)[c % n_body]
+                picked.append(1 + _perm(self.run_seed, k, version, size)[(q + off) % size])
+            else:
+                picked.append(0)
+        return body, picked[0], picked[1]
 
     def characteristic_form(self, seed: TaskSeed) -> str:
         """What a correct response does and contains: tools by name and the key values."""
         fam = self._family(seed)
-        values = self._values(seed, np.random.default_rng(0))
+        values, _ = self._values(seed, np.random.default_rng(0), natural=False)
         tools = [f"`{t}`" for t in seed.expected_tools]
         tools_text = tools[0] if len(tools) == 1 else ", ".join(tools[:-1]) + " and " + tools[-1]
         form = (
@@ -330,17 +722,23 @@ class TemplateVerbaliser:
 
     def verbalise_one(self, seed: TaskSeed, variant: int = 0) -> Draft:
         """One draft; ``variant`` > 0 moves to another combination (deterministic repair)."""
-        rng = _choice_rng(self.run_seed, seed.key, self.prompt_version)
+        rng = _choice_rng(self.run_seed, f"{seed.key}|{variant}", self.prompt_version)
         body, opener, closer = self.combination(seed, variant)
-        openers, closers = self.frames(seed)
-        text = self.render(seed, self.phrasings(seed)[body], rng)
-        text = _tidy(f"{openers[opener]} {text} {closers[closer]}")
+        text, surfaces, values = self._render(seed, self.phrasings(seed)[body], rng)
+        first = last = ""
+        if opener:
+            frame = self._frame_options(seed, "openers")[opener - 1]
+            first = self.paraphraser.apply(frame, rng).format_map(values)
+        if closer:
+            last = self._frame_options(seed, "closers")[closer - 1].format_map(values)
+        text = _tidy(f"{first} {text} {last}")
         return Draft(
             seed_key=seed.key,
             text=text,
             characteristic_form=self.characteristic_form(seed),
             category=seed.category,
             verbaliser=self.name,
+            surfaces={m: s for m, s in surfaces.items() if m in seed.mentions and m not in text},
         )
 
     def verbalise(self, seeds: list[TaskSeed], variant: int = 0) -> list[Draft]:

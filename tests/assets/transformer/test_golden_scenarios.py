@@ -28,6 +28,7 @@ from generator.generate.families import families_of
 from generator.generate.pipeline import Pipeline
 from generator.generate.run_config import GenerateConfig
 from generator.generate.run_folder import RunFolder
+from generator.generate.surface_forms import stands_for
 from generator.store.couch import CouchClient
 from generator.store.seed import META_DB, database_names, indexes_of, marker_id
 
@@ -236,9 +237,15 @@ def test_golden_dga_answers_match_the_hand_derivation(golden_run: list[Any]) -> 
             assert ans["ieee_condition"] == expected["ieee_condition"], ln.record.id
             if "methods_agreeing" in expected:
                 assert ans["methods_agreeing"] == expected["methods_agreeing"], ln.record.id
-        # The asked sample is named in the text (or it is the latest, S3).
+        # The asked sample is named in the text, as its ISO day or a recorded natural
+        # phrasing of that very day (or it is the latest, S3).
         which = ln.seed.params["which"]
-        assert which in ln.record.text if which != "latest" else ts == "2026-03-16T10:00:00"
+        if which == "latest":
+            assert ts == "2026-03-16T10:00:00"
+        else:
+            written = ln.record.provenance.surfaces.get(which, which)
+            assert written in ln.record.text
+            assert written == which or stands_for(which, written, ln.seed, "transformer")
         # The three methods agree on every golden sample: no reading was stated or dropped.
         assert all(r.outcome == "same" for r in ln.seed.readings)
     # The run reached both fault samples (a deterministic property of the run seed).
