@@ -44,7 +44,7 @@ from typing import Any
 import numpy as np
 
 from generator.assetdef import AssetClass
-from generator.errors import LLMUnavailable, StoreUnavailable, UserError
+from generator.errors import LLMUnavailable, RunStopped, StoreUnavailable, UserError
 from generator.generate.memo import BoundedMemo
 from generator.generate.model import (
     Difficulty,
@@ -275,7 +275,7 @@ class FamilyContext:
         self._gate_drops: dict[str, dict[str, set[int]]] = {}
 
     def record_drop(self, family_name: str, reason: str, draw: int) -> None:
-        """Count a draw the interpretation gate dropped, by family and reason."""
+        """Count a dropped draw by family and reason (a gated reading, or ``tool_refused``)."""
         self._gate_drops.setdefault(family_name, {}).setdefault(reason, set()).add(draw)
 
     @property
@@ -349,10 +349,18 @@ async def draw_seed(
             return None
     rng = rng_for(ctx.run_seed, spec.name, draw)
     role: Role = spec.roles[int(rng.integers(len(spec.roles)))]
-    plan = await spec.draw(ctx, rng, parents or [])
-    if plan is None:
+    try:
+        plan = await spec.draw(ctx, rng, parents or [])
+        if plan is None:
+            return None
+        outputs = await ctx.run(plan.tool_sequence)
+    except (StoreUnavailable, LLMUnavailable, RunStopped):
+        raise  # an outage stops the run (and is resumable)
+    except UserError:
+        # A tool refused a call of this draw (a window too thin for the model, a gap in the
+        # data): the draw is unusable, the run goes on; counted with the gate's drops.
+        ctx.record_drop(spec.name, "tool_refused", draw)
         return None
-    outputs = await ctx.run(plan.tool_sequence)
     try:
         answer = spec.derive(plan.params, outputs)
     except Ambiguous:

@@ -400,3 +400,33 @@ async def test_draw_for_slot_prefers_a_nontrivial_draw_and_falls_back() -> None:
 
     got = await draw_for_slot(spec, 2, 0.4, all_trivial)  # designated, nothing interesting
     assert got is not None and got.draw == EXTRA_BASE + 2 * EXTRA_DRAWS  # first usable
+
+
+# -- a draw whose tool call the tool refuses (data too thin for that window) --------------
+async def _refused_in_plan(
+    ctx: FamilyContext, rng: np.random.Generator, parents: list[TaskSeed]
+) -> Plan | None:
+    # get_ai_tasks takes no arguments: the call is refused with a UserError, as a tool
+    # refuses a window with too few readings.
+    return Plan(
+        params={}, tool_sequence=[ToolCall(name="get_ai_tasks", args={"bogus": 1})], mentions=[]
+    )
+
+
+async def _refused_in_draw(
+    ctx: FamilyContext, rng: np.random.Generator, parents: list[TaskSeed]
+) -> Plan | None:
+    await ctx.run1("get_ai_tasks", bogus=1)
+    return None  # never reached
+
+
+@pytest.mark.parametrize("draw_fn", [_refused_in_plan, _refused_in_draw])
+async def test_a_refused_tool_call_drops_the_draw_not_the_run(
+    offline_ctx: FamilyContext, draw_fn: Any
+) -> None:
+    spec = FamilySpec(
+        name="test_refused", domain="tsfm", category="Knowledge Query", draw=draw_fn,
+        derive=_tasks_derive, summarise=lambda p, a: "",
+    )
+    assert await draw_seed(spec, offline_ctx, 0) is None
+    assert offline_ctx.gate_drops == {"test_refused": {"tool_refused": 1}}
