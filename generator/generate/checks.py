@@ -816,3 +816,8 @@ def _no_unsafe_characters(item: CheckItem, ctx: CheckContext) -> list[str]:
             if found:
                 problems.append(f"{name} holds unsafe characters {', '.join(found)}")
     return problems
+
+
+# The language checks live in their own module and register on import (after the checks
+# above, so they run in this order).
+from generator.generate import checks_language as _checks_language  # noqa: E402,F401
