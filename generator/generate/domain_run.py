@@ -149,6 +149,8 @@ def make_record(
             outcome=seed.outcome if seed else None,
             nontrivial=seed.nontrivial if seed else None,
             readings=seed.readings if seed else [],
+            difficulty_score=seed.difficulty_score if seed else None,
+            difficulty_features=dict(seed.difficulty_features) if seed else {},
         ),
     )
 
