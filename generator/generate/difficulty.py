@@ -20,9 +20,12 @@ feature                       how it is counted                                 
 ``distractors``               entities the calls read that the answer does not      0.5
                               name (units of a site scan the task must rule out),
                               at most 4
-``constraints``               the stated constraint or conditional (``constraint``,  1.0
-                              ``hard_features`` constraint/conditional) and the
-                              readings the text pins (``stated``), at most 2
+``constraints``               a stated constraint or conditional the answer must     1.0
+                              honour (``constraint``, or ``hard_features``
+                              constraint/conditional)
+``pinned_readings``           other readings of the request the text rules out      0.25
+                              (``stated``: a window end excluded, a default
+                              paper), at most 2
 ============================  =====================================================  ======
 
 Output fields count little on purpose: a lookup that returns four fields is no harder than
@@ -62,9 +65,11 @@ WEIGHTS: dict[str, float] = {
     "steps": 1.0,
     "distractors": 0.5,
     "constraints": 1.0,
+    "pinned_readings": 0.25,
 }
 CAPS: dict[str, int] = {
-    "repeat_calls": 4, "outputs": 4, "steps": 3, "distractors": 4, "constraints": 2,
+    "repeat_calls": 4, "outputs": 4, "steps": 3, "distractors": 4, "constraints": 1,
+    "pinned_readings": 2,
 }
 # easy < CUTS[0] <= medium < CUTS[1] <= hard
 CUTS: tuple[float, float] = (1.5, 3.5)
@@ -136,7 +141,6 @@ def difficulty_features(
     constraints = int(seed.constraint is not None or any(
         f in ("constraint", "conditional") for f in seed.hard_features
     ))
-    constraints += sum(1 for r in seed.readings if r.outcome == "stated")
     leaves = None if outputs is None else _leaves(outputs, set())
     fields = [v for v in seed.answer.values() if v is not None]
     return {
@@ -148,6 +152,7 @@ def difficulty_features(
         "steps": sum(1 for v in fields if _computed(v, leaves)),
         "distractors": distractors,
         "constraints": constraints,
+        "pinned_readings": sum(1 for r in seed.readings if r.outcome == "stated"),
     }
 
 

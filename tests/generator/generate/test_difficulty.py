@@ -78,7 +78,8 @@ def test_chain_over_domains_with_a_constraint_is_hard() -> None:
     # extra_tools 1, cross_domain 1 (tsfm, wo), chained 1, outputs 3; steps: anomalies=2
     # (no output holds 2) and the yes/no -> 2; constraints 1
     assert f == {"extra_tools": 1, "repeat_calls": 0, "cross_domain": 1, "chained": 1,
-                 "outputs": 3, "steps": 2, "distractors": 0, "constraints": 1}
+                 "outputs": 3, "steps": 2, "distractors": 0, "constraints": 1,
+                 "pinned_readings": 0}
     # 0.75 + 0.75 + 0.5 + 3 × 0.25 + 2 × 1.0 + 1.0 = 5.75
     assert difficulty_score(f) == 5.75
     assert level(5.75) == "hard"
@@ -86,20 +87,22 @@ def test_chain_over_domains_with_a_constraint_is_hard() -> None:
 
 def test_site_scan_counts_repeats_and_distractors() -> None:
     # four history calls over four units, the answer names one: repeats 3, distractors 3;
-    # a stated reading counts as a constraint
+    # a reading the text pins is counted apart from a constraint
     calls = [("history", {"asset_id": f"T{i}"}) for i in range(4)]
     s = seed(calls, {"assets_above": ["T2"]},
              readings=[ReadingCheck(name="r", description="d", outcome="stated")])
     f = difficulty_features(s, DOMAINS, [{"v": 1}] * 4)
-    assert (f["repeat_calls"], f["distractors"], f["constraints"]) == (3, 3, 1)
-    # 3 × 0.25 + steps 1 ('["T2"]' is in no output) + 3 × 0.5 + 1.0 = 4.25
-    assert difficulty_score(f) == 4.25
+    assert (f["repeat_calls"], f["distractors"], f["constraints"], f["pinned_readings"]) == (
+        3, 3, 0, 1)
+    # 3 × 0.25 + steps 1 ('["T2"]' is in no output) + 3 × 0.5 + 1 × 0.25 = 3.5
+    assert difficulty_score(f) == 3.5
 
 
 def test_caps_and_cut_points() -> None:
-    f = {"repeat_calls": 40, "steps": 9, "distractors": 9, "constraints": 5}
-    # 4 × 0.25 + 3 × 1.0 + 4 × 0.5 + 2 × 1.0 = 8.0
-    assert difficulty_score(f) == 8.0
+    f = {"repeat_calls": 40, "steps": 9, "distractors": 9, "constraints": 5,
+         "pinned_readings": 7}
+    # caps 4, 3, 4, 1, 2: 4 × 0.25 + 3 × 1.0 + 4 × 0.5 + 1 × 1.0 + 2 × 0.25 = 7.5
+    assert difficulty_score(f) == 7.5
     lo, hi = CUTS
     assert [level(lo - 0.01), level(lo), level(hi - 0.01), level(hi)] == [
         "easy", "medium", "medium", "hard"]
