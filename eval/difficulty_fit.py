@@ -13,9 +13,10 @@ score in ``provenance.difficulty_score``. A dry run says which scenarios an agen
 pair of cut points taken from the observed scores, :func:`fit_cuts` picks the pair whose
 levels' pass rates explain the pass/fail outcomes best (least squares: each attempt's 0/1
 outcome against its level's pass rate), with at least ``min_level`` attempts per level; ties
-go to the lower cuts. To adopt the result, set :data:`generator.generate.difficulty.CUTS`
-to it (and say so in the changelog): the levels of seeds drawn afterwards follow the new
-cuts, while each run's manifest records the cuts it used.
+go to the lower cuts. To adopt the result, set :data:`generator.generate.difficulty.CUTS_BY_DOMAIN`
+to it, per domain (``CUTS_BY_DOMAIN``; the pooled fit is shown as ``all``): the levels
+of seeds drawn afterwards follow the new cuts, while each run's manifest records the cuts
+it used.
 """
 
 from __future__ import annotations
@@ -50,9 +51,11 @@ class Calibration(BaseModel):
     unscored: int = Field(description="Attempts whose scenario carries no difficulty score")
     by_level: list[Bucket] = Field(description="easy, medium, hard")
     by_score: list[Bucket] = Field(description="Score buckets in increasing order")
-    cuts_now: tuple[float, float] = Field(description="The generator's cut points")
-    cuts_fitted: tuple[float, float] | None = Field(
-        description="Cut points refitted from this run (None when too few attempts)"
+    cuts_now: dict[str, tuple[float, float]] = Field(
+        description="The generator's cut points per domain of the run"
+    )
+    cuts_fitted: dict[str, tuple[float, float] | None] = Field(
+        description="Cut points refitted per domain ('all': pooled); None when too few attempts"
     )
 
 
@@ -104,10 +107,10 @@ def calibrate(
     records: Iterable[Mapping[str, Any]],
     *,
     width: float = 1.0,
-    cuts: tuple[float, float] | None = None,
+    min_level: int = 5,
 ) -> Calibration:
     """Join a dry run to its scenarios and report pass rates per level and score bucket."""
-    from generator.generate.difficulty import CUTS
+    from generator.generate.difficulty import cuts_for
 
     scores: dict[str, float] = {}
     for rec in records:
@@ -118,6 +121,7 @@ def calibrate(
     by_level: dict[str, list[bool]] = {"easy": [], "medium": [], "hard": []}
     by_score: dict[int, list[bool]] = {}
     joined: list[tuple[float, bool]] = []
+    per_domain: dict[str, list[tuple[float, bool]]] = {}
     unscored = 0
     for result in report.results:
         passed = result.failure_class is None
@@ -128,6 +132,7 @@ def calibrate(
             unscored += 1
             continue
         joined.append((score, passed))
+        per_domain.setdefault(result.domain, []).append((score, passed))
         by_score.setdefault(math.floor(score / width), []).append(passed)
     return Calibration(
         agent=report.agent,
@@ -138,8 +143,10 @@ def calibrate(
             _bucket(f"[{k * width:g}, {(k + 1) * width:g})", v)
             for k, v in sorted(by_score.items())
         ],
-        cuts_now=cuts or CUTS,
-        cuts_fitted=fit_cuts(joined),
+        cuts_now={d: cuts_for(d) for d in sorted(per_domain)},
+        cuts_fitted={"all": fit_cuts(joined, min_level)} | {
+            d: fit_cuts(v, min_level) for d, v in sorted(per_domain.items())
+        },
     )
 
 
@@ -153,8 +160,10 @@ def render(cal: Calibration) -> str:
            f"score ({cal.unscored} without)"]
     out += ["by level:"] + [f"  {b.group:<8} {rate(b):>5} of {b.n}" for b in cal.by_level]
     out += ["by score:"] + [f"  {b.group:<12} {rate(b):>5} of {b.n}" for b in cal.by_score]
-    fitted = "too few attempts" if cal.cuts_fitted is None else (
-        f"{cal.cuts_fitted[0]:g}, {cal.cuts_fitted[1]:g}")
-    out.append(f"cut points: now {cal.cuts_now[0]:g}, {cal.cuts_now[1]:g}; refitted {fitted} "
-               "(set generator.generate.difficulty.CUTS to adopt)")
+    out.append("cut points (set generator.generate.difficulty.CUTS_BY_DOMAIN to adopt):")
+    for domain, fitted in cal.cuts_fitted.items():
+        now = cal.cuts_now.get(domain)
+        shown = "too few attempts" if fitted is None else f"{fitted[0]:g}, {fitted[1]:g}"
+        was = "" if now is None else f"now {now[0]:g}, {now[1]:g}; "
+        out.append(f"  {domain:<10} {was}refitted {shown}")
     return "\n".join(out)

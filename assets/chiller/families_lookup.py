@@ -3,7 +3,8 @@
 Small, honest lookups and one closed-form computation; each answer is a pure function of
 the tool outputs:
 
-- ``chiller_iot_fleet_layout`` (``sites``, ``assets``): the plants and the chillers at each.
+- ``chiller_iot_fleet_layout`` (``sites``, ``assets``): which plant a chiller is at and
+  how many chillers that plant and the fleet hold.
 - ``chiller_iot_sensor_list`` (``sensors``): how many quantities a unit streams and whether
   a named one is among them.
 - ``chiller_wo_window_orders`` (``get_work_orders``): work orders of a window, planned and
@@ -57,12 +58,15 @@ def _layout_derive(params: dict[str, Any], outputs: list[dict[str, Any]]) -> dic
     sites = [str(s) for s in outputs[0]["sites"]]
     units = {str(o["site_name"]): sorted(str(a["asset_id"]) for a in o["assets"])
              for o in outputs[1:]}
-    return {"sites": sites, "units_per_site": {s: len(units.get(s, [])) for s in sites}}
+    home = [s for s, ids in units.items() if params["asset_id"] in ids]
+    if len(home) != 1:
+        raise Ambiguous(f"{params['asset_id']} is listed at {len(home)} sites")
+    return {"site": home[0], "units_at_site": len(units[home[0]]), "sites": len(sites)}
 
 
 def _layout_summary(params: dict[str, Any], answer: dict[str, Any]) -> str:
-    per = ", ".join(f"{s}: {n}" for s, n in answer["units_per_site"].items())
-    return f"{len(answer['sites'])} sites; chillers per site: {per}"
+    return (f"{params['asset_id']} is at {answer['site']}, one of {answer['units_at_site']} "
+            f"chillers there; the fleet has {answer['sites']} sites")
 
 
 @family(
@@ -75,14 +79,17 @@ def _layout_summary(params: dict[str, Any], answer: dict[str, Any]) -> str:
 async def fleet_layout(
     ctx: FamilyContext, rng: np.random.Generator, parents: list[TaskSeed]
 ) -> Plan | None:
-    """The plants of the fleet and how many chillers each holds."""
+    """Which plant a chiller is at, how many chillers that plant holds, how many plants."""
+    units = units_with_telemetry(ctx)
     sites = (await ctx.run1("sites"))["sites"]
-    if not sites:
+    if not units or not sites:
         return None
+    a = pick(rng, units)
     calls = [ToolCall(name="sites", args={})] + [
         ToolCall(name="assets", args={"site_name": s}) for s in sites
     ]
-    return Plan(params={"sites": list(sites)}, tool_sequence=calls, mentions=[])
+    return Plan(params={"asset_id": a.asset_id}, tool_sequence=calls, mentions=[a.asset_id],
+                grounding={"asset_id": a.asset_id})
 
 
 # -- iot: sensors of a unit --------------------------------------------------------------------

@@ -71,8 +71,22 @@ CAPS: dict[str, int] = {
     "repeat_calls": 4, "outputs": 4, "steps": 3, "distractors": 4, "constraints": 1,
     "pinned_readings": 2,
 }
-# easy < CUTS[0] <= medium < CUTS[1] <= hard
+# easy < cuts[0] <= medium < cuts[1] <= hard; per domain (see the module docstring), CUTS
+# for a domain not listed.
 CUTS: tuple[float, float] = (1.5, 3.5)
+CUTS_BY_DOMAIN: dict[str, tuple[float, float]] = {
+    "iot": (1.5, 3.5),
+    "fmsr": (1.5, 3.5),
+    "tsfm": (1.5, 3.5),
+    "wo": (1.5, 3.5),
+    "vibration": (1.5, 3.5),
+    "multiagent": (1.5, 3.5),
+}
+
+
+def cuts_for(domain: str) -> tuple[float, float]:
+    """The cut points of ``domain``."""
+    return CUTS_BY_DOMAIN.get(domain, CUTS)
 # Arguments that name one entity a call reads (a unit, a sensor).
 _ENTITY_ARGS = ("asset_id", "equipment_id", "asset_name")
 
@@ -181,7 +195,7 @@ def scored(
     score = difficulty_score(features)
     return seed.model_copy(
         update={
-            "difficulty": level(score),
+            "difficulty": level(score, cuts_for(seed.domain)),
             "difficulty_score": score,
             "difficulty_features": features,
             "declared_difficulty": seed.declared_difficulty or seed.difficulty,
@@ -200,7 +214,7 @@ def difficulty_report(seeds: list[TaskSeed]) -> dict[str, Any]:
         declared[old] = declared.get(old, 0) + 1
     total = {lvl: sum(c[lvl] for c in per_domain.values()) for lvl in ("easy", "medium", "hard")}
     return {
-        "cuts": list(CUTS),
+        "cuts": {d: list(cuts_for(d)) for d in sorted(per_domain)},
         "levels": total,
         "per_domain": dict(sorted(per_domain.items())),
         "declared_levels": dict(sorted(declared.items())),

@@ -62,15 +62,17 @@ async def _draw(name: str, settings: StoreSettings, profile: AssetProfile,
     return seeds
 
 
-async def test_fleet_layout_counts_units_per_site(
+async def test_fleet_layout_finds_the_unit_and_counts(
     chiller_settings: StoreSettings, profile: AssetProfile, raw: Any
 ) -> None:
     # the fleet spec: 2 sites × 4 units; the nameplate documents say which site each is at
-    plates = raw.client.all_docs(raw.db["nameplate"])
-    per_site = Counter(d["site_name"] for d in plates if "site_name" in d)
+    plates = [d for d in raw.client.all_docs(raw.db["nameplate"]) if "site_name" in d]
+    per_site = Counter(d["site_name"] for d in plates)
     assert sorted(per_site.values()) == [SPEC_ARGS["units_per_site"]] * SPEC_ARGS["sites"]
-    s = (await _draw("chiller_iot_fleet_layout", chiller_settings, profile, 1))[0]
-    assert s.answer == {"sites": sorted(per_site), "units_per_site": dict(sorted(per_site.items()))}
+    site_of = {d["asset_id"]: d["site_name"] for d in plates}
+    for s in await _draw("chiller_iot_fleet_layout", chiller_settings, profile):
+        home = site_of[s.params["asset_id"]]
+        assert s.answer == {"site": home, "units_at_site": per_site[home], "sites": 2}
 
 
 async def test_sensor_list_counts_the_raw_record_fields(

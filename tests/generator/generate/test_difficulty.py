@@ -8,6 +8,7 @@ from eval.difficulty_fit import calibrate, fit_cuts
 from eval.model import DryRunReport, DryRunResult, GradeResult
 from generator.generate.difficulty import (
     CUTS,
+    cuts_for,
     difficulty_features,
     difficulty_report,
     difficulty_score,
@@ -104,6 +105,7 @@ def test_caps_and_cut_points() -> None:
     # caps 4, 3, 4, 1, 2: 4 × 0.25 + 3 × 1.0 + 4 × 0.5 + 1 × 1.0 + 2 × 0.25 = 7.5
     assert difficulty_score(f) == 7.5
     lo, hi = CUTS
+    assert cuts_for("no-such-domain") == CUTS
     assert [level(lo - 0.01), level(lo), level(hi - 0.01), level(hi)] == [
         "easy", "medium", "medium", "hard"]
 
@@ -143,4 +145,4 @@ def test_calibrate_joins_by_id() -> None:
     assert rates["[0, 1)"] == 1.0 and rates["[5, 6)"] == 0.0
     # one step (all pass below 2, none from 2): every pair with a cut at 2 fits exactly;
     # ties go to the lower cuts -> (1, 2)
-    assert cal.cuts_fitted == (1.0, 2.0)
+    assert cal.cuts_fitted == {"all": (1.0, 2.0), "iot": (1.0, 2.0)}
