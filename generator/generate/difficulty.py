@@ -33,18 +33,36 @@ one that returns one (the issue's complaint against the declared labels). ``step
 tool outputs; :func:`scored` without them (a seed read back from a file) estimates it from
 the answer alone: yes/no fields and aggregates (a list of two or more items, a mapping).
 
-``score = Σ weight × min(count, cap)``; the level is ``easy`` below :data:`CUTS` ``[0]``,
-``hard`` from ``CUTS[1]`` on, ``medium`` between. The cut points were set on a transformer
-n = 1000 run (the figures are in the score helper's report); refit them from a dry run with
-``scenariogen dryrun-report`` (pass rate per score bucket) and
-:func:`eval.difficulty_fit.fit_cuts`: put the cuts where the pass rate steps down.
+``score = Σ weight × min(count, cap)`` is one scale for every domain. The level is relative
+to the domain (the grader balances its classes ``domain/difficulty``, and a policy's
+``hardness_mix`` asks for a share of a domain's harder tasks): ``easy`` below the domain's
+first cut point (:data:`CUTS_BY_DOMAIN`, :data:`CUTS` for a domain not listed), ``hard``
+from its second on, ``medium`` between. The cut points were set on the transformer
+families' natural draws (40 draws per family, run seed 1, the seeded default fleet) at
+round scores near each domain's 40th and 55-60th percentile, so that about 40-60 % of a
+domain's draws are hard and a policy share of 0.3 (multi-agent 0.4) is reachable:
+
+===========  =====  =====  =================================================
+domain       cut 1  cut 2  hard share of the natural draws at cut 2
+===========  =====  =====  =================================================
+iot          0.5    1.75   42 % (a site scan, a stat with a constraint)
+fmsr         1.0    2.25   51 %
+tsfm         1.25   2.0    55 %
+wo           0.75   1.5    60 %
+multiagent   4.75   6.0    47 % (a two-tool chain without a decision is not)
+===========  =====  =====  =================================================
+
+Refit them from a dry run with ``scenariogen difficulty-report`` (pass rate per level and
+per score bucket, :func:`eval.difficulty_fit.fit_cuts` per domain): put the cuts where the
+pass rate steps down.
 
 Examples: one ``history`` call returning one value read off its output scores 0 (easy);
 a stored DGA sample interpreted (``oil_samples`` then ``interpret_dga``: two tools of two
 domains, two fields read off the outputs) scores 0.75 + 0.75 + 0.25 = 1.75 (medium); an
 anomaly scan followed by the window's corrective work orders with a stated threshold (two
 tools, two domains, chained, four fields of which two computed, one constraint) scores
-0.75 + 0.75 + 0.5 + 0.75 + 2 + 1 = 5.75 (hard).
+0.75 + 0.75 + 0.5 + 0.75 + 2 + 1 = 5.75: hard for a single domain's scale, medium among
+the multi-agent chains (their hard ones add a third domain or a decision).
 """
 
 from __future__ import annotations
@@ -73,14 +91,13 @@ CAPS: dict[str, int] = {
 }
 # easy < cuts[0] <= medium < cuts[1] <= hard; per domain (see the module docstring), CUTS
 # for a domain not listed.
-CUTS: tuple[float, float] = (1.5, 3.5)
+CUTS: tuple[float, float] = (1.0, 2.25)
 CUTS_BY_DOMAIN: dict[str, tuple[float, float]] = {
-    "iot": (1.5, 3.5),
-    "fmsr": (1.5, 3.5),
-    "tsfm": (1.5, 3.5),
-    "wo": (1.5, 3.5),
-    "vibration": (1.5, 3.5),
-    "multiagent": (1.5, 3.5),
+    "iot": (0.5, 1.75),
+    "fmsr": (1.0, 2.25),
+    "tsfm": (1.25, 2.0),
+    "wo": (0.75, 1.5),
+    "multiagent": (4.75, 6.0),
 }
 
 
