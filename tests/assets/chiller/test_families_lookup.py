@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable
+from itertools import pairwise
 from typing import Any
 
 import pytest
@@ -107,8 +108,8 @@ async def test_planned_visits_count_and_latest(
     chiller_settings: StoreSettings, profile: AssetProfile, raw: Any
 ) -> None:
     for s in await _draw("chiller_wo_planned_visits", chiller_settings, profile):
-        dates = sorted(o["reported_date"] for o in raw("wo_events", equipment_id=s.params["asset_id"])
-                       if o["wo_type"] == "preventive")
+        docs = raw("wo_events", equipment_id=s.params["asset_id"])
+        dates = sorted(o["reported_date"] for o in docs if o["wo_type"] == "preventive")
         assert s.answer == {"count": len(dates), "latest": dates[-1][:10] if dates else None}
 
 
@@ -116,7 +117,8 @@ async def test_code_mix_counts_primary_codes(
     chiller_settings: StoreSettings, profile: AssetProfile, raw: Any
 ) -> None:
     for s in await _draw("chiller_wo_code_mix", chiller_settings, profile):
-        codes = Counter(o["primary_code"] for o in raw("wo_events", equipment_id=s.params["asset_id"]))
+        docs = raw("wo_events", equipment_id=s.params["asset_id"])
+        codes = Counter(o["primary_code"] for o in docs)
         assert s.answer == {"total": sum(codes.values()), "by_code": dict(sorted(codes.items()))}
 
 
@@ -144,9 +146,8 @@ async def test_next_code_by_the_markov_rule_worked_by_hand(
         own = seqs[s.params["asset_id"]]
         a = own[-1]
         # n[a][b]: own transitions a -> b; f[a][b]: the fleet's (every unit, own included)
-        n = Counter(y for x, y in zip(own, own[1:], strict=False) if x == a)
-        f = Counter(y for seq in seqs.values() for x, y in zip(seq, seq[1:], strict=False)
-                    if x == a)
+        n = Counter(y for x, y in pairwise(own) if x == a)
+        f = Counter(y for seq in seqs.values() for x, y in pairwise(seq) if x == a)
         # q(b|a) = (f[a][b] + 1) / (f[a] + |C|);  P(b|a) = (n[a][b] + q) / (n[a] + 1)
         p = {b: (n[b] + (f[b] + 1) / (sum(f.values()) + len(codes))) / (sum(n.values()) + 1)
              for b in codes}
