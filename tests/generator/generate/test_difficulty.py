@@ -57,7 +57,7 @@ def test_static_mapping_intersection_is_not_hard() -> None:
     # one list field). With the outputs: both modes are listed in the mapping's output,
     # so the field is read off it -> no step, score 0 -> easy. Without the outputs a list
     # of two items counts as an aggregate -> 1 step, score 1.0 = fmsr's first cut -> medium,
-    # still not hard (fmsr's second cut is 2.25).
+    # still not hard (fmsr's second cut is 3.0).
     s = seed([("get_failure_mode_sensor_mapping", {})], {"failure_modes": ["a", "b"]},
              domain="fmsr")
     out = [{"mapping": {"s1": ["a", "b"], "s2": ["b"]}}]
@@ -88,7 +88,7 @@ def test_chain_over_domains_with_a_constraint_is_hard() -> None:
     # 0.75 + 0.75 + 0.5 + 3 × 0.25 + 2 × 1.0 + 1.0 = 5.75
     assert difficulty_score(f) == 5.75
     assert level(5.75) == "hard"  # on the default scale
-    assert level(5.75, cuts_for("multiagent")) == "medium"  # 4.75 <= 5.75 < 6.0
+    assert level(5.75, cuts_for("multiagent")) == "medium"  # 5.25 <= 5.75 < 7.0
 
 
 def test_site_scan_counts_repeats_and_distractors() -> None:
