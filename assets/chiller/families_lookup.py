@@ -40,6 +40,7 @@ from generator.api import (
     Ambiguous,
     FamilyContext,
     Plan,
+    Reading,
     TaskSeed,
     ToolCall,
     and_join,
@@ -282,15 +283,26 @@ async def code_mix(
 # -- wo: next code ----------------------------------------------------------------------------
 
 
+OWN_ONLY = "own_transitions_only"
+
+
 def _next_derive(params: dict[str, Any], outputs: list[dict[str, Any]]) -> dict[str, Any]:
     out = outputs[0]
-    probs = {str(k): float(v) for k, v in out["probabilities"].items()}
+    if params.get("reading") == OWN_ONLY:
+        # the plain estimate n[last][b] / n[last] from the unit's own transitions
+        own, total = out["own_transition_counts"], out["own_transitions_from_last"]
+        if not total:
+            raise Ambiguous("no transition out of the last code")
+        probs = {str(k): v / total for k, v in own.items()}
+    else:
+        probs = {str(k): float(v) for k, v in out["probabilities"].items()}
     if not probs or out["last_code"] is None:
         raise Ambiguous("no work-order history to predict from")
     best = max(probs.values())
-    if sum(1 for v in probs.values() if abs(v - best) < 1e-9) > 1:
+    top = sorted(k for k, v in probs.items() if abs(v - best) < 1e-9)
+    if len(top) > 1:
         raise Ambiguous("two codes are equally likely")
-    return {"last_code": str(out["last_code"]), "predicted_code": str(out["predicted_code"]),
+    return {"last_code": str(out["last_code"]), "predicted_code": top[0],
             "probability": round(best, 4)}
 
 
@@ -309,18 +321,30 @@ def _next_summary(params: dict[str, Any], answer: dict[str, Any]) -> str:
 async def next_code(
     ctx: FamilyContext, rng: np.random.Generator, parents: list[TaskSeed]
 ) -> Plan | None:
-    """The most likely failure code of a chiller's next work order."""
+    """The most likely failure code of a chiller's next work order.
+
+    The text names the estimator (the unit's own transitions smoothed with the fleet's), so
+    the plain own-history estimate is a stated reading, recorded with its answer.
+    """
     units = units_with_telemetry(ctx)
     if not units:
         return None
     a = pick(rng, units)
+    params = {"asset_id": a.asset_id, "site": a.site_name}
     calls = [ToolCall(name="predict_next_work_order", args=_window_args(a.asset_id, None, None))]
     return Plan(
-        params={"asset_id": a.asset_id, "site": a.site_name},
+        params=params,
         tool_sequence=calls,
         mentions=[a.asset_id],
         grounding={"asset_id": a.asset_id, "site": a.site_name},
         tolerance={"probability": 0.01},
+        readings=[Reading(
+            name=OWN_ONLY,
+            description="estimates P(next | last) from the unit's own transitions only "
+            "(no fleet prior)",
+            params=params | {"reading": OWN_ONLY},
+        )],
+        stated=[OWN_ONLY],
     )
 
 
