@@ -28,6 +28,12 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from generator.assetdef import DOMAINS
+from generator.generate.checks_language import (
+    GRAMMAR_REASON,
+    LEAK_REASON,
+    grammar_problems,
+    leak_problems,
+)
 from generator.generate.dedup import DedupIndex
 from generator.generate.model import Draft, ScenarioRecord, TaskSeed, ToolCall
 from generator.generate.negatives import verify_negative
@@ -818,6 +824,14 @@ def _no_unsafe_characters(item: CheckItem, ctx: CheckContext) -> list[str]:
     return problems
 
 
-# The language checks live in their own module and register on import (after the checks
-# above, so they run in this order).
-from generator.generate import checks_language as _checks_language  # noqa: E402,F401
+# -- language (the rules are in checks_language.py) -----------------------------------------
+
+
+@check("parameter_leak", stage="early", reason=LEAK_REASON)
+def _parameter_leak(item: CheckItem, ctx: CheckContext) -> list[str]:
+    return leak_problems(item.text) if item.text else []
+
+
+@check("grammar", stage="early", reason=GRAMMAR_REASON)
+def _grammar(item: CheckItem, ctx: CheckContext) -> list[str]:
+    return grammar_problems(item.text) if item.text else []

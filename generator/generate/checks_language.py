@@ -1,8 +1,9 @@
 """Language checks of a request's text: tool parameters leaking into it, and grammar slips.
 
-Both are ``early`` checks of the :mod:`generator.generate.checks` registry (imported by it,
-so they run wherever the registry runs): a rejected draft goes back to repair like any other,
-the template verbaliser taking its next phrasing and the LLM getting the reasons.
+Both are registered as ``early`` checks by :mod:`generator.generate.checks` (the rules live
+here, the registration there, so they run wherever the registry runs): a rejected draft goes
+back to repair like any other, the template verbaliser taking its next phrasing and the LLM
+getting the reasons.
 
 **parameter_leak** flags words a person would not write to a colleague:
 
@@ -38,8 +39,6 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-
-from generator.generate.checks import CheckContext, CheckItem, check
 
 # -- vocabulary from the registries -----------------------------------------------------------
 
@@ -139,18 +138,17 @@ def parameter_leaks(
     return found
 
 
-@check(
-    "parameter_leak",
-    stage="early",
-    reason="a request that carries a tool's argument names, raw sensor codes, window "
-    "jargon ('(exclusive)') or a tool setting ('z-score magnitude exceeds 4.9') reads as "
-    "generated and hands the agent its tool call; people name a sensor by its spoken name "
-    "and state a constraint in words",
+LEAK_REASON = (
+    "a request that carries a tool's argument names, raw sensor codes, window jargon "
+    "('(exclusive)') or a tool setting ('z-score magnitude exceeds 4.9') reads as generated "
+    "and hands the agent its tool call; people name a sensor by its spoken name and state a "
+    "constraint in words"
 )
-def _parameter_leak(item: CheckItem, ctx: CheckContext) -> list[str]:
-    if not item.text:
-        return []
-    return [f"{kind}: {what}" for kind, what in parameter_leaks(item.text)]
+
+
+def leak_problems(text: str) -> list[str]:
+    """The ``parameter_leak`` check's problems: ``kind: what`` per leak."""
+    return [f"{kind}: {what}" for kind, what in parameter_leaks(text)]
 
 
 # -- grammar -------------------------------------------------------------------------------------
@@ -295,12 +293,8 @@ def grammar_problems(text: str) -> list[str]:
     return problems
 
 
-@check(
-    "grammar",
-    stage="early",
-    reason="number agreement ('1 work orders', 'within 1 days'), doubled words, a/an before "
-    "numbers and vowels, garbled units ('S =/√3') and unbalanced brackets or quotes mark a "
-    "text as machine-filled; each is decided by a precise rule with tested false positives",
+GRAMMAR_REASON = (
+    "number agreement ('1 work orders', 'within 1 days'), doubled words, a/an before numbers "
+    "and vowels, garbled units ('S =/√3') and unbalanced brackets or quotes mark a text as "
+    "machine-filled; each is decided by a precise rule with tested false positives"
 )
-def _grammar(item: CheckItem, ctx: CheckContext) -> list[str]:
-    return grammar_problems(item.text) if item.text else []

@@ -37,7 +37,7 @@ the answer alone: yes/no fields and aggregates (a list of two or more items, a m
 to the domain (the grader balances its classes ``domain/difficulty``, and a policy's
 ``hardness_mix`` asks for a share of a domain's harder tasks): ``easy`` below the domain's
 first cut point (:data:`CUTS_BY_DOMAIN`, :data:`CUTS` for a domain not listed), ``hard``
-from its second on, ``medium`` between. The cut points were set on the transformer
+from its second on, ``medium`` between. The cut points were set on the default class's
 families' natural draws (40 draws per family, run seed 1, the seeded default fleet) at
 the round scores that leave about a third of a domain's draws hard, just above a policy
 share of 0.3 (multi-agent 0.4), and a fifth to two fifths easy. In iot and wo the hard
@@ -56,7 +56,7 @@ multiagent   5.25   7.0    12 %          41 %
 
 Under these cuts a single lookup is easy; hard takes a site scan with a constraint, a
 chain with a decision, or a fallback with pinned readings. A class whose families hold few
-hard tasks in a domain (the chiller's time-series lookups) gets few hard scenarios there:
+hard tasks in a domain (e.g. time-series lookups only) gets few hard scenarios there:
 the run pursues the policy share over the first half of its candidate bound, then fills
 its quota (generator/generate/domain_run.py).
 
