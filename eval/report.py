@@ -12,6 +12,7 @@ from pathlib import Path
 
 from eval.report_svg import bar_chart, histogram
 from eval.score_model import SetScore
+from generator.generate.language_stats import format_stats
 
 
 def _fmt(x: float | None, digits: int = 2) -> str:
@@ -35,7 +36,10 @@ def render_markdown(score: SetScore, *, limit: int = 20) -> str:
             f"{score.has_references})",
             f"- generator model: {score.generator_model or 'unknown'}",
             f"- judges: {', '.join(score.judges)}",
-            f"- dry run: {score.dry_run_agent or 'not run'}", ""]
+            f"- dry run: {score.dry_run_agent or 'not run'}"]
+    if score.language is not None:
+        out.append(f"- language: {format_stats(score.language)}")
+    out.append("")
     out += ["| part | component | points | max | reason |", "|---|---|---:|---:|---|"]
     for part in score.parts:
         out.append(f"| **{part.name}** | | **{_fmt(part.points)}** | {part.max_points:g} | "

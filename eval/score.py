@@ -39,6 +39,7 @@ from eval.score_model import (
 from eval.score_static import domain_of, score_static
 from generator import safeparse
 from generator.errors import UserError
+from generator.generate.language_stats import language_stats
 from generator.generate.policy import DomainPolicy, load_policies
 
 DRY_RUN_FORMS = ["reference", "llm:SPEC", "off"]
@@ -257,6 +258,9 @@ def score_records(
         stages=_stage_costs(manifest, judges, judge_seconds, static_s,
                             dry_run if dry.ran else None, usd_per_1k_tokens),
         notes=notes,
+        language=language_stats(
+            [r["text"] for r in records if isinstance(r.get("text"), str)]
+        ),
     )
 
 

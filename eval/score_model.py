@@ -12,6 +12,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from generator.generate.language_stats import LanguageStats
+
 # The paper's weights. Static 20, judge 30, dry run 50.
 STATIC_WEIGHTS: dict[str, float] = {
     "schema": 6.0,
@@ -154,6 +156,12 @@ class SetScore(_Strict):
     scenarios: list[ScenarioScore] = Field(description="Per scenario, in file order")
     stages: list[StageCost] = Field(description="Tokens, time and cost per stage")
     notes: list[str] = Field(default_factory=list, description="What a reader must know")
+    language: LanguageStats | None = Field(
+        default=None,
+        description="Language figures of the texts (generator/generate/language_stats.py): "
+        "masked distinct 3-gram ratio, top opener and closer share, words per text; "
+        "reported, not scored",
+    )
 
     def part(self, name: PartName) -> Part:
         """The part called ``name``."""

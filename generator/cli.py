@@ -357,11 +357,13 @@ def _register_stage_commands() -> None:
         cli_assets,
         cli_audit,
         cli_bench,
+        cli_difficulty,
         cli_eval,
         cli_export,
         cli_fuzz,
         cli_generate,
         cli_heldout,
+        cli_language,
         cli_profile,
         cli_score,
         cli_validate,
@@ -369,7 +371,8 @@ def _register_stage_commands() -> None:
 
     for module in (
         cli_profile, cli_generate, cli_validate, cli_eval, cli_score, cli_audit, cli_export,
-        cli_heldout, cli_fuzz, cli_bench, cli_assets,
+        cli_heldout, cli_fuzz, cli_bench, cli_assets, cli_language,
+        cli_difficulty,
     ):
         module.register(app, bench_app)
 

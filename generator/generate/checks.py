@@ -28,6 +28,12 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from generator.assetdef import DOMAINS
+from generator.generate.checks_language import (
+    GRAMMAR_REASON,
+    LEAK_REASON,
+    grammar_problems,
+    leak_problems,
+)
 from generator.generate.dedup import DedupIndex
 from generator.generate.model import Draft, ScenarioRecord, TaskSeed, ToolCall
 from generator.generate.negatives import verify_negative
@@ -838,3 +844,16 @@ def _no_unsafe_characters(item: CheckItem, ctx: CheckContext) -> list[str]:
             if found:
                 problems.append(f"{name} holds unsafe characters {', '.join(found)}")
     return problems
+
+
+# -- language (the rules are in checks_language.py) -----------------------------------------
+
+
+@check("parameter_leak", stage="early", reason=LEAK_REASON)
+def _parameter_leak(item: CheckItem, ctx: CheckContext) -> list[str]:
+    return leak_problems(item.text) if item.text else []
+
+
+@check("grammar", stage="early", reason=GRAMMAR_REASON)
+def _grammar(item: CheckItem, ctx: CheckContext) -> list[str]:
+    return grammar_problems(item.text) if item.text else []

@@ -150,6 +150,8 @@ def make_record(
             nontrivial=seed.nontrivial if seed else None,
             readings=seed.readings if seed else [],
             surfaces=dict(draft.surfaces),
+            difficulty_score=seed.difficulty_score if seed else None,
+            difficulty_features=dict(seed.difficulty_features) if seed else {},
         ),
     )
 
@@ -275,6 +277,10 @@ class DomainRunner:
         self.out.hard += record.difficulty == "hard"
         self._last = line
 
+    def _mix_applies(self, candidate: int) -> bool:
+        """True while the policy's hard share may pass over an easier candidate."""
+        return candidate < self.job.max_candidates // 2
+
     async def open_phase(self) -> None:
         """Open (non-deterministic) scenarios from the LLM: checked, never repaired.
 
@@ -333,8 +339,13 @@ class DomainRunner:
             live = fresh
             # Once no slot is left for an easier seed it never comes back (accepting only
             # lowers the count), so those seeds are passed over before they are verbalised.
+            # The hard share is pursued over the first half of the candidate bound only:
+            # difficulty is scored from the work, and a domain whose families hold few hard
+            # tasks then fills its quota instead of falling short (a function of the
+            # candidate index, so a resumed run decides as an uninterrupted one).
             if job.quota - job.min_hard - (self.out.accepted - self.out.hard) <= 0:
-                hard = [(c, s) for c, s in live if s.difficulty == "hard"]
+                hard = [(c, s) for c, s in live
+                        if s.difficulty == "hard" or not self._mix_applies(c)]
                 self.out.mix_skipped += len(live) - len(hard)
                 live = hard
             if not live:
@@ -352,7 +363,7 @@ class DomainRunner:
                     self.out.repeats += 1
                     continue
                 easier_left = job.quota - job.min_hard - (self.out.accepted - self.out.hard)
-                if seed.difficulty != "hard" and easier_left <= 0:
+                if seed.difficulty != "hard" and easier_left <= 0 and self._mix_applies(cand):
                     self.out.mix_skipped += 1  # the policy's hard share needs this slot
                     continue
                 unique = await self._accept_unique(seed, *outcome)

@@ -45,6 +45,7 @@ import numpy as np
 
 from generator.assetdef import AssetClass
 from generator.errors import LLMUnavailable, RunStopped, StoreUnavailable, UserError
+from generator.generate.difficulty import scored
 from generator.generate.memo import BoundedMemo
 from generator.generate.model import (
     Difficulty,
@@ -369,7 +370,7 @@ async def draw_seed(
     if checks is None:
         return None
     outcome = spec.outcome(answer) if spec.outcome is not None else None
-    return TaskSeed(
+    seed = TaskSeed(
         family=spec.name,
         domain=spec.domain,
         category=spec.category,
@@ -392,6 +393,7 @@ async def draw_seed(
         outcome=outcome,
         nontrivial=None if outcome is None else not spec.is_trivial(outcome),
     )
+    return scored(seed, outputs)  # difficulty from the work, not the family's declaration
 
 
 async def gate_readings(

@@ -77,6 +77,19 @@ class TaskSeed(_Strict):
     hard_features: list[HardFeature] = Field(
         default_factory=list, description="What makes it hard: outputs, constraint, fallback"
     )
+    difficulty_score: float | None = Field(
+        default=None,
+        description="Score of the work the task takes (generator/generate/difficulty.py); "
+        "difficulty is its level under the documented cut points",
+    )
+    difficulty_features: dict[str, int] = Field(
+        default_factory=dict,
+        description="The counts the score is made of (extra_tools, repeat_calls, "
+        "cross_domain, chained, steps, distractors, constraints)",
+    )
+    declared_difficulty: Difficulty | None = Field(
+        default=None, description="The level the family declared, before scoring"
+    )
     constraint: str | None = Field(
         default=None, description="An explicit constraint or conditional the text must state"
     )
@@ -154,6 +167,13 @@ class ScenarioProvenance(_Strict):
         default_factory=dict,
         description="Mention -> the words the text wrote for it (Draft.surfaces), so the "
         "mention check can be repeated on the record",
+    )
+    difficulty_score: float | None = Field(
+        default=None,
+        description="The seed's difficulty score (the record's difficulty is its level)",
+    )
+    difficulty_features: dict[str, int] = Field(
+        default_factory=dict, description="The counts the difficulty score is made of"
     )
 
 

@@ -15,7 +15,9 @@ from generator import __version__
 from generator.concurrency import configure_threads, fan_out, to_thread
 from generator.config import StoreSettings, store_settings
 from generator.errors import LLMUnavailable, RunStopped, StoreUnavailable, UserError
+from generator.generate.difficulty import difficulty_report
 from generator.generate.domain_run import DomainJob, DomainOutcome, DomainRunner, Progress
+from generator.generate.language_stats import language_stats
 from generator.generate.model import GENERATOR_VERSION
 from generator.generate.run_config import GenerateConfig, RunSummary, Shortfall
 from generator.generate.run_folder import (
@@ -301,6 +303,12 @@ class Pipeline:
                 "hard": {o.domain: o.hard for o in outcomes},
                 "passed_over_for_hard_share": {o.domain: o.mix_skipped for o in outcomes},
             },
+            language=language_stats(
+                [ln.record.text for ln in self.folder.accepted()]
+            ).model_dump(),
+            difficulty=difficulty_report(
+                [ln.seed for ln in self.folder.accepted() if ln.seed is not None]
+            ),
             families=stages.outcome_report(
                 [ln.seed for ln in self.folder.accepted() if ln.seed is not None],
                 env.policies,

@@ -86,7 +86,7 @@ async def test_a_good_item_passes_every_check_that_applies() -> None:
 def test_registry_order_stages_and_reasons() -> None:
     early = check_names("early")
     assert early == ["required_fields", "text_length", "no_tool_name_in_text", "near_duplicate",
-                     "no_unsafe_characters"]
+                     "no_unsafe_characters", "parameter_leak", "grammar"]
     assert check_names("deterministic")[:3] == ["schema", "category_allowed",
                                                 "core_tools_in_characteristic_form"]
     assert "provably_unanswerable" in check_names("deterministic")

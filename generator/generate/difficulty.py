@@ -1,0 +1,246 @@
+"""Difficulty from the work a task takes, scored per seed (issue 15, item 4).
+
+A family used to declare its seeds' difficulty; it counted output fields, so a one-call
+lookup with three outputs was "hard" and every multi-agent chain was hard. The score here is
+computed from what answering takes, read off the seed alone (deterministic, no store):
+
+============================  =====================================================  ======
+feature                       how it is counted                                      weight
+============================  =====================================================  ======
+``extra_tools``               distinct tools beyond the first                        0.75
+``repeat_calls``              calls beyond one per distinct tool (a scan over        0.25
+                              units), at most 4
+``cross_domain``              tool domains beyond the first (iot, fmsr, tsfm, wo)    0.75
+``chained``                   1 when the seed was composed from parent seeds         0.5
+``outputs``                   answer fields beyond the first, at most 4              0.25
+``steps``                     reasoning steps of the family's derive: answer         1.0
+                              fields whose value no tool output holds (a count, a
+                              comparison, a change, a decision, a filtered list;
+                              a yes/no field always counts), at most 3
+``distractors``               entities the calls read that the answer does not      0.5
+                              name (units of a site scan the task must rule out),
+                              at most 4
+``constraints``               a stated constraint or conditional the answer must     1.0
+                              honour (``constraint``, or ``hard_features``
+                              constraint/conditional)
+``pinned_readings``           other readings of the request the text rules out      0.25
+                              (``stated``: a window end excluded, a default
+                              paper), at most 2
+============================  =====================================================  ======
+
+Output fields count little on purpose: a lookup that returns four fields is no harder than
+one that returns one (the issue's complaint against the declared labels). ``steps`` needs the
+tool outputs; :func:`scored` without them (a seed read back from a file) estimates it from
+the answer alone: yes/no fields and aggregates (a list of two or more items, a mapping).
+
+``score = Σ weight × min(count, cap)`` is one scale for every domain. The level is relative
+to the domain (the grader balances its classes ``domain/difficulty``, and a policy's
+``hardness_mix`` asks for a share of a domain's harder tasks): ``easy`` below the domain's
+first cut point (:data:`CUTS_BY_DOMAIN`, :data:`CUTS` for a domain not listed), ``hard``
+from its second on, ``medium`` between. The cut points were set on the default class's
+families' natural draws (40 draws per family, run seed 1, the seeded default fleet) at
+the round scores that leave about a third of a domain's draws hard, just above a policy
+share of 0.3 (multi-agent 0.4), and a fifth to two fifths easy. In iot and wo the hard
+tasks repeat soon (few units, few work orders), so there the cut sits lower (checked on
+n = 1000 runs: at 2.25 and 1.75 the share of hard scenarios stayed below the policy's):
+
+===========  =====  =====  ============  ============
+domain       cut 1  cut 2  easy (draws)  hard (draws)
+===========  =====  =====  ============  ============
+iot          0.5    1.75   37 %          42 %
+fmsr         1.0    3.0    22 %          34 %
+tsfm         1.25   2.25   40 %          35 %
+wo           0.75   1.5    33 %          60 %
+multiagent   5.25   7.0    12 %          41 %
+===========  =====  =====  ============  ============
+
+Under these cuts a single lookup is easy; hard takes a site scan with a constraint, a
+chain with a decision, or a fallback with pinned readings. A class whose families hold few
+hard tasks in a domain (e.g. time-series lookups only) gets few hard scenarios there:
+the run pursues the policy share over the first half of its candidate bound, then fills
+its quota (generator/generate/domain_run.py).
+
+Refit them from a dry run with ``scenariogen difficulty-report`` (pass rate per level and
+per score bucket, :func:`eval.difficulty_fit.fit_cuts` per domain): put the cuts where the
+pass rate steps down.
+
+Examples: one ``history`` call returning one value read off its output scores 0 (easy);
+a stored DGA sample interpreted (``oil_samples`` then ``interpret_dga``: two tools of two
+domains, two fields read off the outputs) scores 0.75 + 0.75 + 0.25 = 1.75 (medium); an
+anomaly scan followed by the window's corrective work orders with a stated threshold (two
+tools, two domains, chained, four fields of which two computed, one constraint) scores
+0.75 + 0.75 + 0.5 + 0.75 + 2 + 1 = 5.75: hard on the default scale, medium among the
+multi-agent chains (their hard ones add a third domain and a decision).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from functools import lru_cache
+from typing import Any
+
+from generator.generate.model import Difficulty, TaskSeed
+
+WEIGHTS: dict[str, float] = {
+    "extra_tools": 0.75,
+    "repeat_calls": 0.25,
+    "cross_domain": 0.75,
+    "chained": 0.5,
+    "outputs": 0.25,
+    "steps": 1.0,
+    "distractors": 0.5,
+    "constraints": 1.0,
+    "pinned_readings": 0.25,
+}
+CAPS: dict[str, int] = {
+    "repeat_calls": 4, "outputs": 4, "steps": 3, "distractors": 4, "constraints": 1,
+    "pinned_readings": 2,
+}
+# easy < cuts[0] <= medium < cuts[1] <= hard; per domain (see the module docstring), CUTS
+# for a domain not listed.
+CUTS: tuple[float, float] = (1.0, 2.5)
+CUTS_BY_DOMAIN: dict[str, tuple[float, float]] = {
+    "iot": (0.5, 1.75),
+    "fmsr": (1.0, 3.0),
+    "tsfm": (1.25, 2.25),
+    "wo": (0.75, 1.5),
+    "multiagent": (5.25, 7.0),
+}
+
+
+def cuts_for(domain: str) -> tuple[float, float]:
+    """The cut points of ``domain``."""
+    return CUTS_BY_DOMAIN.get(domain, CUTS)
+# Arguments that name one entity a call reads (a unit, a sensor).
+_ENTITY_ARGS = ("asset_id", "equipment_id", "asset_name")
+
+
+@lru_cache(maxsize=1)
+def _registered_domains() -> dict[str, str]:
+    from generator.tools.registry import load_tools
+
+    return {spec.name: spec.domain for spec in load_tools().all()}
+
+
+def _leaves(value: Any, out: set[str]) -> set[str]:
+    """Every scalar of a JSON value, as a canonical string (numbers rounded to 6 places)."""
+    if isinstance(value, dict):
+        for v in value.values():
+            _leaves(v, out)
+    elif isinstance(value, list):
+        for v in value:
+            _leaves(v, out)
+    else:
+        out.add(_canon(value))
+    return out
+
+
+def _canon(value: Any) -> str:
+    if isinstance(value, float) and not isinstance(value, bool):
+        return repr(round(value, 6))
+    return json.dumps(value, default=str)
+
+
+def _computed(value: Any, leaves: set[str] | None) -> bool:
+    """True when an answer field is the derive's own work, not a value read off an output."""
+    if isinstance(value, bool):
+        return True  # a yes/no is a judgement, even when an output holds a flag
+    if leaves is None:  # no outputs: aggregates count
+        return (isinstance(value, list) and len(value) >= 2) or isinstance(value, dict)
+    if isinstance(value, (dict, list)):
+        return not _leaves(value, set()) <= leaves
+    return _canon(value) not in leaves
+
+
+def difficulty_features(
+    seed: TaskSeed,
+    tool_domains: Mapping[str, str] | None = None,
+    outputs: list[dict[str, Any]] | None = None,
+) -> dict[str, int]:
+    """The counts of the module docstring's features for ``seed`` (before capping).
+
+    Args:
+        seed: The seed.
+        tool_domains: Tool name → domain (default: the registered tools').
+        outputs: The tool outputs the answer was derived from, in call order; without them
+            ``steps`` is estimated from the answer alone.
+    """
+    domains_of = _registered_domains() if tool_domains is None else tool_domains
+    names = seed.expected_tools
+    domains = {domains_of.get(n, n) for n in names}
+    entities: set[str] = set()
+    for call in seed.tool_sequence:
+        for arg in _ENTITY_ARGS:
+            value = call.args.get(arg)
+            if isinstance(value, str) and value:
+                entities.add(value)
+    answer_text = json.dumps(seed.answer, default=str)
+    distractors = sum(1 for e in entities if e not in answer_text) if len(entities) > 1 else 0
+    constraints = int(seed.constraint is not None or any(
+        f in ("constraint", "conditional") for f in seed.hard_features
+    ))
+    leaves = None if outputs is None else _leaves(outputs, set())
+    fields = [v for v in seed.answer.values() if v is not None]
+    return {
+        "extra_tools": max(0, len(names) - 1),
+        "repeat_calls": len(seed.tool_sequence) - len(names),
+        "cross_domain": max(0, len(domains) - 1),
+        "chained": int(bool(seed.parents)),
+        "outputs": max(0, len(fields) - 1),
+        "steps": sum(1 for v in fields if _computed(v, leaves)),
+        "distractors": distractors,
+        "constraints": constraints,
+        "pinned_readings": sum(1 for r in seed.readings if r.outcome == "stated"),
+    }
+
+
+def difficulty_score(features: Mapping[str, int]) -> float:
+    """``Σ weight × min(count, cap)`` over the features."""
+    return round(
+        sum(WEIGHTS[k] * min(v, CAPS.get(k, v)) for k, v in features.items() if k in WEIGHTS), 3
+    )
+
+
+def level(score: float, cuts: tuple[float, float] = CUTS) -> Difficulty:
+    """The level of a score under the cut points."""
+    if score >= cuts[1]:
+        return "hard"
+    return "medium" if score >= cuts[0] else "easy"
+
+
+def scored(
+    seed: TaskSeed,
+    outputs: list[dict[str, Any]] | None = None,
+    tool_domains: Mapping[str, str] | None = None,
+) -> TaskSeed:
+    """``seed`` with its difficulty, score and features computed from the work (see
+    :func:`difficulty_features` for ``outputs`` and ``tool_domains``)."""
+    features = difficulty_features(seed, tool_domains, outputs)
+    score = difficulty_score(features)
+    return seed.model_copy(
+        update={
+            "difficulty": level(score, cuts_for(seed.domain)),
+            "difficulty_score": score,
+            "difficulty_features": features,
+            "declared_difficulty": seed.declared_difficulty or seed.difficulty,
+        }
+    )
+
+
+def difficulty_report(seeds: list[TaskSeed]) -> dict[str, Any]:
+    """Levels per domain, the family-declared levels beside them, and the cut points."""
+    per_domain: dict[str, dict[str, int]] = {}
+    declared: dict[str, int] = {}
+    for seed in seeds:
+        counts = per_domain.setdefault(seed.domain, {"easy": 0, "medium": 0, "hard": 0})
+        counts[seed.difficulty] += 1
+        old = seed.declared_difficulty or seed.difficulty
+        declared[old] = declared.get(old, 0) + 1
+    total = {lvl: sum(c[lvl] for c in per_domain.values()) for lvl in ("easy", "medium", "hard")}
+    return {
+        "cuts": {d: list(cuts_for(d)) for d in sorted(per_domain)},
+        "levels": total,
+        "per_domain": dict(sorted(per_domain.items())),
+        "declared_levels": dict(sorted(declared.items())),
+    }
