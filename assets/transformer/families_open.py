@@ -10,8 +10,9 @@ an answer must state and the claims the facts rule out. Records carry
   the Rogers codes (mapped to IEC codes) and Duval triangle 1 give different classes, as the
   ``interpret_dga`` tool reports them (IEC 60599:2015 clause 6 and Table 1; Rogers / IEC 599
   codes; Duval triangle 1, IEC 60599 Annex B), among samples whose gases are significant
-  (the tool's verdict is not "normal": IEC 60599 applies the ratios only then). Facts: each method's class, the worst class
-  among them (severity order below) and the tool's recommended action for its verdict.
+  (the tool's verdict is not "normal": IEC 60599 applies the ratios only then). Facts: each
+  method's class, the worst class among them (severity order below) and the tool's
+  recommended action for its verdict.
   Forbidden: saying the methods agree; asserting a class no method gives; saying no action
   is needed while a method finds a fault.
 * ``open_outage_bundle`` (wo): a 2-day outage on a unit, starting a stated number of days
@@ -246,7 +247,6 @@ def _bundle_derive(params: dict[str, Any], outputs: list[dict[str, Any]]) -> dic
         "outage_start": _iso(start),
         "outage_end": _iso(end),
         "last_inspection": _iso(days[-1]),
-        "inspection_cycle_days": cycle,
         "inspection_due": _iso(due),
         "bundle_inspection": bundle_pm,
         "corrective_ids": [w["wo_id"] for w in recent],
@@ -298,7 +298,7 @@ def _bundle_summary(params: dict[str, Any], answer: dict[str, Any]) -> str:
           else f"the monthly inspection is due {answer['inspection_due']}, too late to bundle")
     return (f"for the outage {answer['outage_start']} to {answer['outage_end']}: {work}; "
             f"{pm}; a good answer lists this work, says why each item needs the outage and "
-            f"orders it within the two days")
+            f"orders it within the outage")
 
 
 def _bundle_outcome(answer: dict[str, Any]) -> str:
