@@ -57,9 +57,8 @@ def _is_number(v: object) -> bool:
 def upstream_answer(record: ScenarioRecord) -> UpstreamAnswer:
     """Pick the upstream scorer for a record and write its ``expected_answer``."""
     ref = record.reference_answer
-    judged = (record.negative or ref is None or ref.get("answerable") is False
-              or not record.deterministic or ref.get("clarification_needed") is True)
-    if judged:
+    if ref is None or record.negative or ref.get("answerable") is False \
+            or not record.deterministic or ref.get("clarification_needed") is True:
         text = json.dumps(ref, ensure_ascii=False) if ref is not None else None
         return UpstreamAnswer(expected_answer=text, scoring_method="llm_judge")
     if len(ref) == 1:
