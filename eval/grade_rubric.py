@@ -100,6 +100,8 @@ def _label_in(fact: RubricFact, norm: str) -> bool:
             prev = before[-1] if before else ""
             if prev in ("not", "no", "non") and not needle.startswith(("not", "no ")):
                 continue
+            if prev == "very" and not needle.startswith("very"):
+                continue  # "very poor" is not the band "poor"
             return True
     return False
 

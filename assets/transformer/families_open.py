@@ -48,6 +48,7 @@ from generator.api import (
     Ambiguous,
     FamilyContext,
     ForbiddenClaim,
+    GroundedAsset,
     Plan,
     Rubric,
     RubricFact,
@@ -174,6 +175,30 @@ def _disagreement_outcome(answer: dict[str, Any]) -> str:
     return str(answer["worst_class"])
 
 
+_SPLITS_KEY = "open_dga_disagreement:splits"
+
+
+async def _disagreements(
+    ctx: FamilyContext,
+) -> list[tuple[GroundedAsset, dict[str, Any], ToolCall, ToolCall]]:
+    """(unit, sample, oil call, DGA call) of every stored sample whose gases are significant
+    and on which the three methods give different classes, one a fault class."""
+    out: list[tuple[GroundedAsset, dict[str, Any], ToolCall, ToolCall]] = []
+    for a in ctx.assets:
+        if not (a.covered("oil_sample").start and a.covered("oil_sample").end):
+            continue
+        oil = oil_call(a)
+        for r in (await ctx.run([oil]))[0]["records"]:
+            call = ToolCall(name="interpret_dga", args=dga_args(a.asset_id, r))
+            dga_out = (await ctx.run([call]))[0]
+            ag = dga_out["agreement"]
+            trio = {ag["iec"], ag["rogers_as_iec"], ag["duval_as_iec"]}
+            significant = dga_out["fault_type"] != "normal"  # ratios apply (IEC 60599 cl. 6)
+            if significant and len(trio) > 1 and worst_class(list(trio)) is not None:
+                out.append((a, r, oil, call))
+    return out
+
+
 @family(
     "open_dga_disagreement",
     domain="fmsr",
@@ -188,23 +213,15 @@ async def dga_disagreement(
     ctx: FamilyContext, rng: np.random.Generator, parents: list[TaskSeed]
 ) -> Plan | None:
     """Explain why the DGA methods disagree on a stored sample and what it means for action."""
-    a = asset_with_oil(ctx, rng)
-    if a is None:
-        return None
-    oil = oil_call(a)
-    records = (await ctx.run([oil]))[0]["records"]
-    split: list[tuple[dict[str, Any], ToolCall]] = []
-    for r in records:
-        call = ToolCall(name="interpret_dga", args=dga_args(a.asset_id, r))
-        out = (await ctx.run([call]))[0]
-        ag = out["agreement"]
-        trio = {ag["iec"], ag["rogers_as_iec"], ag["duval_as_iec"]}
-        significant = out["fault_type"] != "normal"  # ratios apply (IEC 60599 clause 6)
-        if significant and len(trio) > 1 and worst_class(list(trio)) is not None:
-            split.append((r, call))
+    # Every unit's samples are screened once per run (ctx.derived), so a draw lands on one
+    # of the fleet's disagreements rather than on a unit that has none.
+    cached = ctx.derived.get(_SPLITS_KEY)
+    split: list[tuple[GroundedAsset, dict[str, Any], ToolCall, ToolCall]] = (
+        cached if cached is not None else await _disagreements(ctx))
+    ctx.derived[_SPLITS_KEY] = split
     if not split:
         return None
-    sample, call = pick(rng, split)
+    a, sample, oil, call = split[int(rng.integers(len(split)))]
     sample_day = str(sample["timestamp"])[:10]
     return Plan(
         params={"asset_id": a.asset_id, "site": a.site_name, "sample_day": sample_day},
@@ -439,8 +456,8 @@ def _plan_summary(params: dict[str, Any], answer: dict[str, Any]) -> str:
         f"latest sample {answer['sample_timestamp'][:10]}: DGA class {answer['dga_class']} "
         f"(IEEE condition {answer['ieee_condition']}, recommended '{answer['dga_action']}'), "
         f"rule-based health index {num(answer['health_index'], 1)} "
-        f"({answer['health_condition']}), {answer['corrective_count']} corrective work "
-        f"order(s) on record; in order: {steps}"
+        f"({answer['health_condition']}), corrective work orders on record: "
+        f"{answer['corrective_count']}; in order: {steps}"
     )
 
 

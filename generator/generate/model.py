@@ -63,7 +63,7 @@ class RubricFact(_Strict):
         "(within tolerance), date (ISO day), fault_code (IEC 60599 code or its name), "
         "asset_id or id (the token, verbatim)"
     )
-    expected: str | float = Field(description="The value the answer must contain")
+    expected: str | int | float = Field(description="The value the answer must contain")
     synonyms: list[str] = Field(
         default_factory=list, description="Other wordings accepted for a label"
     )

@@ -218,3 +218,10 @@ def test_set_and_dry_run_reports_count_the_kinds(plan: dict[str, Any],
     assert dry.by_kind["rubric"].feasible_rate == 1.0
     assert dry.by_kind["clarification"].n == 1
     assert dry.pass_rate == 0.5
+
+
+def test_a_very_poor_band_is_not_the_poor_band(plan: dict[str, Any]) -> None:
+    answer = ("SOUTH-TX01: D2 in the oil, inspect it first; health index 45, very poor; "
+              "2 corrective orders to close.")
+    r = grade(plan, answer)
+    assert [v.path for v in r.violations] == ["health_condition"]
