@@ -51,7 +51,7 @@ _NEGATED_CLAUSE = re.compile(
     r"excludes?|excluding|against)\b",
     re.IGNORECASE,
 )
-_CLAUSE_END = re.compile(r"[.;:!?\n]|,\s*(?:but|while|whereas)\b")
+_CLAUSE_END = re.compile(r"[.;:!?,()\n]|\b(?:but|while|whereas|so|and)\b")
 _NUMBER_AFTER = r"(?:\s+(?:is|of|=|was|at|about|around|approximately|:|now|stands at))*\s*[:=]?\s*"
 _NUMBER = r"(?P<x>-?\d+(?:\.\d+)?)"
 _NUMBER_WORDS = {
@@ -60,7 +60,7 @@ _NUMBER_WORDS = {
 }
 
 
-def _clause_before(text: str, start: int, limit: int = 60) -> str:
+def _clause_before(text: str, start: int, limit: int = 40) -> str:
     """The text of the clause that holds ``start``, up to ``start`` (at most ``limit``)."""
     lo = max(0, start - limit)
     head = text[lo:start]

@@ -225,3 +225,11 @@ def test_a_very_poor_band_is_not_the_poor_band(plan: dict[str, Any]) -> None:
               "2 corrective orders to close.")
     r = grade(plan, answer)
     assert [v.path for v in r.violations] == ["health_condition"]
+
+
+def test_a_negation_in_an_earlier_clause_does_not_excuse_a_claim(
+        disagreement: dict[str, Any]) -> None:
+    answer = ("SOUTH-TX01: IEC D2, Rogers D1, Duval D2; there is no real problem, so no action "
+              "is needed.")
+    r = grade(disagreement, answer)
+    assert [v.path for v in r.violations] == ["no_action"]
