@@ -10,7 +10,7 @@ and values) with the extractors of :mod:`eval.extract`:
 - ``fault_code``: an IEC 60599 code the text asserts (token or the fault's name);
 - ``number``: an extracted number within the fact's tolerance (or the rounding the answer
   wrote, as for reference facts);
-- ``date``: the ISO day among the dates read;
+- ``date``: a day read within the fact's tolerance (in days) of the ISO day;
 - ``label``: the label or one of its synonyms as whole words, not negated right before.
 
 A forbidden claim is made when: ``phrase``: one of its patterns matches and the clause
@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from datetime import date
 from functools import cache
 from typing import Any
 
@@ -133,7 +134,11 @@ def fact_found(fact: RubricFact, text: str) -> bool:
         return _number_in(fact, text)
     if fact.kind == "date":
         stamp = normalise_timestamp(str(fact.expected))
-        return stamp is not None and stamp[0] in extract(text).dates
+        if stamp is None:
+            return False
+        want = date.fromisoformat(stamp[0])
+        return any(abs((date.fromisoformat(d) - want).days) <= fact.tolerance
+                   for d in extract(text).dates)
     return _label_in(fact, normalise_text(text))
 
 

@@ -43,13 +43,14 @@ from typing import Any
 import numpy as np
 
 from assets.transformer.families_common import asset_with_oil, dga_args, hi_args, oil_call
-from assets.transformer.families_fmsr import hi_estimates
+from assets.transformer.families_fmsr import DGA_READINGS, dga_class, hi_estimates
 from generator.api import (
     Ambiguous,
     FamilyContext,
     ForbiddenClaim,
     GroundedAsset,
     Plan,
+    Reading,
     Rubric,
     RubricFact,
     TaskSeed,
@@ -284,8 +285,9 @@ def _bundle_rubric(params: dict[str, Any], answer: dict[str, Any]) -> Rubric:
     if answer["bundle_inspection"]:
         required.append(RubricFact(
             id="inspection_due", key="inspection_due", kind="date",
-            expected=answer["inspection_due"],
-            why="the monthly inspection falls due around the outage: do it then",
+            expected=answer["inspection_due"], tolerance=1.0,
+            why="the monthly inspection falls due around the outage: do it then (a calendar "
+                "month instead of 30 days moves the day by one)",
         ))
     else:
         required.append(RubricFact(
@@ -377,9 +379,10 @@ def _plan_derive(params: dict[str, Any], outputs: list[dict[str, Any]]) -> dict[
         raise Ambiguous("no oil samples")
     sample = records[-1]
     dga = outputs[1]
-    (hi, band), _ = hi_estimates(outputs[2])
+    rule, other = hi_estimates(outputs[2])
+    hi, band = other if params.get("index") == "secondary" and other else rule
     corrective = outputs[3]["work_orders"]
-    fault = dga["fault_type"]
+    fault = dga_class(dga, params.get("method", "iec"))
     steps = []
     if fault not in NOT_DETERMINED or dga["screen"]["ieee_condition"] >= 3:
         steps.append("dga_action")
@@ -497,6 +500,14 @@ async def maintenance_plan(
         ToolCall(name="predict_health_index", args=args),
         ToolCall(name="get_corrective_work_orders", args={"equipment_id": a.asset_id}),
     ]
+    # Gated readings: the DGA class by Duval triangle 1 or the Rogers codes instead of the
+    # tool's IEC verdict, and the learned model's health index instead of the rule score
+    # (within the rubric's ±5 window and the same band, it is the same plan).
+    readings = [*DGA_READINGS, Reading(
+        "model_index",
+        "takes the learned model's health index and band instead of the rule score",
+        params={"index": "secondary"},
+    )]
     return Plan(
         params={"asset_id": a.asset_id, "site": a.site_name},
         tool_sequence=calls,
@@ -504,4 +515,6 @@ async def maintenance_plan(
         grounding={"site": a.site_name, "asset_id": a.asset_id},
         difficulty="hard",
         hard_features=["multi_output"],
+        tolerance={"health_index": HI_WINDOW},
+        readings=readings,
     )

@@ -67,7 +67,9 @@ class RubricFact(_Strict):
     synonyms: list[str] = Field(
         default_factory=list, description="Other wordings accepted for a label"
     )
-    tolerance: float = Field(default=0.0, ge=0.0, description="Absolute tolerance (numbers)")
+    tolerance: float = Field(
+        default=0.0, ge=0.0, description="Absolute tolerance: of a number, or in days of a date"
+    )
     why: str = Field(description="Why a good answer states it (one line)")
 
 

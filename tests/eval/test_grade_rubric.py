@@ -233,3 +233,11 @@ def test_a_negation_in_an_earlier_clause_does_not_excuse_a_claim(
               "is needed.")
     r = grade(disagreement, answer)
     assert [v.path for v in r.violations] == ["no_action"]
+
+
+def test_the_inspection_date_allows_a_calendar_month(bundle: dict[str, Any]) -> None:
+    # Due 2026-08-04 (07-05 + 30 d); a calendar month gives 08-05 (tolerance 1 day).
+    base = "EAST-TX02: close WO-EAST-TX02-003 and WO-EAST-TX02-005, inspection due {}."
+    assert grade(bundle, base.format("2026-08-05")).feasible
+    r = grade(bundle, base.format("2026-08-07"))
+    assert [v.path for v in r.violations] == ["inspection_due"]

@@ -256,3 +256,11 @@ def test_disagreement_phrasings_keep_the_mentions() -> None:
         for template in phrasings:
             text = words.render(one, template, np.random.default_rng(0))
             assert "SOUTH-TX01" in text and "2026-06-28" in text, text
+
+
+def test_the_plan_gate_ran_on_every_plan_seed(drawn: dict[str, Any]) -> None:
+    # Duval, Rogers and the learned index are gated: a kept seed records each as giving the
+    # same plan (a differing one drops the draw; none is stated in the text).
+    for s in drawn["seeds"]["ma_open_maintenance_plan"]:
+        assert {r.name: r.outcome for r in s.readings} == {
+            "duval_triangle": "same", "rogers_ratios": "same", "model_index": "same"}
