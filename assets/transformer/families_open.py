@@ -43,7 +43,12 @@ from typing import Any
 import numpy as np
 
 from assets.transformer.families_common import asset_with_oil, dga_args, hi_args, oil_call
-from assets.transformer.families_fmsr import DGA_READINGS, dga_class, hi_estimates
+from assets.transformer.families_fmsr import (
+    DGA_READINGS,
+    RULE_INDEX_NOTE,
+    dga_class,
+    hi_estimates,
+)
 from generator.api import (
     Ambiguous,
     FamilyContext,
@@ -501,20 +506,22 @@ async def maintenance_plan(
         ToolCall(name="get_corrective_work_orders", args={"equipment_id": a.asset_id}),
     ]
     # Gated readings: the DGA class by Duval triangle 1 or the Rogers codes instead of the
-    # tool's IEC verdict, and the learned model's health index instead of the rule score
-    # (within the rubric's ±5 window and the same band, it is the same plan).
-    readings = [*DGA_READINGS, Reading(
+    # tool's IEC verdict (a draw where they differ is dropped), and the learned model's
+    # health index instead of the rule score: the same plan within the rubric's ±5 window
+    # and the same band; otherwise the text pins the rule score (stated).
+    model = Reading(
         "model_index",
         "takes the learned model's health index and band instead of the rule score",
         params={"index": "secondary"},
-    )]
+    )
     return Plan(
-        params={"asset_id": a.asset_id, "site": a.site_name},
+        params={"asset_id": a.asset_id, "site": a.site_name, "note": RULE_INDEX_NOTE},
         tool_sequence=calls,
-        mentions=[a.asset_id],
+        mentions=[a.asset_id, RULE_INDEX_NOTE],
         grounding={"site": a.site_name, "asset_id": a.asset_id},
         difficulty="hard",
         hard_features=["multi_output"],
         tolerance={"health_index": HI_WINDOW},
-        readings=readings,
+        readings=[*DGA_READINGS, model],
+        stated=[model.name],
     )

@@ -259,8 +259,12 @@ def test_disagreement_phrasings_keep_the_mentions() -> None:
 
 
 def test_the_plan_gate_ran_on_every_plan_seed(drawn: dict[str, Any]) -> None:
-    # Duval, Rogers and the learned index are gated: a kept seed records each as giving the
-    # same plan (a differing one drops the draw; none is stated in the text).
-    for s in drawn["seeds"]["ma_open_maintenance_plan"]:
-        assert {r.name: r.outcome for r in s.readings} == {
-            "duval_triangle": "same", "rogers_ratios": "same", "model_index": "same"}
+    # Duval and Rogers are gated: a kept seed records each as giving the same plan (a
+    # differing one drops the draw). The learned index is stated (the text pins the rule
+    # score), so it is recorded as same or stated, with its answer when stated.
+    seeds = drawn["seeds"]["ma_open_maintenance_plan"]
+    for s in seeds:
+        got = {r.name: r.outcome for r in s.readings}
+        assert got["duval_triangle"] == got["rogers_ratios"] == "same"
+        assert got["model_index"] in ("same", "stated")
+        assert "rule-based (scored) health index" in s.mentions[-1]
