@@ -233,7 +233,7 @@ async def dga_disagreement(
         params={"asset_id": a.asset_id, "site": a.site_name, "sample_day": sample_day},
         tool_sequence=[oil, call],
         mentions=[a.asset_id, sample_day],
-        grounding={"site": a.site_name, "asset_id": a.asset_id, "start": sample_day},
+        grounding={"asset_id": a.asset_id, "start": sample_day},
         difficulty="hard",
         hard_features=["multi_output"],
     )
@@ -366,9 +366,9 @@ async def outage_bundle(
         params=params,
         tool_sequence=calls,
         mentions=[a.asset_id, _iso(as_of), params["outage_start"]],
-        grounding={"site": a.site_name, "asset_id": a.asset_id},
+        grounding={"asset_id": a.asset_id},
         difficulty="hard",
-        hard_features=["multi_output", "constraint"],
+        hard_features=["multi_output"],
     )
 
 
@@ -517,7 +517,7 @@ async def maintenance_plan(
     return Plan(
         params={"asset_id": a.asset_id, "site": a.site_name, "note": RULE_INDEX_NOTE},
         tool_sequence=calls,
-        mentions=[a.asset_id, RULE_INDEX_NOTE],
+        mentions=[a.asset_id, a.site_name, RULE_INDEX_NOTE],
         grounding={"site": a.site_name, "asset_id": a.asset_id},
         difficulty="hard",
         hard_features=["multi_output"],

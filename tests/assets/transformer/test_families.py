@@ -124,6 +124,8 @@ def test_multiagent_seeds_span_two_domains(seeds: dict[str, list[TaskSeed]]) -> 
         for s in seeds[spec.name]:
             domains = {tools[c.name].domain for c in s.tool_sequence}
             assert len(domains) >= 2, (s.key, domains)
+            if not spec.deterministic:
+                continue  # an open family draws its own task, without a parent seed
             assert s.parents and s.parents[0].startswith(spec.compose_from[0] + "#")
 
 

@@ -25,7 +25,7 @@ from assets.transformer.families_open import (
 )
 from generator.api import Ambiguous
 from generator.config import StoreSettings
-from generator.generate.checks import CheckContext, CheckItem, run_checks
+from generator.generate.checks import CheckContext, CheckItem, GroundingSets, run_checks
 from generator.generate.families import FAMILIES, draw_many, load_families, recompute
 from generator.generate.model import TaskSeed, ToolCall
 from generator.generate.policy import load_policies
@@ -213,9 +213,11 @@ def test_open_families_draw_open_seeds(drawn: dict[str, Any]) -> None:
     assert all(not p for p in drawn["recompute"].values()), drawn["recompute"]
 
 
-async def test_open_seeds_pass_the_deterministic_checks(drawn: dict[str, Any]) -> None:
+async def test_open_seeds_pass_the_deterministic_checks(drawn: dict[str, Any],
+                                                       profile: AssetProfile) -> None:
     policies = load_policies("transformer")
-    ctx = CheckContext.with_registered_tools(policies)
+    ctx = CheckContext.with_registered_tools(policies,
+                                             grounding=GroundingSets.from_profile(profile))
     words = TemplateVerbaliser(RUN_SEED, "transformer")
     checked = 0
     for drawn_seeds in drawn["seeds"].values():
