@@ -33,7 +33,14 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from eval.asset_words import asset_nouns_pattern
 from eval.grade import aggregate, grade, scenario_difficulty, scenario_domain
-from eval.model import DryRunReport, DryRunResult, FailureClass, GradeResult, TrajectoryStep
+from eval.model import (
+    ClassScore,
+    DryRunReport,
+    DryRunResult,
+    FailureClass,
+    GradeResult,
+    TrajectoryStep,
+)
 from generator.concurrency import fan_out
 from generator.errors import UserError
 
@@ -240,6 +247,9 @@ def summarise(agent: str, results: list[DryRunResult], seconds: float) -> DryRun
     for r in results:
         if r.failure_class is not None:
             classes[r.failure_class] += 1
+    kinds: dict[str, list[DryRunResult]] = defaultdict(list)
+    for r in gradable:
+        kinds[r.grade.kind].append(r)
     return DryRunReport(
         agent=agent,
         scenarios=len(results),
@@ -247,6 +257,14 @@ def summarise(agent: str, results: list[DryRunResult], seconds: float) -> DryRun
         pass_rate=round(sum(r.failure_class is None for r in gradable) / len(gradable), 6)
         if gradable else 0.0,
         failure_classes=dict(sorted(classes.items())),
+        by_kind={
+            kind: ClassScore(
+                n=len(rs),
+                mean_score=round(sum(r.grade.score for r in rs) / len(rs), 6),
+                feasible_rate=round(sum(r.failure_class is None for r in rs) / len(rs), 6),
+            )
+            for kind, rs in sorted(kinds.items())
+        },
         tokens=sum(r.tokens for r in results),
         seconds=round(seconds, 3),
         results=results,

@@ -259,3 +259,17 @@ def extract(text: str) -> Extracted:
         word = first.group(1).lower()
         out.yes_no = True if word in _YES else False if word in _NO else None
     return out
+
+
+def fault_code_spans(text: str) -> list[tuple[str, int]]:
+    """Every IEC 60599 code the text asserts, as a token or its name, with its offset.
+
+    The same reading as :func:`extract` (dates blanked first, so their digits never read as
+    a code), but positional, so a caller can look at what precedes a mention (a negation).
+    """
+    text = text[:MAX_TEXT_CHARS]
+    rest = _blank(text, [span for span, _, _ in _read_times(text)])
+    spans = [(m.group(1), m.start()) for m in _CODE_RE.finditer(rest)]
+    for code, regex in _FAULT_WORDS:
+        spans.extend((code, m.start()) for m in regex.finditer(rest))
+    return sorted(spans, key=lambda s: s[1])

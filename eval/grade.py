@@ -38,7 +38,10 @@ key; additionally a value written with ``d`` decimals and at least two significa
 passes when it is the reference rounded to ``d`` decimals (``|e - a| <= 0.5·10^-d``).
 
 **Negatives** (``negative: true`` or ``reference_answer.answerable == false``) are graded
-on refusal, see :func:`grade_refusal`.
+on refusal, see :func:`grade_refusal`. **Open scenarios** (a ``rubric``) are graded on their
+rubric's required facts and forbidden claims, and **clarification requests**
+(``reference_answer.clarification_needed``) on asking back and naming the options; see
+:mod:`eval.grade_rubric`. Every result says which way it was graded (``kind``).
 """
 
 from __future__ import annotations
@@ -504,6 +507,8 @@ def _match_structured(fact: Fact, given: dict[str, Any], tol: _Tol,
 
 
 def _result(scenario: Mapping[str, Any], sid: str, **kw: Any) -> GradeResult:
+    if "kind" not in kw:
+        kw["kind"] = "refusal" if is_negative(scenario) else "facts"
     return GradeResult(
         id=sid,
         domain=scenario_domain(scenario),
@@ -544,6 +549,8 @@ def grade(scenario: Mapping[str, Any], answer: Any, *, index: int | None = None)
             Violation(name="no_answer", path="", message=f"no answer was given for {sid}")])
     if is_negative(scenario):
         return grade_refusal(scenario, answer, sid)
+    if scenario.get("rubric") is not None or reference.get("clarification_needed") is True:
+        return _grade_open(scenario, answer, sid)
     facts = facts_of(reference)
     if not facts:
         return _result(scenario, sid, feasible=False, score=0.0, gradable=False, violations=[
@@ -597,6 +604,30 @@ def grade(scenario: Mapping[str, Any], answer: Any, *, index: int | None = None)
     feasible = not violations
     return _result(scenario, sid, feasible=feasible, score=1.0 if feasible else round(score, 6),
                    violations=violations, evidence=evidence)
+
+
+def _grade_open(scenario: Mapping[str, Any], answer: Any, sid: str) -> GradeResult:
+    """An open scenario (graded with its rubric) or a clarification request."""
+    from eval.grade_rubric import grade_clarification, grade_rubric, rubric_of
+
+    text = _answer_text(answer)[:1_000_000]
+    if scenario.get("rubric") is None:
+        structured = answer if isinstance(answer, dict) else (
+            _json_object(text) if isinstance(answer, str | bytes) else None)
+        feasible, score, violations, evidence = grade_clarification(scenario, text, structured)
+        return _result(scenario, sid, feasible=feasible, score=score, violations=violations,
+                       evidence=evidence, kind="clarification")
+    try:
+        rubric = rubric_of(scenario)
+    except ValueError as exc:
+        return _result(scenario, sid, feasible=False, score=0.0, gradable=False, kind="rubric",
+                       violations=[Violation(name="no_reference", path="rubric",
+                                             message=f"scenario {sid}: {exc}")])
+    if rubric is None:  # unreachable: the caller saw a rubric
+        raise RuntimeError("grader: rubric vanished")
+    feasible, score, violations, evidence = grade_rubric(rubric, text)
+    return _result(scenario, sid, feasible=feasible, score=score, violations=violations,
+                   evidence=evidence, kind="rubric")
 
 
 def _allowed_values(scenario: Mapping[str, Any]) -> tuple[set[str], set[float]]:
@@ -691,6 +722,24 @@ def aggregate(results: Iterable[GradeResult]) -> tuple[float, float, dict[str, C
     return round(mean, 6), round(rate, 6), by_class
 
 
+def by_kind(results: Iterable[GradeResult]) -> dict[str, ClassScore]:
+    """Mean score and feasible rate per grading kind (facts, refusal, rubric, clarification),
+    over the gradable results; open and clarification scenarios count in the set's classes
+    like any other, this says how each kind fared."""
+    groups: dict[str, list[GradeResult]] = defaultdict(list)
+    for r in results:
+        if r.gradable:
+            groups[r.kind].append(r)
+    return {
+        kind: ClassScore(
+            n=len(rs),
+            mean_score=round(sum(r.score for r in rs) / len(rs), 6),
+            feasible_rate=round(sum(r.feasible for r in rs) / len(rs), 6),
+        )
+        for kind, rs in sorted(groups.items())
+    }
+
+
 def grade_set(scenarios: list[dict[str, Any]], answers: Mapping[str, Any]) -> EvaluationReport:
     """Grade every scenario against ``answers`` (keyed by scenario id as a string).
 
@@ -710,4 +759,4 @@ def grade_set(scenarios: list[dict[str, Any]], answers: Mapping[str, Any]) -> Ev
         results.append(grade(scenario, answers[sid], index=i))
     mean, rate, by_class = aggregate(results)
     return EvaluationReport(mean_score=mean, feasible_rate=rate, by_class=by_class,
-                            results=results)
+                            by_kind=by_kind(results), results=results)

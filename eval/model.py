@@ -21,6 +21,7 @@ FailureClass = Literal[
     "infrastructure",
 ]
 StepKind = Literal["thought", "tool_call", "observation", "answer"]
+GradeKind = Literal["facts", "refusal", "rubric", "clarification"]
 
 
 class _Strict(BaseModel):
@@ -53,6 +54,11 @@ class GradeResult(_Strict):
     gradable: bool = Field(
         default=True, description="False when the scenario has no reference to grade against"
     )
+    kind: GradeKind = Field(
+        default="facts",
+        description="How it was graded: facts of the reference, refusal (negatives), rubric "
+        "(open scenarios: required facts, forbidden claims) or clarification (asks back)",
+    )
 
 
 class ClassScore(_Strict):
@@ -69,6 +75,10 @@ class EvaluationReport(_Strict):
     mean_score: float = Field(description="Class-balanced mean score (mean over classes)")
     feasible_rate: float = Field(description="Class-balanced feasible rate")
     by_class: dict[str, ClassScore] = Field(description="Key 'domain/difficulty'")
+    by_kind: dict[str, ClassScore] = Field(
+        default_factory=dict,
+        description="Per grading kind (facts, refusal, rubric, clarification), gradable only",
+    )
     results: list[GradeResult] = Field(description="One per scenario, in file order")
 
 
@@ -114,6 +124,11 @@ class DryRunReport(_Strict):
     mean_score: float = Field(description="Class-balanced mean grade score")
     pass_rate: float = Field(description="Share of attempts with no failure class")
     failure_classes: dict[str, int] = Field(description="Count per failure class")
+    by_kind: dict[str, ClassScore] = Field(
+        default_factory=dict,
+        description="Per grading kind (facts, refusal, rubric, clarification): attempts, mean "
+        "grade score and pass rate (no failure class)",
+    )
     tokens: int = Field(description="Tokens over the run")
     seconds: float = Field(description="Wall time of the run")
     results: list[DryRunResult] = Field(description="One per scenario, in file order")

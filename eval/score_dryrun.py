@@ -96,6 +96,7 @@ def score_dry_run(records: list[dict[str, Any]], report: DryRunReport
             fix="give the dry run of this scenario file",
         )
     plausible: list[float] = []
+    kinds: dict[str, list[float]] = {}
     tools_ok: list[bool] = []
     ordered_ok: list[bool] = []
     no_err: list[bool] = []
@@ -123,6 +124,7 @@ def score_dry_run(records: list[dict[str, Any]], report: DryRunReport
         p = res.grade.score if res.grade.gradable else None
         if p is not None:
             plausible.append(p)
+            kinds.setdefault(res.grade.kind, []).append(p)
             if p < 1.0:
                 issues.append(f"dry_run: grade {p:.2f}"
                               + (f" ({res.grade.violations[0].message})"
@@ -152,10 +154,14 @@ def score_dry_run(records: list[dict[str, Any]], report: DryRunReport
                          share=round(share, 4), reason=reason)
 
     p_share = sum(plausible) / len(plausible) if plausible else 0.0
+    # Open scenarios (rubric) and clarification requests count like the others; say how
+    # each way of grading fared.
+    by_kind = ", ".join(f"{k} {len(v)} at {sum(v) / len(v):.3f}"
+                        for k, v in sorted(kinds.items()))
     components = [
         comp("plausible", p_share,
              f"mean grade {p_share:.3f} over {len(plausible)} graded scenario(s) "
-             f"(agent {report.agent})"),
+             f"(agent {report.agent}; by grading kind: {by_kind})"),
         comp("correct_tools", sum(tools_ok) / n if n else 0.0,
              f"{sum(tools_ok)} of {n} called every expected tool (order-aware: "
              f"{sum(ordered_ok)})"),

@@ -5,7 +5,9 @@ internal packages (a test enforces it), so the framework can move code behind th
 without breaking a class. Stable names:
 
 - task families: :func:`family`, :class:`Plan`, :class:`FamilyContext`, :class:`Ambiguous`,
-  :class:`Reading`, :class:`TaskSeed`, :class:`ToolCall`, :class:`GroundedAsset`;
+  :class:`Reading`, :class:`TaskSeed`, :class:`ToolCall`, :class:`GroundedAsset`; open
+  families (``family(..., deterministic=False, rubric=...)``) build a :class:`Rubric` of
+  :class:`RubricFact` s and :class:`ForbiddenClaim` s;
 - family helpers: :func:`pick`, :func:`day`, :func:`num`, :func:`and_join`,
   :func:`history_call`, :func:`values_of`, :func:`unique_argmax`, and the alternative
   readings :func:`window_end_readings` (:data:`END_DAY_INCLUDED`,
@@ -53,7 +55,7 @@ from generator.generate.family_helpers import (
     values_of,
     window_end_readings,
 )
-from generator.generate.model import TaskSeed, ToolCall
+from generator.generate.model import ForbiddenClaim, Rubric, RubricFact, TaskSeed, ToolCall
 from generator.generate.negatives import (
     EXTERNAL_NEEDS,
     NegativeContext,
@@ -93,6 +95,7 @@ __all__ = [
     "DecoyInput",
     "Doc",
     "FamilyContext",
+    "ForbiddenClaim",
     "GroundedAsset",
     "MarginResult",
     "NegativeContext",
@@ -100,6 +103,8 @@ __all__ = [
     "Plan",
     "Reading",
     "RecordsResult",
+    "Rubric",
+    "RubricFact",
     "StoreUnavailable",
     "TaskSeed",
     "ToolCall",

@@ -23,8 +23,12 @@ does not do; ``static_json`` is the documented deterministic scorer
 one-number reference (``{"count": 2}``) as the count-only string "2", any other as compact
 JSON of the reference object. An unanswerable (negative) scenario or one without a computed
 reference keeps the rubric scorer ``llm_judge`` (its refusal is judged against
-``characteristic_form``). Our own grader (``eval.grade``) stays the finer measure: it reads
-free text, units and per-key tolerances; the full reference travels in the ``scenariogen``
+``characteristic_form``), and so do open scenarios (``deterministic: false``: their reference
+holds the computed facts, which a good answer states in its own words, and
+``characteristic_form`` gains their rubric, see :func:`rubric_text`) and clarification
+requests (``clarification_needed``: the answer is a question back). Our own grader
+(``eval.grade``) stays the finer measure: it reads free text, units and per-key tolerances,
+and grades open scenarios on their rubric; the full reference travels in the ``scenariogen``
 key.
 """
 
@@ -53,7 +57,8 @@ def _is_number(v: object) -> bool:
 def upstream_answer(record: ScenarioRecord) -> UpstreamAnswer:
     """Pick the upstream scorer for a record and write its ``expected_answer``."""
     ref = record.reference_answer
-    if record.negative or ref is None or ref.get("answerable") is False:
+    if ref is None or record.negative or ref.get("answerable") is False \
+            or not record.deterministic or ref.get("clarification_needed") is True:
         text = json.dumps(ref, ensure_ascii=False) if ref is not None else None
         return UpstreamAnswer(expected_answer=text, scoring_method="llm_judge")
     if len(ref) == 1:
@@ -65,3 +70,16 @@ def upstream_answer(record: ScenarioRecord) -> UpstreamAnswer:
         expected_answer=json.dumps(ref, ensure_ascii=False, separators=(", ", ": ")),
         scoring_method="static_json",
     )
+
+
+def rubric_text(record: ScenarioRecord) -> str:
+    """An open scenario's rubric in words, for an LLM judge ("" without a rubric)."""
+    rubric = record.rubric
+    if rubric is None:
+        return ""
+    facts = "; ".join(f"{f.expected} ({f.why})" for f in rubric.required)
+    claims = "; ".join(f.why for f in rubric.forbidden)
+    text = f" Rubric: a passing answer states every one of: {facts}."
+    if claims:
+        text += f" It fails if it makes a claim these facts rule out: {claims}."
+    return text

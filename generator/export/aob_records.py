@@ -5,8 +5,9 @@ deterministic, characteristic_form, group, entity, note; see :mod:`generator.exp
 then ``expected_answer`` / ``scoring_method`` for upstream's scorers (see
 :mod:`generator.export.answer`). Everything of ours (string id, uuid, reference answer
 object, per-key tolerances, expected tools and tool sequence, grounding, difficulty,
-provenance) travels unchanged under the one key ``scenariogen``, so :func:`from_upstream`
-gives back the exact record.
+provenance, and an open scenario's rubric) travels unchanged under the one key
+``scenariogen``, so :func:`from_upstream` gives back the exact record; an open scenario's
+upstream ``characteristic_form`` also states its rubric in words, for upstream's judge.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from generator.errors import UserError
-from generator.export.answer import upstream_answer
+from generator.export.answer import rubric_text, upstream_answer
 from generator.export.vocab import (
     entity_of,
     group_of,
@@ -38,7 +39,7 @@ def to_upstream(record: ScenarioRecord, int_id: int,
     out |= {
         "category": upstream_category(record.category),
         "deterministic": record.deterministic,
-        "characteristic_form": record.characteristic_form,
+        "characteristic_form": record.characteristic_form + rubric_text(record),
         "group": group_of(record),
         "entity": entity_of(record),
         "note": note_of(record),

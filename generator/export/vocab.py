@@ -111,6 +111,9 @@ def note_of(record: ScenarioRecord) -> str:
            + " → ".join(t.name for t in record.tool_sequence)
            if record.reference_answer is not None else "no computed reference answer")
     neg = "; unanswerable by design: a correct response refuses" if record.negative else ""
+    if record.rubric is not None:
+        neg += (f"; open scenario graded with a rubric of {len(record.rubric.required)} "
+                f"required facts and {len(record.rubric.forbidden)} forbidden claims")
     return (f"Source: scenariogen {p.generator_version}, run {p.run_id} ({how}, "
             f"{p.verbaliser} verbaliser, model {p.model}); Owner: scenariogen; {ref}; "
             f"our id {record.id}, category {record.category}, difficulty "

@@ -35,13 +35,14 @@ from generator.generate.checks_language import (
     leak_problems,
 )
 from generator.generate.dedup import DedupIndex
-from generator.generate.model import Draft, ScenarioRecord, TaskSeed, ToolCall
+from generator.generate.model import Draft, Rubric, ScenarioRecord, TaskSeed, ToolCall
 from generator.generate.negatives import verify_negative
 from generator.generate.policy import DomainPolicy
 from generator.generate.rubric_check import (
     count_claims,
     fleet_claims,
     negated_labels,
+    rubric_backing,
     value_claims,
 )
 from generator.generate.surface_forms import missing_mentions
@@ -105,6 +106,9 @@ class CheckItem(BaseModel):
     grounding: dict[str, str] = Field(default_factory=dict, description="Entities it names")
     tool_sequence: list[ToolCall] = Field(default_factory=list, description="Expected calls")
     reference_answer: dict[str, Any] | None = Field(default=None, description="Computed answer")
+    rubric: Rubric | None = Field(
+        default=None, description="Required facts and forbidden claims (open scenarios)"
+    )
     record: dict[str, Any] | None = Field(
         default=None, description="The record as read from a file (for the schema check)"
     )
@@ -134,11 +138,12 @@ class CheckItem(BaseModel):
             text=draft.text,
             category=draft.category,
             characteristic_form=draft.characteristic_form,
-            deterministic=seed is not None,
+            deterministic=seed.deterministic if seed else False,
             seed=seed,
             grounding=dict(seed.grounding) if seed else {},
             tool_sequence=list(seed.tool_sequence) if seed else [],
             reference_answer=dict(seed.answer) if seed else None,
+            rubric=seed.rubric if seed else None,
         )
 
     @classmethod
@@ -157,6 +162,7 @@ class CheckItem(BaseModel):
             grounding=dict(rec.grounding),
             tool_sequence=list(rec.tool_sequence),
             reference_answer=rec.reference_answer,
+            rubric=rec.rubric,
             record=rec.model_dump(mode="json"),
             surfaces=dict(rec.provenance.surfaces),
             asset_class=rec.asset_class,
@@ -188,6 +194,10 @@ class CheckItem(BaseModel):
         det = record.get("deterministic")
         prov = record.get("provenance")
         surfaces = prov.get("surfaces") if isinstance(prov, dict) else None
+        try:
+            rubric = Rubric.model_validate(record["rubric"]) if record.get("rubric") else None
+        except ValidationError:
+            rubric = None  # reported by the schema check
         return cls(
             surfaces={str(k): str(v) for k, v in surfaces.items()}
             if isinstance(surfaces, dict)
@@ -206,6 +216,7 @@ class CheckItem(BaseModel):
             else {},
             tool_sequence=calls,
             reference_answer=answer if isinstance(answer, dict) else None,
+            rubric=rubric,
             record=record,
         )
 
@@ -343,8 +354,8 @@ def _skip_reason(spec: CheckSpec, item: CheckItem, ctx: CheckContext) -> str | N
             return "closed-form inputs"
         if need == "tool_sequence" and not item.tool_sequence:
             return "no tool sequence"
-        if need == "deterministic" and item.deterministic is False:
-            return "open (non-deterministic) scenario"
+        if need == "deterministic" and item.deterministic is False and item.rubric is None:
+            return "open (non-deterministic) scenario without computed facts"
     return None
 
 
@@ -749,8 +760,8 @@ def _record_matches_seed(item: CheckItem, ctx: CheckContext) -> list[str]:
     "reference_answer_recomputes",
     stage="deterministic",
     needs=("seed", "recompute", "deterministic"),
-    reason="a deterministic scenario's reference answer must come out again when its expected "
-    "tool sequence is run against the store",
+    reason="a deterministic scenario's reference answer (an open family's computed facts "
+    "too) must come out again when its expected tool sequence is run against the store",
 )
 async def _recomputes(item: CheckItem, ctx: CheckContext) -> list[str]:
     if item.seed is None or ctx.recompute is None:
@@ -826,6 +837,24 @@ def _rubric_agrees(item: CheckItem, ctx: CheckContext) -> list[str]:
     if ctx.grounding is not None:
         problems += fleet_claims(rubric, len(ctx.grounding.sites), len(ctx.grounding.asset_sites))
     return problems
+
+
+@check(
+    "rubric_backed_by_reference",
+    stage="deterministic",
+    needs=("positive",),
+    reason="an open scenario is graded on its rubric's required facts: each must be a value "
+    "the reference computed (at its key, within tolerance), no forbidden claim may be the "
+    "reference's own finding, and a seed that is not deterministic must carry a rubric",
+)
+def _rubric_backed(item: CheckItem, ctx: CheckContext) -> list[str]:
+    if item.rubric is None:
+        if item.seed is not None and not item.seed.deterministic:
+            return ["open seed carries no rubric"]
+        return []
+    if item.reference_answer is None:
+        return ["the rubric has no reference answer (computed facts) to rest on"]
+    return rubric_backing(item.rubric, item.reference_answer)
 
 
 @check(

@@ -125,7 +125,7 @@ def make_record(
         text=draft.text,
         category=draft.category,
         characteristic_form=draft.characteristic_form,
-        deterministic=seed is not None,
+        deterministic=seed.deterministic if seed else False,
         uuid=scenario_uuid(job.asset_class, seed, draft.text),
         asset_class=job.asset_class,
         difficulty=seed.difficulty if seed else "medium",
@@ -136,6 +136,7 @@ def make_record(
         rel_tolerance=seed.rel_tolerance if seed else {},
         family=seed.family if seed else None,
         grounding=seed.grounding if seed else {},
+        rubric=seed.rubric if seed else None,
         provenance=ScenarioProvenance(
             generator_version=GENERATOR_VERSION,
             run_id=job.folder.run_id,

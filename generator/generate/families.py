@@ -52,6 +52,7 @@ from generator.generate.model import (
     HardFeature,
     ReadingCheck,
     Role,
+    Rubric,
     TaskSeed,
     ToolCall,
 )
@@ -126,6 +127,7 @@ DrawFn = Callable[["FamilyContext", np.random.Generator, list[TaskSeed]], Awaita
 DeriveFn = Callable[[dict[str, Any], list[dict[str, Any]]], dict[str, Any]]
 SummariseFn = Callable[[dict[str, Any], dict[str, Any]], str]
 OutcomeFn = Callable[[dict[str, Any]], str]
+RubricFn = Callable[[dict[str, Any], dict[str, Any]], Rubric]
 
 
 @dataclass(frozen=True)
@@ -143,6 +145,8 @@ class FamilySpec:
     description: str = ""
     outcome: OutcomeFn | None = None
     trivial: frozenset[str] = frozenset()
+    deterministic: bool = True
+    rubric: RubricFn | None = None
 
     def is_trivial(self, outcome: str | None) -> bool:
         """True when ``outcome`` is one of the family's trivial labels (or unlabelled)."""
@@ -163,6 +167,8 @@ def family(
     compose_from: tuple[str, ...] = (),
     outcome: OutcomeFn | None = None,
     trivial: tuple[str, ...] | frozenset[str] = (),
+    deterministic: bool = True,
+    rubric: RubricFn | None = None,
 ) -> Callable[[DrawFn], DrawFn]:
     """Register the decorated draw function as task family ``name``.
 
@@ -178,9 +184,20 @@ def family(
             every seed and counted per family in the run manifest.
         trivial: The labels that make an uninteresting answer (nothing found, all normal);
             a policy's ``nontrivial_share`` asks for the others.
+        deterministic: False for an open (decision-support) family: ``derive`` computes the
+            facts a good answer rests on, and ``rubric`` says which of them an answer must
+            state and which claims it must not make; its records carry
+            ``deterministic: false`` and the rubric.
+        rubric: ``(params, answer) -> Rubric``; required exactly when ``deterministic`` is
+            False.
     """
     if category not in CATEGORIES:
         raise ValueError(f"family {name!r}: unknown category {category!r}")
+    if deterministic == (rubric is not None):
+        raise ValueError(
+            f"family {name!r}: an open family (deterministic=False) needs a rubric function, "
+            "and a deterministic one takes none"
+        )
 
     def deco(fn: DrawFn) -> DrawFn:
         doc = (fn.__doc__ or "").strip().split("\n\n")[0].replace("\n", " ")
@@ -198,6 +215,8 @@ def family(
                 description=doc,
                 outcome=outcome,
                 trivial=frozenset(trivial),
+                deterministic=deterministic,
+                rubric=rubric,
             ),
         )
         return fn
@@ -392,6 +411,8 @@ async def draw_seed(
         readings=checks,
         outcome=outcome,
         nontrivial=None if outcome is None else not spec.is_trivial(outcome),
+        deterministic=spec.deterministic,
+        rubric=spec.rubric(plan.params, answer) if spec.rubric is not None else None,
     )
     return scored(seed, outputs)  # difficulty from the work, not the family's declaration
 

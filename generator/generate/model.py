@@ -46,6 +46,76 @@ class ReadingCheck(_Strict):
     )
 
 
+RubricFactKind = Literal["label", "number", "date", "fault_code", "asset_id", "id"]
+ForbiddenKind = Literal["phrase", "fault_code", "number_outside"]
+
+
+class RubricFact(_Strict):
+    """A fact a good answer to an open scenario must state, backed by the reference."""
+
+    id: str = Field(description="Short identifier, e.g. 'iec_class'")
+    key: str = Field(
+        description="Dot path of the reference_answer value that backs the fact, e.g. "
+        "'methods.iec' or 'corrective_ids' (a list: the expected value is one of its items)"
+    )
+    kind: RubricFactKind = Field(
+        description="How the grader finds it: label (whole words, not negated), number "
+        "(within tolerance), date (ISO day), fault_code (IEC 60599 code or its name), "
+        "asset_id or id (the token, verbatim)"
+    )
+    expected: str | int | float = Field(description="The value the answer must contain")
+    synonyms: list[str] = Field(
+        default_factory=list, description="Other wordings accepted for a label"
+    )
+    tolerance: float = Field(
+        default=0.0, ge=0.0, description="Absolute tolerance: of a number, or in days of a date"
+    )
+    why: str = Field(description="Why a good answer states it (one line)")
+
+
+class ForbiddenClaim(_Strict):
+    """A claim a good answer must not make, checkable in the text."""
+
+    id: str = Field(description="Short identifier, e.g. 'claims_agreement'")
+    kind: ForbiddenKind = Field(
+        description="phrase: a pattern that must not match (unless negated just before); "
+        "fault_code: asserting one of `codes` (as a token or its name, not negated); "
+        "number_outside: a number written right after `near` words outside [low, high]"
+    )
+    patterns: list[str] = Field(
+        default_factory=list, description="Case-insensitive regular expressions (phrase)"
+    )
+    codes: list[str] = Field(default_factory=list, description="IEC 60599 codes (fault_code)")
+    near: list[str] = Field(
+        default_factory=list, description="Words the number follows (number_outside)"
+    )
+    low: float | None = Field(default=None, description="Lowest allowed value (number_outside)")
+    high: float | None = Field(
+        default=None, description="Highest allowed value (number_outside)"
+    )
+    why: str = Field(description="Why the claim is wrong given the computed facts (one line)")
+
+
+class Rubric(_Strict):
+    """How an open scenario is graded: required facts and forbidden claims.
+
+    Score = matched required facts / all required − ``forbidden_penalty`` per forbidden claim
+    made, clipped to [0, 1]; ``pass_rule`` ``all_required_no_forbidden`` passes an answer
+    that states every required fact and makes no forbidden claim.
+    """
+
+    required: list[RubricFact] = Field(min_length=1, description="Facts the answer must state")
+    forbidden: list[ForbiddenClaim] = Field(
+        default_factory=list, description="Claims the answer must not make"
+    )
+    pass_rule: Literal["all_required_no_forbidden"] = Field(
+        default="all_required_no_forbidden", description="When an answer passes"
+    )
+    forbidden_penalty: float = Field(
+        default=0.5, ge=0.0, le=1.0, description="Score lost per forbidden claim made"
+    )
+
+
 class TaskSeed(_Strict):
     """A structured task whose answer code computed by running the tools."""
 
@@ -110,6 +180,14 @@ class TaskSeed(_Strict):
         default=None,
         description="False when the outcome is one of the family's trivial labels; None when "
         "the family labels no outcomes",
+    )
+    deterministic: bool = Field(
+        default=True,
+        description="False for an open (decision-support) task: the answer holds computed "
+        "facts, graded with `rubric` rather than as the single correct answer",
+    )
+    rubric: Rubric | None = Field(
+        default=None, description="Required facts and forbidden claims (open tasks)"
     )
 
     @property
@@ -192,7 +270,8 @@ class ScenarioRecord(_Strict):
     expected_tools: list[str] = Field(description="Tools a correct response uses")
     tool_sequence: list[ToolCall] = Field(description="Ideal tool calls with arguments")
     reference_answer: dict[str, Any] | None = Field(
-        description="Answer computed by running tool_sequence; None for open scenarios"
+        description="Answer computed by running tool_sequence (an open family's computed "
+        "facts); None for open scenarios without a seed"
     )
     tolerance: dict[str, float] = Field(description="Absolute tolerance per numeric answer key")
     rel_tolerance: dict[str, float] = Field(
@@ -203,6 +282,11 @@ class ScenarioRecord(_Strict):
     family: str | None = Field(description="Task family; None for open scenarios")
     grounding: dict[str, str] = Field(description="Store entities the scenario names")
     negative: bool = Field(default=False, description="True for an unanswerable scenario")
+    rubric: Rubric | None = Field(
+        default=None,
+        description="Open scenarios generated from a seed: required facts (backed by "
+        "reference_answer, which then holds the computed facts) and forbidden claims",
+    )
     provenance: ScenarioProvenance = Field(description="How it was made")
 
 

@@ -103,6 +103,13 @@ class DomainPolicy(_Strict):
         "Generation looks further for such draws on an evenly spread share of the family's "
         "slots, where the store holds them; the manifest reports target and achieved",
     )
+    open_family_share: Share | None = Field(
+        default=None,
+        description="Share of the domain's candidates drawn from its open (deterministic: "
+        "false, rubric-graded) families, evenly spread over the candidate stream; None "
+        "draws every family in turn. The manifest reports target and achieved "
+        "(counts.open_scenarios)",
+    )
     text_length: TextLength = Field(description="Bounds on the text length")
     characteristic_form: CharacteristicFormPolicy = Field(
         description="Bounds on the characteristic form"
@@ -134,6 +141,9 @@ class DomainOverride(_Strict):
                                        description="Minimum share of hard scenarios")
     nontrivial_share: dict[str, Share] | None = Field(
         default=None, description="Per task family of the class: target non-trivial share"
+    )
+    open_family_share: Share | None = Field(
+        default=None, description="Share of candidates from the open (rubric) families"
     )
     text_length: TextLength | None = Field(default=None, description="Text length bounds")
     characteristic_form: CharacteristicFormPolicy | None = Field(

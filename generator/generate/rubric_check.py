@@ -32,6 +32,7 @@ from collections.abc import Iterator
 from functools import lru_cache
 from typing import Any
 
+from generator.generate.model import Rubric
 from generator.vocabulary import asset_nouns, site_nouns
 
 _NUMBER_WORDS = {
@@ -242,4 +243,74 @@ def fleet_claims(rubric: str, sites: int, assets: int) -> list[str]:
         expected = sites if noun.startswith(_site_words()) else assets
         if _count_of(m) != expected:
             problems.append(f"rubric says {m.group(0)!r} but the store holds {expected}")
+    return problems
+
+
+def _at_path(answer: dict[str, Any], path: str) -> tuple[bool, Any]:
+    node: Any = answer
+    for part in path.split("."):
+        if isinstance(node, dict) and part in node:
+            node = node[part]
+        elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
+            node = node[int(part)]
+        else:
+            return False, None
+    return True, node
+
+
+def _same(expected: str | float, value: Any, tol: float) -> bool:
+    if isinstance(value, bool) or isinstance(expected, bool):
+        return str(expected).lower() == str(value).lower()
+    if isinstance(value, int | float) and isinstance(expected, int | float):
+        return abs(float(value) - float(expected)) <= tol + 1e-9
+    return str(value).strip().lower() == str(expected).strip().lower()
+
+
+def _codes_in(value: Any) -> set[str]:
+    if isinstance(value, dict):
+        return {c for v in value.values() for c in _codes_in(v)}
+    if isinstance(value, list):
+        return {c for v in value for c in _codes_in(v)}
+    return {value} if isinstance(value, str) else set()
+
+
+def rubric_backing(rubric: Rubric, answer: dict[str, Any]) -> list[str]:
+    """Required facts the reference does not back, and forbidden claims it makes itself.
+
+    A required fact is backed when ``answer`` holds a value at the fact's ``key`` equal to
+    its ``expected`` (numbers within the fact's tolerance; a list holds it as an item). A
+    forbidden fault code must not be one the reference states; a forbidden number range must
+    not hold a reference number stated at a key named like its ``near`` words.
+    """
+    problems = []
+    for fact in rubric.required:
+        found, value = _at_path(answer, fact.key)
+        if not found:
+            problems.append(f"required fact {fact.id!r}: the reference has no {fact.key!r}")
+            continue
+        values = value if isinstance(value, list) else [value]
+        if not any(_same(fact.expected, v, fact.tolerance) for v in values):
+            problems.append(
+                f"required fact {fact.id!r} expects {fact.expected!r} but the reference's "
+                f"{fact.key} is {value!r}"
+            )
+    own_codes = _codes_in(answer)
+    for claim in rubric.forbidden:
+        if claim.kind == "fault_code":
+            clash = sorted(set(claim.codes) & own_codes)
+            if clash:
+                problems.append(f"forbidden claim {claim.id!r} forbids the reference's own "
+                                f"class {', '.join(clash)}")
+        if claim.kind == "number_outside":
+            words = [w.lower().replace(" ", "_") for w in claim.near]
+            for key, value in _leaves(answer):
+                if isinstance(value, bool) or not isinstance(value, int | float):
+                    continue
+                if not any(w and w in key.lower() for w in words):
+                    continue
+                low = -math.inf if claim.low is None else claim.low
+                high = math.inf if claim.high is None else claim.high
+                if not low <= value <= high:
+                    problems.append(f"forbidden claim {claim.id!r}: the reference's {key} "
+                                    f"{value:g} lies outside [{low:g}, {high:g}]")
     return problems

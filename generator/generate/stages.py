@@ -90,14 +90,16 @@ class RunEnv:
         """Candidate ``c`` of a domain's stream: slot ``c // F`` of family ``c % F``.
 
         The slot is the family's draw index, except that the policy's ``nontrivial_share``
-        lets designated slots look at extra draws (:func:`draw_for_slot`). A multi-agent
+        lets designated slots look at extra draws (:func:`draw_for_slot`). With an
+        ``open_family_share``, the open families take that share of the candidates
+        (:func:`family_slot`). A multi-agent
         family's draw ``d`` is the ``d``-th distinct task of its
         :class:`~generator.generate.composed.ComposedSeeds` stream.
         """
-        specs = self.families[domain]
-        spec = specs[candidate % len(specs)]
-        slot = candidate // len(specs)
         policy = self.policies.get(domain)
+        spec, slot = family_slot(
+            self.families[domain], candidate, policy.open_family_share if policy else None
+        )
         share = policy.nontrivial_share.get(spec.name, 0.0) if policy else 0.0
 
         async def one(draw: int) -> TaskSeed | None:
@@ -249,6 +251,45 @@ class RunEnv:
                 )
             )
         return out
+
+
+def family_slot(
+    specs: list[FamilySpec], candidate: int, open_share: float | None
+) -> tuple[FamilySpec, int]:
+    """The family and slot of candidate ``candidate`` of a domain's stream.
+
+    Without an open share (or without both open and deterministic families) families take
+    turns: family ``c % F``, slot ``c // F``. With share ``s``, candidate ``c`` goes to the
+    open families when :func:`designated_nontrivial` designates it for ``s`` (evenly spread:
+    any prefix of ``n`` candidates holds ``ceil(n·s)`` open ones), and the open and the
+    deterministic families each take turns within their own stream.
+    """
+    open_specs = [s for s in specs if not s.deterministic]
+    closed = [s for s in specs if s.deterministic]
+    if open_share is None or not open_specs or not closed:
+        return specs[candidate % len(specs)], candidate // len(specs)
+    before = math.ceil(round(candidate * open_share, 9))  # open candidates before this one
+    if designated_nontrivial(candidate, open_share):
+        return open_specs[before % len(open_specs)], before // len(open_specs)
+    j = candidate - before
+    return closed[j % len(closed)], j // len(closed)
+
+
+def open_report(
+    records: list[ScenarioRecord], policies: dict[str, DomainPolicy]
+) -> dict[str, dict[str, object]]:
+    """Per domain: the open-family share the policy sets, the open (rubric) scenarios
+    accepted and their share of the domain's accepted scenarios."""
+    out: dict[str, dict[str, object]] = {}
+    for domain in sorted({r.type for r in records}):
+        mine = [r for r in records if r.type == domain]
+        n_open = sum(1 for r in mine if not r.deterministic)
+        policy = policies.get(domain)
+        target = policy.open_family_share if policy else None
+        if n_open or target is not None:
+            out[domain] = {"target": target, "accepted": n_open,
+                           "share": round(n_open / len(mine), 3) if mine else 0.0}
+    return out
 
 
 def check_share_targets(asset: AssetClass, policies: dict[str, DomainPolicy]) -> None:

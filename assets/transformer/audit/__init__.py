@@ -16,6 +16,7 @@ from assets.transformer.audit import (  # noqa: F401  (importing registers the r
     families_fmsr,
     families_iot,
     families_multi,
+    families_open,
     families_quality,
     families_tsfm,
     families_wo,

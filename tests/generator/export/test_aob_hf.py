@@ -89,6 +89,7 @@ def test_round_trip_gives_back_the_exact_records(hf: Path, run50: Path) -> None:
 def test_expected_answer_and_scoring_method_follow_the_reference(hf: Path) -> None:
     seen = set()
     counts = 0
+    open_rows = 0
     for row in _lines(hf / "all_utterance.jsonl"):
         rec = row["scenariogen"]
         ref = rec["reference_answer"]
@@ -96,6 +97,16 @@ def test_expected_answer_and_scoring_method_follow_the_reference(hf: Path) -> No
         seen.add(method)
         if rec["negative"]:
             assert method == "llm_judge"
+        elif not rec["deterministic"]:
+            # An open scenario: judged, with its computed facts as the expected answer, its
+            # rubric in the upstream characteristic form and whole under `scenariogen`.
+            assert method == "llm_judge" and row["deterministic"] is False
+            assert json.loads(row["expected_answer"]) == ref
+            assert rec["rubric"]["required"]
+            assert row["characteristic_form"].startswith(rec["characteristic_form"])
+            for fact in rec["rubric"]["required"]:
+                assert str(fact["expected"]) in row["characteristic_form"]
+            open_rows += 1
         elif len(ref) == 1 and isinstance(next(iter(ref.values())), int | float) \
                 and not isinstance(next(iter(ref.values())), bool):
             # static_json's count-only form: the bare number ({"count": 2} → "2").
@@ -108,6 +119,7 @@ def test_expected_answer_and_scoring_method_follow_the_reference(hf: Path) -> No
             assert json.loads(row["expected_answer"]) == ref
     assert seen == {"static_json", "llm_judge"}
     assert counts >= 1  # the run has count-only references ({"count": N})
+    assert open_rows >= 1  # the policy's open share puts open families first in their domains
 
 
 def test_ids_follow_the_documented_rule_and_are_stable(hf: Path, run50: Path,

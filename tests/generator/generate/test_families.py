@@ -216,6 +216,11 @@ def test_load_families_registers_every_domain_of_the_transformer() -> None:
         assert len(specs) >= 3, domain
         assert all(s.domain == domain and s.category in CATEGORIES for s in specs)
     for spec in families_of(ASSET, "multiagent"):
+        if not spec.deterministic:
+            # An open family (ma_open_maintenance_plan) draws its own cross-domain task
+            # rather than extending a single-domain family's answer.
+            assert spec.rubric is not None and not spec.compose_from
+            continue
         assert spec.compose_from and all(p in FAMILIES for p in spec.compose_from)
         assert all(FAMILIES.get(p).domain != "multiagent" for p in spec.compose_from)
     assert "test_odd" not in FAMILIES  # test specs are never registered

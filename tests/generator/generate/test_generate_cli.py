@@ -66,8 +66,9 @@ def test_generate_50_on_the_embedded_defaults(
         fuzz.ratio(a, b) < 90 for i, a in enumerate(texts) for b in texts[i + 1 :]
     )
 
-    # Every deterministic scenario is answerable: its expected tool sequence, run against
-    # the store in a fresh context, reproduces its reference answer.
+    # Every scenario is answerable: its expected tool sequence, run against the store in a
+    # fresh context, reproduces its reference answer (an open scenario's computed facts,
+    # which its rubric rests on, included).
     seeds = {ln.record.id: ln.seed for ln in RunFolder(run).accepted()}
 
     async def problems() -> dict[str, list[str]]:
@@ -77,10 +78,10 @@ def test_generate_50_on_the_embedded_defaults(
         fresh = FamilyContext(profile, ToolContext(asset, default_fleet), run_seed=0)
         out = {}
         for rec in records:
-            if rec["deterministic"]:
-                s = seeds[rec["id"]]
-                assert s is not None and s.answer == rec["reference_answer"]
-                out[rec["id"]] = await recompute(s, fresh)
+            s = seeds[rec["id"]]
+            assert s is not None and s.answer == rec["reference_answer"]
+            assert rec["deterministic"] == (rec.get("rubric") is None)
+            out[rec["id"]] = await recompute(s, fresh)
         return out
 
     found = asyncio.run(problems())

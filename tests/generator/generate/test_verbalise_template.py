@@ -26,6 +26,10 @@ from generator.tools.registry import load_tools
 from tests.generator.generate.test_families import ASSET, family_context, grounded_profile
 
 RUN_SEED = 23
+# Families the 30-day test fleet gives no task (no significant sample on which the DGA methods
+# disagree); their phrasings are checked on a hand-built seed in their own tests
+# (tests/assets/transformer/test_families_open.py).
+NOT_ON_TEST_FLEET = {"open_dga_disagreement"}
 
 
 @pytest.fixture(scope="module")
@@ -129,7 +133,7 @@ def test_every_phrasing_keeps_all_mentions_and_names_no_tool(seeds: list[TaskSee
                 missing = missing_mentions(text, seed, surfaces, "transformer")
                 assert not missing, (seed.key, missing, text)
                 assert not banned.search(text), (seed.key, text)
-    assert families == {s.name for s in families_of(ASSET)}
+    assert families == {s.name for s in families_of(ASSET)} - NOT_ON_TEST_FLEET
 
 
 def test_drafts_are_deterministic_and_in_order(seeds: list[TaskSeed]) -> None:

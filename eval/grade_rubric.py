@@ -1,0 +1,272 @@
+"""Rubric and clarification grading: open scenarios and requests that need a question back.
+
+Deterministic, like :mod:`eval.grade` (which calls in here): no LLM, no tool.
+
+**Open scenarios** (a ``rubric`` on the record, ``deterministic: false``) are graded on the
+rubric's facts, read from the answer's text (a dict answer is read as the text of its keys
+and values) with the extractors of :mod:`eval.extract`:
+
+- ``asset_id`` / ``id``: the token verbatim (whole token);
+- ``fault_code``: an IEC 60599 code the text asserts (token or the fault's name);
+- ``number``: an extracted number within the fact's tolerance (or the rounding the answer
+  wrote, as for reference facts);
+- ``date``: a day read within the fact's tolerance (in days) of the ISO day;
+- ``label``: the label or one of its synonyms as whole words, not negated right before.
+
+A forbidden claim is made when: ``phrase``: one of its patterns matches and the clause
+before the match holds no negation ("we should NOT say nothing needs to be done");
+``fault_code``: the text asserts one of its codes outside a negated clause ("not T3",
+"rules out D2" do not count); ``number_outside``: a number written right after the claim's
+words (within a few words) lies outside [low, high].
+
+Score = matched required / all required − ``forbidden_penalty`` × forbidden claims made,
+clipped to [0, 1]; feasible (pass) when every required fact is stated and no forbidden claim
+is made (``pass_rule: all_required_no_forbidden``).
+
+**Clarification scenarios** (``reference_answer.clarification_needed: true`` with
+``options``): the answer passes when it asks back (the dry run's clarifying-question reader,
+or a question mark) and names every option, or says how many there are; score 0.5 when it
+asks back without naming them, 0 when it just answers.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from datetime import date
+from functools import cache
+from typing import Any
+
+from pydantic import ValidationError
+
+from eval.asset_words import asset_nouns_pattern
+from eval.extract import extract, fault_code_spans, normalise_text, normalise_timestamp
+from eval.model import Violation
+from generator.generate.model import ForbiddenClaim, Rubric, RubricFact
+
+Graded = tuple[bool, float, list[Violation], list[str]]
+
+_NEGATED_CLAUSE = re.compile(
+    r"\b(?:not|no|never|isn't|aren't|wasn't|don't|doesn't|didn't|cannot|can't|shouldn't|"
+    r"without|neither|nor|rather than|instead of|unlike|rule out|rules out|ruled out|"
+    r"excludes?|excluding|against)\b",
+    re.IGNORECASE,
+)
+_CLAUSE_END = re.compile(r"[.;:!?,()\n]|\b(?:but|while|whereas|so|and)\b")
+_NUMBER_AFTER = r"(?:\s+(?:is|of|=|was|at|about|around|approximately|:|now|stands at))*\s*[:=]?\s*"
+_NUMBER = r"(?P<x>-?\d+(?:\.\d+)?)"
+_NUMBER_WORDS = {
+    "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
+    "nine": 9, "ten": 10,
+}
+
+
+def _clause_before(text: str, start: int, limit: int = 40) -> str:
+    """The text of the clause that holds ``start``, up to ``start`` (at most ``limit``)."""
+    lo = max(0, start - limit)
+    head = text[lo:start]
+    ends = list(_CLAUSE_END.finditer(head))
+    return head[ends[-1].end():] if ends else head
+
+
+def negated_at(text: str, start: int) -> bool:
+    """True when the clause before offset ``start`` holds a negation."""
+    return _NEGATED_CLAUSE.search(_clause_before(text, start)) is not None
+
+
+def rubric_of(scenario: Mapping[str, Any]) -> Rubric | None:
+    """The scenario's rubric, or None when it carries none.
+
+    Raises:
+        ValueError: the record carries a rubric that does not validate.
+    """
+    raw = scenario.get("rubric")
+    if raw is None:
+        return None
+    try:
+        return Rubric.model_validate(raw)
+    except ValidationError as exc:
+        raise ValueError(f"malformed rubric: {exc.errors()[0]['msg']}") from exc
+
+
+def _token_in(token: str, text: str) -> bool:
+    return re.search(r"(?<![\w-])" + re.escape(token) + r"(?![\w-])", text) is not None
+
+
+def _label_in(fact: RubricFact, norm: str) -> bool:
+    for word in [str(fact.expected), *fact.synonyms]:
+        needle = normalise_text(word)
+        for m in re.finditer(rf"(?<![a-z0-9]){re.escape(needle)}(?![a-z0-9])", norm):
+            before = norm[max(0, m.start() - 12):m.start()].split()
+            prev = before[-1] if before else ""
+            if prev in ("not", "no", "non") and not needle.startswith(("not", "no ")):
+                continue
+            if prev == "very" and not needle.startswith("very"):
+                continue  # "very poor" is not the band "poor"
+            return True
+    return False
+
+
+def _number_in(fact: RubricFact, text: str) -> bool:
+    expected = float(fact.expected)
+    ex = extract(text)
+    for q in ex.numbers:
+        if abs(q.value - expected) <= fact.tolerance + 1e-9:
+            return True
+        if q.decimals and q.sig_digits >= 2 and abs(q.value - expected) <= 0.5 * 10.0 ** (
+            -q.decimals
+        ) + 1e-12:
+            return True
+    if expected.is_integer() and 0 <= expected <= 10:
+        words = [w for w, n in _NUMBER_WORDS.items() if n == int(expected)]
+        return any(re.search(rf"\b{w}\b", text, re.IGNORECASE) for w in words)
+    return False
+
+
+def fact_found(fact: RubricFact, text: str) -> bool:
+    """True when the answer text states the required fact (see the module docstring)."""
+    if fact.kind in ("asset_id", "id"):
+        return _token_in(str(fact.expected), text)
+    if fact.kind == "fault_code":
+        code = str(fact.expected)
+        return any(c == code and not negated_at(text, at) for c, at in fault_code_spans(text))
+    if fact.kind == "number":
+        return _number_in(fact, text)
+    if fact.kind == "date":
+        stamp = normalise_timestamp(str(fact.expected))
+        if stamp is None:
+            return False
+        want = date.fromisoformat(stamp[0])
+        return any(abs((date.fromisoformat(d) - want).days) <= fact.tolerance
+                   for d in extract(text).dates)
+    return _label_in(fact, normalise_text(text))
+
+
+def claim_made(claim: ForbiddenClaim, text: str) -> str | None:
+    """The words of the forbidden claim the answer makes, or None."""
+    if claim.kind == "phrase":
+        for pattern in claim.patterns:
+            for m in re.finditer(pattern, text, re.IGNORECASE):
+                if not negated_at(text, m.start()):
+                    return m.group(0)
+        return None
+    if claim.kind == "fault_code":
+        for code, at in fault_code_spans(text):
+            if code in claim.codes and not negated_at(text, at):
+                return code
+        return None
+    for words in claim.near:
+        pattern = (r"\b" + r"[\s_-]+".join(re.escape(w) for w in words.split())
+                   + r"(?:\s+\w+){0,2}?" + _NUMBER_AFTER + _NUMBER + r"(?![\d\-:T])")
+        for m in re.finditer(pattern, text, re.IGNORECASE):
+            x = float(m.group("x"))
+            if (claim.low is not None and x < claim.low) or (
+                claim.high is not None and x > claim.high
+            ):
+                return m.group(0).strip()
+    return None
+
+
+def grade_rubric(rubric: Rubric, text: str) -> Graded:
+    """(feasible, score, violations, evidence) of an answer text against a rubric."""
+    violations: list[Violation] = []
+    evidence: list[str] = ["graded with the rubric (open scenario)"]
+    found = 0
+    for fact in rubric.required:
+        if fact_found(fact, text):
+            found += 1
+            evidence.append(f"required {fact.id}: {fact.expected!r} stated")
+        else:
+            violations.append(Violation(
+                name="missing_fact", path=fact.key, expected=fact.expected,
+                message=f"required fact {fact.id!r} ({fact.expected!r}) not stated: {fact.why}",
+            ))
+    made = 0
+    for claim in rubric.forbidden:
+        words = claim_made(claim, text)
+        if words is None:
+            continue
+        made += 1
+        violations.append(Violation(
+            name="forbidden_claim", path=claim.id, given=words,
+            message=f"forbidden claim {claim.id!r} made ({words!r}): {claim.why}",
+        ))
+    if made == 0 and rubric.forbidden:
+        evidence.append("no forbidden claim made")
+    score = found / len(rubric.required) - rubric.forbidden_penalty * made
+    feasible = found == len(rubric.required) and made == 0
+    return feasible, 1.0 if feasible else round(min(1.0, max(0.0, score)), 6), violations, \
+        evidence
+
+
+# -- clarification ---------------------------------------------------------------------------
+
+
+def needs_clarification(scenario: Mapping[str, Any]) -> bool:
+    """True when the reference says the request must be answered with a question back."""
+    ref = scenario.get("reference_answer")
+    return isinstance(ref, dict) and ref.get("clarification_needed") is True
+
+
+@cache
+def clarify_re() -> re.Pattern[str]:
+    """A question back to the operator: "could you clarify", "which unit do you mean" (the
+    unit named by any asset class's noun), "do you mean", "did you mean"."""
+    return re.compile(
+        r"\b(?:could|can|would) you (?:please )?(?:clarify|specify|confirm|provide|tell me|let "
+        r"me know|say)|\bplease (?:clarify|specify|provide|confirm)\b|\bwhich (?:asset|unit|"
+        + asset_nouns_pattern() + r"|site|sensor|date|period|one|option) (?:do|did) you mean\b"
+        r"|\b(?:do|did) you mean\b|\bwhich (?:of (?:these|them|the)\b|one\b)",
+        re.IGNORECASE,
+    )
+
+
+def asks_back(text: str) -> bool:
+    """True when the text asks the operator a question back."""
+    return clarify_re().search(text) is not None or "?" in text
+
+
+def _option_named(option: Any, text: str, norm: str) -> bool:
+    value = str(option)
+    if re.search(r"[A-Z0-9]", value) and _token_in(value, text):
+        return True
+    return _label_in(RubricFact(id="option", key="options", kind="label", expected=value,
+                                why="an option"), norm)
+
+
+def grade_clarification(scenario: Mapping[str, Any], text: str,
+                        structured: Mapping[str, Any] | None = None) -> Graded:
+    """(feasible, score, violations, evidence) of an answer to an ambiguous request.
+
+    A structured answer (a JSON object) with ``clarification_needed: true`` asks back; its
+    ``options`` are then read as the options it names.
+    """
+    ref = scenario.get("reference_answer") or {}
+    raw = ref.get("options")
+    options: list[Any] = raw if isinstance(raw, list) else []
+    norm = normalise_text(text)
+    violations: list[Violation] = []
+    evidence: list[str] = ["graded as a clarification request"]
+    flagged = structured is not None and structured.get("clarification_needed") is True
+    if not flagged and not asks_back(text):
+        violations.append(Violation(
+            name="no_clarification", path="", expected="a question back",
+            given=text[:200], message="the request is ambiguous "
+            f"({ref.get('ambiguity', 'see the scenario')}) but the answer does not ask back"))
+        return False, 0.0, violations, evidence
+    evidence.append("the answer asks back")
+    named = [o for o in options if _option_named(o, text, norm)]
+    count_said = bool(options) and _number_in(RubricFact(
+        id="n_options", key="options", kind="number", expected=float(len(options)),
+        why="how many options"), text)
+    if not options or len(named) == len(options) or count_said:
+        evidence.append("names the options" if len(named) == len(options) and options
+                        else "says how many options there are" if count_said
+                        else "no options to name")
+        return True, 1.0, violations, evidence
+    missing = [o for o in options if o not in named]
+    violations.append(Violation(
+        name="options_not_named", path="options", expected=options, given=named,
+        message=f"the answer asks back but names {len(named)} of {len(options)} options "
+        f"(missing {missing[:5]}) and does not say how many there are"))
+    return False, 0.5, violations, evidence
