@@ -162,7 +162,8 @@ def load_json_file(path: Path, what: str, limits: Limits = FILE) -> Any:
 
 
 class _BoundedLoader(yaml.SafeLoader):
-    """``SafeLoader`` that refuses aliases and collections nested beyond a depth."""
+    """``SafeLoader`` that refuses aliases, repeated mapping keys and collections nested
+    beyond a depth."""
 
     max_depth = YAML.max_depth
 
@@ -179,6 +180,22 @@ class _BoundedLoader(yaml.SafeLoader):
                 self.get_mark(),
             )
         super().fetch_flow_collection_start(TokenClass)
+
+    def construct_mapping(self, node: Any, deep: bool = False) -> Any:
+        # PyYAML keeps the last of two equal keys: a merge that doubled `tools:` in an
+        # asset.yaml silently dropped a tool module. A repeated key is an error here.
+        seen: dict[Any, Any] = {}
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=True)
+            if isinstance(key, (str, int, float, bool)) and key in seen:
+                raise yaml.constructor.ConstructorError(
+                    "while reading a mapping", seen[key],
+                    f"duplicate key {key!r} (each key may appear once in a mapping)",
+                    key_node.start_mark,
+                )
+            if isinstance(key, (str, int, float, bool)):
+                seen[key] = key_node.start_mark
+        return super().construct_mapping(node, deep=deep)
 
     def compose_node(self, parent: Any, index: Any) -> Any:
         if self.check_event(yaml.AliasEvent):

@@ -115,6 +115,19 @@ def test_deep_yaml_is_refused(tmp_path: Path, text: str) -> None:
         load_asset_file(_asset_file(tmp_path, text))
 
 
+def test_a_repeated_key_is_refused_with_both_lines(tmp_path: Path) -> None:
+    # A merge once doubled `tools:` in an asset.yaml; PyYAML kept the second list and a
+    # tool module silently vanished from the class.
+    text = "asset_class: x\ntools: [a.b]\nfamilies: []\ntools: [c.d]\n"
+    with pytest.raises(UserError, match=r"line 4 column 1 is not valid YAML \(duplicate key "
+                                        r"'tools'"):
+        load_asset_file(_asset_file(tmp_path, text))
+
+
+def test_equal_keys_in_different_mappings_are_fine() -> None:
+    assert safeparse.yaml_loads("a: {k: 1}\nb: {k: 2}\n") == {"a": {"k": 1}, "b": {"k": 2}}
+
+
 def test_project_yaml_still_loads() -> None:
     assert safeparse.yaml_loads((ASSETS_DIR / "transformer" / "asset.yaml").read_text()) == RAW
     assert len(load_policies()) >= 5
