@@ -173,6 +173,26 @@ async def _unit_window(
     return None if window is None else (a, window[0], window[1])
 
 
+async def _window_plan(
+    ctx: FamilyContext, rng: np.random.Generator, tool: str, min_days: int, max_days: int
+) -> Plan | None:
+    """One unit, a window of ``min_days``..``max_days`` days and one call of ``tool`` over it
+    (both window-end readings gated, the window stated)."""
+    found = await _unit_window(ctx, rng, min_days, max_days)
+    if found is None:
+        return None
+    a, start, end = found
+    calls = [ToolCall(name=tool, args=_window_args(a.asset_id, start, end))]
+    return Plan(
+        params={"asset_id": a.asset_id, "site": a.site_name, "start": start, "end": end},
+        tool_sequence=calls,
+        mentions=[a.asset_id, start, end],
+        grounding={"asset_id": a.asset_id, "site": a.site_name, "start": start, "end": end},
+        readings=window_end_readings(calls, "end_date", end),
+        stated=WINDOW_STATED,
+    )
+
+
 @family(
     "chiller_wo_window_orders",
     domain="wo",
@@ -186,19 +206,7 @@ async def window_orders(
     ctx: FamilyContext, rng: np.random.Generator, parents: list[TaskSeed]
 ) -> Plan | None:
     """How many work orders a chiller had in a window, planned and corrective."""
-    found = await _unit_window(ctx, rng, 7, 40)
-    if found is None:
-        return None
-    a, start, end = found
-    calls = [ToolCall(name="get_work_orders", args=_window_args(a.asset_id, start, end))]
-    return Plan(
-        params={"asset_id": a.asset_id, "site": a.site_name, "start": start, "end": end},
-        tool_sequence=calls,
-        mentions=[a.asset_id, start, end],
-        grounding={"asset_id": a.asset_id, "site": a.site_name, "start": start, "end": end},
-        readings=window_end_readings(calls, "end_date", end),
-        stated=WINDOW_STATED,
-    )
+    return await _window_plan(ctx, rng, "get_work_orders", 7, 40)
 
 
 # -- wo: planned visits -----------------------------------------------------------------------
@@ -377,19 +385,7 @@ async def event_log(
     ctx: FamilyContext, rng: np.random.Generator, parents: list[TaskSeed]
 ) -> Plan | None:
     """How many alerts and work orders a chiller logged in a window, and which alerts."""
-    found = await _unit_window(ctx, rng, 5, 30)
-    if found is None:
-        return None
-    a, start, end = found
-    calls = [ToolCall(name="get_events", args=_window_args(a.asset_id, start, end))]
-    return Plan(
-        params={"asset_id": a.asset_id, "site": a.site_name, "start": start, "end": end},
-        tool_sequence=calls,
-        mentions=[a.asset_id, start, end],
-        grounding={"asset_id": a.asset_id, "site": a.site_name, "start": start, "end": end},
-        readings=window_end_readings(calls, "end_date", end),
-        stated=WINDOW_STATED,
-    )
+    return await _window_plan(ctx, rng, "get_events", 5, 30)
 
 
 # -- tsfm: what the time-series tools offer --------------------------------------------------
