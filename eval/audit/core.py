@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
@@ -175,19 +176,78 @@ def in_window(ts: str, start: str | None, end: str | None, mode: str) -> bool:
 _EXCLUSIVE_MARKERS = ("not including", "excluded", "exclusive", "up to but not")
 
 
-def window_modes(text: str) -> list[str]:
+_MONTH_NAMES = (
+    "january", "february", "march", "april", "may", "june", "july", "august", "september",
+    "october", "november", "december",
+)
+# Words that make a named day the LAST day of the window ("through 19 August", "up to and
+# including 2026-08-19", "to the end of 19 August").
+_THROUGH = ("through", "up to and including", "to the end of", "until the end of", "thru", "ending",
+            "to and including")
+
+
+def _day_forms(day: date) -> tuple[str, ...]:
+    """How a text may name ``day``: ISO, '19 august', 'august 19'."""
+    month = _MONTH_NAMES[day.month - 1]
+    return (day.isoformat(), f"{day.day} {month}", f"{month} {day.day}")
+
+
+def _names_day(low: str, day: date) -> list[int]:
+    """Positions where the lower-cased text names ``day`` (a day number not followed by
+    another digit, so '1 august' does not match '11 august')."""
+    out = []
+    for form in _day_forms(day):
+        for m in re.finditer(r"(?<![\d-])" + re.escape(form) + r"(?!\d)", low):
+            out.append(m.start())
+    return out
+
+
+def _pins_end(low: str, end: date) -> bool:
+    """The text names the window's end itself: its last day with an inclusive word before
+    it, or the end day with 'before' / as 'today' with 'up to yesterday'."""
+    last = end - timedelta(days=1)
+    for pos in _names_day(low, last):
+        if any(w in low[max(0, pos - 40):pos] for w in _THROUGH):
+            return True
+        if any(w in low[pos:pos + 40] for w in ("inclusive", "included")):
+            return True
+    for pos in _names_day(low, end):
+        before = low[max(0, pos - 40):pos]
+        if "before" in before:
+            return True
+        if "today" in before and ("up to yesterday" in low or "before today" in low):
+            return True
+    return False
+
+
+def window_modes(text: str, end: str | None = None) -> list[str]:
     """The readings of a window's end that the text allows, primary first.
 
-    A text that says the end is excluded pins ``end_exclusive``; "between D1 00:00 and
-    D2 00:00" still lets a reader count the reading stamped D2 00:00; a bare date range lets
-    a reader include the whole end date.
+    A text that says the end is excluded pins ``end_exclusive``, and so does one that names
+    the window's last day as its last ("from 13 August through 19 August" for an end of 20
+    August), or the end day as a bound it stops before ("the seven days before 20 August",
+    "up to yesterday (today is 2026-08-20)"); ``end`` is the case's end day (ISO). "between
+    D1 00:00 and D2 00:00" still lets a reader count the reading stamped D2 00:00; a bare
+    date range lets a reader include the whole end date.
     """
     low = text.lower()
     if any(m in low for m in _EXCLUSIVE_MARKERS):
         return ["end_exclusive"]
+    end_day = _iso_day(end)
+    if end_day is not None and _pins_end(low, end_day):
+        return ["end_exclusive"]
     if "00:00" in low:
         return ["end_exclusive", "end_instant_inclusive"]
     return ["end_exclusive", "end_day_inclusive"]
+
+
+def _iso_day(value: object) -> date | None:
+    if not isinstance(value, str) or not re.fullmatch(r"\d{4}-\d{2}-\d{2}", value[:10]):
+        return None
+    try:
+        return date.fromisoformat(value[:10])
+    except ValueError:
+        return None
 
 
 def day_of(ts: str) -> str:

@@ -17,6 +17,7 @@ from assets.transformer.audit import (  # noqa: F401  (importing registers the r
     families_iot,
     families_multi,
     families_open,
+    families_pending,
     families_quality,
     families_tsfm,
     families_wo,

@@ -227,7 +227,8 @@ def anomaly_dims(case: Case) -> dict[str, list[Any]]:
     # "How many anomalous hourly readings" pins counting hours; "how many anomalies" lets a
     # reader count a run of consecutive anomalous hours as one.
     counting = ["readings"] if "hour" in low else ["readings", "episodes"]
-    return {"window": window_modes(case.text), "profile": profiles, "cutoff": cutoffs,
+    window = window_modes(case.text, case.p("end"))
+    return {"window": window, "profile": profiles, "cutoff": cutoffs,
             "count": counting}
 
 

@@ -63,7 +63,7 @@ def iot_sensor_stat(ctx: AuditContext, case: Case) -> Derivation:
             answer["timestamp"] = ts
         return answer
 
-    return Derivation(derive_all({"window": window_modes(case.text)}, derive))
+    return Derivation(derive_all({"window": window_modes(case.text, case.p("end"))}, derive))
 
 
 @audits("iot_site_threshold")
@@ -87,7 +87,7 @@ def iot_site_threshold(ctx: AuditContext, case: Case) -> Derivation:
             answer["peaks"] = {u: peaks[u] for u in above}
         return answer
 
-    return Derivation(derive_all({"window": window_modes(case.text)}, derive))
+    return Derivation(derive_all({"window": window_modes(case.text, case.p("end"))}, derive))
 
 
 @audits("iot_data_coverage")

@@ -112,7 +112,7 @@ def ma_peak_winding_review(ctx: AuditContext, case: Case) -> Derivation:
             "alarm_events": len(alarms),
         }
 
-    dims = {"window": window_modes(case.text), "paper": paper_choices(case, plate),
+    dims = {"window": window_modes(case.text, case.p("end")), "paper": paper_choices(case, plate),
             # "alarm and trip events" pins the count to every alert; "alarm events" alone
             # lets a reader leave the trips out.
             "alarms": ["all_alerts"] if "trip" in case.text.lower()

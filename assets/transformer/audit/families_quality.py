@@ -55,7 +55,7 @@ def iot_sensor_stuck(ctx: AuditContext, case: Case) -> Derivation:
         runs = _runs(docs, sensor, n)
         return {"stuck": bool(runs), "runs": runs}
 
-    return Derivation(derive_all({"window": window_modes(case.text)}, derive))
+    return Derivation(derive_all({"window": window_modes(case.text, case.p("end"))}, derive))
 
 
 @audits("iot_telemetry_gaps")
@@ -87,7 +87,7 @@ def iot_telemetry_gaps(ctx: AuditContext, case: Case) -> Derivation:
         return {"missing_hours": sum(g["missing"] for g in gaps), "expected_hours": expected,
                 "gaps": [{k: g[k] for k in ("first", "last", "missing")} for g in gaps]}
 
-    return Derivation(derive_all({"window": window_modes(case.text)}, derive))
+    return Derivation(derive_all({"window": window_modes(case.text, case.p("end"))}, derive))
 
 
 @audits("iot_alarm_triage")
@@ -105,7 +105,7 @@ def iot_alarm_triage(ctx: AuditContext, case: Case) -> Derivation:
 
         return {"alarms": len(alarms), "genuine": rows(True), "spurious": rows(False)}
 
-    return Derivation(derive_all({"window": window_modes(case.text)}, derive))
+    return Derivation(derive_all({"window": window_modes(case.text, case.p("end"))}, derive))
 
 
 def _followup(ctx: AuditContext, case: Case, began: str | None) -> dict[str, Any]:
@@ -131,7 +131,7 @@ def ma_stuck_sensor_workorder(ctx: AuditContext, case: Case) -> Derivation:
         runs = _runs(docs, sensor, n)
         return _followup(ctx, case, runs[0]["first"] if runs else None)
 
-    return Derivation(derive_all({"window": window_modes(case.text)}, derive))
+    return Derivation(derive_all({"window": window_modes(case.text, case.p("end"))}, derive))
 
 
 @audits("ma_alarm_contact_workorder")
@@ -144,4 +144,4 @@ def ma_alarm_contact_workorder(ctx: AuditContext, case: Case) -> Derivation:
         bad = [a for a in _alarms(ctx, asset, docs) if not a["real"]]
         return _followup(ctx, case, bad[0]["timestamp"] if bad else None)
 
-    return Derivation(derive_all({"window": window_modes(case.text)}, derive))
+    return Derivation(derive_all({"window": window_modes(case.text, case.p("end"))}, derive))

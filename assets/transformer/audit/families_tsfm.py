@@ -70,7 +70,8 @@ def tsfm_forecast(ctx: AuditContext, case: Case) -> Derivation:
 
     inits = (["two_day_linear", "two_day_flat", "one_day_no_trend"]
              if fallback or method == "holt_winters" else ["two_day_linear"])
-    return Derivation(derive_all({"window": window_modes(case.text), "init": inits}, derive))
+    window = window_modes(case.text, case.p("end"))
+    return Derivation(derive_all({"window": window, "init": inits}, derive))
 
 
 # Families without an independent re-derivation, and why (reported as `unsupported`).

@@ -47,7 +47,7 @@ def wo_count(ctx: AuditContext, case: Case) -> Derivation:
             answer["wo_codes"] = {str(o["wo_id"]): str(o["primary_code"]) for o in orders}
         return answer
 
-    return Derivation(derive_all({"window": window_modes(case.text)}, derive))
+    return Derivation(derive_all({"window": window_modes(case.text, case.p("end"))}, derive))
 
 
 @audits("wo_distribution")
@@ -71,7 +71,7 @@ def wo_distribution(ctx: AuditContext, case: Case) -> Derivation:
             answer["most_common_code"] = ranked[0][0]
         return answer
 
-    return Derivation(derive_all({"window": window_modes(case.text)}, derive))
+    return Derivation(derive_all({"window": window_modes(case.text, case.p("end"))}, derive))
 
 
 def _markov(own: list[str], fleet: list[list[str]], catalogue: list[str], estimator: str
@@ -165,7 +165,8 @@ def wo_alert_followup(ctx: AuditContext, case: Case) -> Derivation:
                 ids.add(str(hit["wo_id"]))
         return {"alerts": len(alerts), "followed": followed, "work_orders": sorted(ids)}
 
-    dims = {"window": window_modes(case.text), "orders": ["through_horizon", "window_only"],
+    window = window_modes(case.text, case.p("end"))
+    dims = {"window": window, "orders": ["through_horizon", "window_only"],
             "horizon": ["exact", "calendar_days"]}
     return Derivation(derive_all(dims, derive))
 

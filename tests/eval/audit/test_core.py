@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from eval.audit.core import differences, grid, in_window, window_modes
 
 
@@ -38,3 +40,30 @@ def test_absolute_or_relative_tolerance_and_flags() -> None:
     # A flag stays a flag: True is not 1.
     assert differences({"f": True}, {"f": 1}, {}, {}) != []
     assert differences({"l": ["a"]}, {"l": ["a", "b"]}, {}, {}) != []
+
+
+@pytest.mark.parametrize(
+    ("text", "end", "modes"),
+    [
+        # The last day named as the last: the end (20 August, exclusive) is pinned.
+        ("Alarms of X from 13 August through 19 August 2026?", "2026-08-20", ["end_exclusive"]),
+        ("Alarms of X up to and including 2026-08-19?", "2026-08-20", ["end_exclusive"]),
+        ("During the seven days ending Friday 19 June 2026?", "2026-06-20", ["end_exclusive"]),
+        ("Between 14 June and 23 June 2026 (both days included)?", "2026-06-24",
+         ["end_exclusive"]),
+        # The end day named as a bound the window stops before.
+        ("Over the seven days before 20 August 2026?", "2026-08-20", ["end_exclusive"]),
+        ("Since the start of July, up to yesterday (assume today is 2026-08-20)?",
+         "2026-08-20", ["end_exclusive"]),
+        # "through" the end day itself, or a bare range: a reader may include that day.
+        ("From 13 August through 20 August 2026?", "2026-08-20",
+         ["end_exclusive", "end_day_inclusive"]),
+        ("Between 2026-08-13 and 2026-08-20?", "2026-08-20",
+         ["end_exclusive", "end_day_inclusive"]),
+        # '1 August' is not '11 August'.
+        ("From 1 August through 11 August 2026?", "2026-08-02",
+         ["end_exclusive", "end_day_inclusive"]),
+    ],
+)
+def test_window_modes_read_natural_dates(text: str, end: str, modes: list[str]) -> None:
+    assert window_modes(text, end) == modes
