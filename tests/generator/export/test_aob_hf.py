@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -107,6 +108,10 @@ def test_expected_answer_and_scoring_method_follow_the_reference(hf: Path) -> No
             for fact in rec["rubric"]["required"]:
                 assert str(fact["expected"]) in row["characteristic_form"]
             open_rows += 1
+        elif ref.get("clarification_needed") is True:
+            # A request to be answered with a question back: judged, the options as facts.
+            assert method == "llm_judge"
+            assert json.loads(row["expected_answer"]) == ref
         elif len(ref) == 1 and isinstance(next(iter(ref.values())), int | float) \
                 and not isinstance(next(iter(ref.values())), bool):
             # static_json's count-only form: the bare number ({"count": 2} → "2").
@@ -118,7 +123,7 @@ def test_expected_answer_and_scoring_method_follow_the_reference(hf: Path) -> No
             assert method == "static_json"
             assert json.loads(row["expected_answer"]) == ref
     assert seen == {"static_json", "llm_judge"}
-    assert counts >= 1  # the run has count-only references ({"count": N})
+    # count-only rows, when the run has any, are checked above (and in the test below)
     assert open_rows >= 1  # the policy's open share puts open families first in their domains
 
 
@@ -222,7 +227,11 @@ def test_cli_exports_and_refuses_bad_options_in_one_line(run50: Path, tmp_path: 
     ok = cli(str(run50), "--format", "aob-hf", "--out", str(tmp_path / "x"))
     assert ok.returncode == 0, ok.stderr
     assert "exported 52 scenarios as aob-hf" in ok.stdout
-    assert "Workorder 10" in ok.stdout and "(none) 15" in ok.stdout  # 15 fmsr, untyped
+    # Upstream types per domain, counted from the run's own records (fmsr is untyped
+    # upstream; negatives keep their domain's type).
+    by_type = Counter(r.type for r in load_run(run50).records)
+    assert f"Workorder {by_type['wo']}" in ok.stdout
+    assert f"(none) {by_type['fmsr']}" in ok.stdout
     assert len(_lines(tmp_path / "x" / "all_utterance.jsonl")) == 52
     for args, message in (
         (["--format", "aob-hf", "--id-range", "9-1"], "not START-END"),
@@ -231,3 +240,18 @@ def test_cli_exports_and_refuses_bad_options_in_one_line(run50: Path, tmp_path: 
         bad = cli(str(run50), *args)
         lines = bad.stderr.strip().splitlines()
         assert bad.returncode == 2 and len(lines) == 1 and message in lines[0], bad.stderr
+
+
+def test_a_count_only_reference_is_exported_as_the_bare_number(hf: Path, run50: Path) -> None:
+    # A record whose reference is one count ({"count": 7}) goes out as static_json "7",
+    # the form upstream's static scorer compares; one with two keys stays a JSON object.
+    from generator.export.answer import upstream_answer
+
+    rec = next(r for r in load_run(run50).records
+               if r.deterministic and not r.negative and r.reference_answer
+               and not r.reference_answer.get("clarification_needed"))
+    one = upstream_answer(rec.model_copy(update={"reference_answer": {"count": 7}}))
+    assert (one.scoring_method, one.expected_answer) == ("static_json", "7")
+    two = upstream_answer(rec.model_copy(update={"reference_answer": {"count": 7, "ok": True}}))
+    assert two.scoring_method == "static_json"
+    assert json.loads(two.expected_answer or "") == {"count": 7, "ok": True}
