@@ -513,3 +513,49 @@ async def iplv(
         closed_form=True,
         tolerance={"iplv_kw_per_ton": 0.001},
     )
+
+
+# -- iot: missing hourly records (the generic data-quality tool) ----------------------------
+
+
+def _gaps_derive(params: dict[str, Any], outputs: list[dict[str, Any]]) -> dict[str, Any]:
+    out = outputs[0]
+    gaps = out["record_gaps"]
+    return {"expected_hours": out["expected"], "records": out["records"],
+            "missing_hours": sum(int(g["missing"]) for g in gaps),
+            "gaps": [[g["first"], g["last"]] for g in gaps]}
+
+
+def _gaps_summary(params: dict[str, Any], answer: dict[str, Any]) -> str:
+    return (f"{answer['records']} of {answer['expected_hours']} hourly records of "
+            f"{params['asset_id']} in [{params['start']}, {params['end']}); "
+            f"{answer['missing_hours']} hours missing")
+
+
+@family(
+    "chiller_iot_record_gaps",
+    domain="iot",
+    category="Data Query",
+    derive=_gaps_derive,
+    summarise=_gaps_summary,
+    outcome=lambda answer: "gaps" if answer["missing_hours"] else "complete",
+    trivial=("complete",),
+)
+async def record_gaps(
+    ctx: FamilyContext, rng: np.random.Generator, parents: list[TaskSeed]
+) -> Plan | None:
+    """Whether a chiller's hourly telemetry is complete over a window (whole records)."""
+    found = await _unit_window(ctx, rng, 2, 14)
+    if found is None:
+        return None
+    a, start, end = found
+    calls = [ToolCall(name="data_quality", args={
+        "site_name": a.site_name, "asset_id": a.asset_id, "start": start, "final": end})]
+    return Plan(
+        params={"asset_id": a.asset_id, "site": a.site_name, "start": start, "end": end},
+        tool_sequence=calls,
+        mentions=[a.asset_id, start, end],
+        grounding={"asset_id": a.asset_id, "site": a.site_name, "start": start, "end": end},
+        readings=window_end_readings(calls, "final", end),
+        stated=WINDOW_STATED,
+    )

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable
+from datetime import date
 from itertools import pairwise
 from typing import Any
 
@@ -196,3 +197,23 @@ async def test_iplv_by_the_ahri_formula(
         assert abs(s.answer["iplv_kw_per_ton"] - expected) <= 1e-4
         for text in (s.params["a"], s.params["b"], s.params["c"], s.params["d"]):
             assert text in s.mentions  # the text states the four points
+
+
+async def test_record_gaps_count_the_hours_without_a_record(
+    chiller_settings: StoreSettings, profile: AssetProfile, raw: Any
+) -> None:
+    client, db = raw.client, raw.db
+    seeds = await _draw("chiller_iot_record_gaps", chiller_settings, profile, 3)
+    assert seeds
+    for s in seeds:
+        p = s.params
+        # Expected: every whole hour from start (00:00) up to the end midnight, excluded:
+        # 24 per day of the window. Present: the distinct hours of the unit's raw records.
+        days = (date.fromisoformat(p["end"]) - date.fromisoformat(p["start"])).days
+        docs = client.find(db["telemetry"], {"asset_id": p["asset_id"]})
+        hours = {str(d["timestamp"])[:13] for d in docs
+                 if p["start"] <= str(d["timestamp"])[:10] < p["end"]}
+        assert s.answer["expected_hours"] == 24 * days
+        assert s.answer["records"] == len(hours)
+        assert s.answer["missing_hours"] == 24 * days - len(hours)
+        assert (s.answer["gaps"] == []) == (len(hours) == 24 * days)
