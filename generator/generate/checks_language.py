@@ -179,6 +179,12 @@ _MANY_SINGULAR = re.compile(
     rf"{_NUM_START}(?:[2-9]|[1-9]\d+)\s+({_NOUNS_ALT}){_PHRASE_END}", re.I
 )
 _DOUBLED = re.compile(r"\b([A-Za-z]+)\s+\1\b", re.I)
+# A year written after a day and month ("29 June 2026", "June 29, 2026"): a date, no count.
+_YEAR_OF_A_DATE = re.compile(
+    r"(?:\d{1,2}(?:st|nd|rd|th)? (?:of )?(?:January|February|March|April|May|June|July|"
+    r"August|September|October|November|December|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|"
+    r"Nov|Dec),? |(?:January|February|March|April|May|June|July|August|September|October|"
+    r"November|December) \d{1,2}(?:st|nd|rd|th)?, )\d{4}\b")
 _DOUBLE_OK = frozenset({"that", "had"})
 _ARTICLE = re.compile(r"(?<![\w-])(a|an)\s+([A-Za-z][\w-]*|\d+(?:[.,]\d+)*)", re.I)
 _AN_WORDS = ("hour", "honest", "honor", "honour", "heir")
@@ -267,7 +273,11 @@ def grammar_problems(text: str) -> list[str]:
         if noun in _NOT_PLURAL or _SINGULAR_S.search(noun):
             continue
         problems.append(f"agreement: {m.group(0)!r} (one of a plural)")
+    years = {d.end() for d in _YEAR_OF_A_DATE.finditer(text)}
     for m in _MANY_SINGULAR.finditer(text):
+        count_end = m.start() + len(m.group(0).split()[0])
+        if count_end in years:
+            continue  # '29 June 2026 trip': the year of a date, not a count
         problems.append(f"agreement: {m.group(0)!r} (a count with a singular noun)")
     for m in _DOUBLED.finditer(text):
         if m.group(1).lower() not in _DOUBLE_OK:

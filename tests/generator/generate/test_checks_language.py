@@ -136,3 +136,11 @@ def test_registered_as_early_checks_and_reject() -> None:
     problems = asyncio.run(run_checks("early", item, CheckContext(policies={})))
     assert any(p.startswith("parameter_leak: sensor_code") for p in problems)
     assert any(p.startswith("grammar: agreement") for p in problems)
+
+
+def test_the_year_of_a_date_is_not_a_count() -> None:
+    # "the 29 June 2026 trip": 2026 is the year of a date; "3 trip" is a slip.
+    assert grammar_problems("Did the 29 June 2026 trip on X get a work order?") == []
+    assert grammar_problems("Did the June 29, 2026 trip get a work order?") == []
+    assert grammar_problems("We had 3 trip.") == ["agreement: '3 trip' (a count with a "
+                                                  "singular noun)"]

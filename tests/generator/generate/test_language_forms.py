@@ -213,3 +213,14 @@ def test_loader_rejects_an_unknown_theme_and_a_lexicon_group_that_drops_a_value(
     bad["lexicon"].append(["{asset_id} at {site}", "{asset_id}"])
     with pytest.raises(UserError, match="same placeholders"):
         parse_templates(bad, "t.yaml", load_tools().names())
+
+
+def test_tidy_says_a_weekday_and_please_once() -> None:
+    from generator.generate.verbalise_template import _tidy
+
+    # A weekday slot before a natural day that names its weekday; a lead ending in
+    # "please" before a request starting with it.
+    assert _tidy("is the Friday Friday 3 July 2026 peak usual?") == (
+        "Is the Friday 3 July 2026 peak usual?")
+    assert _tidy("Please please give me the load.") == "Please give me the load."
+    assert _tidy("Friday, Saturday and Sunday") == "Friday, Saturday and Sunday"
