@@ -223,10 +223,10 @@ async def test_open_seeds_pass_the_deterministic_checks(drawn: dict[str, Any],
     for drawn_seeds in drawn["seeds"].values():
         for s in drawn_seeds:
             draft = words.verbalise_one(s)
-            item = CheckItem.from_draft(draft, s, s.domain)
+            item = CheckItem.from_draft(draft, s, s.domain, ASSET.asset_class)  # as stages.py
             assert item.deterministic is False and item.rubric is not None
             problems = await run_checks("all", item, ctx)
-            assert problems == [], (s.key, draft.text, problems)
+            assert problems == [], (s.key, draft.text, draft.surfaces, problems)
             checked += 1
     assert checked >= 6
 
