@@ -461,6 +461,9 @@ class TemplateVerbaliser:
             for rw in self.templates.rewrites
         ]
         self._pools: dict[tuple[str, str, str], list[tuple[str, frozenset[str]]]] = {}
+        # Other words a mention may stand as in the text being rendered (a day that is also
+        # a window end: written as the day or inside the window phrase).
+        self._alternatives: dict[str, list[str]] = {}
 
     def _family(self, seed: TaskSeed) -> FamilyTemplates:
         fam = self.templates.families.get(seed.family)
@@ -511,6 +514,7 @@ class TemplateVerbaliser:
 
         ``natural=False`` gives the codes and ISO dates as they are (characteristic form).
         """
+        self._alternatives = {}
         values = {k: _text_value(v) for k, v in seed.grounding.items()}
         values |= {k: _text_value(v) for k, v in seed.params.items()}
         surfaces: dict[str, str] = {}
@@ -538,13 +542,19 @@ class TemplateVerbaliser:
             pool = relative if relative and rng.random() < frames.relative_window_share else fixed
             phrase = pool[int(rng.integers(len(pool)))]
             values["window"] = phrase
-            surfaces |= {iso: phrase for iso in window if iso not in phrase}
+            for iso in window:
+                if iso not in phrase:
+                    if iso in surfaces:  # also a single day: the text may use either
+                        self._alternatives[iso] = [surfaces[iso]]
+                    surfaces[iso] = phrase
         elif "start" in seed.params and "end" in seed.params:
             window_t = self.templates.windows[int(rng.integers(len(self.templates.windows)))]
             values["window"] = window_t.format_map(values)
         if natural and "start" in seed.params and "end" not in seed.params:
             start = seed.params["start"]
-            if parse_day(start) is not None and rng.random() < frames.natural_day_share:
+            if start in days:  # the same day under another key: one wording for both
+                values["start"] = days[start]
+            elif parse_day(start) is not None and rng.random() < frames.natural_day_share:
                 forms = day_phrases(start)
                 values["start"] = forms[int(rng.integers(len(forms)))]
                 surfaces[start] = values["start"]
@@ -556,7 +566,9 @@ class TemplateVerbaliser:
             values["Constraint"] = constraint[:1].upper() + constraint[1:]
         note = values.get("note")
         if natural and note and note not in seed.mentions:
-            values["note"] = self._speak(note, spoken)
+            # Not a mention: any equivalent wording will do (nothing to check it against).
+            options = [note, *self.templates.equivalents.get(note, [])]
+            values["note"] = self._speak(options[int(rng.integers(len(options)))], spoken)
         elif natural and note and note in self.templates.equivalents:
             options = [note, *self.templates.equivalents[note]]
             values["note"] = options[int(rng.integers(len(options)))]
@@ -608,6 +620,9 @@ class TemplateVerbaliser:
             frame = self.templates.constraints[int(rng.integers(len(self.templates.constraints)))]
             text = f"{text} {frame.format_map(values)}"
         text = _tidy(text)
+        for mention, others in self._alternatives.items():
+            if surfaces.get(mention, "") not in text:
+                surfaces[mention] = next((w for w in others if w in text), surfaces[mention])
         # A surface that opens a sentence was capitalised there.
         surfaces = {m: w if w in text else w[:1].upper() + w[1:] for m, w in surfaces.items()}
         return text, surfaces, values
