@@ -58,7 +58,7 @@ def _read_relative(phrase: str) -> tuple[date, date]:
     with the module under test. 'today' is the ISO date in brackets; 'up to yesterday' and
     'not counting today' end the window at today's midnight."""
     today = date.fromisoformat(re.search(r"\d{4}-\d{2}-\d{2}", phrase)[0])  # type: ignore[index]
-    if m := re.match(r"(?:over the last|in the past|during the) (\w+) days, "
+    if m := re.match(r"(?:over the last|over the past|in the past|during the) (\w+) days,? "
                      r"(?:up to yesterday|not counting today|before today)", phrase):
         n = {"seven": 7, "three": 3}.get(m[1]) or int(m[1])
         return today - timedelta(days=n), today
