@@ -65,7 +65,17 @@ def day_phrases(value: str) -> tuple[str, ...]:
     d = parse_day(value)
     if d is None:
         return ()
-    return (day_text(d), day_text(d, weekday=True))
+    month = MONTHS[d.month - 1]
+    return (
+        day_text(d), day_text(d, weekday=True), f"{month} {d.day}, {d.year}",
+        f"{d.day} {month[:3]} {d.year}", f"the {_ordinal(d.day)} of {month} {d.year}",
+    )
+
+
+def _ordinal(n: int) -> str:
+    """'1st', '2nd', '13th', '22nd'."""
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
 
 
 def _span(start: date, last: date) -> str:
@@ -104,6 +114,9 @@ def window_phrases(start: str, end: str) -> tuple[tuple[str, ...], tuple[str, ..
             f"in the {nw} days before {day_text(e)}",
             f"during the {nw} days ending {day_text(last, weekday=True)}",
             f"in the {nw} days up to and including {day_text(last)}",
+            f"for {first} through {day_text(last)}",
+            f"across the {nw} days from {first} to {day_text(last)}",
+            f"for {first} to {day_text(last)}, both days in",
         ]
         if (s.year, s.month) == (last.year, last.month):
             fixed.append(f"over {s.day}\u2013{day_text(last)}")
@@ -127,6 +140,7 @@ def window_phrases(start: str, end: str) -> tuple[tuple[str, ...], tuple[str, ..
                 f"since {since}, not counting today ({today})",
                 f"since {since} up to yesterday ({today})",
                 f"from {since} until yesterday ({today})",
+                f"over the past {nw} days up to yesterday ({today})",
             ]
         if s.day == 1 and n > 1 and not month_aligned:
             relative.append(

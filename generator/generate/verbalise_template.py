@@ -359,6 +359,7 @@ _QUESTION = re.compile(r"(^|(?<=[.?!] ))((?:Can|Could|Would) (?:I|you) [^.?!]*)\
 
 
 _SPACES = re.compile(r"\s+")
+_SENTENCE_SPLIT = re.compile(r"(?<=[.?!])\s+")
 _SPACE_BEFORE_PUNCT = re.compile(r"\s+([,.;:?!])")
 _DOUBLE_STOP = re.compile(r"([?!.])\.")
 _SENTENCE_START = re.compile(r"([.?!] )([a-z])")
@@ -562,7 +563,9 @@ class TemplateVerbaliser:
             values["window"] = window_t.format_map(values)
         if natural and "start" in seed.params and "end" not in seed.params:
             start = seed.params["start"]
-            if parse_day(start) is not None and rng.random() < frames.natural_day_share:
+            if start in days:  # the same day under another key: one wording for both
+                values["start"] = days[start]
+            elif parse_day(start) is not None and rng.random() < frames.natural_day_share:
                 forms = day_phrases(start)
                 values["start"] = forms[int(rng.integers(len(forms)))]
                 surfaces[start] = values["start"]
@@ -574,13 +577,26 @@ class TemplateVerbaliser:
             values["Constraint"] = constraint[:1].upper() + constraint[1:]
         note = values.get("note")
         if natural and note and note not in seed.mentions:
-            values["note"] = self._speak(note, spoken)
+            # Not a mention: any equivalent wording of the note, or of each of its sentences,
+            # will do (nothing to check it against).
+            values["note"] = self._speak(self._equivalent(note, rng, seed.mentions), spoken)
         elif natural and note and note in self.templates.equivalents:
             options = [note, *self.templates.equivalents[note]]
             values["note"] = options[int(rng.integers(len(options)))]
             if values["note"] != note:
                 surfaces[note] = values["note"]
         return values, surfaces
+
+    def _equivalent(self, note: str, rng: np.random.Generator, keep: list[str]) -> str:
+        """``note`` or one of its equivalents; a note without any is reworded per sentence
+        (a sentence in ``keep``, a mention, stays as it is)."""
+        equivalents = self.templates.equivalents
+        parts = [note] if note in equivalents else _SENTENCE_SPLIT.split(note)
+        out = []
+        for part in parts:
+            options = [part, *(() if part in keep else equivalents.get(part, []))]
+            out.append(options[int(rng.integers(len(options)))])
+        return " ".join(out)
 
     def constraint_wordings(self, seed: TaskSeed) -> list[str]:
         """Every wording of the seed's constraint a draft may carry (sensor codes spoken)."""

@@ -58,7 +58,7 @@ def _read_relative(phrase: str) -> tuple[date, date]:
     with the module under test. 'today' is the ISO date in brackets; 'up to yesterday' and
     'not counting today' end the window at today's midnight."""
     today = date.fromisoformat(re.search(r"\d{4}-\d{2}-\d{2}", phrase)[0])  # type: ignore[index]
-    if m := re.match(r"(?:over the last|in the past|during the) (\w+) days, "
+    if m := re.match(r"(?:over the last|over the past|in the past|during the) (\w+) days,? "
                      r"(?:up to yesterday|not counting today|before today)", phrase):
         n = {"seven": 7, "three": 3}.get(m[1]) or int(m[1])
         return today - timedelta(days=n), today
@@ -139,7 +139,14 @@ def test_mention_check_rejects_a_wrong_name_a_wrong_window_or_no_record() -> Non
 
 def test_a_single_day_may_be_written_naturally() -> None:
     seed = _seed(params={"day": "2026-08-13"}, mentions=["2026-08-13"])
-    assert day_phrases("2026-08-13") == ("13 August 2026", "Thursday 13 August 2026")
+    # 2026-08-13 is a Thursday (2026-01-01 is a Thursday; 13 August is day 225, 224 = 32 * 7).
+    assert day_phrases("2026-08-13") == (
+        "13 August 2026", "Thursday 13 August 2026", "August 13, 2026", "13 Aug 2026",
+        "the 13th of August 2026",
+    )
+    assert "the 1st of July 2026" in day_phrases("2026-07-01")
+    assert "the 22nd of July 2026" in day_phrases("2026-07-22")
+    assert "the 11th of July 2026" in day_phrases("2026-07-11")
     assert _check("On Thursday 13 August 2026?", {"2026-08-13": "Thursday 13 August 2026"},
                   seed) == []
     assert _check("On Friday 14 August 2026?", {"2026-08-13": "Friday 14 August 2026"}, seed)
