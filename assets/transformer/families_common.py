@@ -8,7 +8,15 @@ from typing import Any
 
 import numpy as np
 
-from generator.api import FamilyContext, GroundedAsset, ToolCall, day, pick
+from generator.api import (
+    END_DAY_INCLUDED,
+    END_MIDNIGHT_INCLUDED,
+    FamilyContext,
+    GroundedAsset,
+    ToolCall,
+    day,
+    pick,
+)
 
 # Telemetry quantities worth asking about (alarm/trip contacts are flags, not levels).
 LEVEL_SENSORS: tuple[str, ...] = (
@@ -126,3 +134,47 @@ def assets_call(site: str) -> ToolCall:
     return ToolCall(name="assets", args={"site_name": site})
 
 
+# Every `{window}` phrasing of templates.yaml says the end day is excluded (and the action of
+# the characteristic form writes [start, end)), so these readings are stated, not gated.
+WINDOW_STATED = [END_DAY_INCLUDED, END_MIDNIGHT_INCLUDED]
+# Share of draws that look for a window holding the events the task is about (alerts,
+# corrective work); the rest are uniform, so quiet windows still occur.
+EVENT_SHARE = 0.7
+
+
+def data_days(a: GroundedAsset) -> tuple[date, date] | None:
+    """First and last day spanned by the asset's telemetry and oil samples."""
+    starts = [r.start for r in a.coverage.values() if r.start]
+    ends = [r.end for r in a.coverage.values() if r.end]
+    if not starts or not ends:
+        return None
+    return day(min(starts)), day(max(ends))
+
+
+def wo_window(
+    a: GroundedAsset, rng: np.random.Generator, min_days: int = 7, around: date | None = None
+) -> tuple[str, str] | None:
+    """A window [start, end) of whole days in the asset's data span, holding ``around``."""
+    span = data_days(a)
+    if span is None:
+        return None
+    first, last = span
+    total = (last - first).days + 1
+    if total < min_days:
+        return None
+    length = int(rng.integers(min_days, total + 1))
+    lo, hi = 0, total - length
+    if around is not None:
+        k = (around - first).days
+        lo, hi = max(lo, k - length + 1), min(hi, k)
+        if lo > hi:
+            return None
+    offset = int(rng.integers(lo, hi + 1))
+    start = first + timedelta(days=offset)
+    return iso_day(start), iso_day(start + timedelta(days=length))
+
+
+def asset_with_work_orders(ctx: FamilyContext, rng: np.random.Generator) -> GroundedAsset | None:
+    """A random asset that has work orders."""
+    usable = [a for a in ctx.assets if a.work_orders > 0]
+    return pick(rng, usable) if usable else None

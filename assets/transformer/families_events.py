@@ -35,15 +35,18 @@ from typing import Any
 import numpy as np
 
 from assets.transformer.families_common import (
+    EVENT_SHARE,
+    WINDOW_STATED,
+    asset_with_work_orders,
     assets_call,
     hi_args,
     iso_day,
     label,
     nameplate_of,
     oil_call,
+    wo_window,
 )
 from assets.transformer.families_fmsr import RULE_INDEX_NOTE, hi_estimates
-from assets.transformer.families_wo import EVENT_SHARE, WINDOW_STATED, _wo_asset, _wo_window
 from generator.api import (
     Ambiguous,
     FamilyContext,
@@ -763,13 +766,13 @@ async def workorder_failure_modes(
         if (await ctx.run1("get_corrective_work_orders", equipment_id=x.asset_id))["count"]
     ]
     eventful = bool(with_work) and rng.random() < EVENT_SHARE
-    a = pick(rng, with_work) if eventful else _wo_asset(ctx, rng)
+    a = pick(rng, with_work) if eventful else asset_with_work_orders(ctx, rng)
     if a is None:
         return None
     out = await ctx.run1("get_corrective_work_orders", equipment_id=a.asset_id)
     days = sorted({day(o["reported_date"]) for o in out["work_orders"]})
     around = pick(rng, days) if days and eventful else None
-    window = _wo_window(a, rng, 7, around)
+    window = wo_window(a, rng, 7, around)
     if window is None:
         return None
     start, end = window

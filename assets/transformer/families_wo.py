@@ -9,11 +9,19 @@ from typing import Any
 
 import numpy as np
 
-from assets.transformer.families_common import GASES, asset_with_oil, dga_args, iso_day, oil_call
+from assets.transformer.families_common import (
+    EVENT_SHARE,
+    GASES,
+    WINDOW_STATED,
+    asset_with_oil,
+    asset_with_work_orders,
+    dga_args,
+    iso_day,
+    oil_call,
+    wo_window,
+)
 from generator.api import (
     AS_OF_INCLUDED,
-    END_DAY_INCLUDED,
-    END_MIDNIGHT_INCLUDED,
     Ambiguous,
     FamilyContext,
     GroundedAsset,
@@ -36,51 +44,6 @@ KIND_TOOLS = {
     "corrective": "get_corrective_work_orders",
 }
 PROBABILITY_MARGIN = 0.02
-# Every `{window}` phrasing of templates.yaml says the end day is excluded (and the action of
-# the characteristic form writes [start, end)), so these readings are stated, not gated.
-WINDOW_STATED = [END_DAY_INCLUDED, END_MIDNIGHT_INCLUDED]
-# Share of draws that look for a window holding the events the task is about (alerts,
-# corrective work); the rest are uniform, so quiet windows still occur.
-EVENT_SHARE = 0.7
-
-
-def _data_days(a: GroundedAsset) -> tuple[date, date] | None:
-    """First and last day spanned by the asset's telemetry and oil samples."""
-    starts = [r.start for r in a.coverage.values() if r.start]
-    ends = [r.end for r in a.coverage.values() if r.end]
-    if not starts or not ends:
-        return None
-    return day(min(starts)), day(max(ends))
-
-
-def _wo_window(
-    a: GroundedAsset, rng: np.random.Generator, min_days: int = 7, around: date | None = None
-) -> tuple[str, str] | None:
-    """A window [start, end) of whole days in the asset's data span, holding ``around``."""
-    span = _data_days(a)
-    if span is None:
-        return None
-    first, last = span
-    total = (last - first).days + 1
-    if total < min_days:
-        return None
-    length = int(rng.integers(min_days, total + 1))
-    lo, hi = 0, total - length
-    if around is not None:
-        k = (around - first).days
-        lo, hi = max(lo, k - length + 1), min(hi, k)
-        if lo > hi:
-            return None
-    offset = int(rng.integers(lo, hi + 1))
-    start = first + timedelta(days=offset)
-    return iso_day(start), iso_day(start + timedelta(days=length))
-
-
-def _wo_asset(ctx: FamilyContext, rng: np.random.Generator) -> GroundedAsset | None:
-    usable = [a for a in ctx.assets if a.work_orders > 0]
-    return pick(rng, usable) if usable else None
-
-
 def _window_args(asset_id: str, start: str, end: str) -> dict[str, Any]:
     return {"equipment_id": asset_id, "start_date": start, "end_date": end}
 
@@ -102,7 +65,7 @@ async def _eventful_window(
 ) -> tuple[str, str] | None:
     """Mostly a window holding one of the asset's corrective work orders, else any window."""
     days = await _corrective_days(ctx, a) if rng.random() < EVENT_SHARE else []
-    return _wo_window(a, rng, min_days, pick(rng, days) if days else None)
+    return wo_window(a, rng, min_days, pick(rng, days) if days else None)
 
 
 # -- counts by kind --------------------------------------------------------------------------
@@ -148,12 +111,12 @@ async def wo_count(
 
     Corrective and all-work-order counts mostly ask about a window holding corrective work.
     """
-    a = _wo_asset(ctx, rng)
+    a = asset_with_work_orders(ctx, rng)
     if a is None:
         return None
     kind = pick(rng, ["all", "preventive", "corrective"])
     if kind == "preventive":
-        window = _wo_window(a, rng)
+        window = wo_window(a, rng)
     else:
         window = await _eventful_window(ctx, a, rng, 7)
     if window is None:
@@ -229,7 +192,7 @@ async def wo_distribution(
 
     Mostly a window holding corrective work, so the split is not all preventive.
     """
-    a = _wo_asset(ctx, rng)
+    a = asset_with_work_orders(ctx, rng)
     if a is None:
         return None
     window = await _eventful_window(ctx, a, rng, 14)
@@ -314,7 +277,7 @@ async def wo_next(
     (first-order Markov chain smoothed with the fleet's transitions), so the plain
     own-history estimate is a stated, not a gated, reading.
     """
-    a = _wo_asset(ctx, rng)
+    a = asset_with_work_orders(ctx, rng)
     if a is None:
         return None
     args: dict[str, Any] = {"equipment_id": a.asset_id}
@@ -419,7 +382,7 @@ async def wo_alert_followup(
     if a is None:
         return None
     days = await _alert_days(ctx, a) if with_alerts else []
-    window = _wo_window(a, rng, 7, pick(rng, days) if days else None)
+    window = wo_window(a, rng, 7, pick(rng, days) if days else None)
     if window is None:
         return None
     start, end = window

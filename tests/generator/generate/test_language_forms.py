@@ -231,3 +231,7 @@ def test_tidy_says_a_weekday_and_please_once() -> None:
         "Is the Friday 3 July 2026 peak usual?")
     assert _tidy("Please please give me the load.") == "Please give me the load."
     assert _tidy("Friday, Saturday and Sunday") == "Friday, Saturday and Sunday"
+    # A slot's "the" before a day written "the 2nd of June" is said once.
+    assert _tidy("the sequence for the the 2nd of June 2026 trip") == (
+        "The sequence for the 2nd of June 2026 trip")
+    assert _tidy("in the theatre, the the end") == "In the theatre, the end"
