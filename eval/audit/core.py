@@ -90,6 +90,8 @@ class AuditContext:
 
     raw: RawStore
     failure_modes: list[dict[str, Any]]
+    # The class's sensors as its definition declares them (name, source, unit, ...).
+    sensors: list[dict[str, Any]] = field(default_factory=list)
 
 
 AuditFn = Callable[[AuditContext, Case], Derivation]
