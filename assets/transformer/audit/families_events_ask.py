@@ -385,7 +385,7 @@ def tsfm_weekly_pattern(ctx: AuditContext, case: Case) -> Derivation:
 
     # The text names no cut-off: the usual ones (3.5 of Iglewicz & Hoaglin, 3.0, 4.0) and a
     # scored window that starts the day before are all fair readings.
-    dims = {"cutoff": [3.5, 3.0, 4.0], "scored_from": ["day", "day_before"]}
+    dims: dict[str, list[Any]] = {"cutoff": [3.5, 3.0, 4.0], "scored_from": ["day", "day_before"]}
     return Derivation(derive_all(dims, derive))
 
 
