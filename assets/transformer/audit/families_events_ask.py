@@ -416,12 +416,12 @@ def iot_same_hour_weeks(ctx: AuditContext, case: Case) -> Derivation:
         return {"peak_value": peak_value, "previous": previous, "previous_max": top,
                 "above_all_previous": peak_value > top}
 
-    # The text asks about the reading at that hour; a text that does not say so could be
-    # read as those days' peaks.
+    # A text that names the hour ("the 19:00 readings of ... and the previous 2 Thursdays")
+    # or says "the same hour" asks about the readings at that hour; one that does neither
+    # could be read as those days' peaks.
     low = case.text.lower()
     hour = str(case.p("hour") or peak_time[11:16])
-    pinned = (re.search(r"(same|that)( \w+)? (hour|time)", low) is not None
-              or low.count(hour) >= 2)
+    pinned = re.search(r"(same|that)( \w+)? (hour|time)", low) is not None or hour in low
     dims = {"compare": ["same_hour"] if pinned else ["same_hour", "daily_peaks"]}
     return Derivation(derive_all(dims, derive))
 

@@ -88,6 +88,12 @@ def w_load(t: datetime) -> float:
     return 10.0 + (4.0 if t.hour == 9 and t.weekday() < 5 else 0.0)
 
 
+# W3: load 10 MVA except on three Thursdays: 06-11 19:00 11; 06-18 19:00 12 and 03:00 25 (that
+# day's peak is not at 19:00); 06-25 19:00 30 (the day's peak).
+W3_LOAD = {"2026-06-11T19:00:00": 11.0, "2026-06-18T19:00:00": 12.0,
+           "2026-06-18T03:00:00": 25.0, "2026-06-25T19:00:00": 30.0}
+
+
 def telemetry() -> list[Doc]:
     docs: list[Doc] = []
     t0 = datetime(2026, 6, 1)
@@ -100,6 +106,10 @@ def telemetry() -> list[Doc]:
         t = t0 + timedelta(hours=h)
         docs.append({"asset_id": "W1", "site_name": "W", "timestamp": t.isoformat(),
                      "load_mva": w_load(t)})
+    for h in range(15 * 24):  # W3: Thursday 2026-06-11 00:00 .. Thursday 06-25 23:00
+        t = datetime(2026, 6, 11) + timedelta(hours=h)
+        docs.append({"asset_id": "W3", "site_name": "W", "timestamp": t.isoformat(),
+                     "load_mva": W3_LOAD.get(t.isoformat(), 10.0)})
     for h in range(72):
         t = datetime(2026, 7, 3) + timedelta(hours=h)
         hot = {39: 92.0, 71: 91.0}.get(h)  # 07-04 15:00 and 07-05 23:00
@@ -392,6 +402,25 @@ def test_same_hour_weeks_compares_with_the_same_weekday_hour() -> None:
     assert got.readings_tried == 1
     above = answer | {"above_all_previous": True}
     assert audit("iot_same_hour_weeks", text, params, above).verdict == "mismatch"
+
+
+def test_same_hour_weeks_a_text_naming_the_hour_pins_the_readings_at_that_hour() -> None:
+    # 06-25 peak 30 at 19:00. At 19:00 on the two Thursdays before: 06-18 12, 06-11 11 → max
+    # 12, above. (Those days' peaks would be 06-18 25 at 03:00 and 06-11 11.)
+    answer = {"peak_value": 30.0, "previous": {"2026-06-18": 12.0, "2026-06-11": 11.0},
+              "previous_max": 12.0, "above_all_previous": True}
+    params = {"asset_id": "W3", "sensor": "load_mva", "day": "2026-06-25", "weeks": 2,
+              "hour": "19:00"}
+    text = ("I need the 19:00 load readings of W3 for Thursday 2026-06-25 and the previous 2 "
+            "Thursdays, and whether 2026-06-25 beats all of them.")
+    got = audit("iot_same_hour_weeks", text, params, answer)
+    assert got.verdict == "match" and got.readings_tried == 1
+    # A text that names no hour may be read as those days' peaks: 06-18 then reads 25.
+    loose = "Was W3's load peak on 2026-06-25 higher than on the previous 2 Thursdays?"
+    got = audit("iot_same_hour_weeks", loose, params, answer)
+    assert got.verdict == "reading_dependent"
+    other = got.disagreeing[0].answer
+    assert other is not None and other["previous"] == {"2026-06-18": 25.0, "2026-06-11": 11.0}
 
 
 # -- clarifying questions --------------------------------------------------------------------
