@@ -36,6 +36,7 @@ from eval.audit.api import (
     Derivation,
     Doc,
     NoSingleAnswer,
+    NotApplicable,
     audits,
     day_of,
     derive_all,
@@ -367,6 +368,10 @@ def tsfm_weekly_pattern(ctx: AuditContext, case: Case) -> Derivation:
     day0 = datetime.fromisoformat(day)
 
     def derive(c: dict[str, Any]) -> dict[str, Any]:
+        if c["baseline"] == "four_weeks_only":
+            if c["scored_from"] != "day":
+                raise NotApplicable("the four weeks before the day have no scored window")
+            return history_only(c)
         start = day0 - timedelta(days=1 if c["scored_from"] == "day_before" else 0)
         lo = start - timedelta(weeks=BASELINE_WEEKS)
         hi = start + timedelta(days=2)
@@ -383,9 +388,34 @@ def tsfm_weekly_pattern(ctx: AuditContext, case: Case) -> Derivation:
         return {"peak_time": peak_time, "peak_value": peak_value,
                 "verdict": "anomaly" if hit else "usual_pattern", "expected": expected}
 
+    def history_only(c: dict[str, Any]) -> dict[str, Any]:
+        # Baseline and spread from the four weeks before the day alone: expected = median of
+        # the slot's four readings; residuals of those weeks give the MAD; the peak is scored
+        # against them.
+        lo = day0 - timedelta(weeks=BASELINE_WEEKS)
+        pairs = [(parse(d["timestamp"]), float(d[sensor])) for d in ctx.raw.telemetry(asset)
+                 if d.get(sensor) is not None and lo <= parse(d["timestamp"]) < day0]
+        slots: dict[tuple[int, int], list[float]] = {}
+        for t, v in pairs:
+            slots.setdefault((t.weekday(), t.hour), []).append(v)
+        med = {k: float(np.median(v)) for k, v in slots.items()}
+        resid = np.array([v - med[(t.weekday(), t.hour)] for t, v in pairs])
+        pt = parse(peak_time)
+        if (pt.weekday(), pt.hour) not in med:
+            raise NoSingleAnswer("no reading of the slot in the four weeks before")
+        expected = med[(pt.weekday(), pt.hour)]
+        z = series.modified_z(np.append(resid, peak_value - expected))[-1]
+        hit = abs(float(z)) > float(c["cutoff"])
+        return {"peak_time": peak_time, "peak_value": peak_value,
+                "verdict": "anomaly" if hit else "usual_pattern",
+                "expected": expected if hit else None}
+
     # The text names no cut-off: the usual ones (3.5 of Iglewicz & Hoaglin, 3.0, 4.0) and a
     # scored window that starts the day before are all fair readings.
-    dims: dict[str, list[Any]] = {"cutoff": [3.5, 3.0, 4.0], "scored_from": ["day", "day_before"]}
+    # "The same weekday and hour over the four weeks before" may be read literally: the usual
+    # level and the spread from those four weeks alone, the day itself left out.
+    dims: dict[str, list[Any]] = {"cutoff": [3.5, 3.0, 4.0], "scored_from": ["day", "day_before"],
+                                  "baseline": ["with_window", "four_weeks_only"]}
     return Derivation(derive_all(dims, derive))
 
 

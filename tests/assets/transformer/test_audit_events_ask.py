@@ -94,6 +94,12 @@ W3_LOAD = {"2026-06-11T19:00:00": 11.0, "2026-06-18T19:00:00": 12.0,
            "2026-06-18T03:00:00": 25.0, "2026-06-25T19:00:00": 30.0}
 
 
+# W4: load 5 MVA except at 09:00 on the five Mondays: 10, 12, 13, 16 and 40 on 06-29.
+W4_LOAD = {"2026-06-01T09:00:00": 10.0, "2026-06-08T09:00:00": 12.0,
+           "2026-06-15T09:00:00": 13.0, "2026-06-22T09:00:00": 16.0,
+           "2026-06-29T09:00:00": 40.0}
+
+
 def telemetry() -> list[Doc]:
     docs: list[Doc] = []
     t0 = datetime(2026, 6, 1)
@@ -110,6 +116,10 @@ def telemetry() -> list[Doc]:
         t = datetime(2026, 6, 11) + timedelta(hours=h)
         docs.append({"asset_id": "W3", "site_name": "W", "timestamp": t.isoformat(),
                      "load_mva": W3_LOAD.get(t.isoformat(), 10.0)})
+    for h in range(30 * 24):  # W4: 2026-06-01 00:00 .. 06-30 23:00
+        t = datetime(2026, 6, 1) + timedelta(hours=h)
+        docs.append({"asset_id": "W4", "site_name": "W", "timestamp": t.isoformat(),
+                     "load_mva": W4_LOAD.get(t.isoformat(), 5.0)})
     for h in range(72):
         t = datetime(2026, 7, 3) + timedelta(hours=h)
         hot = {39: 92.0, 71: 91.0}.get(h)  # 07-04 15:00 and 07-05 23:00
@@ -375,7 +385,9 @@ def test_weekly_pattern_flags_the_monday_spike_against_its_weekday_hour() -> Non
     got = audit("tsfm_weekly_pattern", "Was W1's load peak on 2026-06-29 usual?", params,
                 answer)
     assert got.verdict == "match", got.disagreeing
-    assert got.readings_tried == 6  # three cut-offs × two scored windows
+    # three cut-offs × (two scored windows + the four weeks before alone; the slot's median
+    # is 14 either way)
+    assert got.readings_tried == 9
     usual = answer | {"verdict": "usual_pattern", "expected": None}
     assert audit("tsfm_weekly_pattern", "...", params, usual).verdict == "mismatch"
 
@@ -387,6 +399,27 @@ def test_weekly_pattern_a_weekday_peak_like_the_weeks_before_is_usual() -> None:
               "verdict": "usual_pattern", "expected": None}
     params = {"asset_id": "W1", "sensor": "load_mva", "day": "2026-07-01"}
     assert audit("tsfm_weekly_pattern", "...", params, answer).verdict == "match"
+
+
+def test_weekly_pattern_usual_level_of_the_four_weeks_before_alone_is_a_reading() -> None:
+    # W4, day 06-29 (Monday), peak 40 at 09:00. Tool convention (the window and the four weeks
+    # before): Monday-09:00 slot {10, 12, 13, 16, 40} → expected 13. Residuals −3, −1, 0, 3, 27,
+    # every other 0 → MAD 0, mean |dev| = 34/720 = 0.0472, z = 27/(1.2533·0.0472) = 456.
+    # "The same weekday and hour over the four weeks before" read literally: {10, 12, 13, 16}
+    # → expected 12.5; residuals of those weeks −2.5, −0.5, 0.5, 3.5 and the peak's 27.5 →
+    # mean |dev| = 34.5/673 = 0.0513, z = 27.5/(1.2533·0.0513) = 428: an anomaly either way,
+    # but its usual level differs by 0.5 (> 0.01 + 1 % of 13).
+    answer = {"peak_time": "2026-06-29T09:00:00", "peak_value": 40.0, "verdict": "anomaly",
+              "expected": 13.0}
+    params = {"asset_id": "W4", "sensor": "load_mva", "day": "2026-06-29"}
+    got = audit("tsfm_weekly_pattern", "...", params, answer, tolerance={"expected": 0.01})
+    assert got.verdict == "reading_dependent"
+    assert got.readings_tried == 9  # 3 cut-offs × (2 scored windows + the four weeks alone)
+    assert {d.name for d in got.disagreeing} == {
+        "baseline=four_weeks_only", "cutoff=3.0,baseline=four_weeks_only",
+        "cutoff=4.0,baseline=four_weeks_only"}
+    assert all(d.answer and d.answer["expected"] == 12.5 and d.answer["verdict"] == "anomaly"
+               for d in got.disagreeing)
 
 
 def test_same_hour_weeks_compares_with_the_same_weekday_hour() -> None:
