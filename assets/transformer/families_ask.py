@@ -9,7 +9,9 @@ Every answer is computed by a ``derive`` function from tool outputs only:
   Iglewicz & Hoaglin (1993), ``z = 0.6745 (r - median r) / MAD``). The text pins the
   comparison ("the same weekday and hour over the four weeks before"); the cut-off is left
   to the reader, so the usual cut-offs 3.0, 3.5 and 4.0 must agree (gated), and so must a
-  scored window that starts a day earlier.
+  scored window that starts a day earlier. Read literally, "over the four weeks before" makes
+  the usual level the median of the four earlier readings alone; the reported level's
+  tolerance covers the gap between the two (:func:`usual_level_tolerance`).
 - ``iot_same_hour_weeks``: the reading at a peak hour against the readings at the same hour
   on the same weekday of the previous N weeks (plain comparison of stored readings); the
   daily peaks of those days are the other reading, stated in the text and recorded.

@@ -86,7 +86,8 @@ class Derivation:
 
 @dataclass
 class AuditContext:
-    """What audit functions may use: raw documents and the asset class's definition."""
+    """What audit functions may use: raw documents and the asset class's definition (its
+    failure modes and its sensors with source and unit)."""
 
     raw: RawStore
     failure_modes: list[dict[str, Any]]

@@ -13,8 +13,9 @@ from the rule the family documents:
   with equal scores broken by installation year (older first);
 - failure modes behind a symptom or behind a unit's corrective work (asset.yaml table);
 - a day's peak against its weekly pattern (median of the same weekday and hour over the
-  two-day window and the four weeks before, modified z-score) or against the same hour of
-  the previous weeks;
+  two-day window and the four weeks before, modified z-score; or, the text read literally,
+  level and spread from the four weeks before alone) or against the same hour of the
+  previous weeks;
 - requests that need a clarifying question, false premises about a trip or a work order,
   and what a unit measures.
 """
