@@ -9,7 +9,9 @@ Every answer is computed by a ``derive`` function from tool outputs only:
   Iglewicz & Hoaglin (1993), ``z = 0.6745 (r - median r) / MAD``). The text pins the
   comparison ("the same weekday and hour over the four weeks before"); the cut-off is left
   to the reader, so the usual cut-offs 3.0, 3.5 and 4.0 must agree (gated), and so must a
-  scored window that starts a day earlier.
+  scored window that starts a day earlier. Read literally, "over the four weeks before" makes
+  the usual level the median of the four earlier readings alone; the reported level's
+  tolerance covers the gap between the two (:func:`usual_level_tolerance`).
 - ``iot_same_hour_weeks``: the reading at a peak hour against the readings at the same hour
   on the same weekday of the previous N weeks (plain comparison of stored readings); the
   daily peaks of those days are the other reading, stated in the text and recorded.
@@ -142,6 +144,23 @@ PATTERN_NOTES: tuple[str, ...] = (
 ALERT_SHARE = 0.6
 
 
+EXPECTED_TOLERANCE = 0.01
+
+
+def usual_level_tolerance(tool_expected: float | None, previous: list[float]) -> float:
+    """Absolute tolerance of the reported usual level.
+
+    The text says "the same weekday and hour over the four weeks before"; ``run_tsad`` takes
+    the median of that slot over the scored window AND the four weeks before (the day itself
+    is one of the slot's readings). Read literally, the usual level is the median of the four
+    earlier readings alone (``previous``). Both are fair, so the tolerance is 0.01 plus the
+    gap between them.
+    """
+    if tool_expected is None or not previous:
+        return EXPECTED_TOLERANCE
+    return EXPECTED_TOLERANCE + abs(tool_expected - float(np.median(previous)))
+
+
 def _tsad_args(a: GroundedAsset, sensor: str, start: date, threshold: float) -> dict[str, Any]:
     return {
         "site_name": a.site_name, "asset_id": a.asset_id, "sensor": sensor,
@@ -225,6 +244,14 @@ async def weekly_pattern(
     cutoffs = (DEFAULT_CUTOFF, *OTHER_CUTOFFS)
     if min(cutoffs) - SCORE_MARGIN <= score <= max(cutoffs) + SCORE_MARGIN:
         return None
+    tool_expected = next((float(x["expected"]) for x in scored["anomalies"]
+                          if x["timestamp"] == ts), None)
+    previous: list[float] = []
+    for k in range(1, BASELINE_WEEKS + 1):
+        then = _plus_hours(ts, -24 * 7 * k)
+        out = await ctx.run1("history", site_name=a.site_name, asset_id=a.asset_id, start=then,
+                             final=_plus_hours(then, 1), sensors=[sensor])
+        previous += [v for _, v in values_of(out["records"], sensor)]
     day_call = history_call(a, iso_day(when), iso_day(when + timedelta(days=1)), [sensor])
     tsad = ToolCall(name="run_tsad", args=_tsad_args(a, sensor, when, DEFAULT_CUTOFF))
     readings = [
@@ -258,7 +285,8 @@ async def weekly_pattern(
         grounding={"site": a.site_name, "asset_id": a.asset_id, "sensor": sensor, "start": d},
         difficulty="hard",
         hard_features=["multi_output"],
-        tolerance={"peak_value": 0.01, "expected": 0.01},
+        tolerance={"peak_value": 0.01,
+                   "expected": usual_level_tolerance(tool_expected, previous)},
         rel_tolerance={"peak_value": 0.001, "expected": 0.01},
         readings=readings,
     )

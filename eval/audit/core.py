@@ -86,10 +86,13 @@ class Derivation:
 
 @dataclass
 class AuditContext:
-    """What audit functions may use: raw documents and the asset class's definition."""
+    """What audit functions may use: raw documents and the asset class's definition (its
+    failure modes and its sensors with source and unit)."""
 
     raw: RawStore
     failure_modes: list[dict[str, Any]]
+    # The class's sensors as its definition declares them (name, source, unit, ...).
+    sensors: list[dict[str, Any]] = field(default_factory=list)
 
 
 AuditFn = Callable[[AuditContext, Case], Derivation]

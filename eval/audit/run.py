@@ -283,7 +283,8 @@ def audit_run(run_dir: Path, limit: int | None = None, raw: RawStore | None = No
     load_class_audits(asset_class)
     store = raw or RawStore.of(asset)
     ctx = AuditContext(raw=store,
-                       failure_modes=[fm.model_dump() for fm in asset.failure_modes])
+                       failure_modes=[fm.model_dump() for fm in asset.failure_modes],
+                       sensors=[s.model_dump() for s in asset.sensors])
     try:
         chosen = cases if limit is None else cases[:limit]
         results = [audit_case(ctx, c) for c in chosen]

@@ -21,15 +21,6 @@ _PENDING: dict[str, tuple[str, ...]] = {
         "fmsr_overload_ageing", "ma_overload_ageing_workorder", "ma_ageing_window",
         "fmsr_emergency_loading", "fmsr_sustained_overload",
     ),
-    "test_families_events.py": (
-        "wo_alarm_chain", "ma_trip_reconstruction", "fmsr_fleet_health_ranking",
-        "ma_outage_priority", "fmsr_symptom_failure_modes", "wo_workorder_failure_modes",
-    ),
-    "test_families_ask.py": (
-        "tsfm_weekly_pattern", "iot_same_hour_weeks", "iot_clarify_request",
-        "wo_clarify_order", "wo_trip_false_premise", "wo_order_false_premise",
-        "iot_sensor_inventory",
-    ),
 }
 
 for _tests, _names in _PENDING.items():

@@ -29,7 +29,12 @@ from typing import Any
 
 import pytest
 
-from assets.transformer.families_ask import DAILY_PEAKS, EARLIER_WINDOW, FROM_DAY_START
+from assets.transformer.families_ask import (
+    DAILY_PEAKS,
+    EARLIER_WINDOW,
+    FROM_DAY_START,
+    usual_level_tolerance,
+)
 from generator.api import END_DAY_INCLUDED
 from generator.config import StoreSettings
 from generator.generate.families import FAMILIES
@@ -149,8 +154,22 @@ async def test_golden_tsfm_weekly_pattern(ask_settings: StoreSettings, tmp_path:
                             "verdict": verdict, "expected": usual}
         checks = {r.name: r.outcome for r in s.readings}
         assert checks["cutoff_3"] == checks["cutoff_4"] == checks[EARLIER_WINDOW] == "same"
+        # The four weeks before alone read 14 at 09:00 on those weekdays too: median 14, no
+        # gap to the tool's usual level, so the tolerance stays 0.01.
+        assert s.tolerance["expected"] == pytest.approx(0.01)
         seen.add(verdict)
     assert seen == {"anomaly", "usual_pattern"}
+
+
+def test_usual_level_tolerance_covers_the_four_weeks_before_alone() -> None:
+    # Tool: Monday-09:00 slot over the day and the four weeks before {10, 12, 13, 16, 40} →
+    # 13. The four weeks before alone {10, 12, 13, 16} → (12 + 13)/2 = 12.5. Gap 0.5 + 0.01.
+    assert usual_level_tolerance(13.0, [10.0, 12.0, 13.0, 16.0]) == pytest.approx(0.51)
+    # Equal slot readings: no gap.
+    assert usual_level_tolerance(14.0, [14.0, 14.0, 14.0, 14.0]) == pytest.approx(0.01)
+    # A usual pattern has no usual level in the answer; fewer than 4 weeks: nothing to add.
+    assert usual_level_tolerance(None, [10.0, 12.0]) == pytest.approx(0.01)
+    assert usual_level_tolerance(13.0, []) == pytest.approx(0.01)
 
 
 async def test_golden_iot_same_hour_weeks(ask_settings: StoreSettings, tmp_path: Path) -> None:
