@@ -13,14 +13,6 @@ from __future__ import annotations
 from eval.audit.api import unsupported
 
 _PENDING: dict[str, tuple[str, ...]] = {
-    "test_families_dga.py": (
-        "fmsr_gas_rate", "iot_gas_trend_window", "fmsr_dga_resample_interval",
-        "fmsr_fault_onset", "fmsr_oil_quality", "wo_oil_treatment",
-    ),
-    "test_families_thermal.py": (
-        "fmsr_overload_ageing", "ma_overload_ageing_workorder", "ma_ageing_window",
-        "fmsr_emergency_loading", "fmsr_sustained_overload",
-    ),
     "test_families_events.py": (
         "wo_alarm_chain", "ma_trip_reconstruction", "fmsr_fleet_health_ranking",
         "ma_outage_priority", "fmsr_symptom_failure_modes", "wo_workorder_failure_modes",
