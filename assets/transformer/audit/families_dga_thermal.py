@@ -119,8 +119,10 @@ def fmsr_gas_rate(ctx: AuditContext, case: Case) -> Derivation:
 
 
 def _first_last_pinned(text: str) -> bool:
+    """The text asks from the first (earliest) to the last (latest, most recent) sample."""
     low = text.lower()
-    return ("first" in low and "last" in low) or ("earliest" in low and "latest" in low)
+    return any(w in low for w in ("first", "earliest")) and any(
+        w in low for w in ("last", "latest", "most recent", "newest"))
 
 
 def _slope(samples: list[Doc], gas: str, with_co: bool) -> float:
@@ -155,7 +157,7 @@ def iot_gas_trend_window(ctx: AuditContext, case: Case) -> Derivation:
         return {"samples": len(inside), "first_sample": _ts(first), "last_sample": _ts(last),
                 "rate_ppm_per_day": rate, "change_ppm": change}
 
-    dims = {
+    dims: dict[str, list[Any]] = {
         "window": window_modes(case.text, case.p("end")),
         "co": _co_choices(case, gas),
         "estimator": ["first_to_last"] if _first_last_pinned(case.text)
@@ -189,7 +191,8 @@ def fmsr_dga_resample_interval(ctx: AuditContext, case: Case) -> Derivation:
     low = case.text.lower()
     # Table 3's rows are TDCG ranges: a text about the total combustible gas pins them.
     named = "combustible" in low or "tdcg" in low
-    dims = {"co": _co_choices(case), "condition": ["tdcg"] if named else ["tdcg", "overall"]}
+    dims: dict[str, list[Any]] = {"co": _co_choices(case),
+                                  "condition": ["tdcg"] if named else ["tdcg", "overall"]}
     return Derivation(derive_all(dims, derive))
 
 
@@ -487,7 +490,9 @@ def fmsr_emergency_loading(ctx: AuditContext, case: Case) -> Derivation:
     dims: dict[str, list[Any]] = {
         "size": [own] if stated else list(dict.fromkeys([own, "large"]))}
     if regime == "short_time_emergency" and "distribution" in dims["size"]:
-        dims["short_oil"] = ["table", "emergency_115"]
+        # "2.0 / – / –": no short-time top-oil limit for distribution units in the shared
+        # table, unless the text holds the top oil to the 115 °C emergency limit
+        dims["short_oil"] = ["emergency_115"] if "115 °c" in low else ["table", "emergency_115"]
     return Derivation(derive_all(dims, derive))
 
 

@@ -131,6 +131,11 @@ def test_gas_trend_window_end_and_least_squares_readings() -> None:
     ls = got.disagreeing[0]
     assert "estimator=least_squares" in ls.name and ls.answer is not None
     assert ls.answer["rate_ppm_per_day"] == pytest.approx(483.33 / 216.67, rel=1e-3)
+    # "From the earliest to the most recent sample" pins first-to-last too (an audit bug
+    # found on an n = 1000 run: only "latest" was read as the last sample).
+    recent = ("From the earliest to the most recent sample of U1 between 2026-03-01 and "
+              "2026-03-22 (end date excluded), how did hydrogen change?")
+    assert audit(raw, "iot_gas_trend_window", recent, params, ref).verdict == "match"
     # A bare range lets a reader count the whole end day: [03-01, 03-21) holds 100 → 130 over
     # 5 days (6 ppm/day); the whole 21 March adds the 03-21 sample.
     bare = "From the first to the last sample of U1 from 2026-03-01 to 2026-03-21"
@@ -385,6 +390,31 @@ def test_emergency_loading_within_limits_names_the_smaller_margin() -> None:
     got = audit(raw, "fmsr_emergency_loading", "Can F1 carry 105 %?", params, ref,
                 {"peak_hot_spot_c": 0.01, "peak_top_oil_c": 0.01})
     assert got.verdict == "match", got.disagreeing
+
+
+def test_distribution_short_time_top_oil_limit_is_a_reading_unless_stated() -> None:
+    # D1 (distribution), 120 % for 15 min at 20 °C from a settled 70 %, short-time emergency.
+    #   θo(0) = 20 + 55·(3.45/6)^0.8 = 20 + 55·0.64228 = 55.33; ultimate 20 + 70.61 = 90.61;
+    #   θo(15) = 55.33 + 35.28·(1 − exp(−15/180)) = 55.33 + 35.28·0.07996 = 58.15.
+    #   Δθh (k21 = 1, τ = 8 min): 23.1·0.7^1.6 = 23.1·0.56515 = 13.05 → 30.92;
+    #   Δθh(15) = 30.92 − 17.87·exp(−15/8) = 30.92 − 2.74 = 28.18 → θh(15) = 86.33.
+    # The shared table sets no short-time hot-spot or top-oil limit for distribution units
+    # ("2.0 / – / –"): the current (1.2 ≤ 2.0) is the only limit, so it limits. The project's
+    # notes hold the top oil to the 115 °C emergency limit: margin 56.85 K → top oil limits.
+    raw = MemoryRaw([DIST])
+    ref = {"can_carry": True, "limiting_quantity": "top_oil", "exceeded": [],
+           "peak_hot_spot_c": 86.33, "peak_top_oil_c": 58.15}
+    tol = {"peak_hot_spot_c": 0.02, "peak_top_oil_c": 0.02}
+    params = {"asset_id": "D1", "load_pct": 120, "hours": 0.25, "ambient": 20, "pre_pct": 70,
+              "regime": "short_time_emergency"}
+    text = "Can D1 carry 120 % for 15 minutes at 20 °C from 70 % in a short-time emergency?"
+    got = audit(raw, "fmsr_emergency_loading", text, params, ref, tol)
+    assert got.verdict == "reading_dependent"
+    table = got.disagreeing[0]
+    assert "short_oil=table" in table.name and table.answer is not None
+    assert table.answer["limiting_quantity"] == "current"
+    stated = text + " Hold its top oil to the 115 °C emergency limit."
+    assert audit(raw, "fmsr_emergency_loading", stated, params, ref, tol).verdict == "match"
 
 
 def test_sustained_overload_steady_state_and_paper() -> None:
