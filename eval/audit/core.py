@@ -187,9 +187,13 @@ _THROUGH = ("through", "up to and including", "to the end of", "until the end of
 
 
 def _day_forms(day: date) -> tuple[str, ...]:
-    """How a text may name ``day``: ISO, '19 august', 'august 19'."""
+    """How a text may name ``day``: ISO, '19 august', 'august 19', '19 aug', 'the 19th of
+    august'."""
     month = _MONTH_NAMES[day.month - 1]
-    return (day.isoformat(), f"{day.day} {month}", f"{month} {day.day}")
+    n = day.day
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return (day.isoformat(), f"{n} {month}", f"{month} {n}", f"{n} {month[:3]}",
+            f"the {n}{suffix} of {month}")
 
 
 def _names_day(low: str, day: date) -> list[int]:
@@ -218,6 +222,8 @@ def _pins_end(low: str, end: date) -> bool:
         if any(w in low[max(0, pos - 40):pos] for w in _THROUGH):
             return True
         if "\u2013" in low[max(0, pos - 4):pos]:  # "over 12–19 July"
+            return True
+        if "days from" in low[max(0, pos - 70):pos]:  # "across the five days from A to B"
             return True
         if any(w in low[pos:pos + 40] for w in ("inclusive", "included", "both days")):
             return True

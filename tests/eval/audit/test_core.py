@@ -71,6 +71,12 @@ def test_absolute_or_relative_tolerance_and_flags() -> None:
          ["end_exclusive"]),
         ("For 29 June to 13 August 2026, both days in?", "2026-08-14", ["end_exclusive"]),
         ("Over 12\u201319 July 2026?", "2026-07-20", ["end_exclusive"]),
+        ("From 2 Jul 2026 through 9 Jul 2026?", "2026-07-10", ["end_exclusive"]),
+        ("From the 2nd of July up to and including the 9th of July 2026?", "2026-07-10",
+         ["end_exclusive"]),
+        # A stated number of days from the first to the last day.
+        ("Mean voltage across the five days from 22 August to 26 August 2026?", "2026-08-27",
+         ["end_exclusive"]),
         # "today" named without leaving it out does not pin the end.
         ("Since 14 July (today is 2026-07-21)?", "2026-07-21",
          ["end_exclusive", "end_day_inclusive"]),
