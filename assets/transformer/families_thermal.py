@@ -50,6 +50,7 @@ from assets.transformer.families_common import (
     nameplate_of,
 )
 from assets.transformer.families_fmsr import PAPER_TEXT, SIZE_TEXT, daily_peaks, size_class_of
+from assets.transformer.size_class import LOADING_LIMITS
 from generator.api import (
     END_DAY_INCLUDED,
     END_MIDNIGHT_INCLUDED,
@@ -582,6 +583,18 @@ def _loading_summary(params: dict[str, Any], answer: dict[str, Any]) -> str:
     )
 
 
+def emergency_note(size: str, rated: float, regime: str, size_stated: bool) -> str | None:
+    """What an emergency-loading text states beyond the question: the size class when it
+    changes the answer, and for a distribution unit in a short-time emergency the top-oil
+    limit the table leaves blank ("2.0 / – / –"), which the tool takes as the emergency
+    top-oil limit (:mod:`assets.transformer.size_class`)."""
+    parts = [f"It is {SIZE_TEXT[size]} ({num(rated, 1)} MVA)."] if size_stated else []
+    if size == "distribution" and regime == "short_time_emergency":
+        limit = LOADING_LIMITS["distribution"].top_oil_emergency_c
+        parts.append(f"Hold its top oil to the {num(limit)} °C emergency limit.")
+    return " ".join(parts) or None
+
+
 async def _stable_verdict(ctx: FamilyContext, args: dict[str, Any]) -> bool:
     """True when ±1 K of ambient changes neither the verdict nor the limiting quantity."""
     base = await ctx.run1("assess_emergency_loading", **args)
@@ -642,7 +655,7 @@ async def emergency_loading(
     ]
     stated = [r.name for r in readings]
     size = size_class_of(float(rated))
-    note = None
+    size_stated = False
     if size != "large":
         alt = args | {"size_class": "large"}
         readings.append(Reading(
@@ -654,8 +667,9 @@ async def emergency_loading(
         if (other["can_carry"], other["limiting_quantity"]) != (
             base["can_carry"], base["limiting_quantity"]
         ):
-            note = f"It is {SIZE_TEXT[size]} ({num(float(rated), 1)} MVA)."
+            size_stated = True
             stated.append("size_class_large")
+    note = emergency_note(size, float(rated), regime, size_stated)
     params: dict[str, Any] = {
         "asset_id": a.asset_id, "site": a.site_name, "regime": regime,
         "regime_text": REGIME_TEXT[regime], "hours": hours, "duration": duration_text(hours),

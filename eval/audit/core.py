@@ -190,9 +190,13 @@ _THROUGH = ("through", "up to and including", "to the end of", "until the end of
 
 
 def _day_forms(day: date) -> tuple[str, ...]:
-    """How a text may name ``day``: ISO, '19 august', 'august 19'."""
+    """How a text may name ``day``: ISO, '19 august', 'august 19', '19 aug', 'the 19th of
+    august'."""
     month = _MONTH_NAMES[day.month - 1]
-    return (day.isoformat(), f"{day.day} {month}", f"{month} {day.day}")
+    n = day.day
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return (day.isoformat(), f"{n} {month}", f"{month} {n}", f"{n} {month[:3]}",
+            f"the {n}{suffix} of {month}")
 
 
 def _names_day(low: str, day: date) -> list[int]:
@@ -205,20 +209,33 @@ def _names_day(low: str, day: date) -> list[int]:
     return out
 
 
+# Words that leave "today" out of a window whose end the text states as today ("up to
+# yesterday (today is 2026-08-20)", "since 14 July, not counting today", "last week").
+_BEFORE_TODAY = ("up to yesterday", "until yesterday", "yesterday (", "not counting today",
+                 "before today", "last week", "last month")
+
+
 def _pins_end(low: str, end: date) -> bool:
     """The text names the window's end itself: its last day with an inclusive word before
-    it, or the end day with 'before' / as 'today' with 'up to yesterday'."""
+    it (or closing an en-dash range), or after it "inclusive" / "included" / "both days";
+    or the end day with 'before', or as today (the word "today" beside it) with today
+    left out ("yesterday", "not counting today", "last week", ...)."""
     last = end - timedelta(days=1)
     for pos in _names_day(low, last):
         if any(w in low[max(0, pos - 40):pos] for w in _THROUGH):
             return True
-        if any(w in low[pos:pos + 40] for w in ("inclusive", "included")):
+        if "\u2013" in low[max(0, pos - 4):pos]:  # "over 12–19 July"
+            return True
+        if "days from" in low[max(0, pos - 70):pos]:  # "across the five days from A to B"
+            return True
+        if any(w in low[pos:pos + 40] for w in ("inclusive", "included", "both days")):
             return True
     for pos in _names_day(low, end):
         before = low[max(0, pos - 40):pos]
         if "before" in before:
             return True
-        if "today" in before and ("up to yesterday" in low or "before today" in low):
+        beside = before + low[pos:pos + 25]
+        if "today" in beside and any(w in low for w in _BEFORE_TODAY):
             return True
     return False
 

@@ -13,12 +13,12 @@ own code would pass its bugs.
 """
 
 from assets.transformer.audit import (  # noqa: F401  (importing registers the re-derivations)
+    families_dga_thermal,
     families_events_ask,
     families_fmsr,
     families_iot,
     families_multi,
     families_open,
-    families_pending,
     families_quality,
     families_tsfm,
     families_wo,

@@ -114,7 +114,8 @@ def wo_next_prediction(ctx: AuditContext, case: Case) -> Derivation:
     catalogue = [str(c["code"]) for c in ctx.raw.work_db("failure_codes")]
     everything = sorted(ctx.raw.work_db("wo_events"),
                         key=lambda d: (str(d["reported_date"]), str(d["wo_id"])))
-    pinned = not as_of or f"before {as_of}" in case.text
+    # "before 8 July 2026", "that day excluded": the as-of day is left out (as a window end)
+    pinned = not as_of or window_modes(case.text, as_of) == ["end_exclusive"]
 
     def derive(c: dict[str, Any]) -> dict[str, Any]:
         end = None

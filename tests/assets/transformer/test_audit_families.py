@@ -137,3 +137,28 @@ def test_a_stored_dga_reference_is_cross_checked_against_duval_and_the_truth() -
     report = build_report("run", [wrong, right])
     assert (report.truth_checked, report.truth_both_contradict) == (2, 1)
     assert "both Duval triangle 1 and the injected truth: 1 of 2" in render(report)
+
+
+def test_next_prediction_as_of_named_in_words_pins_the_day_out() -> None:
+    # U1's orders: 07-01 A, 07-02 B, 07-03 A, 07-08 B; codes A, B. Before 8 July: sequence
+    # A B A, last A, own A→B once, the fleet (U1 alone) the same: P(B|A) = (1 + (1 + 1)/(1 + 2))
+    # / (1 + 1) = 0.8333, P(A|A) = (0 + 1/3) / 2 = 0.1667 → B. With 8 July: last B, P(A|B) =
+    # 0.8333 → A. "before July 8, 2026 (not on that day)" pins the first (an audit bug found on
+    # an n = 300 run: only "before 2026-07-08" in ISO was read as pinned).
+    codes = [{"dataset": "failure_codes", "code": c, "fault_type": None} for c in ("A", "B")]
+    orders = [{"dataset": "wo_events", "wo_id": f"W{i}", "equipment_id": "U1",
+               "wo_type": "corrective", "primary_code": c,
+               "reported_date": f"2026-07-0{d}T08:00:00"}
+              for i, (d, c) in enumerate(((1, "A"), (2, "B"), (3, "A"), (8, "B")))]
+    ctx = AuditContext(raw=FakeRaw([PLATE], work=codes + orders), failure_modes=[])
+    answer = {"last_code": "A", "predicted_code": "B", "probability": 5 / 6}
+    params = {"asset_id": "U1", "as_of": "2026-07-08"}
+    for text in ("Next code of U1 from orders reported before July 8, 2026 (not on that day), "
+                 "with the fleet-wide pattern filling the gaps?",
+                 "As the record stood before 8 Jul 2026, that day excluded, which code is next on "
+                 "U1, with the fleet-wide pattern filling the gaps?"):
+        got = audit_case(ctx, case("wo_next_prediction", text, params, answer))
+        assert got.verdict == "match", (text, got.disagreeing)
+    loose = "Next code of U1 as of July 8, 2026, with the fleet-wide pattern filling the gaps?"
+    got = audit_case(ctx, case("wo_next_prediction", loose, params, answer))
+    assert got.verdict == "reading_dependent"

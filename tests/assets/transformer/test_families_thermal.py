@@ -33,6 +33,7 @@ from assets.transformer.families_thermal import (
     KRAFT_DEFAULT,
     MEASURED_WTI,
     WARM_START,
+    emergency_note,
     peak_run,
 )
 from generator.config import StoreSettings
@@ -263,6 +264,25 @@ async def test_golden_emergency_loading(thermal_settings: StoreSettings, tmp_pat
         checks = {r.name: r.outcome for r in s.readings}
         assert all(o in ("same", "stated") for o in checks.values())
         assert {f"regime_{g}" for g in LIMITS["GOLDT-TX01"] if g != p["regime"]} <= set(checks)
+        # The shared table sets no short-time top-oil limit for distribution units; the tool
+        # holds it to the 115 °C emergency limit, so the text says so.
+        short_dist = p["asset_id"] == "GOLDT-TX01" and p["regime"] == "short_time_emergency"
+        assert ("115 °C" in p.get("note", "")) == short_dist
+
+
+def test_emergency_notes_state_the_size_class_and_the_short_time_top_oil_limit() -> None:
+    """The note of an emergency-loading text: the size class when it changes the answer, and
+    for a distribution unit in a short-time emergency the top-oil limit the table leaves
+    blank ("2.0 / – / –"), which the tool takes as the 115 °C emergency limit."""
+    assert emergency_note("medium", 25.0, "short_time_emergency", False) is None
+    assert emergency_note("medium", 25.0, "normal_cyclic", True) == (
+        "It is a medium power transformer (25 MVA).")
+    assert emergency_note("distribution", 1.6, "short_time_emergency", False) == (
+        "Hold its top oil to the 115 °C emergency limit.")
+    assert emergency_note("distribution", 1.6, "short_time_emergency", True) == (
+        "It is a distribution transformer (1.6 MVA). Hold its top oil to the 115 °C "
+        "emergency limit.")
+    assert emergency_note("distribution", 1.6, "long_time_emergency", False) is None
 
 
 async def test_golden_sustained_overload(thermal_settings: StoreSettings, tmp_path: Path) -> None:

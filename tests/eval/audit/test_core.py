@@ -55,6 +55,31 @@ def test_absolute_or_relative_tolerance_and_flags() -> None:
         ("Over the seven days before 20 August 2026?", "2026-08-20", ["end_exclusive"]),
         ("Since the start of July, up to yesterday (assume today is 2026-08-20)?",
          "2026-08-20", ["end_exclusive"]),
+        # Relative windows that state today and leave it out (generator/generate/
+        # dates_natural.py), "today" before or after the date (found on an n = 1000 run).
+        ("Over the last seven days, up to yesterday (we're on 2026-07-15 today)?",
+         "2026-07-15", ["end_exclusive"]),
+        ("Since 14 July, not counting today (as of today, 2026-07-21)?", "2026-07-21",
+         ["end_exclusive"]),
+        ("From 4 June until yesterday (it's 2026-06-11 today)?", "2026-06-11",
+         ["end_exclusive"]),
+        ("Yesterday (taking 2026-07-15 as today)?", "2026-07-15", ["end_exclusive"]),
+        ("Last week, Monday to Sunday (today is 2026-07-20)?", "2026-07-20", ["end_exclusive"]),
+        ("Last month (today being 2026-08-01)?", "2026-08-01", ["end_exclusive"]),
+        # The last day closing a range with both days counted, or after an en dash.
+        ("Between 24 June and 9 July 2026 (both days counted)?", "2026-07-10",
+         ["end_exclusive"]),
+        ("For 29 June to 13 August 2026, both days in?", "2026-08-14", ["end_exclusive"]),
+        ("Over 12\u201319 July 2026?", "2026-07-20", ["end_exclusive"]),
+        ("From 2 Jul 2026 through 9 Jul 2026?", "2026-07-10", ["end_exclusive"]),
+        ("From the 2nd of July up to and including the 9th of July 2026?", "2026-07-10",
+         ["end_exclusive"]),
+        # A stated number of days from the first to the last day.
+        ("Mean voltage across the five days from 22 August to 26 August 2026?", "2026-08-27",
+         ["end_exclusive"]),
+        # "today" named without leaving it out does not pin the end.
+        ("Since 14 July (today is 2026-07-21)?", "2026-07-21",
+         ["end_exclusive", "end_day_inclusive"]),
         # "through" the end day itself, or a bare range: a reader may include that day.
         ("From 13 August through 20 August 2026?", "2026-08-20",
          ["end_exclusive", "end_day_inclusive"]),
