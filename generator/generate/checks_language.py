@@ -170,6 +170,12 @@ _SINGULAR_S = re.compile(r"(?:ss|us|is|as|os)$")
 _NOT_PLURAL = frozenset({"series", "species", "news", "gas", "bias", "status", "analysis", "basis",
                          "this", "its", "has", "was", "is", "does", "yes", "plus", "less",
                          "across", "thus", "always", "perhaps", "whereas", "towards"})
+# A number after these names a thing ("condition 1 makes", "Table 1 lists"); it is no count.
+_LABEL_BEFORE = re.compile(
+    r"\b(?:condition|table|clause|stage|level|category|class|tier|type|phase|step|zone|"
+    r"annex|part|section|figure|note|no\.)\s*$",
+    re.I,
+)
 _MODIFIERS = ("work", "maintenance", "corrective", "preventive", "open", "closed")
 
 _MODIFIERS_ALT = "|".join(_MODIFIERS)
@@ -272,6 +278,8 @@ def grammar_problems(text: str) -> list[str]:
         noun = m.group(1).lower()
         if noun in _NOT_PLURAL or _SINGULAR_S.search(noun):
             continue
+        if _LABEL_BEFORE.search(text[: m.start()]):
+            continue  # 'condition 1 makes': a label, not one of a plural
         problems.append(f"agreement: {m.group(0)!r} (one of a plural)")
     years = {d.end() for d in _YEAR_OF_A_DATE.finditer(text)}
     for m in _MANY_SINGULAR.finditer(text):

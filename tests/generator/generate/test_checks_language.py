@@ -120,6 +120,9 @@ def test_grammar_found(text: str, expected: list[str]) -> None:
         "Compare a) the peak and b) the mean load.",
         "None of the units tripped.",
         'The "emergency" rating (IEC 60076-7) applies [see the nameplate].',
+        # '1' as a label, not a count: the verb after it agrees with the phrase.
+        "Any gas over IEEE C57.104 condition 1 makes a sample abnormal.",
+        "Table 1 lists the limits; stage 1 starts when level 1 trips; phase 1 reads high.",
     ],
 )
 def test_grammar_not_found(text: str) -> None:
