@@ -178,3 +178,22 @@ def asset_with_work_orders(ctx: FamilyContext, rng: np.random.Generator) -> Grou
     """A random asset that has work orders."""
     usable = [a for a in ctx.assets if a.work_orders > 0]
     return pick(rng, usable) if usable else None
+
+
+def in_discharge_overlap(out: dict[str, Any]) -> bool:
+    """True when the sample's ratios fit both the D1 and the D2 row of IEC 60599 Table 1.
+
+    D1 is (C2H2/C2H4 > 1, CH4/H2 0.1 - 0.5, C2H4/C2H6 > 1) and D2 (0.6 - 2.5, 0.1 - 1, > 2): they
+    overlap at C2H2/C2H4 in (1, 2.5], CH4/H2 in [0.1, 0.5], C2H4/C2H6 > 2. The tool reports D2
+    there (the more severe row first); a reader of the table may say D1 and no text of ours
+    says which, so generated cases stay out of it (shared/domain/transformer-standards.md).
+    A divergent ratio (null) is above every threshold.
+    """
+    ratios = out["iec_ratio_method"]["ratios"]
+
+    def value(name: str) -> float:
+        v = ratios.get(name)
+        return float("inf") if v is None else float(v)
+
+    c2h2_c2h4, ch4_h2, c2h4_c2h6 = value("c2h2_c2h4"), value("ch4_h2"), value("c2h4_c2h6")
+    return 1.0 < c2h2_c2h4 <= 2.5 and 0.1 <= ch4_h2 <= 0.5 and c2h4_c2h6 > 2.0

@@ -41,6 +41,7 @@ from assets.transformer.families_common import (
     asset_with_oil,
     assets_call,
     dga_args,
+    in_discharge_overlap,
     iso_day,
     nameplate_of,
     oil_call,
@@ -526,6 +527,8 @@ def _onset_derive(params: dict[str, Any], outputs: list[dict[str, Any]]) -> dict
             continue
         if method in ("iec", "typical") and _component(out, "iec") < 1.0:
             raise Ambiguous("the onset sample's IEC ratios are near a boundary")
+        if method in ("iec", "typical") and cls in ("D1", "D2") and in_discharge_overlap(out):
+            raise Ambiguous("the onset sample's IEC ratios fit both the D1 and D2 rows")
         return {
             "onset_sample": sample["timestamp"],
             "fault_type": cls,

@@ -21,6 +21,7 @@ from assets.transformer.families_common import (
     dga_args,
     full_days,
     hi_args,
+    in_discharge_overlap,
     iso_day,
     label,
     nameplate_of,
@@ -157,6 +158,8 @@ def dga_answer(out: dict[str, Any], with_details: bool, method: str = "iec") -> 
     if method in ("iec", "typical"):
         if _component(out, "iec") < 1.0:
             raise Ambiguous(f"IEC confidence {_component(out, 'iec'):.2f} (near a boundary)")
+        if out["fault_type"] in ("D1", "D2") and in_discharge_overlap(out):
+            raise Ambiguous("IEC ratios fit both the D1 and D2 rows of Table 1")
     elif method == "duval" and out["fault_type"] != "normal" and _component(out, "duval") < 1.0:
         raise Ambiguous("Duval point near a zone boundary")
     answer: dict[str, Any] = {"fault_type": dga_class(out, method)}
@@ -178,12 +181,15 @@ def dga_method_choice(out: dict[str, Any]) -> tuple[bool, bool]:
     """(usable, name_the_method) for a DGA interpretation.
 
     Never a reference that Duval triangle 1 contradicts: a fault class whose Duval zone maps
-    to another determined class is dropped (the unit's true fault is then in doubt). When
+    to another determined class is dropped (the unit's true fault is then in doubt), and so is
+    a sample in the D1/D2 overlap of IEC 60599 Table 1 (:func:`in_discharge_overlap`). When
     Rogers alone disagrees (often "undetermined"), the text names the IEC method. The choice
     depends on the sample only, so one sample never makes two tasks that differ only in it.
     """
     fault = out["fault_type"]
     if fault not in NO_FAULT_CLASSES and dga_class(out, "duval") != fault:
+        return False, False
+    if fault in ("D1", "D2") and in_discharge_overlap(out):
         return False, False
     if fault == "ND":
         return False, False

@@ -42,7 +42,13 @@ from typing import Any
 
 import numpy as np
 
-from assets.transformer.families_common import asset_with_oil, dga_args, hi_args, oil_call
+from assets.transformer.families_common import (
+    asset_with_oil,
+    dga_args,
+    hi_args,
+    in_discharge_overlap,
+    oil_call,
+)
 from assets.transformer.families_fmsr import (
     DGA_READINGS,
     RULE_INDEX_NOTE,
@@ -113,6 +119,8 @@ def _disagreement_derive(params: dict[str, Any], outputs: list[dict[str, Any]]) 
     }
     if out["fault_type"] == "normal":
         raise Ambiguous("gases within the typical values: the ratio methods do not apply")
+    if in_discharge_overlap(out):
+        raise Ambiguous("IEC ratios fit both the D1 and D2 rows of Table 1")
     if len(set(methods.values())) == 1:
         raise Ambiguous("the three methods agree")
     worst = worst_class(list(methods.values()))

@@ -15,7 +15,11 @@ from assets.transformer.families_common import (
     label,
     unit,
 )
-from assets.transformer.family_readings import HW_SIMPLE_INIT, holt_winters_simple_init
+from assets.transformer.family_readings import (
+    HW_NO_TREND_INIT,
+    HW_SIMPLE_INIT,
+    holt_winters_simple_init,
+)
 from generator.api import (
     END_DAY_INCLUDED,
     END_MIDNIGHT_INCLUDED,
@@ -270,7 +274,8 @@ def _hw_alternative(params: dict[str, Any], outputs: list[dict[str, Any]]) -> di
     """The answer under the other Holt-Winters start (the last output is the training data)."""
     records = outputs[-1]["records"]
     values = [float(r[params["sensor"]]) for r in records if r.get(params["sensor"]) is not None]
-    forecast, mae = holt_winters_simple_init(values, params["horizon"])
+    no_trend = params.get("reading") == HW_NO_TREND_INIT
+    forecast, mae = holt_winters_simple_init(values, params["horizon"], no_trend=no_trend)
     first = outputs[0]
     method = "holt_winters"
     value = forecast[-1]
@@ -284,7 +289,7 @@ def _hw_alternative(params: dict[str, Any], outputs: list[dict[str, Any]]) -> di
 
 
 def _forecast_derive(params: dict[str, Any], outputs: list[dict[str, Any]]) -> dict[str, Any]:
-    if params.get("reading") == HW_SIMPLE_INIT:
+    if params.get("reading") in (HW_SIMPLE_INIT, HW_NO_TREND_INIT):
         return _hw_alternative(params, outputs)
     first = outputs[0]
     if params["fallback"]:
@@ -330,8 +335,8 @@ async def forecast(
     """A short-horizon forecast of one sensor from a training window (with a fallback rule).
 
     The text names the method and its daily season. Holt-Winters leaves its start open, so
-    the other textbook start is a gated reading; the tolerance is relative
-    (``FORECAST_REL_TOL``) with a floor per unit.
+    the other textbook starts (two-day slope from a flat level; no trend) are gated
+    readings; the tolerance is relative (``FORECAST_REL_TOL``) with a floor per unit.
     """
     a = _series_asset(ctx, rng)
     if a is None:
@@ -365,6 +370,13 @@ async def forecast(
             "deviations (the textbook heuristic) instead of a trend through two days",
             tool_sequence=[*calls, history_call(a, start, end, [sensor])],
             params={"reading": HW_SIMPLE_INIT},
+        ))
+        readings.append(Reading(
+            name=HW_NO_TREND_INIT,
+            description="starts Holt-Winters from the first day's mean level and seasonal "
+            "deviations with no trend (b0 = 0) instead of a trend through two days",
+            tool_sequence=[*calls, history_call(a, start, end, [sensor])],
+            params={"reading": HW_NO_TREND_INIT},
         ))
     return Plan(
         params=params,

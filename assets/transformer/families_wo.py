@@ -16,6 +16,7 @@ from assets.transformer.families_common import (
     asset_with_oil,
     asset_with_work_orders,
     dga_args,
+    in_discharge_overlap,
     iso_day,
     oil_call,
     wo_window,
@@ -476,7 +477,8 @@ async def _diagnosed_samples(
         if any(r.get(g) is None for g in GASES[:5]):
             continue
         out = await ctx.run1("interpret_dga", **dga_args(a.asset_id, r))
-        if out["fault_type"] in faults and out["confidence"] >= 1.0:
+        if (out["fault_type"] in faults and out["confidence"] >= 1.0
+                and not in_discharge_overlap(out)):
             found.append((r, str(out["fault_type"])))
     return found
 

@@ -10,10 +10,11 @@ from __future__ import annotations
 # -- Holt-Winters under another textbook initialisation --------------------------------------
 
 HW_SIMPLE_INIT = "holt_winters_simple_initialisation"
+HW_NO_TREND_INIT = "holt_winters_no_trend_initialisation"
 
 
 def holt_winters_simple_init(
-    values: list[float], horizon: int, period: int = 24
+    values: list[float], horizon: int, period: int = 24, no_trend: bool = False
 ) -> tuple[list[float], float]:
     """Additive Holt-Winters started the other common way; forecast and in-sample MAE.
 
@@ -26,10 +27,14 @@ def holt_winters_simple_init(
     are chosen on the tool's grid by the same criterion (in-sample one-step MAE), so the
     only difference is the start.
 
+    With ``no_trend`` the start is the other common simplification: the same level and
+    seasonals but ``b0 = 0`` (no trend assumed at the start; the recursions learn one).
+
     Args:
         values: The hourly series (at least two seasons).
         horizon: Hours to forecast.
         period: Season length.
+        no_trend: Start the trend at 0 instead of the two first seasons' slope.
 
     Returns:
         The forecast ``ŷ[n+h] = l + h·b + s[(h-1) mod m]`` for h = 1..horizon, and the MAE.
@@ -52,7 +57,7 @@ def holt_winters_simple_init(
     maes, level, trend, season = ts.grid_maes_from(
         y, grid, m,
         level0=level0,
-        trend0=(float(y[m : 2 * m].mean()) - level0) / m,
+        trend0=0.0 if no_trend else (float(y[m : 2 * m].mean()) - level0) / m,
         season0=y[:m] - level0,
     )
     best = 0  # ties keep the first in grid order, as the scalar loop's strict '<' did

@@ -7,6 +7,8 @@ gated reading really agrees.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 
@@ -101,6 +103,18 @@ def test_simple_start_holt_winters_repeats_an_exact_daily_season() -> None:
     forecast, mae = holt_winters_simple_init(values, 26)
     assert mae == pytest.approx(0.0, abs=1e-9)
     assert forecast[0] == pytest.approx(40.0) and forecast[25] == pytest.approx(41.0)
+
+
+def test_no_trend_start_equals_the_simple_start_when_the_first_two_days_level() -> None:
+    # The simple start's trend is (mean(day 2) - mean(day 1)) / 24. With day 2 = day 1 both
+    # means are 51.5 and that trend is 0, which is the no-trend start's b0: same forecast.
+    # With day 2 raised by 12 the simple start's trend is 12 / 24 = 0.5 per hour, the no-trend
+    # start's 0, and the fits differ.
+    flat = [40.0 + h % 24 + (3.0 if h >= 48 and h % 5 == 0 else 0.0) for h in range(96)]
+    assert holt_winters_simple_init(flat, 6, no_trend=True) == holt_winters_simple_init(flat, 6)
+    rising = [40.0 + h % 24 + (12.0 if 24 <= h < 48 else 0.0) for h in range(96)]
+    assert holt_winters_simple_init(rising, 6, no_trend=True) != holt_winters_simple_init(
+        rising, 6)
 
 
 def _simple_init_scalar(
@@ -219,3 +233,31 @@ async def test_unstated_anomaly_cutoffs_flag_the_same_readings(
         if s.params["custom"]:
             assert s.constraint and "robust standard deviations" in s.constraint
             assert "z-score" not in s.constraint
+
+
+def test_a_sample_in_the_d1_d2_overlap_is_no_reference() -> None:
+    """IEC 60599 Table 1: D1 (C2H2/C2H4 > 1, CH4/H2 0.1-0.5, C2H4/C2H6 > 1) and D2 (0.6-2.5,
+    0.1-1, > 2) overlap; the tool reports D2 there, a reader of the table may say D1, and the
+    text does not say which (shared/domain: keep generated cases out of the overlap).
+
+    H2 195, CH4 90, C2H6 11, C2H4 224, C2H2 225 (found by the audit):
+    C2H2/C2H4 = 225/224 = 1.004 (> 1 and <= 2.5), CH4/H2 = 90/195 = 0.46 (0.1-0.5),
+    C2H4/C2H6 = 224/11 = 20.4 (> 2): both rows. H2 195, CH4 40, C2H6 10, C2H4 60, C2H2 200:
+    200/60 = 3.33 (> 2.5, so not D2), 40/195 = 0.21, 60/10 = 6: D1 alone.
+    """
+    from assets.transformer.families_fmsr import dga_answer, dga_method_choice
+
+    def interpret_dga_tool(asset_name: str, **g: float) -> dict[str, Any]:
+        return dga.interpret_dga(asset_name, g["hydrogen"], g["methane"], g["acetylene"],
+                                 g["ethylene"], g["ethane"]).model_dump(mode="json")
+
+    both = {"hydrogen": 195, "methane": 90, "ethane": 11, "ethylene": 224, "acetylene": 225}
+    only_d1 = {"hydrogen": 195, "methane": 40, "ethane": 10, "ethylene": 60, "acetylene": 200}
+    out = interpret_dga_tool(asset_name="U1", **both)
+    assert out["fault_type"] == "D2"  # the tool's convention: the more severe row first
+    assert dga_method_choice(out) == (False, False)
+    with pytest.raises(Ambiguous, match="D1 and D2"):
+        dga_answer(out, False)
+    d1 = interpret_dga_tool(asset_name="U1", **only_d1)
+    assert d1["fault_type"] == "D1"
+    assert dga_method_choice(d1)[0] is True
