@@ -112,6 +112,58 @@ CUTS_BY_DOMAIN: dict[str, tuple[float, float]] = {
 def cuts_for(domain: str) -> tuple[float, float]:
     """The cut points of ``domain``."""
     return CUTS_BY_DOMAIN.get(domain, CUTS)
+
+
+# The rule the cut points follow (module docstring, "Fitting the cut points"): target shares
+# of easy, medium and hard among a domain's natural draws, the smallest share a level may
+# hold, and the most a single call whose answer is read back can score (one call, at most
+# four output fields: 4 × 0.25), which is never hard.
+LEVEL_SHARES: tuple[float, float, float] = (1 / 3, 1 / 3, 1 / 3)
+MIN_LEVEL_SHARE = 0.15
+ONE_CALL_READ_BACK = 1.0
+
+
+def cuts_from_scores(
+    scores: list[float],
+    shares: tuple[float, float, float] = LEVEL_SHARES,
+    min_share: float = MIN_LEVEL_SHARE,
+) -> tuple[float, float] | None:
+    """Cut points of one domain from the scores of its natural draws.
+
+    Among every pair ``c1 < c2`` of observed scores with ``c2 > ONE_CALL_READ_BACK`` (a
+    single call read back is never hard), take the pair whose level shares (easy
+    ``< c1``, medium ``[c1, c2)``, hard ``>= c2``) come closest to ``shares`` (least
+    squares), with every level holding at least ``min_share`` of the draws; ties go to the
+    lower cuts. The lowest score is always easy (``c1`` is above it).
+
+    Returns:
+        The cuts, or None when no pair leaves every level ``min_share`` of the draws.
+    """
+    n = len(scores)
+    values = sorted(set(scores))
+    best: tuple[float, tuple[float, float]] | None = None
+    for i, c1 in enumerate(values[1:], start=1):
+        easy = sum(1 for x in scores if x < c1)
+        for c2 in values[i + 1:]:
+            if c2 <= ONE_CALL_READ_BACK:
+                continue
+            hard = sum(1 for x in scores if x >= c2)
+            got = (easy / n, (n - easy - hard) / n, hard / n)
+            if min(got) < min_share:
+                continue
+            err = sum((g - t) ** 2 for g, t in zip(got, shares, strict=True))
+            if best is None or err < best[0] - 1e-12:
+                best = (err, (c1, c2))
+    return None if best is None else best[1]
+
+
+def level_shares(scores: list[float], cuts: tuple[float, float]) -> dict[str, float]:
+    """Share of easy, medium and hard among ``scores`` under ``cuts``."""
+    n = len(scores) or 1
+    counts = {"easy": 0, "medium": 0, "hard": 0}
+    for x in scores:
+        counts[level(x, cuts)] += 1
+    return {k: round(v / n, 3) for k, v in counts.items()}
 # Arguments that name one entity a call reads (a unit, a sensor).
 _ENTITY_ARGS = ("asset_id", "equipment_id", "asset_name")
 

@@ -8,11 +8,14 @@ from eval.difficulty_fit import calibrate, fit_cuts
 from eval.model import DryRunReport, DryRunResult, GradeResult
 from generator.generate.difficulty import (
     CUTS,
+    CUTS_BY_DOMAIN,
     cuts_for,
+    cuts_from_scores,
     difficulty_features,
     difficulty_report,
     difficulty_score,
     level,
+    level_shares,
     scored,
 )
 from generator.generate.model import ReadingCheck, TaskSeed, ToolCall
@@ -151,3 +154,30 @@ def test_calibrate_joins_by_id() -> None:
     # one step (all pass below 2, none from 2): every pair with a cut at 2 fits exactly;
     # ties go to the lower cuts -> (1, 2)
     assert cal.cuts_fitted == {"all": (1.0, 2.0), "iot": (1.0, 2.0)}
+
+
+def test_cuts_from_scores_come_closest_to_thirds() -> None:
+    # 12 draws: 0 ×3, 0.5, 1.25 ×4, 2.5 ×3, 4.0. Candidate pairs (c1 < c2, c2 > 1.0, every
+    # level >= 15 % = 1.8 draws):
+    #   (0.5, 2.5): easy 3, medium 5, hard 4 -> err (3-4)² + (5-4)² + 0 = 2 (in 1/144 units)
+    #   (1.25, 2.5): easy 4, medium 4, hard 4 -> err 0   <- best
+    #   (0.5, 1.25): medium 1 < 1.8 -> out; (·, 4.0): hard 1 -> out; (2.5, 4.0) likewise.
+    scores = [0.0] * 3 + [0.5] + [1.25] * 4 + [2.5] * 3 + [4.0]
+    assert cuts_from_scores(scores) == (1.25, 2.5)
+    assert level_shares(scores, (1.25, 2.5)) == {"easy": 0.333, "medium": 0.333,
+                                                 "hard": 0.333}
+
+
+def test_cuts_from_scores_keep_a_single_lookup_out_of_hard() -> None:
+    # Only single calls read back (scores up to 4 × 0.25 = 1.0): no second cut above 1.0
+    # exists, so the rule leaves the domain unfitted rather than call a lookup hard.
+    assert cuts_from_scores([0.25] * 4 + [0.5] * 4 + [1.0] * 4) is None
+    # Degenerate distributions (one level would hold < 15 %) are refused as well.
+    assert cuts_from_scores([0.0] * 19 + [3.0]) is None
+
+
+def test_every_domain_cut_leaves_three_levels() -> None:
+    # The fitted cuts are ordered and each domain's first cut is above 0 (a task with no
+    # work beyond one read-back value is easy) and its second above a single call's 1.0.
+    for domain, (c1, c2) in CUTS_BY_DOMAIN.items():
+        assert 0 < c1 < c2 and c2 > 1.0, domain
