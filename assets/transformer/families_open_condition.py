@@ -81,14 +81,15 @@ PARAMETER_NAMES = {
     "acidity": "acidity", "water_content": "water content", "colour": "colour",
     "power_factor": "power factor",
 }
+# Other wordings of a parameter, keyed by its name above.
 PARAMETER_SYNONYMS = {
     "hydrogen": ["H2"], "methane": ["CH4"], "ethane": ["C2H6"], "ethylene": ["C2H4"],
-    "acetylene": ["C2H2"], "co": ["CO"], "co2": ["CO2"],
-    "dielectric_rigidity": ["dielectric strength", "breakdown strength", "BDV"],
-    "interfacial_v": ["IFT"],
+    "acetylene": ["C2H2"], "carbon monoxide": ["CO"], "carbon dioxide": ["CO2"],
+    "breakdown voltage": ["dielectric strength", "breakdown strength", "BDV"],
+    "interfacial tension": ["IFT"],
     "acidity": ["acid number", "neutralisation number", "neutralization number"],
-    "water_content": ["moisture", "water"], "colour": ["color"],
-    "power_factor": ["dissipation factor", "tan delta"],
+    "water content": ["moisture", "water"], "colour": ["color"],
+    "power factor": ["dissipation factor", "tan delta"],
 }
 DRIVER_WORDS = (r"(?:main|primary|biggest|largest|dominant|chief) "
                 r"(?:driver|factor|cause|contributor|reason)")
@@ -100,9 +101,10 @@ def points_lost(factor: str, hif: int) -> float:
 
 
 def worst_parameters(scores: dict[str, int]) -> list[str]:
-    """The parameters with a factor's worst (highest) score, when it is above 1."""
+    """The names (:data:`PARAMETER_NAMES`) of the parameters with a factor's worst (highest)
+    score, when it is above 1."""
     top = max(scores.values(), default=1)
-    return sorted(k for k, v in scores.items() if v == top) if top > 1 else []
+    return sorted(PARAMETER_NAMES[k] for k, v in scores.items() if v == top) if top > 1 else []
 
 
 # -- what drives the health index ------------------------------------------------------------
@@ -122,7 +124,7 @@ def _drivers_derive(params: dict[str, Any], outputs: list[dict[str, Any]]) -> di
     elif len(costly) == 2 and lost["dga"] == lost["oil_quality"]:
         main = "both"
     else:
-        main = max(costly, key=lambda f: lost[f])
+        main = FACTOR_NAMES[max(costly, key=lambda f: lost[f])]
     worst = {f: worst_parameters(dict(factors[f]["scores"])) for f in costly}
     return {
         "asset_id": params["asset_id"],
@@ -158,26 +160,26 @@ def _drivers_rubric(params: dict[str, Any], answer: dict[str, Any]) -> Rubric:
                    why="the band the index falls in"),
     ]
     main = answer["main_driver"]
-    if main in FACTOR_NAMES:
+    factor_of = {v: k for k, v in FACTOR_NAMES.items()}
+    if main in factor_of:
         required.append(RubricFact(
             id="main_driver", key="main_driver", kind="label", expected=main,
-            synonyms=[FACTOR_NAMES[main], *FACTOR_SYNONYMS[main]],
-            why=f"the {FACTOR_NAMES[main]} factor costs the most points of the index"))
+            synonyms=FACTOR_SYNONYMS[factor_of[main]],
+            why=f"the {main} factor costs the most points of the index"))
     for factor, names in answer["worst_parameters"].items():
         for name in names:
             required.append(RubricFact(
-                id=f"{factor}_{name}", key=f"worst_parameters.{factor}", kind="label",
-                expected=name, synonyms=[PARAMETER_NAMES[name], *PARAMETER_SYNONYMS[name]],
-                why=f"{PARAMETER_NAMES[name]} has the worst score of the "
-                    f"{FACTOR_NAMES[factor]} factor"))
+                id=f"{factor}_{name.replace(' ', '_')}", key=f"worst_parameters.{factor}",
+                kind="label", expected=name, synonyms=PARAMETER_SYNONYMS[name],
+                why=f"{name} has the worst score of the {FACTOR_NAMES[factor]} factor"))
     forbidden = [ForbiddenClaim(
         id="health_index_off", kind="number_outside", near=["health index"],
         low=round(answer["health_index"] - HI_WINDOW, 1),
         high=round(answer["health_index"] + HI_WINDOW, 1),
         why=f"the rule-based health index is {num(answer['health_index'], 1)}",
     )]
-    if main in FACTOR_NAMES:
-        forbidden.append(_factor_claim("oil_quality" if main == "dga" else "dga"))
+    if main in factor_of:
+        forbidden.append(_factor_claim("oil_quality" if factor_of[main] == "dga" else "dga"))
     if main != "none":
         forbidden.append(ForbiddenClaim(
             id="nothing_pulls_it_down", kind="phrase",
@@ -192,12 +194,12 @@ def _drivers_rubric(params: dict[str, Any], answer: dict[str, Any]) -> Rubric:
 
 def _drivers_summary(params: dict[str, Any], answer: dict[str, Any]) -> str:
     r, lost = answer["ratings"], answer["points_lost"]
-    worst = [f"{FACTOR_NAMES[f]}: {and_join([PARAMETER_NAMES[p] for p in ps])}"
+    worst = [f"{FACTOR_NAMES[f]}: {and_join(ps)}"
              for f, ps in answer["worst_parameters"].items() if ps]
     main = answer["main_driver"]
     driver = ("nothing pulls it down (both factors rated A)" if main == "none"
               else "both factors cost the same" if main == "both"
-              else f"the {FACTOR_NAMES[main]} factor drives it")
+              else f"the {main} factor drives it")
     return (
         f"sample of {str(answer['sample_timestamp'])[:10]}: rule-based health index "
         f"{num(answer['health_index'], 1)} ({answer['condition']}); DGA factor rated "

@@ -120,6 +120,13 @@ def ma_open_maintenance_plan(ctx: AuditContext, case: Case) -> Derivation:
 
 # Condition-criterion weights of the health-index factors (DGA 10, oil quality 6; 4·ΣK = 64).
 _K = {"dga": 10, "oil_quality": 6}
+# The family's words for the factors and parameters (its convention, not a standard value).
+_FACTOR_WORDS = {"dga": "dissolved gases", "oil_quality": "oil quality"}
+_PARAMETER_WORDS = {
+    "co": "carbon monoxide", "co2": "carbon dioxide", "dielectric_rigidity": "breakdown voltage",
+    "interfacial_v": "interfacial tension", "water_content": "water content",
+    "power_factor": "power factor",
+}
 
 
 def _score(value: float, bounds: tuple[float, ...], higher_better: bool, worst: int) -> int:
@@ -160,11 +167,13 @@ def open_health_drivers(ctx: AuditContext, case: Case) -> Derivation:
     band = next((name for bound, name in standards.HI_BANDS if hi >= bound), "very poor")
     costly = [f for f in ("dga", "oil_quality") if lost[f] > 0]
     main = ("none" if not costly else "both" if len(costly) == 2
-            and lost["dga"] == lost["oil_quality"] else max(costly, key=lambda f: lost[f]))
+            and lost["dga"] == lost["oil_quality"]
+            else _FACTOR_WORDS[max(costly, key=lambda f: lost[f])])
     worst: dict[str, list[str]] = {}
     for f in costly:
         top = max(scores[f].values())
-        worst[f] = sorted(k for k, v in scores[f].items() if v == top) if top > 1 else []
+        worst[f] = sorted(_PARAMETER_WORDS.get(k, k) for k, v in scores[f].items()
+                          if v == top) if top > 1 else []
     return Derivation([Reading("primary", {
         "asset_id": case.p("asset_id"),
         "sample_timestamp": str(sample["timestamp"])[:19],

@@ -89,15 +89,15 @@ def test_golden_health_drivers() -> None:
     assert answer["condition"] == "poor"
     assert answer["ratings"] == {"dga": "C", "oil_quality": "D"}
     assert answer["points_lost"] == {"dga": 31.25, "oil_quality": 28.12}
-    assert answer["main_driver"] == "dga"
+    assert answer["main_driver"] == "dissolved gases"
     assert answer["worst_parameters"] == {
-        "dga": ["acetylene"], "oil_quality": ["dielectric_rigidity", "water_content"]}
+        "dga": ["acetylene"], "oil_quality": ["breakdown voltage", "water content"]}
     rubric = _drivers_rubric(params, answer)
     assert {f.id: f.expected for f in rubric.required} == {
         "asset": "SOUTH-TX01", "health_index": 40.6, "condition": "poor",
-        "main_driver": "dga", "dga_acetylene": "acetylene",
-        "oil_quality_dielectric_rigidity": "dielectric_rigidity",
-        "oil_quality_water_content": "water_content"}
+        "main_driver": "dissolved gases", "dga_acetylene": "acetylene",
+        "oil_quality_breakdown_voltage": "breakdown voltage",
+        "oil_quality_water_content": "water content"}
     water = next(f for f in rubric.required if f.id == "oil_quality_water_content")
     assert "moisture" in water.synonyms
     hi_claim = next(c for c in rubric.forbidden if c.id == "health_index_off")
