@@ -16,7 +16,9 @@ outcome against its level's pass rate), with at least ``min_level`` attempts per
 go to the lower cuts. To adopt the result, set :data:`generator.generate.difficulty.CUTS_BY_DOMAIN`
 to it, per domain (``CUTS_BY_DOMAIN``; the pooled fit is shown as ``all``): the levels
 of seeds drawn afterwards follow the new cuts, while each run's manifest records the cuts
-it used.
+it used. The cuts in use follow the natural-draw rule of
+:func:`generator.generate.difficulty.cuts_from_scores` (``scenariogen difficulty-cuts``); a
+dry run's fit is the evidence to move them where the pass rate steps down elsewhere.
 """
 
 from __future__ import annotations

@@ -37,40 +37,56 @@ the answer alone: yes/no fields and aggregates (a list of two or more items, a m
 to the domain (the grader balances its classes ``domain/difficulty``, and a policy's
 ``hardness_mix`` asks for a share of a domain's harder tasks): ``easy`` below the domain's
 first cut point (:data:`CUTS_BY_DOMAIN`, :data:`CUTS` for a domain not listed), ``hard``
-from its second on, ``medium`` between. The cut points were set on the default class's
-families' natural draws (40 draws per family, run seed 1, the seeded default fleet) at
-the round scores that leave about a third of a domain's draws hard, just above a policy
-share of 0.3 (multi-agent 0.4), and a fifth to two fifths easy. In iot and wo the hard
-tasks repeat soon (few units, few work orders), so there the cut sits lower (checked on
-n = 1000 runs: at 2.25 and 1.75 the share of hard scenarios stayed below the policy's):
+from its second on, ``medium`` between.
 
-===========  =====  =====  ============  ============
-domain       cut 1  cut 2  easy (draws)  hard (draws)
-===========  =====  =====  ============  ============
-iot          0.5    1.75   37 %          42 %
-fmsr         1.0    3.0    22 %          34 %
-tsfm         1.25   2.25   40 %          35 %
-wo           0.75   1.5    33 %          60 %
-multiagent   5.25   7.0    12 %          41 %
-===========  =====  =====  ============  ============
+Fitting the cut points
+----------------------
 
-Under these cuts a single lookup is easy; hard takes a site scan with a constraint, a
-chain with a decision, or a fallback with pinned readings. A class whose families hold few
-hard tasks in a domain (e.g. time-series lookups only) gets few hard scenarios there:
-the run pursues the policy share over the first half of its candidate bound, then fills
-its quota (generator/generate/domain_run.py).
+The cuts follow one rule on the scores of a domain's *natural* draws (what each family draws
+on the seeded fleet, every family alike, without the run's hard share or non-trivial
+targets steering them; :func:`cuts_from_scores`):
+
+1. the cut points are observed scores ``c1 < c2``;
+2. a single call whose answer is read back (at most four fields: score <= 1.0) is never
+   hard: ``c2 > 1.0``; the domain's least work (its lowest score) is always easy;
+3. every level holds at least 15 % of the draws (no degenerate level);
+4. among the pairs left, the one whose level shares come closest to a third each (least
+   squares) wins; ties go to the lower cuts.
+
+So "easy" is the third of a domain's tasks with the least work (in iot, a value read back;
+in multi-agent, a two-domain chain with nothing computed), "hard" the third with the most
+(joins across units or domains, chains, computed steps, stated constraints). Fitted with
+``scenariogen difficulty-cuts`` (40 natural draws per family, run seed 1, the seeded default
+fleet: 3 sites × 4 units × 90 days, fleet seed 42), session 5, 59 families:
+
+===========  =====  =====  =====  ==========================  ============================
+domain       draws  cut 1  cut 2  shares now (easy/med/hard)  shares before (old cuts)
+===========  =====  =====  =====  ==========================  ============================
+iot          484    1.25   2.5    32 / 37 / 31 %              15 / 34 / 51 % (0.5, 1.75)
+fmsr         603    2.0    3.75   33 / 36 / 31 %              22 / 28 / 51 % (1.0, 3.0)
+tsfm         146    2.0    3.0    26 / 34 / 40 %              21 / 23 / 56 % (1.25, 2.25)
+wo           376    1.75   3.0    34 / 30 / 36 %              19 /  2 / 79 % (0.75, 1.5)
+multiagent   278    6.25   7.0    29 / 34 / 37 %              11 / 51 / 37 % (5.25, 7.0)
+===========  =====  =====  =====  ==========================  ============================
+
+The old cuts were set by hand to leave about a third of the draws hard and were degenerate
+in wo (2 % medium: its scores jump from 0.75 to 1.5). A class whose families hold few hard
+tasks in a domain gets few hard scenarios there: the run pursues the policy's
+``hardness_mix`` over the first half of its candidate bound, then fills its quota
+(generator/generate/domain_run.py).
 
 Refit them from a dry run with ``scenariogen difficulty-report`` (pass rate per level and
-per score bucket, :func:`eval.difficulty_fit.fit_cuts` per domain): put the cuts where the
-pass rate steps down.
+per score bucket, :func:`eval.difficulty_fit.fit_cuts` per domain): where a dry run's pass
+rate steps down elsewhere than these cuts, its fit is the evidence to move them.
 
 Examples: one ``history`` call returning one value read off its output scores 0 (easy);
 a stored DGA sample interpreted (``oil_samples`` then ``interpret_dga``: two tools of two
-domains, two fields read off the outputs) scores 0.75 + 0.75 + 0.25 = 1.75 (medium); an
-anomaly scan followed by the window's corrective work orders with a stated threshold (two
-tools, two domains, chained, four fields of which two computed, one constraint) scores
-0.75 + 0.75 + 0.5 + 0.75 + 2 + 1 = 5.75: hard on the default scale, medium among the
-multi-agent chains (their hard ones add a third domain and a decision).
+domains, two fields read off the outputs) scores 0.75 + 0.75 + 0.25 = 1.75 (easy in fmsr,
+where most tasks interpret a reading; medium in wo's scale); an anomaly scan followed by the
+window's corrective work orders with a stated threshold (two tools, two domains, chained,
+four fields of which two computed, one constraint) scores 0.75 + 0.75 + 0.5 + 0.75 + 2 + 1
+= 5.75: hard on the default scale, easy among the multi-agent chains (their hard ones add a
+third domain and a decision).
 """
 
 from __future__ import annotations
@@ -101,17 +117,69 @@ CAPS: dict[str, int] = {
 # for a domain not listed.
 CUTS: tuple[float, float] = (1.0, 2.5)
 CUTS_BY_DOMAIN: dict[str, tuple[float, float]] = {
-    "iot": (0.5, 1.75),
-    "fmsr": (1.0, 3.0),
-    "tsfm": (1.25, 2.25),
-    "wo": (0.75, 1.5),
-    "multiagent": (5.25, 7.0),
+    "iot": (1.25, 2.5),
+    "fmsr": (2.0, 3.75),
+    "tsfm": (2.0, 3.0),
+    "wo": (1.75, 3.0),
+    "multiagent": (6.25, 7.0),
 }
 
 
 def cuts_for(domain: str) -> tuple[float, float]:
     """The cut points of ``domain``."""
     return CUTS_BY_DOMAIN.get(domain, CUTS)
+
+
+# The rule the cut points follow (module docstring, "Fitting the cut points"): target shares
+# of easy, medium and hard among a domain's natural draws, the smallest share a level may
+# hold, and the most a single call whose answer is read back can score (one call, at most
+# four output fields: 4 × 0.25), which is never hard.
+LEVEL_SHARES: tuple[float, float, float] = (1 / 3, 1 / 3, 1 / 3)
+MIN_LEVEL_SHARE = 0.15
+ONE_CALL_READ_BACK = 1.0
+
+
+def cuts_from_scores(
+    scores: list[float],
+    shares: tuple[float, float, float] = LEVEL_SHARES,
+    min_share: float = MIN_LEVEL_SHARE,
+) -> tuple[float, float] | None:
+    """Cut points of one domain from the scores of its natural draws.
+
+    Among every pair ``c1 < c2`` of observed scores with ``c2 > ONE_CALL_READ_BACK`` (a
+    single call read back is never hard), take the pair whose level shares (easy
+    ``< c1``, medium ``[c1, c2)``, hard ``>= c2``) come closest to ``shares`` (least
+    squares), with every level holding at least ``min_share`` of the draws; ties go to the
+    lower cuts. The lowest score is always easy (``c1`` is above it).
+
+    Returns:
+        The cuts, or None when no pair leaves every level ``min_share`` of the draws.
+    """
+    n = len(scores)
+    values = sorted(set(scores))
+    best: tuple[float, tuple[float, float]] | None = None
+    for i, c1 in enumerate(values[1:], start=1):
+        easy = sum(1 for x in scores if x < c1)
+        for c2 in values[i + 1:]:
+            if c2 <= ONE_CALL_READ_BACK:
+                continue
+            hard = sum(1 for x in scores if x >= c2)
+            got = (easy / n, (n - easy - hard) / n, hard / n)
+            if min(got) < min_share:
+                continue
+            err = sum((g - t) ** 2 for g, t in zip(got, shares, strict=True))
+            if best is None or err < best[0] - 1e-12:
+                best = (err, (c1, c2))
+    return None if best is None else best[1]
+
+
+def level_shares(scores: list[float], cuts: tuple[float, float]) -> dict[str, float]:
+    """Share of easy, medium and hard among ``scores`` under ``cuts``."""
+    n = len(scores) or 1
+    counts = {"easy": 0, "medium": 0, "hard": 0}
+    for x in scores:
+        counts[level(x, cuts)] += 1
+    return {k: round(v / n, 3) for k, v in counts.items()}
 # Arguments that name one entity a call reads (a unit, a sensor).
 _ENTITY_ARGS = ("asset_id", "equipment_id", "asset_name")
 

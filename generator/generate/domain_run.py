@@ -75,6 +75,8 @@ class DomainOutcome:
     hard: int = 0
     mix_skipped: int = 0
     repeats: int = 0
+    open: int = 0
+    open_skipped: int = 0
 
 
 @dataclass
@@ -101,6 +103,7 @@ class DomainJob:
     early_rejection: bool = True
     min_hard: int = 0
     open_quota: int = 0
+    open_target: int | None = None
     profile: Any = None
     resumed: list[AcceptedLine] = field(default_factory=list)
     progress: Progress | None = None
@@ -167,6 +170,7 @@ class DomainRunner:
             job.quota,
             accepted=len(job.resumed),
             hard=sum(line.record.difficulty == "hard" for line in job.resumed),
+            open=sum(not line.record.deterministic for line in job.resumed),
         )
         self.cursor = max((line.cursor for line in job.resumed), default=-1) + 1
         self._last: AcceptedLine | None = None
@@ -276,11 +280,27 @@ class DomainRunner:
         job.folder.accept(line)
         self.out.accepted += 1
         self.out.hard += record.difficulty == "hard"
+        self.out.open += not record.deterministic
         self._last = line
 
     def _mix_applies(self, candidate: int) -> bool:
         """True while the policy's hard share may pass over an easier candidate."""
         return candidate < self.job.max_candidates // 2
+
+    def _open_full(self, seed: TaskSeed, candidate: int) -> bool:
+        """True when the policy's open share leaves no slot for a seed of this kind.
+
+        With ``open_target`` (the policy's ``open_family_share`` of the quota), open seeds
+        fill at most that many slots and deterministic ones the rest, over the first half of
+        the candidate bound (as the hard share); after it any seed fills the quota, so a
+        domain whose open families run dry falls short of the share, not of its quota.
+        """
+        job = self.job
+        if job.open_target is None or not self._mix_applies(candidate):
+            return False
+        if seed.deterministic:
+            return self.out.accepted - self.out.open >= job.quota - job.open_target
+        return self.out.open >= job.open_target
 
     async def open_phase(self) -> None:
         """Open (non-deterministic) scenarios from the LLM: checked, never repaired.
@@ -349,6 +369,9 @@ class DomainRunner:
                         if s.difficulty == "hard" or not self._mix_applies(c)]
                 self.out.mix_skipped += len(live) - len(hard)
                 live = hard
+            kept = [(c, s) for c, s in live if not self._open_full(s, c)]
+            self.out.open_skipped += len(live) - len(kept)
+            live = kept
             if not live:
                 continue
             drafts = await self._words([s for _, s in live])
@@ -367,6 +390,9 @@ class DomainRunner:
                 if seed.difficulty != "hard" and easier_left <= 0 and self._mix_applies(cand):
                     self.out.mix_skipped += 1  # the policy's hard share needs this slot
                     continue
+                if self._open_full(seed, cand):
+                    self.out.open_skipped += 1  # the other kind (open or not) needs the slot
+                    continue
                 unique = await self._accept_unique(seed, *outcome)
                 if unique is None:
                     continue
@@ -383,6 +409,6 @@ class DomainRunner:
                 f"{self.out.ambiguous} ambiguous or unavailable draws, "
                 f"{self.out.repeats} repeats of accepted tasks, "
                 f"{self.out.rejected} rejections, {self.out.mix_skipped} passed over for the "
-                f"hard share"
+                f"hard share, {self.out.open_skipped} for the open share"
             )
         return self.out

@@ -302,6 +302,7 @@ class Pipeline:
                 "repaired": {o.domain: o.repaired for o in outcomes},
                 "hard": {o.domain: o.hard for o in outcomes},
                 "passed_over_for_hard_share": {o.domain: o.mix_skipped for o in outcomes},
+                "passed_over_for_open_share": {o.domain: o.open_skipped for o in outcomes},
                 "open_scenarios": stages.open_report(
                     [ln.record for ln in self.folder.accepted()], env.policies
                 ),

@@ -105,10 +105,12 @@ class DomainPolicy(_Strict):
     )
     open_family_share: Share | None = Field(
         default=None,
-        description="Share of the domain's candidates drawn from its open (deterministic: "
-        "false, rubric-graded) families, evenly spread over the candidate stream; None "
-        "draws every family in turn. The manifest reports target and achieved "
-        "(counts.open_scenarios)",
+        description="Share of the domain's accepted scenarios from its open (deterministic: "
+        "false, rubric-graded) families: they draw twice this share of the candidates, "
+        "evenly spread over the stream, and the domain's loop holds the accepted ones to "
+        "round(quota x share) while deterministic ones fill the rest (first half of the "
+        "candidate bound); None draws every family in turn. The manifest reports target "
+        "and achieved (counts.open_scenarios)",
     )
     text_length: TextLength = Field(description="Bounds on the text length")
     characteristic_form: CharacteristicFormPolicy = Field(
@@ -143,7 +145,7 @@ class DomainOverride(_Strict):
         default=None, description="Per task family of the class: target non-trivial share"
     )
     open_family_share: Share | None = Field(
-        default=None, description="Share of candidates from the open (rubric) families"
+        default=None, description="Share of accepted scenarios from the open (rubric) families"
     )
     text_length: TextLength | None = Field(default=None, description="Text length bounds")
     characteristic_form: CharacteristicFormPolicy | None = Field(

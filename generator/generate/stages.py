@@ -91,14 +91,16 @@ class RunEnv:
 
         The slot is the family's draw index, except that the policy's ``nontrivial_share``
         lets designated slots look at extra draws (:func:`draw_for_slot`). With an
-        ``open_family_share``, the open families take that share of the candidates
-        (:func:`family_slot`). A multi-agent
+        ``open_family_share``, the open families take :func:`open_draw_share` of the
+        candidates (:func:`family_slot`) and the domain's loop holds the accepted open
+        scenarios to the share (``DomainJob.open_target``). A multi-agent
         family's draw ``d`` is the ``d``-th distinct task of its
         :class:`~generator.generate.composed.ComposedSeeds` stream.
         """
         policy = self.policies.get(domain)
         spec, slot = family_slot(
-            self.families[domain], candidate, policy.open_family_share if policy else None
+            self.families[domain], candidate,
+            open_draw_share(policy.open_family_share) if policy else None,
         )
         share = policy.nontrivial_share.get(spec.name, 0.0) if policy else 0.0
 
@@ -228,11 +230,23 @@ class RunEnv:
             if domain in self.policies
             else 0,
             open_quota=int(quota * cfg.open_share) if self.llm and not cfg.baseline else 0,
+            open_target=self.open_target(domain, quota),
             profile=self.profile,
             resumed=resumed,
             progress=progress,
             on_accept=self.on_accept,
         )
+
+    def open_target(self, domain: str, quota: int) -> int | None:
+        """Accepted open scenarios the policy's ``open_family_share`` asks of a domain
+        (rounded), or None when it sets none or the domain lacks open or deterministic
+        families (then the stream alone decides)."""
+        policy = self.policies.get(domain)
+        specs = self.families.get(domain, [])
+        kinds = {s.deterministic for s in specs}
+        if policy is None or policy.open_family_share is None or kinds != {True, False}:
+            return None
+        return round(quota * policy.open_family_share)
 
     async def negatives(self, k: int, *, run_id: str) -> list[ScenarioRecord]:
         """``k`` verified negative scenarios with ids ``<asset>_negative_NN``."""
@@ -251,6 +265,17 @@ class RunEnv:
                 )
             )
         return out
+
+
+# Open families draw at this multiple of the policy's open share: a data-limited open family
+# (few distinct tasks, draws the gate drops) is made up by the others, and the domain's loop
+# passes over open seeds once the accepted ones reach the share (DomainJob.open_target).
+OPEN_DRAW_FACTOR = 2.0
+
+
+def open_draw_share(share: float | None) -> float | None:
+    """The share of a domain's candidates the open families draw for policy share ``share``."""
+    return None if share is None else min(1.0, share * OPEN_DRAW_FACTOR)
 
 
 def family_slot(

@@ -215,3 +215,10 @@ def test_out_with_a_nul_byte(cli: Any, offline: None, out: str) -> None:
     # Found by the fuzz suite (seed 0): pathlib raised "embedded null byte" as a traceback.
     assert "--out is empty or holds a NUL character" in cli(
         "generate", "transformer", "--out", out).one_line()
+
+
+def test_difficulty_cuts_unknown_class_is_one_line(cli: Any, offline: None) -> None:
+    out = cli("difficulty-cuts", "no-such-class")
+    assert out.code == 2
+    line = out.one_line()
+    assert "no-such-class" in line and "transformer" in line

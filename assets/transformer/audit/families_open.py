@@ -11,7 +11,15 @@ from datetime import timedelta
 from typing import Any
 
 from assets.transformer.audit import standards
-from assets.transformer.audit.common import asset_work_orders, is_preventive, sample_gases
+from assets.transformer.audit.common import (
+    anomaly_dims,
+    asset_work_orders,
+    count_flagged,
+    flagged_anomalies,
+    is_preventive,
+    pick_sample,
+    sample_gases,
+)
 from eval.audit.api import (
     AuditContext,
     Case,
@@ -20,6 +28,8 @@ from eval.audit.api import (
     Reading,
     audits,
     day_of,
+    derive_all,
+    in_window,
     parse,
 )
 
@@ -104,3 +114,104 @@ def ma_open_maintenance_plan(ctx: AuditContext, case: Case) -> Derivation:
         "corrective_codes": sorted({str(o["primary_code"]) for o in corrective}),
     }
     return Derivation([Reading("primary", answer)])
+
+
+# -- open2: health drivers, condition review -----------------------------------------------------
+
+# Condition-criterion weights of the health-index factors (DGA 10, oil quality 6; 4·ΣK = 64).
+_K = {"dga": 10, "oil_quality": 6}
+# The family's words for the factors and parameters (its convention, not a standard value).
+_FACTOR_WORDS = {"dga": "dissolved gases", "oil_quality": "oil quality"}
+_PARAMETER_WORDS = {
+    "co": "carbon monoxide", "co2": "carbon dioxide", "dielectric_rigidity": "breakdown voltage",
+    "interfacial_v": "interfacial tension", "water_content": "water content",
+    "power_factor": "power factor",
+}
+
+
+def _score(value: float, bounds: tuple[float, ...], higher_better: bool, worst: int) -> int:
+    if higher_better:
+        return next((i + 1 for i, b in enumerate(bounds) if value >= b), worst)
+    return next((i + 1 for i, b in enumerate(bounds) if value <= b), worst)
+
+
+def _factor_scores(sample: dict[str, Any]) -> dict[str, dict[str, int]]:
+    """Per factor, each measured parameter's score (gases 1..6, oil quality 1..4)."""
+    gases = {g: _score(float(sample[g]), bounds, False, 6)
+             for g, (bounds, _) in standards.HI_GAS_TABLE.items() if sample.get(g) is not None}
+    oil = {n: _score(float(sample[n]), edges, higher, 4)
+           for n, (higher, edges, _) in standards.HI_OIL_TABLE.items()
+           if sample.get(n) is not None}
+    return {"dga": gases, "oil_quality": oil}
+
+
+def _hif(scores: dict[str, int], weights: dict[str, int]) -> tuple[str, int]:
+    value = sum(scores[k] * weights[k] for k in scores) / sum(weights[k] for k in scores)
+    for upper, rating, hif in ((1.2, "A", 4), (1.5, "B", 3), (2.0, "C", 2), (3.0, "D", 1)):
+        if value < upper:
+            return rating, hif
+    return "E", 0
+
+
+@audits("open_health_drivers")
+def open_health_drivers(ctx: AuditContext, case: Case) -> Derivation:
+    """Factor ratings of the sample, the points each costs, the main driver, the worst
+    parameters of each costly factor, the index and band (rule table, standards.py)."""
+    sample = pick_sample(ctx, case.p("asset_id"), case.p("which", "latest"))
+    scores = _factor_scores(sample)
+    weights = {"dga": {g: w for g, (_, w) in standards.HI_GAS_TABLE.items()},
+               "oil_quality": {n: w for n, (_, _, w) in standards.HI_OIL_TABLE.items()}}
+    rated = {f: _hif(scores[f], weights[f]) for f in scores}
+    lost = {f: round(100.0 * _K[f] * (4 - rated[f][1]) / 64, 2) for f in rated}
+    hi = 100.0 * sum(_K[f] * rated[f][1] for f in rated) / 64
+    band = next((name for bound, name in standards.HI_BANDS if hi >= bound), "very poor")
+    costly = [f for f in ("dga", "oil_quality") if lost[f] > 0]
+    main = ("none" if not costly else "both" if len(costly) == 2
+            and lost["dga"] == lost["oil_quality"]
+            else _FACTOR_WORDS[max(costly, key=lambda f: lost[f])])
+    worst: dict[str, list[str]] = {}
+    for f in costly:
+        top = max(scores[f].values())
+        worst[f] = sorted(_PARAMETER_WORDS.get(k, k) for k, v in scores[f].items()
+                          if v == top) if top > 1 else []
+    return Derivation([Reading("primary", {
+        "asset_id": case.p("asset_id"),
+        "sample_timestamp": str(sample["timestamp"])[:19],
+        "health_index": round(hi, 1),
+        "condition": band,
+        "ratings": {f: r[0] for f, r in rated.items()},
+        "points_lost": lost,
+        "main_driver": main,
+        "worst_parameters": worst,
+    })])
+
+
+@audits("ma_open_condition_review")
+def ma_open_condition_review(ctx: AuditContext, case: Case) -> Derivation:
+    """Anomalies of the window (every reading of the scan), the IEC class of the latest oil
+    sample before the window ends and the window's corrective work orders."""
+    asset, end = case.p("asset_id"), case.p("end")
+    before = [s for s in ctx.raw.oil(asset) if str(s["timestamp"])[:19] < end]
+    if not before:
+        raise NoSingleAnswer("no oil sample before the window ends")
+    sample = before[-1]
+    gases = sample_gases(sample)
+    fault = standards.dga_fault(gases, "iec", "iec_and_ieee")
+    corrective = [o for o in asset_work_orders(ctx, asset) if not is_preventive(o)]
+
+    def derive(c: dict[str, Any]) -> dict[str, Any]:
+        found = flagged_anomalies(ctx, case, c)
+        orders = [o for o in corrective if in_window(str(o["reported_date"]), case.p("start"),
+                                                     end, c["window"])]
+        return {
+            "asset_id": asset,
+            "anomalies": count_flagged(found, c["count"]),
+            "first_anomaly": found[0][0] if found else None,
+            "sample_timestamp": str(sample["timestamp"])[:19],
+            "dga_class": "ND" if fault == "UD" else fault,
+            "ieee_condition": standards.ieee_condition(gases),
+            "corrective_work_orders": [str(o["wo_id"]) for o in orders],
+            "corrective_count": len(orders),
+        }
+
+    return Derivation(derive_all(anomaly_dims(case), derive))

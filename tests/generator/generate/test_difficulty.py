@@ -8,11 +8,14 @@ from eval.difficulty_fit import calibrate, fit_cuts
 from eval.model import DryRunReport, DryRunResult, GradeResult
 from generator.generate.difficulty import (
     CUTS,
+    CUTS_BY_DOMAIN,
     cuts_for,
+    cuts_from_scores,
     difficulty_features,
     difficulty_report,
     difficulty_score,
     level,
+    level_shares,
     scored,
 )
 from generator.generate.model import ReadingCheck, TaskSeed, ToolCall
@@ -33,7 +36,7 @@ def seed(calls: list[tuple[str, dict[str, Any]]], answer: dict[str, Any], **kw: 
 
 def test_one_lookup_is_easy_whatever_the_family_declared() -> None:
     # one history call; both answer fields are read off the output:
-    # outputs 1 × 0.25 = 0.25, no steps -> 0.25 < 0.5 (iot's first cut) -> easy
+    # outputs 1 × 0.25 = 0.25, no steps -> 0.25 < 1.25 (iot's first cut) -> easy
     s = seed([("history", {"asset_id": "T1"})], {"value": 61.5, "timestamp": "2024-01-01"})
     out = [{"readings": [{"timestamp": "2024-01-01", "value": 61.5}]}]
     got = scored(s, out, DOMAINS)
@@ -56,14 +59,15 @@ def test_static_mapping_intersection_is_not_hard() -> None:
     # the example: a set intersection over the failure-mode mapping (one call,
     # one list field). With the outputs: both modes are listed in the mapping's output,
     # so the field is read off it -> no step, score 0 -> easy. Without the outputs a list
-    # of two items counts as an aggregate -> 1 step, score 1.0 = fmsr's first cut -> medium,
-    # still not hard (fmsr's second cut is 3.0).
+    # of two items counts as an aggregate -> 1 step, score 1.0 < fmsr's first cut 2.0 ->
+    # still easy; on the default scale (1.0, 2.5) it would be medium, never hard.
     s = seed([("get_failure_mode_sensor_mapping", {})], {"failure_modes": ["a", "b"]},
              domain="fmsr")
     out = [{"mapping": {"s1": ["a", "b"], "s2": ["b"]}}]
     assert scored(s, out, DOMAINS).difficulty == "easy"
     assert difficulty_score(difficulty_features(s, DOMAINS)) == 1.0
-    assert scored(s, None, DOMAINS).difficulty == "medium"
+    assert scored(s, None, DOMAINS).difficulty == "easy"
+    assert level(1.0) == "medium"
 
 
 def test_chain_over_domains_with_a_constraint_is_hard() -> None:
@@ -88,7 +92,10 @@ def test_chain_over_domains_with_a_constraint_is_hard() -> None:
     # 0.75 + 0.75 + 0.5 + 3 × 0.25 + 2 × 1.0 + 1.0 = 5.75
     assert difficulty_score(f) == 5.75
     assert level(5.75) == "hard"  # on the default scale
-    assert level(5.75, cuts_for("multiagent")) == "medium"  # 5.25 <= 5.75 < 7.0
+    # among the multi-agent chains, whose least work already spans two domains, it is easy:
+    # 5.75 < 6.25 (the domain's first cut); a third domain or a decision makes it harder
+    assert level(5.75, cuts_for("multiagent")) == "easy"
+    assert level(5.75 + 0.75, cuts_for("multiagent")) == "medium"  # 6.25 <= 6.5 < 7.0
 
 
 def test_site_scan_counts_repeats_and_distractors() -> None:
@@ -151,3 +158,30 @@ def test_calibrate_joins_by_id() -> None:
     # one step (all pass below 2, none from 2): every pair with a cut at 2 fits exactly;
     # ties go to the lower cuts -> (1, 2)
     assert cal.cuts_fitted == {"all": (1.0, 2.0), "iot": (1.0, 2.0)}
+
+
+def test_cuts_from_scores_come_closest_to_thirds() -> None:
+    # 12 draws: 0 ×3, 0.5, 1.25 ×4, 2.5 ×3, 4.0. Candidate pairs (c1 < c2, c2 > 1.0, every
+    # level >= 15 % = 1.8 draws):
+    #   (0.5, 2.5): easy 3, medium 5, hard 4 -> err (3-4)² + (5-4)² + 0 = 2 (in 1/144 units)
+    #   (1.25, 2.5): easy 4, medium 4, hard 4 -> err 0   <- best
+    #   (0.5, 1.25): medium 1 < 1.8 -> out; (·, 4.0): hard 1 -> out; (2.5, 4.0) likewise.
+    scores = [0.0] * 3 + [0.5] + [1.25] * 4 + [2.5] * 3 + [4.0]
+    assert cuts_from_scores(scores) == (1.25, 2.5)
+    assert level_shares(scores, (1.25, 2.5)) == {"easy": 0.333, "medium": 0.333,
+                                                 "hard": 0.333}
+
+
+def test_cuts_from_scores_keep_a_single_lookup_out_of_hard() -> None:
+    # Only single calls read back (scores up to 4 × 0.25 = 1.0): no second cut above 1.0
+    # exists, so the rule leaves the domain unfitted rather than call a lookup hard.
+    assert cuts_from_scores([0.25] * 4 + [0.5] * 4 + [1.0] * 4) is None
+    # Degenerate distributions (one level would hold < 15 %) are refused as well.
+    assert cuts_from_scores([0.0] * 19 + [3.0]) is None
+
+
+def test_every_domain_cut_leaves_three_levels() -> None:
+    # The fitted cuts are ordered and each domain's first cut is above 0 (a task with no
+    # work beyond one read-back value is easy) and its second above a single call's 1.0.
+    for domain, (c1, c2) in CUTS_BY_DOMAIN.items():
+        assert 0 < c1 < c2 and c2 > 1.0, domain
