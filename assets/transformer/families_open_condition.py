@@ -37,11 +37,13 @@ from assets.transformer.families_common import (
     asset_with_oil,
     dga_args,
     hi_args,
+    in_discharge_overlap,
     oil_call,
 )
 from assets.transformer.families_fmsr import (
     DGA_READINGS,
     RULE_INDEX_NOTE,
+    _component,
     dga_class,
     hi_estimates,
     pick_sample,
@@ -300,7 +302,14 @@ def _review_derive(params: dict[str, Any], outputs: list[dict[str, Any]]) -> dic
     if str(sample["timestamp"])[:10] != params["sample_day"] or not same_gases(
             sample, dga["sample"]):
         raise Ambiguous("the interpreted sample is not the latest before the window ends")
-    fault = dga_class(dga, params.get("method", "iec"))
+    method = params.get("method", "iec")
+    fault = dga_class(dga, method)
+    if method == "iec" and fault not in NOT_DETERMINED:
+        # As every DGA reference: away from a ratio boundary and out of the D1/D2 overlap.
+        if _component(dga, "iec") < 1.0:
+            raise Ambiguous("the sample's IEC ratios are near a boundary")
+        if in_discharge_overlap(dga):
+            raise Ambiguous("IEC ratios fit both the D1 and D2 rows of Table 1")
     orders = corrective["work_orders"]
     answered = bool(stamps) and any(str(o["reported_date"]) > stamps[0] for o in orders)
     steps = []
