@@ -232,6 +232,7 @@ class RunEnv:
             resumed=resumed,
             progress=progress,
             on_accept=self.on_accept,
+            overlap_llm=self.llm is not None and not cfg.baseline,
         )
 
     async def negatives(self, k: int, *, run_id: str) -> list[ScenarioRecord]:
