@@ -322,6 +322,89 @@ class DomainRunner:
                 return None
             draft, attempts = outcome
 
+    def _keeper(self) -> Callable[[int, TaskSeed | None], bool]:
+        """The filter a batch's draws pass before they are verbalised (counts the rest).
+
+        Ambiguous or unavailable draws and repeats of accepted tasks are dropped. Once no
+        slot is left for an easier seed it never comes back (accepting only lowers the
+        count), so those seeds are passed over before they are verbalised. The hard share is
+        pursued over the first half of the candidate bound only: difficulty is scored from
+        the work, and a domain whose families hold few hard tasks then fills its quota
+        instead of falling short (a function of the candidate index, so a resumed run
+        decides as an uninterrupted one).
+        """
+        job = self.job
+        hard_only = job.quota - job.min_hard - (self.out.accepted - self.out.hard) <= 0
+
+        def keep(cand: int, seed: TaskSeed | None) -> bool:
+            if seed is None:
+                self.out.ambiguous += 1
+                return False
+            if params_key(seed) in self.tasks:
+                self.out.repeats += 1
+                return False
+            if hard_only and seed.difficulty != "hard" and self._mix_applies(cand):
+                self.out.mix_skipped += 1
+                return False
+            return True
+
+        return keep
+
+    async def _draw_then_word(
+        self, candidates: list[int]
+    ) -> tuple[list[tuple[int, TaskSeed]], list[Draft | VerbaliseFailure]]:
+        """Draw the whole batch, filter it, then verbalise it (template path, baseline)."""
+        job = self.job
+        drawn = await fan_out(
+            candidates, lambda c: job.drawer(job.domain, c), limit=job.batch_size
+        )
+        keep = self._keeper()
+        live = [
+            (c, s) for c, s in zip(candidates, drawn, strict=True) if keep(c, s) and s is not None
+        ]
+        if not live:
+            return [], []
+        return live, await self._words([s for _, s in live])
+
+    async def _draw_and_word(
+        self, candidates: list[int]
+    ) -> tuple[list[tuple[int, TaskSeed]], list[Draft | VerbaliseFailure]]:
+        """Draw and verbalise at once: each LLM call goes out as soon as its batch of kept
+        seeds is drawn, while the later candidates are still being drawn."""
+        job = self.job
+        llm = job.llm
+        assert llm is not None
+        gate = asyncio.Semaphore(job.batch_size)
+
+        async def draw(c: int) -> TaskSeed | None:
+            async with gate:
+                return await job.drawer(job.domain, c)
+
+        keep = self._keeper()
+        draws = [asyncio.create_task(draw(c)) for c in candidates]
+        calls: list[asyncio.Task[list[Draft | VerbaliseFailure]]] = []
+        live: list[tuple[int, TaskSeed]] = []
+        pending: list[TaskSeed] = []
+        try:
+            for cand, task in zip(candidates, draws, strict=True):
+                seed = await task
+                if not keep(cand, seed):
+                    continue
+                assert seed is not None
+                live.append((cand, seed))
+                pending.append(seed)
+                if len(pending) == job.batch_size:
+                    calls.append(asyncio.create_task(llm.verbalise(pending, job.core_tools)))
+                    pending = []
+            if pending:
+                calls.append(asyncio.create_task(llm.verbalise(pending, job.core_tools)))
+            replies = await asyncio.gather(*calls)
+        finally:
+            for t in (*draws, *calls):
+                if not t.done():
+                    t.cancel()
+        return live, [draft for reply in replies for draft in reply]
+
     async def _words(self, seeds: list[TaskSeed]) -> list[Draft | VerbaliseFailure]:
         job = self.job
         if job.llm is None:
@@ -450,28 +533,12 @@ class DomainRunner:
             candidates = list(range(self.cursor, self.cursor + width))
             self.cursor += width
             self.out.candidates += width
-            drawn = await fan_out(
-                candidates, lambda c: job.drawer(job.domain, c), limit=job.batch_size
-            )
-            live = [(c, s) for c, s in zip(candidates, drawn, strict=True) if s is not None]
-            self.out.ambiguous += width - len(live)
-            fresh = [(c, s) for c, s in live if params_key(s) not in self.tasks]
-            self.out.repeats += len(live) - len(fresh)
-            live = fresh
-            # Once no slot is left for an easier seed it never comes back (accepting only
-            # lowers the count), so those seeds are passed over before they are verbalised.
-            # The hard share is pursued over the first half of the candidate bound only:
-            # difficulty is scored from the work, and a domain whose families hold few hard
-            # tasks then fills its quota instead of falling short (a function of the
-            # candidate index, so a resumed run decides as an uninterrupted one).
-            if job.quota - job.min_hard - (self.out.accepted - self.out.hard) <= 0:
-                hard = [(c, s) for c, s in live
-                        if s.difficulty == "hard" or not self._mix_applies(c)]
-                self.out.mix_skipped += len(live) - len(hard)
-                live = hard
+            if job.overlap_llm and job.llm is not None:
+                live, drafts = await self._draw_and_word(candidates)
+            else:
+                live, drafts = await self._draw_then_word(candidates)
             if not live:
                 continue
-            drafts = await self._words([s for _, s in live])
             if opening is not None:
                 await self._take_open(await opening)
                 opening, reserved = None, 0
