@@ -314,7 +314,9 @@ class DomainRunner:
                 return draft, attempts
             reasons = [f"near_duplicate: similarity {score:.2f} to {nearest}"]
             self._reject(seed.key, "check", reasons, draft.text, attempts)
-            if attempts > job.max_repairs:
+            if attempts > job.max_repairs or job.overlap_llm:
+                # overlap_llm: the batch's spare drafts (or, short of them, the next batch,
+                # one round like a repair) fill the slot instead of a chain of repairs.
                 return None
             redo = await self._redo(seed, draft, reasons, attempts + 1)
             outcome = await self.vet(seed, redo, attempt=attempts + 1)
@@ -411,10 +413,9 @@ class DomainRunner:
             return list(job.template.verbalise(seeds))
         llm = job.llm
         chunks = [seeds[i : i + job.batch_size] for i in range(0, len(seeds), job.batch_size)]
-        # The batches of one round go out together (the client's semaphore bounds the calls
-        # in flight); replies are kept in seed order.
+        # --baseline (the naive path): one call after another; replies in seed order.
         replies = await fan_out(
-            chunks, lambda chunk: llm.verbalise(chunk, job.core_tools), limit=len(chunks)
+            chunks, lambda chunk: llm.verbalise(chunk, job.core_tools), limit=1
         )
         return [draft for reply in replies for draft in reply]
 
