@@ -5,8 +5,9 @@ It stands in for a real endpoint: each call waits ``call_latency_s`` plus
 overlap as they would against a server), fails with probability ``failure_rate`` (a
 garbled reply, which the pipeline rejects and repairs), and otherwise replies with valid
 JSON for the generator's prompts: verbalise and repair (one item per task in the prompt,
-built from the task's mentions, constraint, rubric tools and answer), open scenarios and
-the budget proposal (an empty proposal: the profile's weights are used). Replies are
+built from the task's mentions, constraint, rubric tools and answer; a repair words the
+task afresh, its choices drawn with the failed attempt), open scenarios (with their
+category) and the budget proposal (an empty proposal: the profile's weights are used). Replies are
 deterministic given the prompt and the seed. Every call's start and duration is recorded
 (``calls``) for the bound computation.
 """
@@ -55,9 +56,9 @@ def _digest(*parts: str) -> int:
     return int.from_bytes(hashlib.sha256("|".join(parts).encode()).digest()[:8], "big")
 
 
-def _item(task: dict[str, Any]) -> dict[str, Any]:
+def _item(task: dict[str, Any], salt: str = "") -> dict[str, Any]:
     key = str(task.get("seed_key", ""))
-    h = _digest(key)
+    h = _digest(key, salt) if salt else _digest(key)
     opener, why = _OPENERS[h % 8], _WHYS[(h >> 8) % 8]
     closer = _CLOSERS[(h >> 16) % 8]
     text = (
@@ -82,14 +83,18 @@ def reply_for(prompt: str) -> str:
         tasks = data if isinstance(data, list) else [data]
         if "Tasks (JSON)" in prompt:
             return json.dumps({"items": [_item(t) for t in tasks]})
-        return json.dumps(_item(tasks[0]))
+        # A repair: words the task afresh (choices drawn with the failed attempt and its
+        # reasons), as a model told what failed would, instead of repeating the attempt.
+        _, _, failed = prompt.partition("Previous attempt (JSON):")
+        return json.dumps(_item(tasks[0], salt=failed))
     opened = _OPEN.search(prompt)
     if opened:
         k, domain = int(opened.group(1)), opened.group(2)
         items = [
             {"text": f"{_OPENERS[i % len(_OPENERS)]}: what would you weigh before deciding "
                      f"on {domain} measure {i + 1} for the fleet, and why?",
-             "characteristic_form": "A reasoned answer naming the evidence to check."}
+             "characteristic_form": "A reasoned answer naming the evidence to check.",
+             "category": "Decision Support" if i % 2 else "Knowledge Query"}
             for i in range(k)
         ]
         return json.dumps({"items": items})

@@ -8,7 +8,9 @@ ends with the same scenarios as an uninterrupted one.
 
 from __future__ import annotations
 
+import asyncio
 import json
+import math
 import time
 import uuid
 from collections.abc import Awaitable, Callable
@@ -35,6 +37,10 @@ Stage = Literal["verbalise", "early", "check"]
 UUID_NAMESPACE = uuid.UUID("6f1c3c2e-5d2a-4f4e-9b8e-2a7d1e0c9b51")
 
 Progress = Callable[[str, int, int], None]
+
+# With ``DomainJob.overlap_llm``: spare candidates verbalised per needed one (rounded up to
+# whole batches), so a few rejected drafts do not cost a repair round.
+SPARE_SHARE = 0.25
 
 
 class Drawer(Protocol):
@@ -109,6 +115,10 @@ class DomainJob:
     progress: Progress | None = None
     on_accept: Callable[[AcceptedLine], Awaitable[None]] | None = None
     on_batch: Callable[[], Awaitable[None]] | None = None
+    # The LLM path's critical path (off in --baseline and on the template path): the open
+    # call overlaps the first batch, batches carry spares (SPARE_SHARE, whole batches) and
+    # rejected drafts are repaired only when the batch's passing drafts fall short.
+    overlap_llm: bool = False
 
 
 def scenario_uuid(asset_class: str, seed: TaskSeed | None, text: str) -> str:
@@ -177,6 +187,8 @@ class DomainRunner:
         # Tasks already accepted (family + parameters): the same task in other words is a
         # duplicate however its text differs.
         self.tasks = {params_key(ln.seed) for ln in job.resumed if ln.seed is not None}
+        # Rejected first drafts held for a repair only a shortfall asks for (overlap_llm).
+        self._held: dict[str, tuple[Draft | None, list[str], int]] = {}
 
     def _reject(
         self, seed_key: str | None, stage: Stage, reasons: list[str], raw: str, attempt: int
@@ -211,9 +223,14 @@ class DomainRunner:
         return job.template.verbalise([seed], variant=attempt - 1)[0]
 
     async def vet(
-        self, seed: TaskSeed, first: Draft | VerbaliseFailure, attempt: int = 1
+        self, seed: TaskSeed, first: Draft | VerbaliseFailure, attempt: int = 1,
+        *, hold: bool = False,
     ) -> tuple[Draft, int] | None:
-        """Check a draft; repair it until attempt R + 1; return the passing draft and attempts."""
+        """Check a draft; repair it until attempt R + 1; return the passing draft and attempts.
+
+        With ``hold`` a rejected draft is not repaired yet: it is kept for
+        :meth:`_repair_held` and None is returned.
+        """
         draft: Draft | None = None
         stage: Stage
         while True:
@@ -230,8 +247,61 @@ class DomainRunner:
             self._reject(seed.key, stage, problems, raw, attempt)
             if attempt > self.job.max_repairs:
                 return None
+            if hold:
+                self._held[seed.key] = (draft, problems, attempt)
+                return None
             attempt += 1
             first = await self._redo(seed, draft, problems, attempt)
+
+    async def _repair_held(self, seed: TaskSeed) -> tuple[Draft, int] | None:
+        """Repair a draft :meth:`vet` held (None when none is held for the seed)."""
+        held = self._held.pop(seed.key, None)
+        if held is None:
+            return None
+        draft, problems, attempt = held
+        redo = await self._redo(seed, draft, problems, attempt + 1)
+        return await self.vet(seed, redo, attempt + 1)
+
+    def _fills(
+        self, live: list[tuple[int, TaskSeed]], vetted: list[tuple[Draft, int] | None]
+    ) -> bool:
+        """True when the passing drafts alone fill the quota (the acceptance loop's rules:
+        stream order, no repeated task, the hard share; a dedup clash is not foreseen)."""
+        job = self.job
+        accepted, hard, tasks = self.out.accepted, self.out.hard, set(self.tasks)
+        for (cand, seed), outcome in zip(live, vetted, strict=True):
+            if outcome is None or params_key(seed) in tasks:
+                continue
+            easier_left = job.quota - job.min_hard - (accepted - hard)
+            if seed.difficulty != "hard" and easier_left <= 0 and self._mix_applies(cand):
+                continue
+            tasks.add(params_key(seed))
+            accepted += 1
+            hard += seed.difficulty == "hard"
+        return accepted >= job.quota
+
+    async def _vet_batch(
+        self, live: list[tuple[int, TaskSeed]], drafts: list[Draft | VerbaliseFailure]
+    ) -> list[tuple[Draft, int] | None]:
+        """Vet a batch's drafts; repairs at once, or (overlap_llm) only on a shortfall."""
+        job = self.job
+        items = list(zip(live, drafts, strict=True))
+        if not job.overlap_llm:
+            return await fan_out(
+                items, lambda item: self.vet(item[0][1], item[1]), limit=job.batch_size
+            )
+        vetted = await fan_out(
+            items, lambda item: self.vet(item[0][1], item[1], hold=True), limit=job.batch_size
+        )
+        if not self._fills(live, vetted):
+            redo = [i for i, (_, seed) in enumerate(live) if seed.key in self._held]
+            repaired = await fan_out(
+                redo, lambda i: self._repair_held(live[i][1]), limit=len(redo) or None
+            )
+            for i, outcome in zip(redo, repaired, strict=True):
+                vetted[i] = outcome
+        self._held.clear()
+        return vetted
 
     async def _accept_unique(
         self, seed: TaskSeed, draft: Draft, attempts: int
@@ -248,7 +318,9 @@ class DomainRunner:
                 return draft, attempts
             reasons = [f"near_duplicate: similarity {score:.2f} to {nearest}"]
             self._reject(seed.key, "check", reasons, draft.text, attempts)
-            if attempts > job.max_repairs:
+            if attempts > job.max_repairs or job.overlap_llm:
+                # overlap_llm: the batch's spare drafts (or, short of them, the next batch,
+                # one round like a repair) fill the slot instead of a chain of repairs.
                 return None
             redo = await self._redo(seed, draft, reasons, attempts + 1)
             outcome = await self.vet(seed, redo, attempt=attempts + 1)
@@ -256,16 +328,101 @@ class DomainRunner:
                 return None
             draft, attempts = outcome
 
+    def _keeper(self) -> Callable[[int, TaskSeed | None], bool]:
+        """The filter a batch's draws pass before they are verbalised (counts the rest).
+
+        Ambiguous or unavailable draws and repeats of accepted tasks are dropped. Once no
+        slot is left for an easier seed it never comes back (accepting only lowers the
+        count), so those seeds are passed over before they are verbalised. The hard share is
+        pursued over the first half of the candidate bound only: difficulty is scored from
+        the work, and a domain whose families hold few hard tasks then fills its quota
+        instead of falling short (a function of the candidate index, so a resumed run
+        decides as an uninterrupted one).
+        """
+        job = self.job
+        hard_only = job.quota - job.min_hard - (self.out.accepted - self.out.hard) <= 0
+
+        def keep(cand: int, seed: TaskSeed | None) -> bool:
+            if seed is None:
+                self.out.ambiguous += 1
+                return False
+            if params_key(seed) in self.tasks:
+                self.out.repeats += 1
+                return False
+            if hard_only and seed.difficulty != "hard" and self._mix_applies(cand):
+                self.out.mix_skipped += 1
+                return False
+            if self._open_full(seed, cand):
+                self.out.open_skipped += 1  # the other kind (open or not) needs the slot
+                return False
+            return True
+
+        return keep
+
+    async def _draw_then_word(
+        self, candidates: list[int]
+    ) -> tuple[list[tuple[int, TaskSeed]], list[Draft | VerbaliseFailure]]:
+        """Draw the whole batch, filter it, then verbalise it (template path, baseline)."""
+        job = self.job
+        drawn = await fan_out(
+            candidates, lambda c: job.drawer(job.domain, c), limit=job.batch_size
+        )
+        keep = self._keeper()
+        live = [
+            (c, s) for c, s in zip(candidates, drawn, strict=True) if keep(c, s) and s is not None
+        ]
+        if not live:
+            return [], []
+        return live, await self._words([s for _, s in live])
+
+    async def _draw_and_word(
+        self, candidates: list[int]
+    ) -> tuple[list[tuple[int, TaskSeed]], list[Draft | VerbaliseFailure]]:
+        """Draw and verbalise at once: each LLM call goes out as soon as its batch of kept
+        seeds is drawn, while the later candidates are still being drawn."""
+        job = self.job
+        llm = job.llm
+        assert llm is not None
+        gate = asyncio.Semaphore(job.batch_size)
+
+        async def draw(c: int) -> TaskSeed | None:
+            async with gate:
+                return await job.drawer(job.domain, c)
+
+        keep = self._keeper()
+        draws = [asyncio.create_task(draw(c)) for c in candidates]
+        calls: list[asyncio.Task[list[Draft | VerbaliseFailure]]] = []
+        live: list[tuple[int, TaskSeed]] = []
+        pending: list[TaskSeed] = []
+        try:
+            for cand, task in zip(candidates, draws, strict=True):
+                seed = await task
+                if not keep(cand, seed):
+                    continue
+                assert seed is not None
+                live.append((cand, seed))
+                pending.append(seed)
+                if len(pending) == job.batch_size:
+                    calls.append(asyncio.create_task(llm.verbalise(pending, job.core_tools)))
+                    pending = []
+            if pending:
+                calls.append(asyncio.create_task(llm.verbalise(pending, job.core_tools)))
+            replies = await asyncio.gather(*calls)
+        finally:
+            for t in (*draws, *calls):
+                if not t.done():
+                    t.cancel()
+        return live, [draft for reply in replies for draft in reply]
+
     async def _words(self, seeds: list[TaskSeed]) -> list[Draft | VerbaliseFailure]:
         job = self.job
         if job.llm is None:
             return list(job.template.verbalise(seeds))
         llm = job.llm
         chunks = [seeds[i : i + job.batch_size] for i in range(0, len(seeds), job.batch_size)]
-        # The batches of one round go out together (the client's semaphore bounds the calls
-        # in flight); replies are kept in seed order.
+        # --baseline (the naive path): one call after another; replies in seed order.
         replies = await fan_out(
-            chunks, lambda chunk: llm.verbalise(chunk, job.core_tools), limit=len(chunks)
+            chunks, lambda chunk: llm.verbalise(chunk, job.core_tools), limit=1
         )
         return [draft for reply in replies for draft in reply]
 
@@ -307,13 +464,25 @@ class DomainRunner:
 
         Whatever they do not fill, seeded scenarios fill after them.
         """
+        if self._opens():
+            await self._take_open(await self._ask_open())
+
+    def _opens(self) -> bool:
+        """True when this run asks the LLM for open scenarios."""
         job = self.job
         if job.llm is None or job.open_quota <= 0 or job.profile is None:
-            return
-        if any(line.seed is None for line in job.resumed):
-            return  # done before the interruption
+            return False
+        return not any(line.seed is None for line in job.resumed)  # done before a resume
+
+    async def _ask_open(self) -> list[Draft] | VerbaliseFailure:
+        job = self.job
+        assert job.llm is not None
         tools = job.core_tools.get(job.domain, [])
-        drafts = await job.llm.open_scenarios(job.profile, job.domain, job.open_quota, tools)
+        return await job.llm.open_scenarios(job.profile, job.domain, job.open_quota, tools)
+
+    async def _take_open(self, drafts: list[Draft] | VerbaliseFailure) -> None:
+        """Check and accept the open drafts (before any seeded scenario of the batch)."""
+        job = self.job
         if isinstance(drafts, VerbaliseFailure):
             reasons = [f"verbalise: {drafts.reason}"]
             self._reject(drafts.seed_key, "verbalise", reasons, drafts.raw, 1)
@@ -341,45 +510,63 @@ class DomainRunner:
         """Fill the quota in stream order; never raises for a shortfall."""
         job = self.job
         started = time.perf_counter()
+        opening: asyncio.Task[list[Draft] | VerbaliseFailure] | None = None
+        if job.overlap_llm and self._opens():
+            # The open call is in flight while the first batch is drawn and verbalised; its
+            # drafts are taken (first, as in open_phase) before the batch's are accepted.
+            opening = asyncio.create_task(self._ask_open())
+        else:
+            await self.open_phase()
+        try:
+            await self._seeded(opening)
+        finally:
+            if opening is not None and not opening.done():
+                opening.cancel()
+        self.out.seconds = time.perf_counter() - started
+        if self.out.accepted < job.quota:
+            self.out.reason = (
+                f"{self.out.candidates} candidates tried (bound {job.max_candidates}): "
+                f"{self.out.ambiguous} ambiguous or unavailable draws, "
+                f"{self.out.repeats} repeats of accepted tasks, "
+                f"{self.out.rejected} rejections, {self.out.mix_skipped} passed over for the "
+                f"hard share, {self.out.open_skipped} for the open share"
+            )
+        return self.out
+
+    def _width(self, need: int) -> int:
+        """Candidates drawn for a batch that needs ``need`` more scenarios."""
+        job = self.job
+        if job.overlap_llm:
+            spared = need + math.ceil(need * SPARE_SHARE)
+            width = math.ceil(spared / job.batch_size) * job.batch_size
+        else:
+            width = max(job.batch_size, need)
+        return min(width, job.max_candidates - self.cursor)
+
+    async def _seeded(
+        self, opening: asyncio.Task[list[Draft] | VerbaliseFailure] | None
+    ) -> None:
+        """Seeded scenarios in stream order until the quota or the candidate bound."""
+        job = self.job
         batch_no = 0
-        await self.open_phase()
+        reserved = job.open_quota if opening is not None else 0
         while self.out.accepted < job.quota and self.cursor < job.max_candidates:
             batch_no += 1
-            need = job.quota - self.out.accepted
-            width = min(max(job.batch_size, need), job.max_candidates - self.cursor)
+            need = max(1, job.quota - self.out.accepted - reserved)
+            width = self._width(need)
             candidates = list(range(self.cursor, self.cursor + width))
             self.cursor += width
             self.out.candidates += width
-            drawn = await fan_out(
-                candidates, lambda c: job.drawer(job.domain, c), limit=job.batch_size
-            )
-            live = [(c, s) for c, s in zip(candidates, drawn, strict=True) if s is not None]
-            self.out.ambiguous += width - len(live)
-            fresh = [(c, s) for c, s in live if params_key(s) not in self.tasks]
-            self.out.repeats += len(live) - len(fresh)
-            live = fresh
-            # Once no slot is left for an easier seed it never comes back (accepting only
-            # lowers the count), so those seeds are passed over before they are verbalised.
-            # The hard share is pursued over the first half of the candidate bound only:
-            # difficulty is scored from the work, and a domain whose families hold few hard
-            # tasks then fills its quota instead of falling short (a function of the
-            # candidate index, so a resumed run decides as an uninterrupted one).
-            if job.quota - job.min_hard - (self.out.accepted - self.out.hard) <= 0:
-                hard = [(c, s) for c, s in live
-                        if s.difficulty == "hard" or not self._mix_applies(c)]
-                self.out.mix_skipped += len(live) - len(hard)
-                live = hard
-            kept = [(c, s) for c, s in live if not self._open_full(s, c)]
-            self.out.open_skipped += len(live) - len(kept)
-            live = kept
+            if job.overlap_llm and job.llm is not None:
+                live, drafts = await self._draw_and_word(candidates)
+            else:
+                live, drafts = await self._draw_then_word(candidates)
             if not live:
                 continue
-            drafts = await self._words([s for _, s in live])
-            vetted = await fan_out(
-                list(zip(live, drafts, strict=True)),
-                lambda item: self.vet(item[0][1], item[1]),
-                limit=job.batch_size,
-            )
+            if opening is not None:
+                await self._take_open(await opening)
+                opening, reserved = None, 0
+            vetted = await self._vet_batch(live, drafts)
             for (cand, seed), outcome in zip(live, vetted, strict=True):
                 if outcome is None or self.out.accepted >= job.quota:
                     continue
@@ -402,13 +589,5 @@ class DomainRunner:
                 await self._announce()
             if job.on_batch is not None:
                 await job.on_batch()  # e.g. scenarios.json follows accepted.jsonl
-        self.out.seconds = time.perf_counter() - started
-        if self.out.accepted < job.quota:
-            self.out.reason = (
-                f"{self.out.candidates} candidates tried (bound {job.max_candidates}): "
-                f"{self.out.ambiguous} ambiguous or unavailable draws, "
-                f"{self.out.repeats} repeats of accepted tasks, "
-                f"{self.out.rejected} rejections, {self.out.mix_skipped} passed over for the "
-                f"hard share, {self.out.open_skipped} for the open share"
-            )
-        return self.out
+        if opening is not None:  # no batch was verbalised: the open drafts still count
+            await self._take_open(await opening)

@@ -235,6 +235,7 @@ class RunEnv:
             resumed=resumed,
             progress=progress,
             on_accept=self.on_accept,
+            overlap_llm=self.llm is not None and not cfg.baseline,
         )
 
     def open_target(self, domain: str, quota: int) -> int | None:

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from generator.generate.model import Draft, TaskSeed
+from generator.generate.surface_forms import spoken_sensor
 from generator.vocabulary import Vocabulary, load_vocabulary
 
 if TYPE_CHECKING:
@@ -89,13 +90,19 @@ class VerbaliseFailure(BaseModel):
     reason: str = Field(description="What was wrong")
 
 
-def _task_block(seed: TaskSeed, tools: list[str]) -> dict[str, object]:
+def _worded(mention: str, asset_class: str) -> str:
+    """The words a mention is listed with: a sensor code as its spoken name (the
+    ``parameter_leak`` check rejects a raw code the vocabulary names), else verbatim."""
+    return spoken_sensor(asset_class, mention) or mention
+
+
+def _task_block(seed: TaskSeed, tools: list[str], asset_class: str) -> dict[str, object]:
     return {
         "seed_key": seed.key,
         "role": seed.role,
         "category": seed.category,
         "task": seed.family.replace("_", " "),
-        "mentions": seed.mentions,
+        "mentions": [_worded(m, asset_class) for m in seed.mentions],
         "constraint": seed.constraint,
         "answer": seed.answer_summary,
         "tools_for_rubric": tools,
@@ -119,7 +126,7 @@ class LLMVerbaliser:
         self, seeds: list[TaskSeed], core_tools: dict[str, list[str]]
     ) -> list[Draft | VerbaliseFailure]:
         """One call for the whole batch; results in input order."""
-        tasks = [_task_block(s, _rubric_tools(s, core_tools)) for s in seeds]
+        tasks = [_task_block(s, _rubric_tools(s, core_tools), self.asset_class) for s in seeds]
         user = (
             "Tasks (JSON):\n" + json.dumps(tasks, indent=1) + "\n\nReply as "
             '{"items": [{"seed_key": ..., "text": ..., "characteristic_form": ...}, ...]} '
@@ -154,7 +161,9 @@ class LLMVerbaliser:
         )
         user = (
             "Task (JSON):\n"
-            + json.dumps(_task_block(seed, _rubric_tools(seed, {seed.domain: core_tools})))
+            + json.dumps(
+                _task_block(seed, _rubric_tools(seed, {seed.domain: core_tools}), self.asset_class)
+            )
             + "\n\nPrevious attempt (JSON):\n"
             + json.dumps(previous)
             + "\n\nIt failed these checks:\n- "
@@ -202,13 +211,28 @@ class LLMVerbaliser:
         ]
 
     def _draft(self, seed: TaskSeed, item: _Item) -> Draft:
+        text = item.text.strip()
         return Draft(
             seed_key=seed.key,
-            text=item.text.strip(),
+            text=text,
             characteristic_form=item.characteristic_form.strip(),
             category=seed.category,
             verbaliser=self.name,
+            surfaces=self._surfaces(seed, text),
         )
+
+    def _surfaces(self, seed: TaskSeed, text: str) -> dict[str, str]:
+        """The spoken sensor names the text wrote for listed codes (``Draft.surfaces``)."""
+        out: dict[str, str] = {}
+        for mention in seed.mentions:
+            spoken = spoken_sensor(self.asset_class, mention)
+            if spoken is None or mention in text:
+                continue
+            for surface in (spoken, spoken[:1].upper() + spoken[1:]):
+                if surface in text:
+                    out[mention] = surface
+                    break
+        return out
 
 
 def _rubric_tools(seed: TaskSeed, core_tools: dict[str, list[str]]) -> list[str]:

@@ -90,3 +90,17 @@ def test_clones_keep_fields_and_perturb_texts() -> None:
     assert all(r["type"] == "iot" for r in out) and any(r["text"] != base[0]["text"]
                                                        for r in out[1:])
     assert perturb("one", random.Random(0))  # a one-word text stays non-empty
+
+
+def test_open_replies_validate_and_a_repair_words_the_task_afresh() -> None:
+    from generator.generate.verbalise_llm import _OpenBatch
+
+    opened = _OpenBatch.model_validate_json(reply_for("Write 2 open wo requests (x)"))
+    assert [i.category for i in opened.items] == ["Knowledge Query", "Decision Support"]
+    # A repair quoting a failed attempt gets other wording choices; repeating the failed
+    # text would fail the same check every time. Five different failed attempts cannot
+    # all draw the same opener, reason and closer if the attempt is taken into account.
+    task = "Task (JSON):\n" + json.dumps(TASK) + "\n\nPrevious attempt (JSON):\n"
+    texts = {json.loads(reply_for(task + f'{{"text": "attempt {i}"}}\n\nIt failed'))["text"]
+             for i in range(5)}
+    assert len(texts) > 1

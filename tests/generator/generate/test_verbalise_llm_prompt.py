@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, cast
 
-from generator.generate.verbalise_llm import LLMVerbaliser, system_prompt
+from generator.generate.verbalise_llm import LLMVerbaliser, VerbaliseFailure, system_prompt
 from generator.vocabulary import Vocabulary
 
 
@@ -33,3 +33,38 @@ def test_another_class_speaks_its_own_persona() -> None:
     prompt = system_prompt(pump)
     assert prompt.startswith("You write requests that operators of centrifugal pumps send")
     assert "transformer" not in prompt.lower()
+
+
+async def test_sensor_codes_are_listed_by_their_spoken_names_and_recorded() -> None:
+    # transformer/vocabulary.yaml: wti -> "winding temperature". The parameter_leak check
+    # rejects a raw code the vocabulary names, so the prompt lists the spoken name (the
+    # rule is "keep every listed mention verbatim") and the draft records it as the
+    # surface of the mention 'wti', which seed_values_in_text then accepts.
+    from generator.generate.checks import CheckItem
+    from generator.generate.model import TaskSeed, ToolCall
+    from generator.generate.surface_forms import missing_mentions
+    from generator.llm.client import LLMClient
+    from generator.llm.fake import ScriptedChatModel
+
+    seed = TaskSeed(
+        family="iot_extreme", domain="iot", category="Inference Query", role="operator",
+        draw=3, params={"sensor": "wti"},
+        grounding={"site": "NORTH", "asset_id": "NORTH-TX01", "sensor": "wti"},
+        mentions=["NORTH-TX01", "wti"],
+        tool_sequence=[ToolCall(name="history", args={"asset_id": "NORTH-TX01"})],
+        answer={"max": 81.2}, answer_summary="max 81.2 degC", difficulty="easy",
+    )
+    text = "What was the highest Winding temperature of NORTH-TX01 this week?"
+    reply = (
+        '{"items": [{"seed_key": "' + seed.key + '", "text": "' + text + '", '
+        '"characteristic_form": "Uses `history`; reports 81.2 degC."}]}'
+    )
+    model = ScriptedChatModel([reply])
+    words = LLMVerbaliser(LLMClient.from_model(model), "transformer")
+    [draft] = await words.verbalise([seed], {"iot": ["history"]})
+    assert '"winding temperature"' in model.prompts[0]
+    assert '"wti"' not in model.prompts[0]
+    assert not isinstance(draft, VerbaliseFailure)
+    assert draft.surfaces == {"wti": "Winding temperature"}  # capitalised where it stands
+    assert missing_mentions(draft.text, seed, draft.surfaces, "transformer") == []
+    assert CheckItem.from_draft(draft, seed, "iot", "transformer").surfaces == draft.surfaces
