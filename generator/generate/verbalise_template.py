@@ -372,12 +372,15 @@ _DOUBLE_WEEKDAY = re.compile(
     r"\b(Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday),? (\1)\b")
 # A lead's last word repeated by the request ("Please please give me ..."): say it once.
 _DOUBLE_PLEASE = re.compile(r"\b(please),? (please)\b", re.I)
+# "the {day} peak" with a day written "the 23rd of August 2026": one article is enough.
+_DOUBLE_THE = re.compile(r"\b(the) the\b", re.I)
 
 
 def _tidy(text: str) -> str:
     text = _SPACES.sub(" ", text).strip()
     text = _DOUBLE_WEEKDAY.sub(lambda m: m[1], text)
     text = _DOUBLE_PLEASE.sub(lambda m: m[1], text)
+    text = _DOUBLE_THE.sub(lambda m: m[1], text)
     text = _SPACE_BEFORE_PUNCT.sub(lambda m: m[1], text)
     text = _DOUBLE_STOP.sub(lambda m: m[1], text)
     text = _QUESTION.sub(lambda m: f"{m[1]}{m[2]}?", _agree(text))

@@ -222,7 +222,7 @@ def test_loader_rejects_an_unknown_theme_and_a_lexicon_group_that_drops_a_value(
         parse_templates(bad, "t.yaml", load_tools().names())
 
 
-def test_tidy_says_a_weekday_and_please_once() -> None:
+def test_tidy_says_a_weekday_please_and_the_once() -> None:
     from generator.generate.verbalise_template import _tidy
 
     # A weekday slot before a natural day that names its weekday; a lead ending in
@@ -231,6 +231,10 @@ def test_tidy_says_a_weekday_and_please_once() -> None:
         "Is the Friday 3 July 2026 peak usual?")
     assert _tidy("Please please give me the load.") == "Please give me the load."
     assert _tidy("Friday, Saturday and Sunday") == "Friday, Saturday and Sunday"
+    # "the {day} peak" with the day written "the 23rd of August 2026".
+    assert _tidy("What did the the 23rd of August 2026 peak cost?") == (
+        "What did the 23rd of August 2026 peak cost?")
+    assert _tidy("The the 1st of July trip") == "The 1st of July trip"
 
 
 # -- pinned notes ----------------------------------------------------------------------------
