@@ -8,12 +8,15 @@ records in the draft which surface form stood for which mention (``Draft.surface
 :func:`stands_for` decides whether that record is true: the spoken name must be the
 vocabulary's for that very code, the phrasing one the date module gives for that very day
 or window. A pinned note (a sentence a family puts in ``mentions``) may be written as one of
-the equivalent sentences the class's templates list for it (``equivalents``). A surface that
-merely appears in the text proves nothing by itself.
+the equivalent sentences the class's templates list for it (``equivalents``); a note of
+several sentences without equivalents of its own, sentence by sentence (each sentence as
+itself or one of its equivalents, in order). A surface that merely appears in the text
+proves nothing by itself.
 """
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 
 from generator.errors import UserError
@@ -59,11 +62,36 @@ def stands_for(mention: str, surface: str, seed: TaskSeed, asset_class: str | No
         return False
     if parse_day(mention) is not None:
         return stands_for_date(mention, surface, seed_window(seed))
-    if surface in _equivalents(asset_class).get(mention, ()):
+    equivalents = _equivalents(asset_class)
+    if surface in equivalents.get(mention, ()) or _sentence_by_sentence(
+        mention, surface, equivalents
+    ):
         return True
     spoken = spoken_sensor(asset_class, mention)
     # A name that opens a sentence is capitalised there.
     return spoken is not None and surface in (spoken, spoken[:1].upper() + spoken[1:])
+
+
+_SENTENCE_SPLIT = re.compile(r"(?<=[.?!])\s+")
+
+
+def _sentence_by_sentence(mention: str, surface: str, equivalents: dict[str, list[str]]) -> bool:
+    """True when ``surface`` is ``mention`` (a note of two or more sentences) with each
+    sentence written as itself or one of its own equivalents, in the same order."""
+    parts = _SENTENCE_SPLIT.split(mention)
+    if len(parts) < 2:
+        return False
+
+    def fits(i: int, rest: str) -> bool:
+        for option in (parts[i], *equivalents.get(parts[i], ())):
+            if i == len(parts) - 1:
+                if rest == option:
+                    return True
+            elif rest.startswith(option + " ") and fits(i + 1, rest[len(option) + 1 :]):
+                return True
+        return False
+
+    return fits(0, surface)
 
 
 def _equivalents(asset_class: str | None) -> dict[str, list[str]]:

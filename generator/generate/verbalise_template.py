@@ -24,7 +24,8 @@ Words as people write them:
   with the task.
 - A seeded paraphrase (inline ``[a|b]`` alternatives, then the file's ``lexicon`` of
   interchangeable phrases) varies the wording outside the values; constraints may be
-  reworded (``rewrites``) and pinned notes written as one of their ``equivalents``.
+  reworded (``rewrites``) and pinned notes written as one of their ``equivalents`` (a note
+  of several sentences without its own, sentence by sentence).
 
 The choice is deterministic in (run seed, seed key, prompt version, repair variant): draw
 ``d`` of a family takes phrasing ``d mod P`` of a per-run shuffle and an opener offset per
@@ -371,6 +372,7 @@ _DOUBLE_WEEKDAY = re.compile(
     r"\b(Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday),? (\1)\b")
 # A lead's last word repeated by the request ("Please please give me ..."): say it once.
 _DOUBLE_PLEASE = re.compile(r"\b(please),? (please)\b", re.I)
+# "the {day} peak" with a day written "the 23rd of August 2026": one article is enough.
 _DOUBLE_THE = re.compile(r"\b(the) the\b", re.I)
 
 
@@ -585,6 +587,12 @@ class TemplateVerbaliser:
         elif natural and note and note in self.templates.equivalents:
             options = [note, *self.templates.equivalents[note]]
             values["note"] = options[int(rng.integers(len(options)))]
+            if values["note"] != note:
+                surfaces[note] = values["note"]
+        elif natural and note and len(_SENTENCE_SPLIT.split(note)) > 1:
+            # A pinned note of several sentences without equivalents of its own: each sentence
+            # as itself or one of its equivalents (surface_forms accepts exactly these).
+            values["note"] = self._equivalent(note, rng, [])
             if values["note"] != note:
                 surfaces[note] = values["note"]
         return values, surfaces

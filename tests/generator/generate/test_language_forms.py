@@ -222,7 +222,7 @@ def test_loader_rejects_an_unknown_theme_and_a_lexicon_group_that_drops_a_value(
         parse_templates(bad, "t.yaml", load_tools().names())
 
 
-def test_tidy_says_a_weekday_and_please_once() -> None:
+def test_tidy_says_a_weekday_please_and_the_once() -> None:
     from generator.generate.verbalise_template import _tidy
 
     # A weekday slot before a natural day that names its weekday; a lead ending in
@@ -235,3 +235,49 @@ def test_tidy_says_a_weekday_and_please_once() -> None:
     assert _tidy("the sequence for the the 2nd of June 2026 trip") == (
         "The sequence for the 2nd of June 2026 trip")
     assert _tidy("in the theatre, the the end") == "In the theatre, the end"
+    # "the {day} peak" with the day written "the 23rd of August 2026".
+    assert _tidy("What did the the 23rd of August 2026 peak cost?") == (
+        "What did the 23rd of August 2026 peak cost?")
+    assert _tidy("The the 1st of July trip") == "The 1st of July trip"
+
+
+# -- pinned notes ----------------------------------------------------------------------------
+
+
+def test_a_note_of_several_sentences_is_worded_sentence_by_sentence() -> None:
+    # The overload-episode texts pin a hot-spot method sentence and the nameplate's paper in
+    # one note; neither the pair has equivalents of its own, each sentence has.
+    equivalents = load_templates("transformer").equivalents
+    method = next(k for k in equivalents if k.startswith("Model the hot spot"))
+    paper = "Its nameplate lists thermally upgraded paper."
+    note = f"{method} {paper}"
+    assert note not in equivalents and equivalents[method] and equivalents[paper]
+    seed = _seed(
+        family="fmsr_overload_ageing", domain="fmsr", category="Diagnostic Assessment",
+        params={"asset_id": "NORTH-TX01", "site": "NORTH", "day": "2026-08-13", "note": note},
+        grounding={"site": "NORTH", "asset_id": "NORTH-TX01"},
+        mentions=["NORTH-TX01", "NORTH", "2026-08-13", note],
+    )
+    other_method, other_paper = equivalents[method][0], equivalents[paper][-1]
+    ok = [f"{other_method} {other_paper}", f"{method} {other_paper}", f"{other_method} {paper}"]
+    for surface in ok:
+        assert _check(f"NORTH-TX01 at NORTH on 2026-08-13. {surface}", {note: surface}, seed) == []
+    wrong = [
+        f"{other_paper} {other_method}",  # sentences swapped
+        other_method,  # the paper left out
+        f"{other_method} Its nameplate lists non-upgraded Kraft paper.",  # another paper
+        f"{other_method}  {other_paper}",  # not the sentences as written
+    ]
+    for surface in wrong:
+        text = f"NORTH-TX01 at NORTH on 2026-08-13. {surface}"
+        assert _check(text, {note: surface}, seed) != [], surface
+    verbaliser = TemplateVerbaliser(3, "transformer")
+    reworded = kept_method = 0
+    for draw in range(30):
+        draft = verbaliser.verbalise_one(seed.model_copy(update={"draw": draw}))
+        assert _check(draft.text, draft.surfaces, seed) == [], draft.text
+        reworded += note not in draft.text
+        kept_method += method in draft.text
+    # Each sentence is drawn on its own: the method sentence (2 equivalents) stays as it is
+    # in about a third of the texts, the whole note (13 paper wordings) almost never.
+    assert reworded > 20 and 0 < kept_method < 30
