@@ -142,6 +142,67 @@ def _canon(value: Any) -> str:
     return json.dumps(value, default=str)
 
 
+def _present(outputs: Any, wanted: set[str]) -> set[str]:
+    """The members of ``wanted`` (canonical leaves, :func:`_canon`) that ``outputs`` holds.
+
+    The same set as ``wanted & _leaves(outputs, set())`` without canonicalising every scalar
+    of the outputs (a telemetry window holds tens of thousands): a scalar is canonicalised
+    only when a cheap test of its raw value says it may be wanted, and the walk stops once
+    every wanted leaf is found.
+    """
+    found: set[str] = set()
+    if not wanted:
+        return found
+    # Raw values whose canonical form may be wanted, by kind (exact tests follow).
+    strs: set[str] = set()
+    floats: set[float] = set()
+    ints: set[int] = set()
+    want_nan = False
+    for c in wanted:
+        if c.startswith('"'):
+            strs.add(json.loads(c))  # c == json.dumps(s) exactly when s == json.loads(c)
+            continue
+        try:
+            x = float(c)
+        except ValueError:
+            continue  # true, false, null, or a non-scalar default: tested exactly
+        if x != x:
+            want_nan = True
+        else:
+            floats.add(x)
+        if c.lstrip("-").isdigit():
+            ints.add(int(c))
+    stack: list[Any] = [outputs]
+    while stack:
+        value = stack.pop()
+        kind = type(value)
+        if kind is dict:
+            stack.extend(value.values())
+            continue
+        if kind is list:
+            stack.extend(value)
+            continue
+        if kind is str:
+            if value not in strs:
+                continue
+        elif kind is float:
+            r = round(value, 6)
+            if r not in floats and not (want_nan and r != r):
+                continue
+        elif kind is int:
+            if value not in ints:
+                continue
+        elif isinstance(value, dict | list):  # subclasses: walked as _leaves walks them
+            stack.extend(value.values() if isinstance(value, dict) else value)
+            continue
+        c = _canon(value)
+        if c in wanted and c not in found:
+            found.add(c)
+            if len(found) == len(wanted):
+                break
+    return found
+
+
 def _computed(value: Any, leaves: set[str] | None) -> bool:
     """True when an answer field is the derive's own work, not a value read off an output."""
     if isinstance(value, bool):
@@ -180,8 +241,15 @@ def difficulty_features(
     constraints = int(seed.constraint is not None or any(
         f in ("constraint", "conditional") for f in seed.hard_features
     ))
-    leaves = None if outputs is None else _leaves(outputs, set())
     fields = [v for v in seed.answer.values() if v is not None]
+    leaves = None
+    if outputs is not None:
+        # Only the answer's own leaves are ever looked up in the outputs' leaves.
+        wanted: set[str] = set()
+        for v in fields:
+            if not isinstance(v, bool):
+                _leaves(v, wanted)
+        leaves = _present(outputs, wanted)
     return {
         "extra_tools": max(0, len(names) - 1),
         "repeat_calls": len(seed.tool_sequence) - len(names),
