@@ -75,6 +75,7 @@ multi-agent chains (their hard ones add a third domain and a decision).
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections.abc import Mapping
 from functools import lru_cache
@@ -142,64 +143,89 @@ def _canon(value: Any) -> str:
     return json.dumps(value, default=str)
 
 
+_PLAIN_KEYS = frozenset({str, int, bool, type(None)})
+
+
 def _present(outputs: Any, wanted: set[str]) -> set[str]:
     """The members of ``wanted`` (canonical leaves, :func:`_canon`) that ``outputs`` holds.
 
     The same set as ``wanted & _leaves(outputs, set())`` without canonicalising every scalar
-    of the outputs (a telemetry window holds tens of thousands): a scalar is canonicalised
-    only when a cheap test of its raw value says it may be wanted, and the walk stops once
-    every wanted leaf is found.
+    of the outputs (a telemetry window holds tens of thousands): floats are rounded in bulk
+    and compared as numbers, strings, integers, flags and nulls are looked up raw, and only
+    the few candidates found that way are canonicalised and compared exactly. Anything else
+    (a subclass, a tuple) is canonicalised one by one, as :func:`_leaves` does.
     """
     found: set[str] = set()
     if not wanted:
         return found
-    # Raw values whose canonical form may be wanted, by kind (exact tests follow).
-    strs: set[str] = set()
-    floats: set[float] = set()
-    ints: set[int] = set()
-    want_nan = False
+    floats: list[float] = []
+    plain: list[Any] = []
+    odd: list[Any] = []
+    stack: list[Any] = [[outputs]]
+    while stack:
+        node = stack.pop()
+        values = list(node.values()) if isinstance(node, dict) else node
+        kinds = set(map(type, values))
+        if kinds <= _PLAIN_KEYS:
+            plain += values
+            continue
+        if kinds == {float}:
+            floats += values
+            continue
+        if kinds == {dict}:  # rows: walk their values together
+            stack.append(list(itertools.chain.from_iterable(map(dict.values, values))))
+            continue
+        if float in kinds:
+            floats += [v for v in values if type(v) is float]
+            values = [v for v in values if type(v) is not float]
+            kinds.discard(float)
+        if kinds <= _PLAIN_KEYS:
+            plain += values
+            continue
+        for v in values:
+            if type(v) in _PLAIN_KEYS:
+                plain.append(v)
+            elif isinstance(v, dict | list):
+                stack.append(v)
+            else:
+                odd.append(v)
+    # Floats: canonical form repr(round(v, 6)). For a finite non-zero target t, repr(x) is
+    # the target exactly when x == t; zeros (0.0 and -0.0 compare equal) and nan are
+    # compared by their canonical string.
+    targets: dict[float, str] = {}
+    for c in wanted:
+        if c[0] in "-0123456789i" and not c.lstrip("-").isdigit():
+            try:
+                t = float(c)
+            except ValueError:
+                continue
+            if t == t and t != 0.0 and repr(t) == c:
+                targets[t] = c
+    if floats:
+        rounded = list(map(round, floats, itertools.repeat(6)))
+        found.update(targets[t] for t in set(rounded).intersection(targets))
+        if "nan" in wanted or "0.0" in wanted or "-0.0" in wanted:
+            found.update(c for c in {repr(r) for r in rounded if r == 0 or r != r}
+                         if c in wanted)
+    # Strings, integers, flags, nulls: candidates by value (1 == True == 1.0 collide, so
+    # each distinct (type, value) pair is then canonicalised and compared exactly).
+    raw: set[Any] = set()
     for c in wanted:
         if c.startswith('"'):
-            strs.add(json.loads(c))  # c == json.dumps(s) exactly when s == json.loads(c)
-            continue
-        try:
-            x = float(c)
-        except ValueError:
-            continue  # true, false, null, or a non-scalar default: tested exactly
-        if x != x:
-            want_nan = True
-        else:
-            floats.add(x)
-        if c.lstrip("-").isdigit():
-            ints.add(int(c))
-    stack: list[Any] = [outputs]
-    while stack:
-        value = stack.pop()
-        kind = type(value)
-        if kind is dict:
-            stack.extend(value.values())
-            continue
-        if kind is list:
-            stack.extend(value)
-            continue
-        if kind is str:
-            if value not in strs:
-                continue
-        elif kind is float:
-            r = round(value, 6)
-            if r not in floats and not (want_nan and r != r):
-                continue
-        elif kind is int:
-            if value not in ints:
-                continue
-        elif isinstance(value, dict | list):  # subclasses: walked as _leaves walks them
-            stack.extend(value.values() if isinstance(value, dict) else value)
-            continue
+            raw.add(json.loads(c))
+        elif c.lstrip("-").isdigit():
+            raw.add(int(c))
+        elif c in ("true", "false", "null"):
+            raw.add(json.loads(c))
+    hits = list(filter(raw.__contains__, plain))
+    for _, value in set(zip(map(type, hits), hits, strict=True)):
         c = _canon(value)
-        if c in wanted and c not in found:
+        if c in wanted:
             found.add(c)
-            if len(found) == len(wanted):
-                break
+    for value in odd:
+        c = _canon(value)
+        if c in wanted:
+            found.add(c)
     return found
 
 

@@ -163,10 +163,11 @@ def test_present_finds_what_the_full_leaf_set_finds() -> None:
         {"a": 1, "b": 2.0000001, "c": "1", "d": [True, None, {"e": -0.0}]},
         {"rows": [{"x": float("nan"), "y": "NORTH-TX01", "z": (1, 2)}]},
         [3.5, "3.5", 7],
+        {"only_floats": [1e-9, -1e-9, 0.25, 2.0000004], "rows": [{"t": "x", "v": 9.5}] * 3},
     ]
     candidates: list[object] = [
         1, 1.0, "1", True, False, None, 2.0, 0.0, -0.0, float("nan"), "NORTH-TX01",
-        "north", 3.5, "3.5", 7, 7.0, 8, (1, 2), [1, 2], "a",
+        "north", 3.5, "3.5", 7, 7.0, 8, (1, 2), [1, 2], "a", 0.25, 9.5, "x", 1e-9,
     ]
     every = _leaves(outputs, set())
     for i in range(len(candidates)):
