@@ -77,6 +77,7 @@ def _cache_file(text: str) -> Path | None:
     try:
         # generator.cache.cache_dir, without importing the cache machinery
         root = Path(os.environ.get("SCENARIOGEN_CACHE_DIR", PROJECT_ROOT / "profiles_cache"))
+        # generator.cache.YAML_PARSES (not a cache namespace)
         return root / "yaml" / f"{hashlib.sha256(key.encode()).hexdigest()}.json"
     except (OSError, ValueError):
         return None

@@ -50,3 +50,14 @@ def test_a_broken_file_fails_every_time(tmp_path: Path, cache: Path) -> None:
         with pytest.raises(UserError, match="duplicate key"):
             read_yaml(path)
     assert not cache.exists() or not list(cache.glob("*.json"))
+
+
+def test_the_parse_folder_is_no_cache_namespace(tmp_path: Path, cache: Path) -> None:
+    from generator.cache import namespaces
+
+    path = tmp_path / "a.yaml"
+    path.write_text("a: 1\n")
+    read_yaml(path)
+    assert cache.is_dir()
+    (cache.parent / "profiles").mkdir()
+    assert namespaces(cache.parent) == ["profiles"]
