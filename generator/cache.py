@@ -169,7 +169,14 @@ class TwoLevelCache:
             self._l2 = None
 
 
+# generator.yamlfile keeps parsed YAML (JSON files keyed by the text) in this folder of the
+# cache root; it is no namespace (never stale: a changed file is another key).
+YAML_PARSES = "yaml"
+
+
 def namespaces(root: Path | None = None) -> list[str]:
     """Cache namespaces present on disk."""
     base = root or cache_dir()
-    return sorted(p.name for p in base.iterdir() if p.is_dir()) if base.exists() else []
+    if not base.exists():
+        return []
+    return sorted(p.name for p in base.iterdir() if p.is_dir() and p.name != YAML_PARSES)

@@ -264,11 +264,19 @@ def register(app: typer.Typer, bench_app: typer.Typer) -> None:
             baseline=baseline,
             concurrency=concurrency,
         )
+        import resource
+
+        def cpu() -> float:
+            use = resource.getrusage(resource.RUSAGE_SELF)
+            return use.ru_utime + use.ru_stime
+
+        cpu_start = cpu()
         try:
             summary = _run(config, None, show_progress=False)
         finally:
             if not keep:
                 shutil.rmtree(out, ignore_errors=True)
+        cpu_s = cpu() - cpu_start
         total_s = summary.timings.get("total", 0.0) or 1e-9
         domains_s = summary.timings.get("domains", 0.0) + summary.timings.get("multiagent", 0.0)
         typer.echo(
@@ -278,5 +286,11 @@ def register(app: typer.Typer, bench_app: typer.Typer) -> None:
             f"{summary.rejected} rejection lines; cores {os.cpu_count()}"
         )
         typer.echo("  " + ", ".join(f"{k} {v:.2f} s" for k, v in summary.timings.items()))
+        # On a shared machine wall time follows the load; the process's CPU time less so
+        # (the store server's work is not in it).
+        typer.echo(
+            f"  process CPU {cpu_s:.1f} s = {summary.total / max(cpu_s, 1e-9):.1f} "
+            "scenarios per CPU second"
+        )
         if summary.shortfalls:
             typer.echo(f"  shortfalls: {[s.model_dump() for s in summary.shortfalls]}")

@@ -91,6 +91,7 @@ third domain and a decision).
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections.abc import Mapping
 from functools import lru_cache
@@ -210,6 +211,92 @@ def _canon(value: Any) -> str:
     return json.dumps(value, default=str)
 
 
+_PLAIN_KEYS = frozenset({str, int, bool, type(None)})
+
+
+def _present(outputs: Any, wanted: set[str]) -> set[str]:
+    """The members of ``wanted`` (canonical leaves, :func:`_canon`) that ``outputs`` holds.
+
+    The same set as ``wanted & _leaves(outputs, set())`` without canonicalising every scalar
+    of the outputs (a telemetry window holds tens of thousands): floats are rounded in bulk
+    and compared as numbers, strings, integers, flags and nulls are looked up raw, and only
+    the few candidates found that way are canonicalised and compared exactly. Anything else
+    (a subclass, a tuple) is canonicalised one by one, as :func:`_leaves` does.
+    """
+    found: set[str] = set()
+    if not wanted:
+        return found
+    floats: list[float] = []
+    plain: list[Any] = []
+    odd: list[Any] = []
+    stack: list[Any] = [[outputs]]
+    while stack:
+        node = stack.pop()
+        values = list(node.values()) if isinstance(node, dict) else node
+        kinds = set(map(type, values))
+        if kinds <= _PLAIN_KEYS:
+            plain += values
+            continue
+        if kinds == {float}:
+            floats += values
+            continue
+        if kinds == {dict}:  # rows: walk their values together
+            stack.append(list(itertools.chain.from_iterable(map(dict.values, values))))
+            continue
+        if float in kinds:
+            floats += [v for v in values if type(v) is float]
+            values = [v for v in values if type(v) is not float]
+            kinds.discard(float)
+        if kinds <= _PLAIN_KEYS:
+            plain += values
+            continue
+        for v in values:
+            if type(v) in _PLAIN_KEYS:
+                plain.append(v)
+            elif isinstance(v, dict | list):
+                stack.append(v)
+            else:
+                odd.append(v)
+    # Floats: canonical form repr(round(v, 6)). For a finite non-zero target t, repr(x) is
+    # the target exactly when x == t; zeros (0.0 and -0.0 compare equal) and nan are
+    # compared by their canonical string.
+    targets: dict[float, str] = {}
+    for c in wanted:
+        if c[0] in "-0123456789i" and not c.lstrip("-").isdigit():
+            try:
+                t = float(c)
+            except ValueError:
+                continue
+            if t == t and t != 0.0 and repr(t) == c:
+                targets[t] = c
+    if floats:
+        rounded = list(map(round, floats, itertools.repeat(6)))
+        found.update(targets[t] for t in set(rounded).intersection(targets))
+        if "nan" in wanted or "0.0" in wanted or "-0.0" in wanted:
+            found.update(c for c in {repr(r) for r in rounded if r == 0 or r != r}
+                         if c in wanted)
+    # Strings, integers, flags, nulls: candidates by value (1 == True == 1.0 collide, so
+    # each distinct (type, value) pair is then canonicalised and compared exactly).
+    raw: set[Any] = set()
+    for c in wanted:
+        if c.startswith('"'):
+            raw.add(json.loads(c))
+        elif c.lstrip("-").isdigit():
+            raw.add(int(c))
+        elif c in ("true", "false", "null"):
+            raw.add(json.loads(c))
+    hits = list(filter(raw.__contains__, plain))
+    for _, value in set(zip(map(type, hits), hits, strict=True)):
+        c = _canon(value)
+        if c in wanted:
+            found.add(c)
+    for value in odd:
+        c = _canon(value)
+        if c in wanted:
+            found.add(c)
+    return found
+
+
 def _computed(value: Any, leaves: set[str] | None) -> bool:
     """True when an answer field is the derive's own work, not a value read off an output."""
     if isinstance(value, bool):
@@ -248,8 +335,15 @@ def difficulty_features(
     constraints = int(seed.constraint is not None or any(
         f in ("constraint", "conditional") for f in seed.hard_features
     ))
-    leaves = None if outputs is None else _leaves(outputs, set())
     fields = [v for v in seed.answer.values() if v is not None]
+    leaves = None
+    if outputs is not None:
+        # Only the answer's own leaves are ever looked up in the outputs' leaves.
+        wanted: set[str] = set()
+        for v in fields:
+            if not isinstance(v, bool):
+                _leaves(v, wanted)
+        leaves = _present(outputs, wanted)
     return {
         "extra_tools": max(0, len(names) - 1),
         "repeat_calls": len(seed.tool_sequence) - len(names),

@@ -91,6 +91,9 @@ def _by_equipment(date_field: str) -> Callable[[Doc], tuple[str, str, str]]:
     return key
 
 
+# Keys generator.tools.data_iot.plain_records drops from a telemetry row.
+_PLAIN_DROP = frozenset({"asset_id", "site_name", "dataset"})
+
 # The work-order datasets and the date each is indexed by (FleetStore._tagged).
 _TAGGED = {"wo_events": "reported_date", "events": "event_time", "alert_events": "start_time"}
 
@@ -162,6 +165,8 @@ class FleetSnapshot:
         }
         self.rows = sum(len(v) for v in docs.values())
         self._projections: dict[tuple[str, tuple[str, ...]], list[Doc]] = {}
+        self._secs: dict[str, np.ndarray] = {}
+        self._cols: dict[tuple[str, str], tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
 
     # -- loading and pinning -----------------------------------------------------------
 
@@ -325,6 +330,60 @@ class FleetSnapshot:
     ) -> list[Doc]:
         """Telemetry rows of an asset in [start, end), sorted by time."""
         return self._window(self._telemetry, asset_id, start, end, sensors)
+
+    async def plain_history(
+        self,
+        asset_id: str,
+        start: str | None = None,
+        end: str | None = None,
+        sensors: list[str] | None = None,
+    ) -> list[Doc]:
+        """``plain_records(await self.history(...))`` in one copy per row: the telemetry rows
+        of an asset in [start, end) without its id, site and dataset tag, same keys in the
+        same order (:func:`generator.tools.data_iot.plain_records`)."""
+        s = self._telemetry.get(asset_id)
+        if s is None:
+            return []
+        lo, hi = s.bounds(start, end)
+        if sensors is None:
+            return [{k: v for k, v in d.items() if k not in _PLAIN_DROP} for d in s.rows[lo:hi]]
+        # history's projection order (asset_id, timestamp, sensors; a repeat keeps its
+        # first place), less the keys plain_records drops
+        keep = [
+            k for k in dict.fromkeys(["asset_id", "timestamp", *sensors]) if k not in _PLAIN_DROP
+        ]
+        return [{k: d[k] for k in keep if k in d} for d in s.rows[lo:hi]]
+
+    def _columns(self, asset_id: str, sensor: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Epoch seconds of every telemetry row of an asset, the sensor's values (nan where
+        absent or null) and where it has one; made once per asset and sensor."""
+        key = (asset_id, sensor)
+        cols = self._cols.get(key)
+        if cols is None:
+            s = self._telemetry[asset_id]
+            secs = self._secs.get(asset_id)
+            if secs is None:
+                # The conversion generator.tools.data_tsfm._epoch_seconds makes per window.
+                secs = self._secs[asset_id] = s.times.astype("datetime64[s]").astype(np.int64)
+            raw = [d.get(sensor) for d in s.rows]
+            has = np.array([v is not None for v in raw], dtype=bool)
+            values = np.array([np.nan if v is None else float(v) for v in raw], dtype=float)
+            cols = self._cols[key] = (secs, values, has)
+        return cols
+
+    async def readings(
+        self, asset_id: str, sensor: str, start: str | None = None, end: str | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Epoch seconds and float values of the non-null readings of ``sensor`` of an asset
+        in [start, end), in time order: the rows of ``history(asset_id, start, end,
+        [sensor])`` whose value is not None, as the time-series tools read them."""
+        s = self._telemetry.get(asset_id)
+        if s is None:
+            return np.empty(0, dtype=np.int64), np.empty(0, dtype=float)
+        lo, hi = s.bounds(start, end)
+        secs, values, has = self._columns(asset_id, sensor)
+        idx = lo + np.flatnonzero(has[lo:hi])
+        return secs[idx], values[idx]
 
     async def records(
         self, source: str, asset_id: str, start: str | None = None, end: str | None = None

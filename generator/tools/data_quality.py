@@ -43,7 +43,7 @@ from generator.tools.data_common import (
     check_sensors,
     check_window,
 )
-from generator.tools.data_iot import plain_records
+from generator.tools.data_iot import plain_history
 from generator.tools.registry import ToolContext, tool
 
 DEFAULT_MIN_RUN = 6
@@ -311,5 +311,5 @@ async def data_quality(args: DataQualityArgs, ctx: ToolContext) -> DataQualityRe
     for c in ctx.asset.contacts:
         if c.flag in fetch or c.sensor in fetch:
             fetch |= {c.flag, c.sensor} & set(known)
-    docs = await ctx.store.history(args.asset_id, args.start, args.final, sorted(fetch))
-    return assess(ctx.asset, plain_records(docs), args, sensors)
+    rows = await plain_history(ctx, args.asset_id, args.start, args.final, sorted(fetch))
+    return assess(ctx.asset, rows, args, sensors)

@@ -161,17 +161,31 @@ async def _series(args: SeriesArgs, ctx: ToolContext) -> tuple[np.ndarray, np.nd
     check_window(args.start, args.final)
     await check_asset(ctx, args.site_name, args.asset_id)
     await check_sensors(ctx, args.asset_id, [args.sensor])
-    docs = await ctx.store.history(args.asset_id, args.start, args.final, [args.sensor])
-    docs = [d for d in docs if d.get(args.sensor) is not None]
-    if len(docs) < 2 * ts.PERIOD:
+    secs, readings = await _readings(ctx, args.asset_id, args.sensor, args.start, args.final)
+    if len(secs) < 2 * ts.PERIOD:
         raise UserError(
-            f"{args.asset_id} {args.sensor}: {len(docs)} readings in the window, "
+            f"{args.asset_id} {args.sensor}: {len(secs)} readings in the window, "
             f"need at least {2 * ts.PERIOD} (two days)",
             fix="widen the window",
         )
-    secs = _epoch_seconds([d["timestamp"] for d in docs])
-    grid, values, filled = ts.regular_hourly(secs, [float(d[args.sensor]) for d in docs])
+    grid, values, filled = ts.regular_hourly(secs, readings)
     return grid, values, filled
+
+
+async def _readings(
+    ctx: ToolContext, asset_id: str, sensor: str, start: str | None, final: str | None
+) -> tuple[Any, Any]:
+    """Epoch seconds and float values of the sensor's non-null readings in [start, final).
+
+    A run's snapshot keeps them as arrays (``FleetSnapshot.readings``); the live store's
+    rows are converted here, to the same numbers.
+    """
+    fast = getattr(ctx.store, "readings", None)
+    if fast is not None:
+        return await fast(asset_id, sensor, start, final)
+    docs = await ctx.store.history(asset_id, start, final, [sensor])
+    docs = [d for d in docs if d.get(sensor) is not None]
+    return _epoch_seconds([d["timestamp"] for d in docs]), [float(d[sensor]) for d in docs]
 
 
 def _epoch_seconds(stamps: list[Any]) -> list[int]:
@@ -240,12 +254,13 @@ async def run_tsad(args: TsadArgs, ctx: ToolContext) -> TsadResult:
     history_start = (
         datetime.strptime(args.start, ISO) - timedelta(weeks=args.baseline_weeks)
     ).strftime(ISO)
-    before = await ctx.store.history(args.asset_id, history_start, args.start, [args.sensor])
-    before = [d for d in before if d.get(args.sensor) is not None]
-    if before:
-        secs = [*_epoch_seconds([d["timestamp"] for d in before]), int(grid[0])]
+    before_secs, before_values = await _readings(
+        ctx, args.asset_id, args.sensor, history_start, args.start
+    )
+    if len(before_secs):
+        secs = np.concatenate([np.asarray(before_secs, dtype=np.int64), grid[:1]])
         ref_grid, ref_values, _ = ts.regular_hourly(
-            secs, [float(d[args.sensor]) for d in before] + [float(values[0])]
+            secs, np.concatenate([np.asarray(before_values, dtype=float), values[:1]])
         )
         ref_grid, ref_values = ref_grid[:-1], ref_values[:-1]  # the window's first hour
     else:

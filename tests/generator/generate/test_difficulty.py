@@ -185,3 +185,28 @@ def test_every_domain_cut_leaves_three_levels() -> None:
     # work beyond one read-back value is easy) and its second above a single call's 1.0.
     for domain, (c1, c2) in CUTS_BY_DOMAIN.items():
         assert 0 < c1 < c2 and c2 > 1.0, domain
+
+
+def test_present_finds_what_the_full_leaf_set_finds() -> None:
+    # _present is the fast form of ``wanted & _leaves(outputs)``; the values are chosen at
+    # the edges of the canonical form: 1 vs 1.0 vs "1" vs True, -0.0 vs 0.0, a float equal
+    # only after rounding to 6 places, nan, None, a nested string, a tuple (a leaf).
+    from generator.generate.difficulty import _leaves, _present
+
+    outputs = [
+        {"a": 1, "b": 2.0000001, "c": "1", "d": [True, None, {"e": -0.0}]},
+        {"rows": [{"x": float("nan"), "y": "NORTH-TX01", "z": (1, 2)}]},
+        [3.5, "3.5", 7],
+        {"only_floats": [1e-9, -1e-9, 0.25, 2.0000004], "rows": [{"t": "x", "v": 9.5}] * 3},
+    ]
+    candidates: list[object] = [
+        1, 1.0, "1", True, False, None, 2.0, 0.0, -0.0, float("nan"), "NORTH-TX01",
+        "north", 3.5, "3.5", 7, 7.0, 8, (1, 2), [1, 2], "a", 0.25, 9.5, "x", 1e-9,
+    ]
+    every = _leaves(outputs, set())
+    for i in range(len(candidates)):
+        for j in range(i, len(candidates)):
+            wanted = _leaves([candidates[i], candidates[j]], set())
+            assert _present(outputs, wanted) == wanted & every, (candidates[i], candidates[j])
+    assert _present(outputs, set()) == set()
+    assert _present(outputs, _leaves(candidates, set())) == _leaves(candidates, set()) & every

@@ -101,3 +101,42 @@ async def test_a_write_after_the_snapshot_fails_the_check(store_settings: StoreS
 async def test_an_unseeded_store_is_one_clear_error(store_settings: StoreSettings) -> None:
     with pytest.raises(UserError, match="run `scenariogen env seed` first"):
         await FleetSnapshot.aload(load_asset_class("transformer"), store_settings)
+
+
+async def test_plain_rows_and_readings_match_the_live_store(
+    seeded_settings: StoreSettings,
+) -> None:
+    # The tools' fast paths over the snapshot (data_iot.plain_history, data_tsfm._readings)
+    # against what they compute from the live store's history rows.
+    import numpy as np
+
+    from generator.tools.data_iot import plain_records
+    from generator.tools.data_tsfm import _epoch_seconds
+
+    asset = load_asset_class("transformer")
+    store = FleetStore(asset, seeded_settings)
+    snap = await FleetSnapshot.aload(asset, seeded_settings)
+    try:
+        inv = await store.inventory()
+        aid = inv.assets[2].asset_id
+        day = (await store.time_range(aid)).model_dump()["start"][:10]
+        windows: list[tuple[str | None, str | None]] = [
+            (None, None), (f"{day}T05:00:00", f"{day}T17:00:00"), ("2031-01-01", None),
+        ]
+        for start, end in windows:
+            for sensors in (None, ["oti"], ["wti", "timestamp", "wti", "load_mva", "no_such"]):
+                live = plain_records(await store.history(aid, start, end, sensors))
+                mine = await snap.plain_history(aid, start, end, sensors)
+                assert mine == live and [list(d) for d in mine] == [list(d) for d in live]
+                assert start == "2031-01-01" or len(live) > 10
+            for sensor in ("oti", "wti_a", "no_such"):
+                rows = [d for d in await store.history(aid, start, end, [sensor])
+                        if d.get(sensor) is not None]
+                secs, values = await snap.readings(aid, sensor, start, end)
+                assert secs.tolist() == _epoch_seconds([d["timestamp"] for d in rows])
+                assert values.tolist() == [float(d[sensor]) for d in rows]
+                assert values.dtype == np.float64
+        assert await snap.plain_history("NOPE-TX99") == []
+        assert [len(a) for a in await snap.readings("NOPE-TX99", "oti")] == [0, 0]
+    finally:
+        store.close()
