@@ -213,7 +213,9 @@ def anomaly_dims(case: Case) -> dict[str, list[Any]]:
     """
     low = case.text.lower()
     # Openers such as "the weekly asset review" must not pin the baseline: exact phrases only.
-    if any(w in low for w in ("weekday", "day of the week", "day-of-week")):
+    weekly = ("weekday", "day of the week", "day-of-week", "day of week", "hour of the week",
+              "hour-of-week", "hour of week", "time of week", "time of the week")
+    if any(w in low for w in weekly):
         profiles = ["weekly_history"]
     elif "hour of day" in low or "hour-of-day" in low or "time of day" in low:
         profiles = ["hour_of_day"]

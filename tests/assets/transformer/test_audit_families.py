@@ -162,3 +162,24 @@ def test_next_prediction_as_of_named_in_words_pins_the_day_out() -> None:
     loose = "Next code of U1 as of July 8, 2026, with the fleet-wide pattern filling the gaps?"
     got = audit_case(ctx, case("wo_next_prediction", loose, params, answer))
     assert got.verdict == "reading_dependent"
+
+
+def test_the_audit_reads_every_weekly_baseline_wording_as_weekly() -> None:
+    # The weekday x hour baseline is said many ways ("the same hour of the week", "hour-of-week
+    # norm", "day of week and hour of day", "same time of week"); each pins the weekly profile,
+    # and an hour-of-day phrase alone pins the daily one.
+    from assets.transformer.audit.common import anomaly_dims
+
+    weekly = [
+        "Normal = same hour of the week across the window and four weeks back.",
+        "Hour-of-week norm from the window and the previous 4 weeks.",
+        "Set normal by day of week and hour of day, over this span plus the four weeks before.",
+        "Expected = same time of week, measured over the window and four weeks before.",
+        "Usual level: the same weekday and hour over this window and the 4 weeks before.",
+    ]
+    params = {"asset_id": "U1", "end": "2026-07-05", "threshold": 3.5, "custom": False}
+    for text in weekly:
+        assert anomaly_dims(case("tsfm_anomalies", text, params, {}))["profile"] == [
+            "weekly_history"], text
+    daily = "Judge each hour against the median at that hour of day over the window."
+    assert anomaly_dims(case("tsfm_anomalies", daily, params, {}))["profile"] == ["hour_of_day"]
