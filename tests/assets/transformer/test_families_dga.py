@@ -202,7 +202,10 @@ async def test_golden_fmsr_fault_onset(dga_settings: StoreSettings, tmp_path: Pa
 
 
 def _dga_out(fault: str, sample: dict[str, float]) -> dict[str, Any]:
+    # Every gas at 1 ppm: C2H2/C2H4 = CH4/H2 = C2H4/C2H6 = 1, outside the D1/D2 overlap.
+    ratios = {"c2h2_c2h4": 1.0, "ch4_h2": 1.0, "c2h4_c2h6": 1.0}
     return {"fault_type": fault, "sample": sample, "confidence": 1.0,
+            "iec_ratio_method": {"ratios": ratios},
             "confidence_detail": {"iec": 1.0}, "screen": {"all_within_iec_typical": False},
             "agreement": {"duval_as_iec": fault, "rogers_as_iec": fault}}
 
