@@ -230,6 +230,10 @@ def _pins_end(low: str, end: date) -> bool:
             return True
         if any(w in low[pos:pos + 40] for w in ("inclusive", "included", "both days")):
             return True
+        # "on 15 August" (or "on Saturday 15 August"): one day, when the end day is not named.
+        if re.search(r"\bon (?:[a-z]+day,? )?(?:the )?$", low[max(0, pos - 20):pos]) and not list(
+                _names_day(low, end)):
+            return True
     for pos in _names_day(low, end):
         before = low[max(0, pos - 40):pos]
         if "before" in before:

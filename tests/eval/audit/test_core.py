@@ -85,6 +85,11 @@ def test_absolute_or_relative_tolerance_and_flags() -> None:
          ["end_exclusive", "end_day_inclusive"]),
         ("Between 2026-08-13 and 2026-08-20?", "2026-08-20",
          ["end_exclusive", "end_day_inclusive"]),
+        # One day named with "on": that day, nothing of the next.
+        ("The peak of SOUTH-TX04 on 15 August 2026?", "2026-08-16", ["end_exclusive"]),
+        ("What happened on Saturday 15 August 2026?", "2026-08-16", ["end_exclusive"]),
+        ("What happened on 15 August 2026 and on 16 August 2026?", "2026-08-16",
+         ["end_exclusive", "end_day_inclusive"]),
         # '1 August' is not '11 August'.
         ("From 1 August through 11 August 2026?", "2026-08-02",
          ["end_exclusive", "end_day_inclusive"]),
