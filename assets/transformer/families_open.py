@@ -477,7 +477,8 @@ def _plan_summary(params: dict[str, Any], answer: dict[str, Any]) -> str:
     )
 
 
-def _plan_outcome(answer: dict[str, Any]) -> str:
+def first_step_outcome(answer: dict[str, Any]) -> str:
+    """The step a plan puts first (the outcome of a plan-like open family)."""
     return str(answer["steps"][0])
 
 
@@ -487,7 +488,7 @@ def _plan_outcome(answer: dict[str, Any]) -> str:
     category="Decision Support",
     derive=_plan_derive,
     summarise=_plan_summary,
-    outcome=_plan_outcome,
+    outcome=first_step_outcome,
     trivial=("routine_monitoring",),
     deterministic=False,
     rubric=_plan_rubric,

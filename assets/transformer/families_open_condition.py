@@ -49,7 +49,12 @@ from assets.transformer.families_fmsr import (
     pick_sample,
     same_gases,
 )
-from assets.transformer.families_open import IEC_CODES, NO_ACTION_PATTERNS, NOT_DETERMINED
+from assets.transformer.families_open import (
+    IEC_CODES,
+    NO_ACTION_PATTERNS,
+    NOT_DETERMINED,
+    first_step_outcome,
+)
 from generator.api import (
     Ambiguous,
     FamilyContext,
@@ -386,10 +391,6 @@ def _review_summary(params: dict[str, Any], answer: dict[str, Any]) -> str:
     )
 
 
-def _review_outcome(answer: dict[str, Any]) -> str:
-    return str(answer["steps"][0])
-
-
 @family(
     "ma_open_condition_review",
     domain="multiagent",
@@ -397,7 +398,7 @@ def _review_outcome(answer: dict[str, Any]) -> str:
     derive=_review_derive,
     summarise=_review_summary,
     compose_from=("tsfm_anomalies",),
-    outcome=_review_outcome,
+    outcome=first_step_outcome,
     trivial=("routine_monitoring",),
     deterministic=False,
     rubric=_review_rubric,
