@@ -11,7 +11,9 @@ Every answer is computed by a ``derive`` function from tool outputs only:
   to the reader, so the usual cut-offs 3.0, 3.5 and 4.0 must agree (gated), and so must a
   scored window that starts a day earlier. Read literally, "over the four weeks before" makes
   the usual level the median of the four earlier readings alone; the reported level's
-  tolerance covers the gap between the two (:func:`usual_level_tolerance`).
+  tolerance covers the gap between the two (:func:`usual_level_tolerance`), and the peak's
+  score under that literal reading (:func:`literal_baseline_score`) must give the same
+  verdict at every cut-off, or the draw is dropped.
 - ``iot_same_hour_weeks``: the reading at a peak hour against the readings at the same hour
   on the same weekday of the previous N weeks (plain comparison of stored readings); the
   daily peaks of those days are the other reading, stated in the text and recorded.
@@ -94,6 +96,40 @@ def _value_at(records: list[dict[str, Any]], sensor: str, ts: str) -> float:
         if t == ts:
             return v
     raise Ambiguous(f"no {sensor} reading at {ts}")
+
+
+def literal_baseline_score(
+    records: list[dict[str, Any]], sensor: str, peak_time: str, peak_value: float
+) -> float | None:
+    """Modified z-score of a peak under the literal reading of "the same weekday and hour over
+    the four weeks before" (the day itself left out).
+
+    ``records`` are the four weeks before the day. The usual level of each weekday x hour
+    slot is the median of its readings there; residuals are the readings minus their slot's
+    level, the peak's own (``peak_value`` minus its slot's level) included, and the score is
+    ``z = 0.6745 (r - median r) / MAD`` (Iglewicz & Hoaglin 1993); when the MAD is 0, the
+    mean absolute deviation stands in, ``z = (r - median r) / (1.253314 MeanAD)``, as in the
+    tool, and a peak at the median scores 0. None when the peak's slot has no reading in
+    those weeks.
+    """
+    pairs = [(datetime.fromisoformat(t), v) for t, v in values_of(records, sensor)]
+    slots: dict[tuple[int, int], list[float]] = {}
+    for t, v in pairs:
+        slots.setdefault((t.weekday(), t.hour), []).append(v)
+    peak = datetime.fromisoformat(peak_time)
+    key = (peak.weekday(), peak.hour)
+    if key not in slots:
+        return None
+    level = {k: float(np.median(v)) for k, v in slots.items()}
+    residuals = np.array([v - level[(t.weekday(), t.hour)] for t, v in pairs]
+                         + [peak_value - level[key]])
+    centre = float(np.median(residuals))
+    deviation = float(residuals[-1]) - centre
+    mad = float(np.median(np.abs(residuals - centre)))
+    if mad > 0.0:
+        return 0.6745 * deviation / mad
+    mean_ad = float(np.mean(np.abs(residuals - centre)))
+    return 0.0 if deviation == 0.0 else deviation / (1.253314 * mean_ad)
 
 
 async def _day_peak(
@@ -237,12 +273,23 @@ async def weekly_pattern(
     peak = await _day_peak(ctx, a, sensor, when)
     if peak is None:
         return None
-    ts, _ = peak
+    ts, peak_value = peak
     scored = await ctx.run1("run_tsad", **_tsad_args(a, sensor, when, LIST_ALL))
     score = next((abs(float(x["score"])) for x in scored["anomalies"] if x["timestamp"] == ts), 0.0)
     # Every usual cut-off must give the same verdict: no score in the band they span.
     cutoffs = (DEFAULT_CUTOFF, *OTHER_CUTOFFS)
     if min(cutoffs) - SCORE_MARGIN <= score <= max(cutoffs) + SCORE_MARGIN:
+        return None
+    # Read literally ("over the four weeks before", the day left out), the level and spread
+    # come from those weeks alone: that score must give the same verdict at every cut-off.
+    weeks = await ctx.run1(
+        "history", site_name=a.site_name, asset_id=a.asset_id,
+        start=iso_day(when - timedelta(weeks=BASELINE_WEEKS)), final=iso_day(when),
+        sensors=[sensor],
+    )
+    literal = literal_baseline_score(weeks["records"], sensor, ts, peak_value)
+    if literal is None or min(cutoffs) - SCORE_MARGIN <= abs(literal) <= max(cutoffs) + (
+            SCORE_MARGIN) or (abs(literal) > DEFAULT_CUTOFF) != (score > DEFAULT_CUTOFF):
         return None
     tool_expected = next((float(x["expected"]) for x in scored["anomalies"]
                           if x["timestamp"] == ts), None)

@@ -33,6 +33,7 @@ from assets.transformer.families_ask import (
     DAILY_PEAKS,
     EARLIER_WINDOW,
     FROM_DAY_START,
+    literal_baseline_score,
     usual_level_tolerance,
 )
 from generator.api import END_DAY_INCLUDED
@@ -329,3 +330,33 @@ async def test_golden_wo_order_false_premise(
         assert s.answer == {"premise_holds": kind == p["claim_kind"], "exists": True,
                             "kind": kind, "primary_code": code, "reported_date": reported}
     assert {s.outcome for s in seeds} == {"premise_holds", "false_premise"}
+
+
+def test_literal_four_weeks_score_by_hand() -> None:
+    """'The same weekday and hour over the four weeks before', read literally: the usual level
+    is the slot's median over those four weeks and the spread comes from their residuals,
+    the peak's own residual included (modified z, Iglewicz & Hoaglin 1993).
+
+    One slot (Saturdays 20:00): 50, 52, 54, 56 -> median 53, residuals -3, -1, 1, 3; peak 70
+    -> residual 17. Residuals -3, -1, 1, 3, 17: median 1, |r - 1| = 4, 2, 0, 2, 16 -> MAD 2;
+    z = 0.6745 * (17 - 1) / 2 = 5.396.
+    A second slot (Saturdays 21:00) at 10 four times adds residuals 0, 0, 0, 0: all residuals
+    -3, -1, 0, 0, 0, 0, 1, 3, 17 -> median 0; |r| sorted 0, 0, 0, 0, 1, 1, 3, 3, 17 -> MAD 1;
+    z = 0.6745 * 17 = 11.4665.
+    """
+    saturdays = ["2026-07-25", "2026-08-01", "2026-08-08", "2026-08-15"]
+    one = [{"timestamp": f"{d}T20:00:00", "oti": v} for d, v in zip(saturdays, [50, 52, 54, 56],
+                                                                     strict=True)]
+    assert literal_baseline_score(one, "oti", "2026-08-22T20:00:00", 70.0) == pytest.approx(
+        5.396, abs=1e-3)
+    two = one + [{"timestamp": f"{d}T21:00:00", "oti": 10.0} for d in saturdays]
+    assert literal_baseline_score(two, "oti", "2026-08-22T20:00:00", 70.0) == pytest.approx(
+        11.4665, abs=1e-4)
+    # MAD 0 (the slot reads 14 every week, the peak 20): residuals 0, 0, 0, 0, 6 -> median 0,
+    # MeanAD 6/5 = 1.2, z = 6 / (1.253314 * 1.2) = 3.9894; a peak of 14 sits at the median: 0.
+    flat = [{"timestamp": f"{d}T20:00:00", "oti": 14.0} for d in saturdays]
+    assert literal_baseline_score(flat, "oti", "2026-08-22T20:00:00", 20.0) == pytest.approx(
+        3.9894, abs=1e-4)
+    assert literal_baseline_score(flat, "oti", "2026-08-22T20:00:00", 14.0) == 0.0
+    # No reading of the peak's slot in those weeks: no literal score.
+    assert literal_baseline_score(one, "oti", "2026-08-22T19:00:00", 70.0) is None
