@@ -86,10 +86,11 @@ def same_gases(sample: dict[str, Any], used: dict[str, Any]) -> bool:
     )
 
 
-async def _stored_sample(
-    ctx: FamilyContext, rng: np.random.Generator
+async def stored_sample(
+    ctx: FamilyContext, rng: np.random.Generator, latest_share: float = 0.3
 ) -> tuple[GroundedAsset, ToolCall, str, dict[str, Any]] | None:
-    """An asset with oil samples, its oil-sample call, and the sample a task asks about."""
+    """An asset with oil samples, its oil-sample call, and the sample a task asks about
+    ("latest" with probability ``latest_share``, else a dated sample)."""
     a = asset_with_oil(ctx, rng)
     if a is None:
         return None
@@ -98,7 +99,7 @@ async def _stored_sample(
     if not records:
         return None
     # One "latest" task per asset but one dated task per sample: ask mostly about dates.
-    which = "latest" if rng.random() < 0.3 else str(pick(rng, records)["timestamp"])[:10]
+    which = "latest" if rng.random() < latest_share else str(pick(rng, records)["timestamp"])[:10]
     return a, oil, which, pick_sample(records, which)
 
 
@@ -247,7 +248,7 @@ async def dga_stored(
     the text names the IEC method when only Rogers disagrees, and a class Duval contradicts
     is never a reference.
     """
-    stored = await _stored_sample(ctx, rng)
+    stored = await stored_sample(ctx, rng)
     if stored is None:
         return None
     a, oil, which, sample = stored
@@ -755,7 +756,7 @@ async def health_index(
     condition band alone needs both to give the same band; a request for the index value
     states the rule-based index.
     """
-    stored = await _stored_sample(ctx, rng)
+    stored = await stored_sample(ctx, rng)
     if stored is None:
         return None
     a, oil, which, sample = stored

@@ -34,7 +34,6 @@ from typing import Any
 import numpy as np
 
 from assets.transformer.families_common import (
-    asset_with_oil,
     dga_args,
     hi_args,
     in_discharge_overlap,
@@ -48,6 +47,7 @@ from assets.transformer.families_fmsr import (
     hi_estimates,
     pick_sample,
     same_gases,
+    stored_sample,
 )
 from assets.transformer.families_open import (
     IEC_CODES,
@@ -68,7 +68,6 @@ from generator.api import (
     and_join,
     family,
     num,
-    pick,
 )
 
 HI_WINDOW = 5.0
@@ -241,15 +240,10 @@ async def health_drivers(
     the rule score); the oil-quality factor scored without the sample's acidity (the
     upstream tool has no acidity input; gated, the draw is dropped when it changes a fact).
     """
-    a = asset_with_oil(ctx, rng)
-    if a is None:
+    stored = await stored_sample(ctx, rng, latest_share=0.1)
+    if stored is None:
         return None
-    oil = oil_call(a)
-    records = (await ctx.run([oil]))[0]["records"]
-    if not records:
-        return None
-    which = "latest" if rng.random() < 0.1 else str(pick(rng, records)["timestamp"])[:10]
-    sample = pick_sample(records, which)
+    a, oil, which, sample = stored
     args = hi_args(a.asset_id, sample)
     if args is None:
         return None
