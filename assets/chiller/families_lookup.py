@@ -39,6 +39,7 @@ from assets.chiller.families_common import (
 from generator.api import (
     Ambiguous,
     FamilyContext,
+    GroundedAsset,
     Plan,
     Reading,
     TaskSeed,
@@ -148,6 +149,37 @@ def _window_args(asset_id: str, start: str | None, end: str | None) -> dict[str,
     return {"equipment_id": asset_id, "start_date": start, "end_date": end}
 
 
+def _unit_plan(a: GroundedAsset, calls: list[ToolCall], **params: Any) -> Plan:
+    """A plan about one unit named by its id: ``params`` beyond the unit and its site."""
+    grounding = {"asset_id": a.asset_id, "site": a.site_name}
+    return Plan(params=grounding | params, tool_sequence=calls, mentions=[a.asset_id],
+                grounding=grounding)
+
+
+def _windowed_plan(a: GroundedAsset, start: str, end: str, calls: list[ToolCall],
+                   end_arg: str) -> Plan:
+    """A plan about one unit over ``[start, end)``: the window named, its end argument
+    ``end_arg`` gated under both window-end readings and stated."""
+    window = {"asset_id": a.asset_id, "site": a.site_name, "start": start, "end": end}
+    return Plan(
+        params=window,
+        tool_sequence=calls,
+        mentions=[a.asset_id, start, end],
+        grounding=dict(window),
+        readings=window_end_readings(calls, end_arg, end),
+        stated=WINDOW_STATED,
+    )
+
+
+async def _history_plan(ctx: FamilyContext, rng: np.random.Generator, tool: str) -> Plan | None:
+    """One unit and one call of ``tool`` over its whole history."""
+    units = units_with_telemetry(ctx)
+    if not units:
+        return None
+    a = pick(rng, units)
+    return _unit_plan(a, [ToolCall(name=tool, args=_window_args(a.asset_id, None, None))])
+
+
 def _window_orders_derive(
     params: dict[str, Any], outputs: list[dict[str, Any]]
 ) -> dict[str, Any]:
@@ -183,14 +215,7 @@ async def _window_plan(
         return None
     a, start, end = found
     calls = [ToolCall(name=tool, args=_window_args(a.asset_id, start, end))]
-    return Plan(
-        params={"asset_id": a.asset_id, "site": a.site_name, "start": start, "end": end},
-        tool_sequence=calls,
-        mentions=[a.asset_id, start, end],
-        grounding={"asset_id": a.asset_id, "site": a.site_name, "start": start, "end": end},
-        readings=window_end_readings(calls, "end_date", end),
-        stated=WINDOW_STATED,
-    )
+    return _windowed_plan(a, start, end, calls, "end_date")
 
 
 @family(
@@ -233,18 +258,7 @@ async def planned_visits(
     ctx: FamilyContext, rng: np.random.Generator, parents: list[TaskSeed]
 ) -> Plan | None:
     """How many planned (preventive) work orders a chiller has had, and the latest one."""
-    units = units_with_telemetry(ctx)
-    if not units:
-        return None
-    a = pick(rng, units)
-    calls = [ToolCall(name="get_preventive_work_orders",
-                      args=_window_args(a.asset_id, None, None))]
-    return Plan(
-        params={"asset_id": a.asset_id, "site": a.site_name},
-        tool_sequence=calls,
-        mentions=[a.asset_id],
-        grounding={"asset_id": a.asset_id, "site": a.site_name},
-    )
+    return await _history_plan(ctx, rng, "get_preventive_work_orders")
 
 
 # -- wo: code mix -----------------------------------------------------------------------------
@@ -274,18 +288,7 @@ async def code_mix(
     ctx: FamilyContext, rng: np.random.Generator, parents: list[TaskSeed]
 ) -> Plan | None:
     """A chiller's work orders counted by failure code over its whole history."""
-    units = units_with_telemetry(ctx)
-    if not units:
-        return None
-    a = pick(rng, units)
-    calls = [ToolCall(name="get_work_order_distribution",
-                      args=_window_args(a.asset_id, None, None))]
-    return Plan(
-        params={"asset_id": a.asset_id, "site": a.site_name},
-        tool_sequence=calls,
-        mentions=[a.asset_id],
-        grounding={"asset_id": a.asset_id, "site": a.site_name},
-    )
+    return await _history_plan(ctx, rng, "get_work_order_distribution")
 
 
 # -- wo: next code ----------------------------------------------------------------------------
@@ -418,12 +421,7 @@ async def catalogue(
         return None
     a = pick(rng, units)  # the unit the question is about (the catalogue is fleet-wide)
     calls = [ToolCall(name="get_ai_tasks", args={}), ToolCall(name="get_tsfm_models", args={})]
-    return Plan(
-        params={"asset_id": a.asset_id, "site": a.site_name},
-        tool_sequence=calls,
-        mentions=[a.asset_id],
-        grounding={"asset_id": a.asset_id, "site": a.site_name},
-    )
+    return _unit_plan(a, calls)
 
 
 # -- fmsr: failure modes a sensor reveals ----------------------------------------------------
@@ -459,13 +457,7 @@ async def sensor_modes(
     a = pick(rng, units)
     sensor = str(pick(rng, sorted(a.sensors)))
     calls = [ToolCall(name="get_failure_modes", args={"asset_name": a.asset_id})]
-    return Plan(
-        params={"asset_id": a.asset_id, "site": a.site_name, "sensor": sensor,
-                "sensor_label": words(sensor)},
-        tool_sequence=calls,
-        mentions=[a.asset_id],
-        grounding={"asset_id": a.asset_id, "site": a.site_name},
-    )
+    return _unit_plan(a, calls, sensor=sensor, sensor_label=words(sensor))
 
 
 # -- fmsr: IPLV from four part-load points (closed form) -------------------------------------
@@ -551,11 +543,4 @@ async def record_gaps(
     a, start, end = found
     calls = [ToolCall(name="data_quality", args={
         "site_name": a.site_name, "asset_id": a.asset_id, "start": start, "final": end})]
-    return Plan(
-        params={"asset_id": a.asset_id, "site": a.site_name, "start": start, "end": end},
-        tool_sequence=calls,
-        mentions=[a.asset_id, start, end],
-        grounding={"asset_id": a.asset_id, "site": a.site_name, "start": start, "end": end},
-        readings=window_end_readings(calls, "final", end),
-        stated=WINDOW_STATED,
-    )
+    return _windowed_plan(a, start, end, calls, "final")

@@ -161,8 +161,8 @@ def _design_model(capacity_tons: float, kw_per_ton: float) -> EirChiller:
 # -- compute_approach_temperatures ------------------------------------------------------
 
 
-class ApproachArgs(_Args):
-    """Arguments of ``compute_approach_temperatures`` (one hourly record)."""
+class _RecordArgs(_Args):
+    """The measured quantities of one hourly record that the record tools all read."""
 
     asset_name: AssetName
     supply_temperature: Temperature = Field(description="Leaving chilled water, °C.")
@@ -173,9 +173,22 @@ class ApproachArgs(_Args):
         description="Leaving condenser water (to the tower), °C."
     )
     condenser_refrigerant_temperature: Temperature = Field(
-        description="Condenser refrigerant saturation temperature, °C."
+        description="Condenser refrigerant saturation temperature (from pressure), °C."
     )
     percent_loaded: Percent = Field(description="Chiller load, % of capacity.")
+
+
+EvaporatorApproachK = Annotated[DesignK | None, Field(
+    description="Clean evaporator approach at full load, K (else nameplate)."
+)]
+CondenserApproachK = Annotated[DesignK | None, Field(
+    description="Clean condenser approach at full load, K (else nameplate)."
+)]
+
+
+class ApproachArgs(_RecordArgs):
+    """Arguments of ``compute_approach_temperatures`` (one hourly record)."""
+
     return_temperature: Temperature | None = Field(
         default=None, description="Entering chilled water, °C (for the chilled-water range)."
     )
@@ -185,12 +198,8 @@ class ApproachArgs(_Args):
     condenser_liquid_temperature: Temperature | None = Field(
         default=None, description="Liquid refrigerant leaving the condenser, °C (subcooling)."
     )
-    design_evaporator_approach_k: DesignK | None = Field(
-        default=None, description="Clean evaporator approach at full load, K (else nameplate)."
-    )
-    design_condenser_approach_k: DesignK | None = Field(
-        default=None, description="Clean condenser approach at full load, K (else nameplate)."
-    )
+    design_evaporator_approach_k: EvaporatorApproachK = None
+    design_condenser_approach_k: CondenserApproachK = None
 
 
 ApproachStatus = Literal[
@@ -523,21 +532,9 @@ async def compute_iplv(args: IplvArgs, ctx: ToolContext) -> IplvToolResult:
 # -- diagnose_chiller_fault -------------------------------------------------------------
 
 
-class FaultArgs(_Args):
+class FaultArgs(_RecordArgs):
     """Arguments of ``diagnose_chiller_fault`` (one hourly record)."""
 
-    asset_name: AssetName
-    supply_temperature: Temperature = Field(description="Leaving chilled water, °C.")
-    evaporator_refrigerant_temperature: Temperature = Field(
-        description="Evaporator refrigerant saturation temperature, °C."
-    )
-    condenser_water_return_temperature: Temperature = Field(
-        description="Leaving condenser water (to the tower), °C."
-    )
-    condenser_refrigerant_temperature: Temperature = Field(
-        description="Condenser refrigerant saturation temperature (from pressure), °C."
-    )
-    percent_loaded: Percent = Field(description="Chiller load, % of capacity.")
     setpoint_temperature: Temperature | None = Field(
         default=None, description="Leaving chilled-water setpoint, °C (sensor-drift rule)."
     )
@@ -547,12 +544,8 @@ class FaultArgs(_Args):
     discharge_temperature: Temperature | None = Field(
         default=None, description="Compressor discharge gas, °C (overheating rule)."
     )
-    design_evaporator_approach_k: DesignK | None = Field(
-        default=None, description="Clean evaporator approach at full load, K (else nameplate)."
-    )
-    design_condenser_approach_k: DesignK | None = Field(
-        default=None, description="Clean condenser approach at full load, K (else nameplate)."
-    )
+    design_evaporator_approach_k: EvaporatorApproachK = None
+    design_condenser_approach_k: CondenserApproachK = None
     design_subcooling_k: DesignK | None = Field(
         default=None, description="Clean liquid subcooling, K (else nameplate)."
     )
