@@ -34,9 +34,11 @@ non-trivial answers on a deterministic share of the family's slots.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import math
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -248,9 +250,15 @@ def families_of(asset: AssetClass, domain: str | None = None) -> list[FamilySpec
     return out
 
 
+@functools.cache
+def _name_digest(family_name: str) -> int:
+    """The first 8 bytes of the name's SHA-256, as an integer (one per family, cached)."""
+    return int.from_bytes(hashlib.sha256(family_name.encode()).digest()[:8], "big")
+
+
 def rng_for(run_seed: int, family_name: str, draw: int) -> np.random.Generator:
     """A local generator for one draw, stable across processes (no ``hash()``)."""
-    digest = int.from_bytes(hashlib.sha256(family_name.encode()).digest()[:8], "big")
+    digest = _name_digest(family_name)
     return np.random.default_rng(np.random.SeedSequence([run_seed, digest, draw]))
 
 
@@ -273,6 +281,11 @@ def _call_key(call: ToolCall) -> str:
     return call.name + "\x00" + repr(sorted(args.items()))
 
 
+# Draws whose seeds a run keeps (most are None or small); an evicted draw is drawn again,
+# with the same result.
+MAX_DRAWS_KEPT = 16_384
+
+
 class FamilyContext:
     """What a family may use: the profile, the tools and the run seed.
 
@@ -293,6 +306,25 @@ class FamilyContext:
         # family -> reading name -> draw indices the gate dropped (sets: a draw drawn twice,
         # e.g. as a chain's parent and on its own, counts once)
         self._gate_drops: dict[str, dict[str, set[int]]] = {}
+        # (run seed, family, draw index) -> the seed draw_seed made of it (None = unusable):
+        # a draw is a function of those three (its tool outputs of the read-only store), and
+        # a slot's extra indices, a chain's parent and a composed stream draw some twice
+        self._draws: OrderedDict[tuple[int, str, int], TaskSeed | None] = OrderedDict()
+
+    def drawn(self, family_name: str, draw: int) -> tuple[bool, TaskSeed | None]:
+        """``(True, seed)`` when draw ``draw`` of the family was made under the current run
+        seed (see :func:`draw_seed`), else ``(False, None)``."""
+        key = (self.run_seed, family_name, draw)
+        if key not in self._draws:
+            return False, None
+        self._draws.move_to_end(key)
+        return True, self._draws[key]
+
+    def remember_draw(self, family_name: str, draw: int, seed: TaskSeed | None) -> None:
+        """Keep the seed of a draw (the oldest go past :data:`MAX_DRAWS_KEPT`)."""
+        self._draws[(self.run_seed, family_name, draw)] = seed
+        if len(self._draws) > MAX_DRAWS_KEPT:
+            self._draws.popitem(last=False)
 
     def record_drop(self, family_name: str, reason: str, draw: int) -> None:
         """Count a dropped draw by family and reason (a gated reading, or ``tool_refused``)."""
@@ -363,6 +395,19 @@ async def draw_seed(
         parents: For a multi-agent family, accepted parent seeds; drawn at the same index
             from ``compose_from`` when omitted.
     """
+    if parents is not None:
+        return await _draw_seed(spec, ctx, draw, parents)
+    done, seed = ctx.drawn(spec.name, draw)
+    if not done:
+        seed = await _draw_seed(spec, ctx, draw, None)
+        ctx.remember_draw(spec.name, draw, seed)
+    return seed
+
+
+async def _draw_seed(
+    spec: FamilySpec, ctx: FamilyContext, draw: int, parents: list[TaskSeed] | None
+) -> TaskSeed | None:
+    """:func:`draw_seed` without the memo of draws."""
     if spec.compose_from and parents is None:
         parents = await _parents_for(spec, ctx, draw)
         if parents is None:
