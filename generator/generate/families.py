@@ -34,6 +34,7 @@ non-trivial answers on a deterministic share of the family's slots.
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import hashlib
 import json
@@ -310,21 +311,40 @@ class FamilyContext:
         # a draw is a function of those three (its tool outputs of the read-only store), and
         # a slot's extra indices, a chain's parent and a composed stream draw some twice
         self._draws: OrderedDict[tuple[int, str, int], TaskSeed | None] = OrderedDict()
+        self._pending: dict[tuple[int, str, int], asyncio.Future[TaskSeed | None]] = {}
 
-    def drawn(self, family_name: str, draw: int) -> tuple[bool, TaskSeed | None]:
-        """``(True, seed)`` when draw ``draw`` of the family was made under the current run
-        seed (see :func:`draw_seed`), else ``(False, None)``."""
+    async def draw_once(
+        self, family_name: str, draw: int, make: Callable[[], Awaitable[TaskSeed | None]]
+    ) -> TaskSeed | None:
+        """The seed of draw ``draw`` of a family under the current run seed: ``make()``'s
+        the first time, the kept one after (a caller asking while it is being made waits
+        for it). A failure is not kept: the next caller makes the draw again."""
         key = (self.run_seed, family_name, draw)
-        if key not in self._draws:
-            return False, None
-        self._draws.move_to_end(key)
-        return True, self._draws[key]
-
-    def remember_draw(self, family_name: str, draw: int, seed: TaskSeed | None) -> None:
-        """Keep the seed of a draw (the oldest go past :data:`MAX_DRAWS_KEPT`)."""
-        self._draws[(self.run_seed, family_name, draw)] = seed
-        if len(self._draws) > MAX_DRAWS_KEPT:
-            self._draws.popitem(last=False)
+        if key in self._draws:
+            self._draws.move_to_end(key)
+            return self._draws[key]
+        pending = self._pending.get(key)
+        if pending is not None:
+            return await asyncio.shield(pending)
+        made: asyncio.Future[TaskSeed | None] = asyncio.get_running_loop().create_future()
+        self._pending[key] = made
+        try:
+            seed = await make()
+        except BaseException as exc:
+            if isinstance(exc, asyncio.CancelledError):
+                made.cancel()
+            else:
+                made.set_exception(exc)
+                made.exception()  # retrieved: a waiter may or may not be there to see it
+            raise
+        else:
+            made.set_result(seed)
+            self._draws[key] = seed
+            if len(self._draws) > MAX_DRAWS_KEPT:
+                self._draws.popitem(last=False)
+            return seed
+        finally:
+            del self._pending[key]
 
     def record_drop(self, family_name: str, reason: str, draw: int) -> None:
         """Count a dropped draw by family and reason (a gated reading, or ``tool_refused``)."""
@@ -397,11 +417,7 @@ async def draw_seed(
     """
     if parents is not None:
         return await _draw_seed(spec, ctx, draw, parents)
-    done, seed = ctx.drawn(spec.name, draw)
-    if not done:
-        seed = await _draw_seed(spec, ctx, draw, None)
-        ctx.remember_draw(spec.name, draw, seed)
-    return seed
+    return await ctx.draw_once(spec.name, draw, lambda: _draw_seed(spec, ctx, draw, None))
 
 
 async def _draw_seed(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import subprocess
 import sys
 from pathlib import Path
@@ -12,6 +13,7 @@ import pytest
 
 from generator.assetdef import load_asset_class
 from generator.config import StoreSettings
+from generator.errors import StoreUnavailable
 from generator.generate.families import (
     CATEGORIES,
     FAMILIES,
@@ -438,3 +440,41 @@ async def test_a_refused_tool_call_drops_the_draw_not_the_run(
     )
     assert await draw_seed(spec, offline_ctx, 0) is None
     assert offline_ctx.gate_drops == {"test_refused": {"tool_refused": 1}}
+
+
+# -- a draw is made once per (run seed, family, index) ------------------------------------
+
+
+async def test_a_draw_is_made_once_and_kept(offline_ctx: FamilyContext) -> None:
+    """The same index drawn again (one after the other, or while it is being made) is the
+    same seed and the family's draw runs once; another run seed draws anew; a draw that
+    failed is made again."""
+    made: list[int] = []
+    fail = [True]
+
+    async def counted(
+        ctx: FamilyContext, rng: np.random.Generator, parents: list[TaskSeed]
+    ) -> Plan | None:
+        made.append(ctx.run_seed)
+        await asyncio.sleep(0)  # let a concurrent caller ask meanwhile
+        if fail[0]:
+            fail[0] = False
+            raise StoreUnavailable("store down (test)")
+        return Plan(params={"pick": 1}, tool_sequence=[ToolCall(name="get_ai_tasks", args={})],
+                    mentions=[])
+
+    spec = FamilySpec(
+        name="test_counted", domain="tsfm", category="Knowledge Query", draw=counted,
+        derive=_tasks_derive, summarise=lambda p, a: "",
+    )
+    with pytest.raises(StoreUnavailable):
+        await draw_seed(spec, offline_ctx, 3)
+    async with asyncio.TaskGroup() as tg:
+        tasks = [tg.create_task(draw_seed(spec, offline_ctx, 3)) for _ in range(3)]
+    first = tasks[0].result()
+    assert first is not None and all(t.result() is first for t in tasks)
+    assert await draw_seed(spec, offline_ctx, 3) is first
+    assert made == [5, 5]  # the failed attempt, then one draw for the four asks
+    offline_ctx.run_seed = 6
+    other = await draw_seed(spec, offline_ctx, 3)
+    assert other is not None and other is not first and made == [5, 5, 6]
