@@ -295,12 +295,14 @@ async def weekly_pattern(
         return None
     tool_expected = next((float(x["expected"]) for x in scored["anomalies"]
                           if x["timestamp"] == ts), None)
+    # The same hour of each earlier week: the readings of the four weeks' records in
+    # [then, then + 1 h) (what `history` returns for that window; same stamp format).
+    earlier = values_of(weeks["records"], sensor)
     previous: list[float] = []
     for k in range(1, BASELINE_WEEKS + 1):
         then = _plus_hours(ts, -24 * 7 * k)
-        out = await ctx.run1("history", site_name=a.site_name, asset_id=a.asset_id, start=then,
-                             final=_plus_hours(then, 1), sensors=[sensor])
-        previous += [v for _, v in values_of(out["records"], sensor)]
+        until = _plus_hours(then, 1)
+        previous += [v for t, v in earlier if then <= t < until]
     day_call = history_call(a, iso_day(when), iso_day(when + timedelta(days=1)), [sensor])
     tsad = ToolCall(name="run_tsad", args=_tsad_args(a, sensor, when, DEFAULT_CUTOFF))
     readings = [
