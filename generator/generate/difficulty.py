@@ -233,7 +233,8 @@ class _Leaves:
     """The scalars of one JSON value, ready for :func:`_present`'s lookups."""
 
     floats: NDArray[np.float64]  # every float leaf, sorted (nan last)
-    plain: dict[Any, dict[type, Any]]  # str/int/bool/None leaves: value -> type -> value
+    strings: frozenset[str]  # every str leaf
+    plain: dict[Any, dict[type, Any]]  # int/bool/None leaves: value -> type -> value
     odd: frozenset[str]  # canonical form of every other leaf (a subclass, a tuple)
 
 
@@ -241,6 +242,7 @@ def _collect(value: Any) -> _Leaves:
     """Sort the scalars of ``value`` into floats, plain leaves and odd ones (a leaf's kind is
     its type alone; rows of a table are walked together)."""
     floats: list[float] = []
+    strings: set[str] = set()
     plain: list[Any] = []
     odd: list[Any] = []
     stack: list[Any] = [[value]]
@@ -248,6 +250,9 @@ def _collect(value: Any) -> _Leaves:
         node = stack.pop()
         values = list(node.values()) if isinstance(node, dict) else node
         kinds = set(map(type, values))
+        if kinds == {str}:
+            strings.update(values)
+            continue
         if kinds <= _PLAIN_KEYS:
             plain += values
             continue
@@ -261,6 +266,9 @@ def _collect(value: Any) -> _Leaves:
             floats += [v for v in values if type(v) is float]
             values = [v for v in values if type(v) is not float]
             kinds.discard(float)
+        if kinds == {str}:
+            strings.update(values)
+            continue
         if kinds <= _PLAIN_KEYS:
             plain += values
             continue
@@ -273,9 +281,13 @@ def _collect(value: Any) -> _Leaves:
                 odd.append(v)
     by_value: dict[Any, dict[type, Any]] = {}
     for v in plain:
-        by_value.setdefault(v, {}).setdefault(type(v), v)
+        if type(v) is str:
+            strings.add(v)
+        else:
+            by_value.setdefault(v, {}).setdefault(type(v), v)
     return _Leaves(
         floats=np.sort(np.array(floats, dtype=np.float64)),
+        strings=frozenset(strings),
         plain=by_value,
         odd=frozenset(map(_canon, odd)),
     )
@@ -354,6 +366,10 @@ def _present(outputs: Any, wanted: set[str]) -> set[str]:
                     forms.add("nan")
                 found.update(forms & wanted)
         for r in raw:
+            if type(r) is str:  # a string equals only a string
+                if r in leaves.strings and (c := _canon(r)) in wanted:
+                    found.add(c)
+                continue
             for value in leaves.plain.get(r, {}).values():
                 c = _canon(value)
                 if c in wanted:
