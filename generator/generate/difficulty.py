@@ -220,8 +220,9 @@ def _canon(value: Any) -> str:
 
 _PLAIN_KEYS = frozenset({str, int, bool, type(None)})
 # Outputs whose leaves are indexed (the last used kept): a draw's outputs are the run's
-# memoised tool outputs, shared by the many draws and readings that make the same call.
-MAX_INDEXED_OUTPUTS = 2048
+# memoised tool outputs, shared by the many draws and readings that make the same call,
+# mostly close together; kept small, as each entry keeps its output alive.
+MAX_INDEXED_OUTPUTS = 512
 # A float rounds to a target t at 6 places only within 5e-7 of it (plus half an ulp of t):
 # the floats inside this window of t are the only ones rounded exactly.
 _NEAR = 1e-6
