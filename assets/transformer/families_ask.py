@@ -67,6 +67,7 @@ from generator.api import (
     values_of,
     window_end_readings,
 )
+from generator.tools.timeseries import _slot_medians as slot_medians
 
 WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
 CLARIFY = "clarify"
@@ -112,17 +113,18 @@ def literal_baseline_score(
     tool, and a peak at the median scores 0. None when the peak's slot has no reading in
     those weeks.
     """
-    pairs = [(datetime.fromisoformat(t), v) for t, v in values_of(records, sensor)]
-    slots: dict[tuple[int, int], list[float]] = {}
-    for t, v in pairs:
-        slots.setdefault((t.weekday(), t.hour), []).append(v)
+    pairs = values_of(records, sensor)
+    stamps = [datetime.fromisoformat(t) for t, _ in pairs]
+    keys = np.fromiter((t.weekday() * 24 + t.hour for t in stamps), np.int64, len(stamps))
     peak = datetime.fromisoformat(peak_time)
-    key = (peak.weekday(), peak.hour)
-    if key not in slots:
+    at_peak = np.flatnonzero(keys == peak.weekday() * 24 + peak.hour)
+    if not at_peak.size:
         return None
-    level = {k: float(np.median(v)) for k, v in slots.items()}
-    residuals = np.array([v - level[(t.weekday(), t.hour)] for t, v in pairs]
-                         + [peak_value - level[key]])
+    values = np.fromiter((v for _, v in pairs), float, len(pairs))
+    # Every slot's median in one sort (equal to np.median per slot). `+ 0.0` turns a -0.0
+    # median into 0.0, as np.median gives (its mean sums from +0.0), so signs stay the same.
+    level = slot_medians(keys, values)[0] + 0.0
+    residuals = np.append(values - level, peak_value - level[at_peak[0]])
     centre = float(np.median(residuals))
     deviation = float(residuals[-1]) - centre
     mad = float(np.median(np.abs(residuals - centre)))
@@ -293,12 +295,14 @@ async def weekly_pattern(
         return None
     tool_expected = next((float(x["expected"]) for x in scored["anomalies"]
                           if x["timestamp"] == ts), None)
+    # The same hour of each earlier week: the readings of the four weeks' records in
+    # [then, then + 1 h) (what `history` returns for that window; same stamp format).
+    earlier = values_of(weeks["records"], sensor)
     previous: list[float] = []
     for k in range(1, BASELINE_WEEKS + 1):
         then = _plus_hours(ts, -24 * 7 * k)
-        out = await ctx.run1("history", site_name=a.site_name, asset_id=a.asset_id, start=then,
-                             final=_plus_hours(then, 1), sensors=[sensor])
-        previous += [v for _, v in values_of(out["records"], sensor)]
+        until = _plus_hours(then, 1)
+        previous += [v for t, v in earlier if then <= t < until]
     day_call = history_call(a, iso_day(when), iso_day(when + timedelta(days=1)), [sensor])
     tsad = ToolCall(name="run_tsad", args=_tsad_args(a, sensor, when, DEFAULT_CUTOFF))
     readings = [

@@ -27,7 +27,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable
 
-from generator.generate.families import EXTRA_BASE, EXTRA_DRAWS, params_key
+from generator.generate.families import EXTRA_BASE, EXTRA_DRAWS, Task, params_key
 from generator.generate.model import TaskSeed
 
 # Consecutive candidates adding no new task after which the stream is taken as exhausted.
@@ -36,6 +36,7 @@ MAX_MISSES = 256
 Compose = Callable[[TaskSeed, int], Awaitable[TaskSeed | None]]
 DrawParent = Callable[[int], Awaitable[TaskSeed | None]]
 DrawOwn = Callable[[int], Awaitable[TaskSeed | None]]
+PeekOwn = Callable[[int], Awaitable[Task | None]]
 WaitPool = Callable[[int], Awaitable[None]]
 
 
@@ -55,6 +56,8 @@ class ComposedSeeds:
             for the extra indices of a slot designated non-trivial (``>= EXTRA_BASE``).
         max_misses: See :data:`MAX_MISSES`.
         wait_pool: See above; None when ``pool`` is final.
+        peek_own: What ``draw_own`` would give before its interpretation gate
+            (:func:`~generator.generate.families.peek_seed`); default ``draw_own``.
     """
 
     def __init__(
@@ -66,12 +69,14 @@ class ComposedSeeds:
         *,
         max_misses: int = MAX_MISSES,
         wait_pool: WaitPool | None = None,
+        peek_own: PeekOwn | None = None,
     ) -> None:
         self.pool = pool
         self.wait_pool = wait_pool
         self.compose = compose
         self.draw_parent = draw_parent
         self.draw_own = draw_own
+        self.peek_own: PeekOwn = peek_own or draw_own
         self.max_misses = max_misses
         self.seeds: list[TaskSeed] = []
         self.candidates = 0  # candidate index i (also the family's draw index)
@@ -131,14 +136,24 @@ class ComposedSeeds:
         of 48 draws that could only repeat.
         """
         if draw >= EXTRA_BASE:
-            slot = (draw - EXTRA_BASE) // EXTRA_DRAWS
-            async with self._lock:
-                while len(self.seeds) <= slot and not self.exhausted:
-                    await self._extend()
-            if slot >= len(self.seeds):
-                return None
-            return await self.draw_own(draw)
+            return await self.draw_own(draw) if await self._has_slot_of(draw) else None
         async with self._lock:
             while len(self.seeds) <= draw and not self.exhausted:
                 await self._extend()
         return self.seeds[draw] if draw < len(self.seeds) else None
+
+    async def peek(self, draw: int) -> Task | None:
+        """What :meth:`get` gives before the interpretation gate (see
+        :func:`~generator.generate.families.draw_for_slot`): a stream seed as it is, an extra
+        index's probe."""
+        if draw >= EXTRA_BASE:
+            return await self.peek_own(draw) if await self._has_slot_of(draw) else None
+        return await self.get(draw)
+
+    async def _has_slot_of(self, draw: int) -> bool:
+        """True when the slot of an extra index is within the stream (listed up to it)."""
+        slot = (draw - EXTRA_BASE) // EXTRA_DRAWS
+        async with self._lock:
+            while len(self.seeds) <= slot and not self.exhausted:
+                await self._extend()
+        return slot < len(self.seeds)

@@ -93,9 +93,16 @@ from __future__ import annotations
 
 import itertools
 import json
+import math
+import threading
+from collections import OrderedDict
 from collections.abc import Mapping
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
 
 from generator.generate.model import Difficulty, TaskSeed
 
@@ -212,28 +219,41 @@ def _canon(value: Any) -> str:
 
 
 _PLAIN_KEYS = frozenset({str, int, bool, type(None)})
+# Outputs whose leaves are indexed (the last used kept): a draw's outputs are the run's
+# memoised tool outputs, shared by the many draws and readings that make the same call,
+# mostly close together; kept small, as each entry keeps its output alive.
+MAX_INDEXED_OUTPUTS = 512
+# A float rounds to a target t at 6 places only within 5e-7 of it (plus half an ulp of t):
+# the floats inside this window of t are the only ones rounded exactly.
+_NEAR = 1e-6
+_NEAR_REL = 1e-12
 
 
-def _present(outputs: Any, wanted: set[str]) -> set[str]:
-    """The members of ``wanted`` (canonical leaves, :func:`_canon`) that ``outputs`` holds.
+@dataclass(frozen=True)
+class _Leaves:
+    """The scalars of one JSON value, ready for :func:`_present`'s lookups."""
 
-    The same set as ``wanted & _leaves(outputs, set())`` without canonicalising every scalar
-    of the outputs (a telemetry window holds tens of thousands): floats are rounded in bulk
-    and compared as numbers, strings, integers, flags and nulls are looked up raw, and only
-    the few candidates found that way are canonicalised and compared exactly. Anything else
-    (a subclass, a tuple) is canonicalised one by one, as :func:`_leaves` does.
-    """
-    found: set[str] = set()
-    if not wanted:
-        return found
+    floats: NDArray[np.float64]  # every float leaf, sorted (nan last)
+    strings: frozenset[str]  # every str leaf
+    plain: dict[Any, dict[type, Any]]  # int/bool/None leaves: value -> type -> value
+    odd: frozenset[str]  # canonical form of every other leaf (a subclass, a tuple)
+
+
+def _collect(value: Any) -> _Leaves:
+    """Sort the scalars of ``value`` into floats, plain leaves and odd ones (a leaf's kind is
+    its type alone; rows of a table are walked together)."""
     floats: list[float] = []
+    strings: set[str] = set()
     plain: list[Any] = []
     odd: list[Any] = []
-    stack: list[Any] = [[outputs]]
+    stack: list[Any] = [[value]]
     while stack:
         node = stack.pop()
         values = list(node.values()) if isinstance(node, dict) else node
         kinds = set(map(type, values))
+        if kinds == {str}:
+            strings.update(values)
+            continue
         if kinds <= _PLAIN_KEYS:
             plain += values
             continue
@@ -247,6 +267,9 @@ def _present(outputs: Any, wanted: set[str]) -> set[str]:
             floats += [v for v in values if type(v) is float]
             values = [v for v in values if type(v) is not float]
             kinds.discard(float)
+        if kinds == {str}:
+            strings.update(values)
+            continue
         if kinds <= _PLAIN_KEYS:
             plain += values
             continue
@@ -257,6 +280,56 @@ def _present(outputs: Any, wanted: set[str]) -> set[str]:
                 stack.append(v)
             else:
                 odd.append(v)
+    by_value: dict[Any, dict[type, Any]] = {}
+    for v in plain:
+        if type(v) is str:
+            strings.add(v)
+        else:
+            by_value.setdefault(v, {}).setdefault(type(v), v)
+    return _Leaves(
+        floats=np.sort(np.array(floats, dtype=np.float64)),
+        strings=frozenset(strings),
+        plain=by_value,
+        odd=frozenset(map(_canon, odd)),
+    )
+
+
+_indexed: OrderedDict[int, tuple[Any, _Leaves]] = OrderedDict()
+_indexed_lock = threading.Lock()
+
+
+def _leaves_of(value: Any) -> _Leaves:
+    """:func:`_collect` of ``value``, kept by identity (with ``value`` itself, so the id
+    cannot be reused while kept) for the :data:`MAX_INDEXED_OUTPUTS` last used values."""
+    key = id(value)
+    with _indexed_lock:
+        hit = _indexed.get(key)
+        if hit is not None and hit[0] is value:
+            _indexed.move_to_end(key)
+            return hit[1]
+    leaves = _collect(value)
+    with _indexed_lock:
+        _indexed[key] = (value, leaves)
+        _indexed.move_to_end(key)
+        while len(_indexed) > MAX_INDEXED_OUTPUTS:
+            _indexed.popitem(last=False)
+    return leaves
+
+
+def _present(outputs: Any, wanted: set[str]) -> set[str]:
+    """The members of ``wanted`` (canonical leaves, :func:`_canon`) that ``outputs`` holds.
+
+    The same set as ``wanted & _leaves(outputs, set())`` without canonicalising every scalar
+    of the outputs (a telemetry window holds tens of thousands). Each output's leaves are
+    sorted once (:func:`_leaves_of`; tool outputs are shared by many draws): floats into a
+    sorted array where only those near a wanted number are rounded and compared; strings,
+    integers, flags and nulls looked up raw, and only the few candidates found that way
+    canonicalised and compared exactly; anything else (a subclass, a tuple) canonicalised.
+    Tool outputs must not change once indexed (they are the run's memoised outputs).
+    """
+    found: set[str] = set()
+    if not wanted:
+        return found
     # Floats: canonical form repr(round(v, 6)). For a finite non-zero target t, repr(x) is
     # the target exactly when x == t; zeros (0.0 and -0.0 compare equal) and nan are
     # compared by their canonical string.
@@ -269,12 +342,7 @@ def _present(outputs: Any, wanted: set[str]) -> set[str]:
                 continue
             if t == t and t != 0.0 and repr(t) == c:
                 targets[t] = c
-    if floats:
-        rounded = list(map(round, floats, itertools.repeat(6)))
-        found.update(targets[t] for t in set(rounded).intersection(targets))
-        if "nan" in wanted or "0.0" in wanted or "-0.0" in wanted:
-            found.update(c for c in {repr(r) for r in rounded if r == 0 or r != r}
-                         if c in wanted)
+    zeros = "nan" in wanted or "0.0" in wanted or "-0.0" in wanted
     # Strings, integers, flags, nulls: candidates by value (1 == True == 1.0 collide, so
     # each distinct (type, value) pair is then canonicalised and compared exactly).
     raw: set[Any] = set()
@@ -285,16 +353,41 @@ def _present(outputs: Any, wanted: set[str]) -> set[str]:
             raw.add(int(c))
         elif c in ("true", "false", "null"):
             raw.add(json.loads(c))
-    hits = list(filter(raw.__contains__, plain))
-    for _, value in set(zip(map(type, hits), hits, strict=True)):
-        c = _canon(value)
-        if c in wanted:
-            found.add(c)
-    for value in odd:
-        c = _canon(value)
-        if c in wanted:
-            found.add(c)
+    parts = outputs if type(outputs) is list else [outputs]
+    for part in parts:
+        leaves = _leaves_of(part)
+        floats = leaves.floats
+        if floats.size:
+            for t, c in targets.items():
+                if c not in found and any(round(x, 6) == t for x in _near(floats, t)):
+                    found.add(c)
+            if zeros:
+                forms = {repr(r) for r in (round(x, 6) for x in _near(floats, 0.0)) if r == 0}
+                if floats[-1] != floats[-1]:  # nan sorts last
+                    forms.add("nan")
+                found.update(forms & wanted)
+        for r in raw:
+            if type(r) is str:  # a string equals only a string
+                if r in leaves.strings and (c := _canon(r)) in wanted:
+                    found.add(c)
+                continue
+            for value in leaves.plain.get(r, {}).values():
+                c = _canon(value)
+                if c in wanted:
+                    found.add(c)
+        found.update(leaves.odd & wanted)
     return found
+
+
+def _near(floats: NDArray[np.float64], t: float) -> list[float]:
+    """The floats of the sorted array that may round (to 6 places) to ``t``: those within
+    :data:`_NEAR` (and a relative hair) of it; for an infinite ``t``, those equal to it."""
+    if math.isinf(t):
+        return floats[floats == t].tolist()
+    w = _NEAR + _NEAR_REL * abs(t)
+    lo = int(np.searchsorted(floats, t - w, side="left"))
+    hi = int(np.searchsorted(floats, t + w, side="right"))
+    return floats[lo:hi].tolist()
 
 
 def _computed(value: Any, leaves: set[str] | None) -> bool:

@@ -34,12 +34,15 @@ non-trivial answers on a deterministic share of the family's slots.
 
 from __future__ import annotations
 
+import asyncio
+import functools
 import hashlib
 import json
 import math
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol, TypeVar, cast
 
 import numpy as np
 
@@ -248,9 +251,15 @@ def families_of(asset: AssetClass, domain: str | None = None) -> list[FamilySpec
     return out
 
 
+@functools.cache
+def _name_digest(family_name: str) -> int:
+    """The first 8 bytes of the name's SHA-256, as an integer (one per family, cached)."""
+    return int.from_bytes(hashlib.sha256(family_name.encode()).digest()[:8], "big")
+
+
 def rng_for(run_seed: int, family_name: str, draw: int) -> np.random.Generator:
     """A local generator for one draw, stable across processes (no ``hash()``)."""
-    digest = int.from_bytes(hashlib.sha256(family_name.encode()).digest()[:8], "big")
+    digest = _name_digest(family_name)
     return np.random.default_rng(np.random.SeedSequence([run_seed, digest, draw]))
 
 
@@ -273,6 +282,31 @@ def _call_key(call: ToolCall) -> str:
     return call.name + "\x00" + repr(sorted(args.items()))
 
 
+# Draws whose seeds a run keeps (most are None or small); an evicted draw is drawn again,
+# with the same result. Probes hold tool outputs and are wanted right after they are made.
+MAX_DRAWS_KEPT = 16_384
+MAX_PROBES_KEPT = 256
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Probe:
+    """A draw up to its answer, before the interpretation gate and the difficulty score:
+    enough to tell its task (``family`` and ``params``, see :func:`params_key`) and whether
+    the answer is interesting (``nontrivial``), which is all a designated slot needs to pass
+    a draw over (:func:`draw_for_slot`)."""
+
+    family: str
+    params: dict[str, Any]
+    nontrivial: bool | None
+    plan: Plan
+    role: Role
+    parents: list[TaskSeed]
+    outputs: list[dict[str, Any]]
+    answer: dict[str, Any]
+    outcome: str | None
+
+
 class FamilyContext:
     """What a family may use: the profile, the tools and the run seed.
 
@@ -293,6 +327,67 @@ class FamilyContext:
         # family -> reading name -> draw indices the gate dropped (sets: a draw drawn twice,
         # e.g. as a chain's parent and on its own, counts once)
         self._gate_drops: dict[str, dict[str, set[int]]] = {}
+        # (run seed, family, draw index) -> the seed draw_seed made of it (None = unusable):
+        # a draw is a function of those three (its tool outputs of the read-only store), and
+        # a slot's extra indices, a chain's parent and a composed stream draw some twice
+        self._draws: OrderedDict[tuple[int, str, int], TaskSeed | None] = OrderedDict()
+        # the same for probes (a draw up to its answer), kept briefly: they hold the outputs
+        self._probes: OrderedDict[tuple[int, str, int], Probe | None] = OrderedDict()
+        self._pending: dict[tuple[int, int, str, int], asyncio.Future[Any]] = {}
+
+    async def draw_once(
+        self, family_name: str, draw: int, make: Callable[[], Awaitable[TaskSeed | None]]
+    ) -> TaskSeed | None:
+        """The seed of draw ``draw`` of a family under the current run seed: ``make()``'s
+        the first time, the kept one after (a caller asking while it is being made waits
+        for it). A failure is not kept: the next caller makes the draw again."""
+        return await self._once(self._draws, MAX_DRAWS_KEPT, family_name, draw, make)
+
+    def kept_draw(self, family_name: str, draw: int) -> tuple[bool, TaskSeed | None]:
+        """``(True, seed)`` when :meth:`draw_once` keeps that draw, else ``(False, None)``."""
+        key = (self.run_seed, family_name, draw)
+        return (True, self._draws[key]) if key in self._draws else (False, None)
+
+    async def probe_once(
+        self, family_name: str, draw: int, make: Callable[[], Awaitable[Probe | None]]
+    ) -> Probe | None:
+        """:meth:`draw_once` for the draw's :class:`Probe` (its answer before the gate)."""
+        return await self._once(self._probes, MAX_PROBES_KEPT, family_name, draw, make)
+
+    async def _once(
+        self,
+        kept: OrderedDict[tuple[int, str, int], T],
+        bound: int,
+        family_name: str,
+        draw: int,
+        make: Callable[[], Awaitable[T]],
+    ) -> T:
+        key = (self.run_seed, family_name, draw)
+        if key in kept:
+            kept.move_to_end(key)
+            return kept[key]
+        pending = self._pending.get((id(kept), *key))
+        if pending is not None:
+            return cast(T, await asyncio.shield(pending))
+        made: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._pending[(id(kept), *key)] = made
+        try:
+            value = await make()
+        except BaseException as exc:
+            if isinstance(exc, asyncio.CancelledError):
+                made.cancel()
+            else:
+                made.set_exception(exc)
+                made.exception()  # retrieved: a waiter may or may not be there to see it
+            raise
+        else:
+            made.set_result(value)
+            kept[key] = value
+            if len(kept) > bound:
+                kept.popitem(last=False)
+            return value
+        finally:
+            del self._pending[(id(kept), *key)]
 
     def record_drop(self, family_name: str, reason: str, draw: int) -> None:
         """Count a dropped draw by family and reason (a gated reading, or ``tool_refused``)."""
@@ -300,7 +395,11 @@ class FamilyContext:
 
     @property
     def gate_drops(self) -> dict[str, dict[str, int]]:
-        """Draws dropped by the interpretation gate: family -> reading name -> count."""
+        """Draws dropped by the interpretation gate: family -> reading name -> count.
+
+        Only gated draws count: a designated slot's extra draw passed over before the gate
+        (a repeated task, or a trivial answer once the slot has a fallback) is not gated.
+        """
         return {
             fam: {r: len(draws) for r, draws in sorted(reasons.items())}
             for fam, reasons in sorted(self._gate_drops.items())
@@ -363,6 +462,36 @@ async def draw_seed(
         parents: For a multi-agent family, accepted parent seeds; drawn at the same index
             from ``compose_from`` when omitted.
     """
+    if parents is not None:
+        return await _draw_seed(spec, ctx, draw, parents)
+    return await ctx.draw_once(spec.name, draw, lambda: _draw_seed(spec, ctx, draw, None))
+
+
+async def peek_seed(spec: FamilySpec, ctx: FamilyContext, draw: int) -> Probe | TaskSeed | None:
+    """What :func:`draw_seed` knows of a draw before its gate: the seed when it was made
+    already, else the draw's :class:`Probe`; None when the draw is unusable (then
+    :func:`draw_seed` gives None too)."""
+    done, seed = ctx.kept_draw(spec.name, draw)
+    if done:
+        return seed
+    return await ctx.probe_once(spec.name, draw, lambda: _probe(spec, ctx, draw, None))
+
+
+async def _draw_seed(
+    spec: FamilySpec, ctx: FamilyContext, draw: int, parents: list[TaskSeed] | None
+) -> TaskSeed | None:
+    """:func:`draw_seed` without the memo of draws."""
+    if parents is None:
+        probe = await ctx.probe_once(spec.name, draw, lambda: _probe(spec, ctx, draw, None))
+    else:
+        probe = await _probe(spec, ctx, draw, parents)
+    return None if probe is None else await _gated(spec, ctx, draw, probe)
+
+
+async def _probe(
+    spec: FamilySpec, ctx: FamilyContext, draw: int, parents: list[TaskSeed] | None
+) -> Probe | None:
+    """A draw up to its answer (:class:`Probe`); None when it is unusable."""
     if spec.compose_from and parents is None:
         parents = await _parents_for(spec, ctx, draw)
         if parents is None:
@@ -385,15 +514,33 @@ async def draw_seed(
         answer = spec.derive(plan.params, outputs)
     except Ambiguous:
         return None
+    outcome = spec.outcome(answer) if spec.outcome is not None else None
+    return Probe(
+        family=spec.name,
+        params=plan.params,
+        nontrivial=None if outcome is None else not spec.is_trivial(outcome),
+        plan=plan,
+        role=role,
+        parents=parents or [],
+        outputs=outputs,
+        answer=answer,
+        outcome=outcome,
+    )
+
+
+async def _gated(
+    spec: FamilySpec, ctx: FamilyContext, draw: int, probe: Probe
+) -> TaskSeed | None:
+    """The seed of a probed draw, through the interpretation gate; None when it drops it."""
+    plan, answer = probe.plan, probe.answer
     checks = await gate_readings(spec, ctx, plan, answer, draw)
     if checks is None:
         return None
-    outcome = spec.outcome(answer) if spec.outcome is not None else None
     seed = TaskSeed(
         family=spec.name,
         domain=spec.domain,
         category=spec.category,
-        role=plan.role or role,
+        role=plan.role or probe.role,
         draw=draw,
         params=plan.params,
         grounding=plan.grounding,
@@ -407,14 +554,14 @@ async def draw_seed(
         hard_features=plan.hard_features,
         constraint=plan.constraint,
         closed_form=plan.closed_form,
-        parents=[p.key for p in parents or []],
+        parents=[p.key for p in probe.parents],
         readings=checks,
-        outcome=outcome,
-        nontrivial=None if outcome is None else not spec.is_trivial(outcome),
+        outcome=probe.outcome,
+        nontrivial=probe.nontrivial,
         deterministic=spec.deterministic,
         rubric=spec.rubric(plan.params, answer) if spec.rubric is not None else None,
     )
-    return scored(seed, outputs)  # difficulty from the work, not the family's declaration
+    return scored(seed, probe.outputs)  # difficulty from the work, not the family's declaration
 
 
 async def gate_readings(
@@ -465,7 +612,20 @@ async def compose_seed(
     return await draw_seed(spec, ctx, draw, parents=parents)
 
 
-def params_key(seed: TaskSeed) -> str:
+class Task(Protocol):
+    """What tells a task: a seed or a :class:`Probe`."""
+
+    @property
+    def family(self) -> str: ...
+
+    @property
+    def params(self) -> dict[str, Any]: ...
+
+    @property
+    def nontrivial(self) -> bool | None: ...
+
+
+def params_key(seed: Task) -> str:
     """Identity of a seed's task: family and parameters (not the draw index or role)."""
     return seed.family + json.dumps(seed.params, sort_keys=True, default=str)
 
@@ -500,7 +660,8 @@ async def draw_for_slot(
     slot: int,
     share: float,
     draw: Callable[[int], Awaitable[TaskSeed | None]],
-    skip: Callable[[TaskSeed], bool] | None = None,
+    skip: Callable[[Task], bool] | None = None,
+    peek: Callable[[int], Awaitable[Task | None]] | None = None,
 ) -> TaskSeed | None:
     """The seed of a family's slot ``slot`` under a ``nontrivial_share`` target.
 
@@ -516,12 +677,22 @@ async def draw_for_slot(
         draw: Draws one index (e.g. ``draw_seed`` or composition from an accepted parent).
         skip: Seeds a designated slot passes over (e.g. repeats of tasks already drawn, when
             the caller's set of those is itself a function of the slot).
+        peek: What ``draw`` would give before its interpretation gate (:func:`peek_seed`;
+            None only when ``draw`` gives None): a draw whose task ``skip`` passes over, or
+            whose answer is trivial once a fallback is found, is not gated (the gate could
+            only drop it, and it is passed over either way).
     """
     indices = slot_draws(slot, share if spec.outcome is not None else 0.0)
     if len(indices) == 1:
         return await draw(indices[0])
     fallback: TaskSeed | None = None
     for index in indices:
+        if peek is not None:
+            task = await peek(index)
+            if task is None or (skip is not None and skip(task)):
+                continue
+            if fallback is not None and not task.nontrivial:
+                continue
         seed = await draw(index)
         if seed is None or (skip is not None and skip(seed)):
             continue

@@ -23,12 +23,14 @@ from generator.generate.domain_run import DomainJob, Progress
 from generator.generate.families import (
     FamilyContext,
     FamilySpec,
+    Task,
     compose_seed,
     designated_nontrivial,
     draw_for_slot,
     draw_seed,
     families_of,
     params_key,
+    peek_seed,
     recompute,
 )
 from generator.generate.model import Draft, ScenarioRecord, TaskSeed
@@ -109,7 +111,12 @@ class RunEnv:
                 return await self._composed(spec).get(draw)
             return await draw_seed(spec, self.family_ctx, draw)
 
-        return await self._slot_seed(spec, slot, share, one)
+        async def peek(draw: int) -> Task | None:
+            if spec.compose_from:
+                return await self._composed(spec).peek(draw)
+            return await peek_seed(spec, self.family_ctx, draw)
+
+        return await self._slot_seed(spec, slot, share, one, peek)
 
     def _composed(self, spec: FamilySpec) -> ComposedSeeds:
         """The distinct-task stream of a multi-agent family (made at its first draw, when
@@ -133,6 +140,7 @@ class RunEnv:
                 lambda j: draw_seed(parent, ctx, j),
                 lambda i: draw_seed(spec, ctx, i),
                 wait_pool=wait_pool,
+                peek_own=lambda i: peek_seed(spec, ctx, i),
             )
             self.composed[spec.name] = stream
         return stream
@@ -143,9 +151,11 @@ class RunEnv:
         slot: int,
         share: float,
         one: Callable[[int], Awaitable[TaskSeed | None]],
+        peek: Callable[[int], Awaitable[Task | None]] | None = None,
     ) -> TaskSeed | None:
         """The seed of a family's slot; a designated slot passes over the tasks its earlier
-        slots drew (the run would reject such a repeat, losing the non-trivial answer).
+        slots drew (the run would reject such a repeat, losing the non-trivial answer);
+        ``peek`` as in :func:`draw_for_slot`.
 
         The earlier slots' seeds are a function of their indices (drawn again after a
         resume), so the choice stays the same in a resumed run.
@@ -156,11 +166,12 @@ class RunEnv:
         earlier: set[str] = set()
         if designated_nontrivial(slot, share):
             for j in range(slot):
-                prior = await self._slot_seed(spec, j, share, one)
+                prior = await self._slot_seed(spec, j, share, one, peek)
                 if prior is not None:
                     earlier.add(params_key(prior))
         seed = await draw_for_slot(
-            spec, slot, share, one, skip=(lambda s: params_key(s) in earlier) if earlier else None
+            spec, slot, share, one,
+            skip=(lambda s: params_key(s) in earlier) if earlier else None, peek=peek,
         )
         self.slot_seeds[key] = seed
         return seed
@@ -355,7 +366,8 @@ def outcome_report(
     seeds: list[TaskSeed], policies: dict[str, DomainPolicy], drops: dict[str, dict[str, int]]
 ) -> dict[str, dict[str, object]]:
     """Per family: outcome mix of the accepted seeds, non-trivial target vs achieved, and
-    the draws the interpretation gate dropped (by reading)."""
+    the draws the interpretation gate dropped (by reading; draws a designated slot passed
+    over before their gate are not gated, see :func:`draw_for_slot`)."""
     targets = {
         name: share for p in policies.values() for name, share in p.nontrivial_share.items()
     }

@@ -149,3 +149,29 @@ def test_extra_indices_of_a_slot_past_the_exhausted_stream_draw_nothing() -> Non
     assert inside is not None and inside.params == {"asset": "own"}
     assert asyncio.run(stream.get(EXTRA_BASE + 4 * EXTRA_DRAWS + 5)) is None
     assert stream.exhausted and len(stream.seeds) == 4
+
+
+def test_peek_is_what_get_gives_before_the_gate() -> None:
+    """``peek`` of a stream slot is its seed; of an extra index within the stream, the own
+    family's probe (``peek_own``, not ``draw_own``); of an extra index past the end of the
+    stream, None, as ``get`` gives. The stream of the first test holds 4 distinct tasks."""
+    pool = [_seed("parent", 7, asset="a1"), _seed("parent", 9, asset="a4")]
+    peeked: list[int] = []
+
+    async def peek_own(i: int) -> TaskSeed | None:
+        peeked.append(i)
+        return _seed("ma", i, asset="probe")
+
+    stream = ComposedSeeds(pool, _compose, _parent, _own, max_misses=8, peek_own=peek_own)
+
+    async def go() -> None:
+        first = await stream.peek(0)
+        assert first is not None and first is await stream.get(0)
+        extra = await stream.peek(EXTRA_BASE + 3 * EXTRA_DRAWS + 1)  # slot 3: in the stream
+        assert extra is not None and extra.params == {"asset": "probe"}
+        assert peeked == [EXTRA_BASE + 3 * EXTRA_DRAWS + 1]
+        past = EXTRA_BASE + 4 * EXTRA_DRAWS  # slot 4: past the 4 distinct tasks
+        assert await stream.peek(past) is None and await stream.get(past) is None
+        assert peeked == [EXTRA_BASE + 3 * EXTRA_DRAWS + 1]
+
+    asyncio.run(go())

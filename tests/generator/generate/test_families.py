@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import subprocess
 import sys
 from pathlib import Path
@@ -12,6 +13,7 @@ import pytest
 
 from generator.assetdef import load_asset_class
 from generator.config import StoreSettings
+from generator.errors import StoreUnavailable
 from generator.generate.families import (
     CATEGORIES,
     FAMILIES,
@@ -410,6 +412,49 @@ async def test_draw_for_slot_prefers_a_nontrivial_draw_and_falls_back() -> None:
     assert got is not None and got.draw == EXTRA_BASE + 2 * EXTRA_DRAWS  # first usable
 
 
+async def test_draw_for_slot_with_peek_gates_only_what_it_may_return() -> None:
+    """With ``peek`` (the draw before its gate) a designated slot gives the seed it gives
+    without, but makes (gates) only the draws it may return: not a repeated task, and not a
+    trivial one once it holds a fallback. Slot 0 at share 0.4 is designated: its draws are
+    0, then EXTRA_BASE + j. Here draw 0 is a repeat (skipped), EXTRA_BASE the first trivial
+    one (the fallback, so gated; the gate drops it here: None), EXTRA_BASE + 1 trivial (now
+    the fallback, gated), EXTRA_BASE + 2 and + 3 trivial (passed over ungated), EXTRA_BASE + 4
+    non-trivial (gated, returned)."""
+    from generator.generate.families import EXTRA_BASE, draw_for_slot, params_key
+
+    spec = _gated([], [])
+
+    def seed_for(index: int) -> TaskSeed:
+        return TaskSeed(
+            family="test_gated", domain="tsfm", category="Knowledge Query", role="operator",
+            draw=index, params={"i": index}, mentions=[], answer={},
+            tool_sequence=[ToolCall(name="get_ai_tasks", args={})], answer_summary="",
+            difficulty="easy", outcome="many" if index == EXTRA_BASE + 4 else "few",
+            nontrivial=index == EXTRA_BASE + 4,
+        )
+
+    made: list[int] = []
+
+    async def gated(index: int) -> TaskSeed | None:
+        made.append(index)
+        return None if index == EXTRA_BASE else seed_for(index)
+
+    async def peek(index: int) -> TaskSeed | None:
+        return seed_for(index)
+
+    repeat = {params_key(seed_for(0))}
+    without = await draw_for_slot(spec, 0, 0.4, gated, skip=lambda s: params_key(s) in repeat)
+    made_without = list(made)
+    made.clear()
+    got = await draw_for_slot(
+        spec, 0, 0.4, gated, skip=lambda s: params_key(s) in repeat, peek=peek
+    )
+    assert without is not None and got is not None
+    assert got.draw == without.draw == EXTRA_BASE + 4
+    assert made_without == [0] + [EXTRA_BASE + j for j in range(5)]
+    assert made == [EXTRA_BASE, EXTRA_BASE + 1, EXTRA_BASE + 4]
+
+
 # -- a draw whose tool call the tool refuses (data too thin for that window) --------------
 async def _refused_in_plan(
     ctx: FamilyContext, rng: np.random.Generator, parents: list[TaskSeed]
@@ -438,3 +483,41 @@ async def test_a_refused_tool_call_drops_the_draw_not_the_run(
     )
     assert await draw_seed(spec, offline_ctx, 0) is None
     assert offline_ctx.gate_drops == {"test_refused": {"tool_refused": 1}}
+
+
+# -- a draw is made once per (run seed, family, index) ------------------------------------
+
+
+async def test_a_draw_is_made_once_and_kept(offline_ctx: FamilyContext) -> None:
+    """The same index drawn again (one after the other, or while it is being made) is the
+    same seed and the family's draw runs once; another run seed draws anew; a draw that
+    failed is made again."""
+    made: list[int] = []
+    fail = [True]
+
+    async def counted(
+        ctx: FamilyContext, rng: np.random.Generator, parents: list[TaskSeed]
+    ) -> Plan | None:
+        made.append(ctx.run_seed)
+        await asyncio.sleep(0)  # let a concurrent caller ask meanwhile
+        if fail[0]:
+            fail[0] = False
+            raise StoreUnavailable("store down (test)")
+        return Plan(params={"pick": 1}, tool_sequence=[ToolCall(name="get_ai_tasks", args={})],
+                    mentions=[])
+
+    spec = FamilySpec(
+        name="test_counted", domain="tsfm", category="Knowledge Query", draw=counted,
+        derive=_tasks_derive, summarise=lambda p, a: "",
+    )
+    with pytest.raises(StoreUnavailable):
+        await draw_seed(spec, offline_ctx, 3)
+    async with asyncio.TaskGroup() as tg:
+        tasks = [tg.create_task(draw_seed(spec, offline_ctx, 3)) for _ in range(3)]
+    first = tasks[0].result()
+    assert first is not None and all(t.result() is first for t in tasks)
+    assert await draw_seed(spec, offline_ctx, 3) is first
+    assert made == [5, 5]  # the failed attempt, then one draw for the four asks
+    offline_ctx.run_seed = 6
+    other = await draw_seed(spec, offline_ctx, 3)
+    assert other is not None and other is not first and made == [5, 5, 6]
