@@ -346,19 +346,42 @@ def grid_maes_from(
     alpha = np.array([p[0] for p in grid])
     beta = np.array([p[1] for p in grid])
     gamma = np.array([p[2] for p in grid])
+    # 1 - α, 1 - β, 1 - γ and l + b computed once per step rather than at each use (the
+    # same values); time runs along rows, so each step reads and writes contiguous rows.
+    keep_alpha, keep_beta, keep_gamma = 1 - alpha, 1 - beta, 1 - gamma
     level = np.full(len(grid), level0)
     trend = np.full(len(grid), trend0)
-    season = np.empty((len(grid), y.size))
-    season[:, :m] = season0
-    fitted = np.empty((len(grid), y.size - m))
+    season = np.empty((y.size, len(grid)))
+    season[:m] = np.asarray(season0, dtype=float)[:, None]
+    fitted = np.empty((y.size - m, len(grid)))
+    ys = y.tolist()
+    # Scratch rows written in place (no new array per operation).
+    level_trend, new_level, tmp = np.empty(len(grid)), np.empty(len(grid)), np.empty(len(grid))
     for t in range(m, y.size):
-        s_old = season[:, t - m]
-        fitted[:, t - m] = level + trend + s_old
-        new_level = alpha * (y[t] - s_old) + (1 - alpha) * (level + trend)
-        trend = beta * (new_level - level) + (1 - beta) * trend
-        level = new_level
-        season[:, t] = gamma * (y[t] - level) + (1 - gamma) * s_old
-    return [float(np.mean(np.abs(y[m:] - row))) for row in fitted], level, trend, season
+        s_old = season[t - m]
+        np.add(level, trend, out=level_trend)
+        np.add(level_trend, s_old, out=fitted[t - m])
+        y_t = ys[t]
+        # new_level = α (y - s_old) + (1 - α)(l + b)
+        np.subtract(y_t, s_old, out=new_level)
+        np.multiply(alpha, new_level, out=new_level)
+        np.multiply(keep_alpha, level_trend, out=tmp)
+        np.add(new_level, tmp, out=new_level)
+        # trend = β (new_level - l) + (1 - β) b
+        np.subtract(new_level, level, out=tmp)
+        np.multiply(beta, tmp, out=tmp)
+        np.multiply(keep_beta, trend, out=trend)
+        np.add(tmp, trend, out=trend)
+        level, new_level = new_level, level
+        # s = γ (y - l) + (1 - γ) s_old
+        row = season[t]
+        np.subtract(y_t, level, out=row)
+        np.multiply(gamma, row, out=row)
+        np.multiply(keep_gamma, s_old, out=tmp)
+        np.add(row, tmp, out=row)
+    by_point = np.ascontiguousarray(fitted.T)
+    maes = [float(np.mean(np.abs(y[m:] - row))) for row in by_point]
+    return maes, level, trend, np.ascontiguousarray(season.T)
 
 
 def _grid_maes(y: FloatArray, grid: list[tuple[float, float, float]], period: int) -> list[float]:
