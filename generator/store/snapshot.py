@@ -116,6 +116,14 @@ def _plain_rows(rows: list[Doc], sensors: list[str] | None) -> list[Doc]:
     keep = [
         k for k in dict.fromkeys(["asset_id", "timestamp", *sensors]) if k not in _PLAIN_DROP
     ]
+    if len(keep) == 2:
+        # The common case (timestamp and one sensor) spelled out; a row without the sensor
+        # (KeyError) sends the window through the general form.
+        first, second = keep
+        try:
+            return [{first: d[first], second: d[second]} for d in rows]
+        except KeyError:
+            pass
     return [{k: d[k] for k in keep if k in d} for d in rows]
 
 

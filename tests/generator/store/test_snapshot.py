@@ -124,7 +124,8 @@ async def test_plain_rows_and_readings_match_the_live_store(
             (None, None), (f"{day}T05:00:00", f"{day}T17:00:00"), ("2031-01-01", None),
         ]
         for start, end in windows:
-            for sensors in (None, ["oti"], ["wti", "timestamp", "wti", "load_mva", "no_such"]):
+            for sensors in (None, ["oti"], ["no_such"], ["timestamp"],
+                            ["wti", "timestamp", "wti", "load_mva", "no_such"]):
                 live = plain_records(await store.history(aid, start, end, sensors))
                 mine = await snap.plain_history(aid, start, end, sensors)
                 assert mine == live and [list(d) for d in mine] == [list(d) for d in live]
