@@ -19,6 +19,7 @@ from __future__ import annotations
 import inspect
 import json
 import re
+import string
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import date, timedelta
@@ -415,8 +416,21 @@ async def run_checks(
 # -- tool names in free text -------------------------------------------------------------------
 
 
+# What the patterns' IGNORECASE matching folds onto a lower-case ASCII letter: the upper
+# case and the four other characters Python's ``re`` matches to one (İ, ı → i, ſ → s,
+# K (Kelvin) → k). ``str.translate`` with it keeps the text's length, so a name the pattern
+# finds is a substring of the folded text.
+_FOLD = {ord(c): c.lower() for c in string.ascii_uppercase} | {
+    0x130: "i", 0x131: "i", 0x17F: "s", 0x212A: "k"
+}
+_FOLDABLE_NAME = re.compile(r"[a-z0-9_]+")
+
+
 @lru_cache(maxsize=64)
-def _tool_patterns(names: frozenset[str]) -> tuple[tuple[str, re.Pattern[str]], ...]:
+def _tool_patterns(names: frozenset[str]) -> tuple[tuple[str, re.Pattern[str], bool], ...]:
+    """Per name (sorted): its pattern, and whether the name is lower-case ASCII letters,
+    digits and underscores (then the folded text must contain it for the pattern to match).
+    """
     pats = []
     for name in sorted(names):
         n = re.escape(name)
@@ -427,13 +441,22 @@ def _tool_patterns(names: frozenset[str]) -> tuple[tuple[str, re.Pattern[str]], 
             # A plain word (sites, assets, sensors, history) is ordinary English; it names
             # the tool only when written as code: `history`, history(...), "the history tool".
             body = rf"`{n}`|(?<![A-Za-z0-9_]){n}\s*\(|(?<![A-Za-z0-9_]){n}\s+tools?\b"
-        pats.append((name, re.compile(body, re.IGNORECASE)))
+        pats.append((name, re.compile(body, re.IGNORECASE),
+                     _FOLDABLE_NAME.fullmatch(name) is not None))
     return tuple(pats)
 
 
 def named_tools(text: str, names: Iterable[str]) -> list[str]:
-    """Tool names that ``text`` names (rule of :func:`_tool_patterns`), sorted."""
-    return [name for name, pat in _tool_patterns(frozenset(names)) if pat.search(text)]
+    """Tool names that ``text`` names (rule of :func:`_tool_patterns`), sorted.
+
+    A name absent from the case-folded text is passed over without its pattern (which
+    could not match it): most texts name few of the tools.
+    """
+    folded = text.lower() if text.isascii() else text.translate(_FOLD)
+    return [
+        name for name, pat, foldable in _tool_patterns(frozenset(names))
+        if (not foldable or name in folded) and pat.search(text)
+    ]
 
 
 # -- early checks -----------------------------------------------------------------------------

@@ -72,19 +72,27 @@ def _word(name: str) -> str:
     return rf"(?<![\w-]){re.escape(name)}(?![\w-])"
 
 
+# (kind, what, pattern, a literal every match contains or None)
+_Leak = tuple[str, str, re.Pattern[str], str | None]
+
+
 @lru_cache(maxsize=8)
 def _leak_patterns(
     arguments: frozenset[str], codes: tuple[tuple[str, str], ...]
-) -> tuple[tuple[str, str, re.Pattern[str]], ...]:
-    """(kind, what, pattern) for the argument names and sensor codes."""
-    out: list[tuple[str, str, re.Pattern[str]]] = []
+) -> tuple[_Leak, ...]:
+    """(kind, what, pattern, literal) for the argument names and sensor codes; the literal
+    (the name itself, matched case-sensitively, or the ``=`` of name=value) is in every
+    text the pattern matches."""
+    out: list[_Leak] = []
     code_names = {c for c, _ in codes}
     for code, spoken in codes:
         if "_" in code or (len(code) <= 4 and code.isalpha()):
-            out.append(("sensor_code", f"{code!r} (say {spoken!r})", re.compile(_word(code))))
+            out.append(
+                ("sensor_code", f"{code!r} (say {spoken!r})", re.compile(_word(code)), code)
+            )
     for arg in sorted(arguments):
         if "_" in arg and arg not in code_names:
-            out.append(("argument", repr(arg), re.compile(_word(arg))))
+            out.append(("argument", repr(arg), re.compile(_word(arg)), arg))
     # name=value for any argument name (plain words included: threshold=4.9)
     alt = "|".join(re.escape(a) for a in sorted(arguments, key=len, reverse=True))
     if alt:
@@ -92,27 +100,31 @@ def _leak_patterns(
             "setting",
             "an argument given as name=value",
             re.compile(rf"(?<![\w-])(?:{alt})\s*=\s*\S", re.IGNORECASE),
+            "=",
         ))
     return tuple(out)
 
 
 _HALF_OPEN = re.compile(r"\[[^\[\]()]+,[^\[\]()]+\)")
-_JARGON = (
+_JARGON: tuple[_Leak, ...] = (
     (
         "window_jargon",
         "'(inclusive)'/'(exclusive)'",
         re.compile(r"\(\s*(?:in|ex)clusive\s*\)", re.I),
+        None,
     ),
     (
         "window_jargon",
         "'end-exclusive'/'start-inclusive'",
         re.compile(r"\b(?:start|end)[- ](?:in|ex)clusive\b|\b(?:in|ex)clusive of the end\b", re.I),
+        None,
     ),
-    ("window_jargon", "a half-open interval '[a, b)'", _HALF_OPEN),
+    ("window_jargon", "a half-open interval '[a, b)'", _HALF_OPEN, None),
     (
         "setting",
         "a z-score cut-off",
         re.compile(r"\bz-?scores?\b(?:\W+\w+){0,4}?\W+\d|\|\s*z\s*\|\s*[<>≥≤]", re.I),
+        None,
     ),
 )
 
@@ -132,8 +144,9 @@ def parameter_leaks(
     args = tool_argument_names() if arguments is None else arguments
     spoken = spoken_sensor_codes() if codes is None else codes
     found: list[tuple[str, str]] = []
-    for kind, what, pat in _leak_patterns(args, tuple(sorted(spoken.items()))) + _JARGON:
-        if pat.search(text):
+    for kind, what, pat, needle in _leak_patterns(args, tuple(sorted(spoken.items()))) + _JARGON:
+        # A text without the pattern's literal cannot match it: no search.
+        if (needle is None or needle in text) and pat.search(text):
             found.append((kind, what))
     return found
 

@@ -34,6 +34,7 @@ import itertools
 import re
 import threading
 import zlib
+from collections import Counter, OrderedDict
 from collections.abc import Iterable
 
 import numpy as np
@@ -55,6 +56,11 @@ W = 8
 INDEX_MIN_CUTOFF = 0.8
 EXACT_BELOW = 1500
 MAX_POSTINGS = 64
+# Texts whose anchors an index keeps at hand (a batch's searches before its claims).
+_RECENT = 256
+# Character classes of the count filter, and its margin (score points) against rounding.
+BUCKETS = 64
+_REACH_MARGIN = 1e-6
 
 
 _SHIFTS = np.arange(K, dtype=np.uint64) * np.uint64(8)
@@ -79,6 +85,13 @@ def fingerprints(norm: str) -> list[int]:
     pos = np.arange(windows.shape[0]) + (W - 1 - np.argmin(windows[:, ::-1], axis=1))
     keep = np.concatenate(([True], pos[1:] != pos[:-1]))
     return [int(h) for h in hashes[pos[keep]]]
+
+
+def char_counts(norm: str) -> np.ndarray:
+    """How many code points of the text fall in each of ``BUCKETS`` classes (code point
+    mod ``BUCKETS``)."""
+    points = np.frombuffer(norm.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+    return np.bincount(points % BUCKETS, minlength=BUCKETS).astype(np.int32)
 
 
 def anchors(norm: str) -> set[tuple[int, int]]:
@@ -122,19 +135,38 @@ class DedupIndex:
         self._keys: list[str] = []
         self._postings: dict[tuple[int, int], list[int]] = {}
         self._stop: set[tuple[int, int]] = set()
-        self._last: tuple[str, set[tuple[int, int]]] = ("", set())
+        # Anchors of recently seen texts: a text is searched (the early check), then
+        # claimed (check_and_add) after other domains' texts went through; hash it once.
+        self._recent: OrderedDict[str, set[tuple[int, int]]] = OrderedDict()
+        # How many entries each key has (a search excluding a key no entry has scans as one
+        # excluding nothing).
+        self._key_count: Counter[str] = Counter()
+        # Per indexed text: its character counts (:func:`char_counts`) and length, rows
+        # allocated ahead (see _within_reach)
+        self._counts = np.zeros((64, BUCKETS), dtype=np.int32)
+        self._lens = np.zeros(64, dtype=np.int64)
         self._lock = threading.Lock()
 
     def _anchors(self, norm: str) -> set[tuple[int, int]]:
-        # A text is usually searched and then added (validate, check_and_add): hash it once.
-        if self._last[0] != norm or not norm:
-            self._last = (norm, anchors(norm))
-        return self._last[1]
+        found = self._recent.get(norm)
+        if found is None:
+            found = self._recent[norm] = anchors(norm)
+            if len(self._recent) > _RECENT:
+                self._recent.popitem(last=False)
+        else:
+            self._recent.move_to_end(norm)
+        return found
 
     def _append(self, norm: str, key: str) -> None:
         index = len(self._texts)
+        if index == self._lens.size:  # grow the count rows by doubling
+            self._counts = np.concatenate([self._counts, np.zeros_like(self._counts)])
+            self._lens = np.concatenate([self._lens, np.zeros_like(self._lens)])
+        self._counts[index] = char_counts(norm)
+        self._lens[index] = len(norm)
         self._texts.append(norm)
         self._keys.append(key)
+        self._key_count[key] += 1
         for anchor in self._anchors(norm):
             if anchor in self._stop:
                 continue
@@ -143,6 +175,29 @@ class DedupIndex:
             if len(posting) > self.max_postings:
                 self._stop.add(anchor)
                 del self._postings[anchor]
+
+    def _within_reach(
+        self, norm: str, rows: list[int] | None, score_cutoff: float
+    ) -> list[int]:
+        """``rows`` (None: every indexed text), in order, less the texts whose character
+        counts alone keep them below ``score_cutoff``.
+
+        An insertion or deletion changes one character count by one, so the Indel distance
+        is at least the L1 distance of the two texts' counts (of code points folded mod
+        64: a sum of differences is at most the sum of their magnitudes), and ``fuzz.ratio
+        = 100 (1 - distance / (len(a) + len(b)))`` is at most ``100 (1 - L1 / (len(a) +
+        len(b)))``. A text dropped here could not reach the cutoff, so the scan of the
+        rest returns what a scan of all of them returns (the same best, the same tie).
+        """
+        at = np.arange(len(self._texts)) if rows is None else np.asarray(rows, dtype=np.intp)
+        room = 100.0 - score_cutoff + _REACH_MARGIN
+        total = self._lens[at] + len(norm)
+        # the length difference first (a lower bound of the count distance), then the counts
+        near = np.abs(self._lens[at] - len(norm)) * 100.0 <= room * total
+        at, total = at[near], total[near]
+        l1 = np.abs(self._counts[at] - char_counts(norm)).sum(axis=1)
+        out: list[int] = at[l1 * 100.0 <= room * total].tolist()
+        return out
 
     def _candidates(self, norm: str) -> list[int]:
         found: set[int] = set()
@@ -159,23 +214,25 @@ class DedupIndex:
     def _nearest(
         self, norm: str, cutoff: float, exclude: str | None
     ) -> tuple[str, float] | None:
+        if exclude is not None and exclude not in self._key_count:
+            exclude = None  # no entry to leave out
+        score_cutoff = max(0.0, cutoff * 100 - _PREFILTER_SLACK)
+        kept: list[int] | None = None  # None: every indexed text
         if len(self._texts) >= self.exact_below and cutoff >= INDEX_MIN_CUTOFF:
             kept = [
                 i for i in self._candidates(norm) if exclude is None or self._keys[i] != exclude
             ]
-            texts = [self._texts[i] for i in kept]
-            keys = [self._keys[i] for i in kept]
-        elif exclude is None:
-            texts, keys = self._texts, self._keys
-        else:
+        elif exclude is not None:
             # Rare path (re-checking an item that is itself indexed): filter, then score.
             kept = [i for i, k in enumerate(self._keys) if k != exclude]
+        if score_cutoff > 0:
+            kept = self._within_reach(norm, kept, score_cutoff)
+        if kept is None:
+            texts, keys = self._texts, self._keys
+        else:
             texts = [self._texts[i] for i in kept]
             keys = [self._keys[i] for i in kept]
-        hit = process.extractOne(
-            norm, texts, scorer=fuzz.ratio,
-            score_cutoff=max(0.0, cutoff * 100 - _PREFILTER_SLACK),
-        )
+        hit = process.extractOne(norm, texts, scorer=fuzz.ratio, score_cutoff=score_cutoff)
         if hit is None or hit[1] < cutoff * 100 - _EPS:
             return None
         return keys[hit[2]], float(hit[1]) / 100.0

@@ -289,6 +289,7 @@ class Pipeline:
             tokens=client.usage if client is not None else {},
         )
         manifest = self._manifest(profile, budget, status="complete")
+        accepted = self.folder.accepted()  # parsed once for the four reports below
         manifest.update(
             counts={
                 "requested": cfg.n,
@@ -304,17 +305,17 @@ class Pipeline:
                 "passed_over_for_hard_share": {o.domain: o.mix_skipped for o in outcomes},
                 "passed_over_for_open_share": {o.domain: o.open_skipped for o in outcomes},
                 "open_scenarios": stages.open_report(
-                    [ln.record for ln in self.folder.accepted()], env.policies
+                    [ln.record for ln in accepted], env.policies
                 ),
             },
             language=language_stats(
-                [ln.record.text for ln in self.folder.accepted()]
+                [ln.record.text for ln in accepted]
             ).model_dump(),
             difficulty=difficulty_report(
-                [ln.seed for ln in self.folder.accepted() if ln.seed is not None]
+                [ln.seed for ln in accepted if ln.seed is not None]
             ),
             families=stages.outcome_report(
-                [ln.seed for ln in self.folder.accepted() if ln.seed is not None],
+                [ln.seed for ln in accepted if ln.seed is not None],
                 env.policies,
                 env.family_ctx.gate_drops,
             ),

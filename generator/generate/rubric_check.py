@@ -138,6 +138,48 @@ def _noun_pattern(nouns: tuple[str, ...]) -> str:
     return "|".join(parts)
 
 
+# The patterns below depend on a key or label alone; they are compiled once per run for
+# each (re's own cache holds 512 patterns and is shared by every module).
+
+
+@lru_cache(maxsize=4096)
+def _count_pattern(key: str) -> re.Pattern[str] | None:
+    """A count of a count key's noun: "4 alerts", "two corrective work orders", "zero
+    sites" (at most two words between the number and the noun); None without a noun."""
+    nouns = _noun_pattern(_key_nouns(key))
+    if not nouns:
+        return None
+    return re.compile(
+        r"(?<![\w.\-/:])" + _COUNT + r"\s+(?:[A-Za-z][\w-]*\s+){0,2}?(?:" + nouns + r")\b",
+        re.IGNORECASE,
+    )
+
+
+@lru_cache(maxsize=4096)
+def _value_pattern(key: str) -> re.Pattern[str] | None:
+    """A number written right after the words of a numeric key (units dropped); None when
+    only units are left."""
+    words = [w for w in key.split("_") if w not in ("pct", "ppm", "c", "mva", "kv", "h")]
+    if not words:
+        return None
+    return re.compile(
+        r"\b" + r"[\s_-]+".join(re.escape(w) for w in words)
+        + r"s?(?:\s+(?:is|of|=|was|at|equals|reads|about|around|approximately|:))*\s*[:=]?\s*"
+        r"(?P<x>-?\d+(?:\.(?P<d>\d+))?)(?![\d\-:T])",
+        re.IGNORECASE,
+    )
+
+
+@lru_cache(maxsize=4096)
+def _negation_pattern(label: str) -> re.Pattern[str]:
+    """A negation before ``label`` (case-sensitive for a code-like label)."""
+    return re.compile(
+        r"\b" + _NEGATION + r"\s+(?i:(?:a|an|the|be|been|show|shows|showing|indicate|"
+        r"indicates|of|fault|type|class)\s+){0,3}" + re.escape(label) + r"(?![\w-])",
+        re.IGNORECASE if not _CODE_LABEL.match(label) else 0,
+    )
+
+
 def count_claims(rubric: str, answer: dict[str, Any]) -> list[str]:
     """Counts in the rubric that differ from the reference's counts and list lengths."""
     problems = []
@@ -150,14 +192,9 @@ def count_claims(rubric: str, answer: dict[str, Any]) -> list[str]:
             expected = value
         else:
             continue
-        nouns = _noun_pattern(_key_nouns(key))
-        if not nouns:
+        pattern = _count_pattern(key)
+        if pattern is None:
             continue
-        # "4 alerts", "two corrective work orders", "zero sites" (at most two words between).
-        pattern = re.compile(
-            r"(?<![\w.\-/:])" + _COUNT + r"\s+(?:[A-Za-z][\w-]*\s+){0,2}?(?:" + nouns + r")\b",
-            re.IGNORECASE,
-        )
         for m in pattern.finditer(rubric):
             if _hypothetical(rubric, m.start()):
                 continue
@@ -194,15 +231,9 @@ def value_claims(
             continue
         if _EXEMPT_KEY.search(key) or not math.isfinite(value):
             continue
-        words = [w for w in key.split("_") if w not in ("pct", "ppm", "c", "mva", "kv", "h")]
-        if not words:
+        pattern = _value_pattern(key)
+        if pattern is None:
             continue
-        pattern = re.compile(
-            r"\b" + r"[\s_-]+".join(re.escape(w) for w in words)
-            + r"s?(?:\s+(?:is|of|=|was|at|equals|reads|about|around|approximately|:))*\s*[:=]?\s*"
-            r"(?P<x>-?\d+(?:\.(?P<d>\d+))?)(?![\d\-:T])",
-            re.IGNORECASE,
-        )
         for m in pattern.finditer(rubric):
             said = float(m.group("x"))
             decimals = len(m.group("d") or "")
@@ -224,12 +255,7 @@ def negated_labels(rubric: str, answer: dict[str, Any]) -> list[str]:
         label = value.strip()
         if not (_CODE_LABEL.match(label) or (len(label.split()) >= 2 and len(label) <= 40)):
             continue
-        pattern = re.compile(
-            r"\b" + _NEGATION + r"\s+(?i:(?:a|an|the|be|been|show|shows|showing|indicate|"
-            r"indicates|of|fault|type|class)\s+){0,3}" + re.escape(label) + r"(?![\w-])",
-            re.IGNORECASE if not _CODE_LABEL.match(label) else 0,
-        )
-        m = pattern.search(rubric)
+        m = _negation_pattern(label).search(rubric)
         if m is not None:
             problems.append(f"rubric negates the computed {key} {label!r} ({m.group(0)!r})")
     return problems

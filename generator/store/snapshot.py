@@ -20,6 +20,8 @@ Agent-facing tools (MCP, ``tools call``, dry runs) keep querying the live store.
 
 from __future__ import annotations
 
+from bisect import bisect_left
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -38,6 +40,8 @@ from generator.store.seed import CLASS_FIELD, database_names, read_marker
 _READ_ATTEMPTS = 3
 # Field projections of a telemetry series kept per snapshot (asset × sensor list).
 _PROJECTIONS = 256
+# Values derived by tools kept per snapshot (:class:`Derived`).
+_DERIVED = 512
 
 
 class StoreChanged(UserError):
@@ -54,11 +58,15 @@ class _Series:
 
     rows: list[Doc] = field(default_factory=list)
     times: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=str))
+    # The same times as Python strings: a binary search of a list of str (``bisect``)
+    # orders exactly as ``np.searchsorted`` on the string array does, at a fraction of
+    # its per-call cost.
+    keys: list[str] = field(default_factory=list)
 
     def bounds(self, start: str | None, end: str | None) -> tuple[int, int]:
         """Row slice ``[lo, hi)`` of ``start <= time < end`` (open ends unbounded)."""
-        lo = 0 if not start else int(np.searchsorted(self.times, start, side="left"))
-        hi = len(self.rows) if not end else int(np.searchsorted(self.times, end, side="left"))
+        lo = 0 if not start else bisect_left(self.keys, start)
+        hi = len(self.rows) if not end else bisect_left(self.keys, end)
         return lo, max(lo, hi)
 
     def window(self, start: str | None, end: str | None) -> list[Doc]:
@@ -70,8 +78,9 @@ class _Series:
 def _series(docs: list[Doc], key: str) -> _Series:
     """Index ``docs`` (all carry a string ``key``) by (key, _id)."""
     docs.sort(key=lambda d: (d[key], str(d.get("_id", ""))))
-    times = np.array([d[key] for d in docs], dtype=str) if docs else np.empty(0, dtype=str)
-    return _Series(rows=[_strip(d) for d in docs], times=times)
+    keys = [d[key] for d in docs]
+    times = np.array(keys, dtype=str) if docs else np.empty(0, dtype=str)
+    return _Series(rows=[_strip(d) for d in docs], times=times, keys=[str(k) for k in times])
 
 
 def _grouped(docs: list[Doc], by: str, time_key: str) -> dict[str, _Series]:
@@ -96,6 +105,55 @@ _PLAIN_DROP = frozenset({"asset_id", "site_name", "dataset"})
 
 # The work-order datasets and the date each is indexed by (FleetStore._tagged).
 _TAGGED = {"wo_events": "reported_date", "events": "event_time", "alert_events": "start_time"}
+
+
+def _plain_rows(rows: list[Doc], sensors: list[str] | None) -> list[Doc]:
+    """``rows`` as :meth:`FleetSnapshot.plain_history` returns them: without the keys
+    ``plain_records`` drops; with ``sensors``, only ``timestamp`` and those, in history's
+    projection order (asset_id, timestamp, sensors; a repeat keeps its first place)."""
+    if sensors is None:
+        return [{k: v for k, v in d.items() if k not in _PLAIN_DROP} for d in rows]
+    keep = [
+        k for k in dict.fromkeys(["asset_id", "timestamp", *sensors]) if k not in _PLAIN_DROP
+    ]
+    if len(keep) == 2:
+        # The common case (timestamp and one sensor) spelled out; a row without the sensor
+        # (KeyError) sends the window through the general form.
+        first, second = keep
+        try:
+            return [{first: d[first], second: d[second]} for d in rows]
+        except KeyError:
+            pass
+    return [{k: d[k] for k in keep if k in d} for d in rows]
+
+
+class Derived:
+    """Values tools derive from the pinned data alone, by key, least recently used first out.
+
+    A tool may keep here what it computes from the snapshot's rows before its
+    call-specific arguments apply (e.g. ``run_tsad``'s scores of a series, the same for
+    every threshold); the snapshot cannot change, so a kept value is what the tool would
+    compute again, and an evicted one is simply computed again. The live store has no
+    such cache: tools called by agents always read the store.
+    """
+
+    def __init__(self, max_entries: int = _DERIVED) -> None:
+        self.max_entries = max_entries
+        self._data: OrderedDict[tuple[Any, ...], Any] = OrderedDict()
+
+    def get(self, key: tuple[Any, ...]) -> Any:
+        """The value under ``key`` (now the most recently used), or None."""
+        value = self._data.get(key)
+        if value is not None:
+            self._data.move_to_end(key)
+        return value
+
+    def put(self, key: tuple[Any, ...], value: Any) -> None:
+        """Keep ``value`` under ``key``; drop the least recently used beyond the bound."""
+        self._data[key] = value
+        self._data.move_to_end(key)
+        while len(self._data) > self.max_entries:
+            self._data.popitem(last=False)
 
 
 class FleetSnapshot:
@@ -165,6 +223,7 @@ class FleetSnapshot:
         }
         self.rows = sum(len(v) for v in docs.values())
         self._projections: dict[tuple[str, tuple[str, ...]], list[Doc]] = {}
+        self.derived = Derived()
         self._secs: dict[str, np.ndarray] = {}
         self._cols: dict[tuple[str, str], tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
 
@@ -345,14 +404,7 @@ class FleetSnapshot:
         if s is None:
             return []
         lo, hi = s.bounds(start, end)
-        if sensors is None:
-            return [{k: v for k, v in d.items() if k not in _PLAIN_DROP} for d in s.rows[lo:hi]]
-        # history's projection order (asset_id, timestamp, sensors; a repeat keeps its
-        # first place), less the keys plain_records drops
-        keep = [
-            k for k in dict.fromkeys(["asset_id", "timestamp", *sensors]) if k not in _PLAIN_DROP
-        ]
-        return [{k: d[k] for k in keep if k in d} for d in s.rows[lo:hi]]
+        return _plain_rows(s.rows[lo:hi], sensors)
 
     def _columns(self, asset_id: str, sensor: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Epoch seconds of every telemetry row of an asset, the sensor's values (nan where

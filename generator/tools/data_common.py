@@ -9,6 +9,7 @@ equipment and the valid ones, read from the class's store through ``ctx.store``.
 from __future__ import annotations
 
 from datetime import datetime
+from functools import lru_cache
 from typing import Annotated
 
 from pydantic import AfterValidator, BaseModel, ConfigDict
@@ -19,8 +20,14 @@ from generator.tools.registry import ToolContext
 ISO = "%Y-%m-%dT%H:%M:%S"
 
 
+@lru_cache(maxsize=8192)
 def normalise_time(value: str) -> str:
-    """Accept ``YYYY-MM-DD`` or ``YYYY-MM-DDTHH:MM[:SS]``; return ``YYYY-MM-DDTHH:MM:SS``."""
+    """Accept ``YYYY-MM-DD`` or ``YYYY-MM-DDTHH:MM[:SS]``; return ``YYYY-MM-DDTHH:MM:SS``.
+
+    Memoised (a pure function of the string; a refused value raises again, since errors
+    are not cached): generation validates the same few hundred window bounds thousands
+    of times.
+    """
     for fmt in ("%Y-%m-%d", "%Y-%m-%dT%H:%M", ISO):
         try:
             return datetime.strptime(value, fmt).strftime(ISO)

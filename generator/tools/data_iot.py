@@ -221,7 +221,9 @@ async def history(args: HistoryArgs, ctx: ToolContext) -> RecordsResult:
     if args.sensors is not None:
         await check_sensors(ctx, args.asset_id, args.sensors)
     rows = await plain_history(ctx, args.asset_id, args.start, args.final, args.sensors)
-    return RecordsResult(
+    # Built from validated arguments and the store's rows (str keys, JSON values), so not
+    # validated again: validating would copy every row once more to the same result.
+    return RecordsResult.model_construct(
         asset_id=args.asset_id, start=args.start, final=args.final, count=len(rows), records=rows
     )
 

@@ -32,6 +32,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any, Literal
 
+import numpy as np
 from pydantic import Field
 
 from generator.assetdef import AssetClass
@@ -151,6 +152,22 @@ def _fmt(t: datetime) -> str:
     return t.strftime(ISO)
 
 
+def _hours(first: datetime, end: datetime) -> list[str]:
+    """``first``, ``first + 1 h``, ... before ``end``, as ``YYYY-MM-DDTHH:MM:SS`` (one
+    datetime64 range; its text is ``strftime(ISO)``'s for four-digit years)."""
+    if first >= end:
+        return []
+    if first.year < 1000 or end.year > 9999:
+        out, t = [], first
+        while t < end:
+            out.append(_fmt(t))
+            t += CADENCE
+        return out
+    grid = np.arange(np.datetime64(first, "s"), np.datetime64(end, "s"), np.timedelta64(1, "h"))
+    texts: list[str] = grid.astype(str).tolist()
+    return texts
+
+
 def _present(value: Any) -> bool:
     return value is not None
 
@@ -185,20 +202,17 @@ def record_gaps(
         end = datetime.strptime(str(records[-1]["timestamp"]), ISO) + timedelta(seconds=1)
     else:
         return 0, []
-    t = _hour_ceil(start)
     expected = 0
     gaps: list[Gap] = []
     run: list[str] = []
-    while t < end:
+    for ts in _hours(_hour_ceil(start), end):
         expected += 1
-        ts = _fmt(t)
         if ts in stamps:
             if run:
                 gaps.append(Gap(sensor=None, first=run[0], last=run[-1], missing=len(run)))
                 run = []
         else:
             run.append(ts)
-        t += CADENCE
     if run:
         gaps.append(Gap(sensor=None, first=run[0], last=run[-1], missing=len(run)))
     return expected, gaps

@@ -6,6 +6,7 @@ They work on any hourly telemetry sensor of any class; the numeric methods live 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any, Literal
 
@@ -201,6 +202,21 @@ def _iso(sec: int) -> str:
     return datetime.fromtimestamp(int(sec), UTC).strftime(ISO)
 
 
+# Epoch seconds of 1000-01-01T00:00:00 and 9999-12-31T23:59:59 UTC: between them numpy's
+# datetime64 text is ``strftime(ISO)``'s (four-digit years).
+_ISO_FIRST, _ISO_LAST = -30_610_224_000, 253_402_300_799
+
+
+def _isos(secs: np.ndarray) -> list[str]:
+    """:func:`_iso` of each epoch second, as one datetime64 conversion."""
+    if secs.size == 0:
+        return []
+    if int(secs.min()) < _ISO_FIRST or int(secs.max()) > _ISO_LAST:
+        return [_iso(int(s)) for s in secs]
+    out: list[str] = secs.astype("datetime64[s]").astype(str).tolist()
+    return out
+
+
 class TsadArgs(SeriesArgs):
     """Arguments of `run_tsad`."""
 
@@ -239,17 +255,33 @@ class TsadResult(DataModel):
     anomalies: list[Anomaly] = Field(description="Anomalous readings in time order")
 
 
-def _weekdays(secs: np.ndarray) -> list[int]:
+def _weekdays(secs: np.ndarray) -> np.ndarray:
     """Monday = 0 weekday of each epoch second (UTC): 1970-01-01 was a Thursday (3)."""
-    return [int(w) for w in (np.asarray(secs, dtype=np.int64) // 86400 + 3) % 7]
+    return (np.asarray(secs, dtype=np.int64) // 86400 + 3) % 7
 
 
-@tool("run_tsad", domain="tsfm", args=TsadArgs, result=TsadResult)
-async def run_tsad(args: TsadArgs, ctx: ToolContext) -> TsadResult:
-    """Detect anomalies in one sensor's series: residuals from its weekly (weekday × hour)
-    median baseline, built from the window and the weeks before it, scored by a robust
-    (MAD) z-score.
-    """
+@dataclass(frozen=True)
+class _TsadScores:
+    """What ``run_tsad`` computes from a series before its threshold applies."""
+
+    n_points: int
+    gaps_filled: int
+    grid: np.ndarray  # reference then window, epoch seconds on the hourly grid
+    values: np.ndarray
+    found: ts.Anomalies  # expected value and score of every reading
+    score_from: int  # index of the window's first reading
+
+
+async def _tsad_scores(args: TsadArgs, ctx: ToolContext) -> _TsadScores:
+    """The scores of the series ``args`` names (kept by a run's snapshot: the same for every
+    threshold)."""
+    derived = getattr(ctx.store, "derived", None)
+    key = ("run_tsad", args.site_name, args.asset_id, args.sensor, args.start, args.final,
+           args.baseline_weeks)
+    if derived is not None:
+        kept: _TsadScores | None = derived.get(key)
+        if kept is not None:
+            return kept
     grid, values, filled = await _series(args, ctx)
     history_start = (
         datetime.strptime(args.start, ISO) - timedelta(weeks=args.baseline_weeks)
@@ -267,28 +299,48 @@ async def run_tsad(args: TsadArgs, ctx: ToolContext) -> TsadResult:
         ref_grid, ref_values = np.empty(0, dtype=np.int64), np.empty(0)
     all_grid = np.concatenate([ref_grid, grid])
     all_values = np.concatenate([ref_values, values])
-    weekdays = _weekdays(all_grid)
     hours = (all_grid // 3600) % 24
     found = ts.detect_anomalies(
-        weekdays, hours, all_values, args.threshold, score_from=int(ref_grid.size)
+        _weekdays(all_grid), hours, all_values, args.threshold, score_from=int(ref_grid.size)
     )
+    scores = _TsadScores(
+        n_points=int(values.size), gaps_filled=filled, grid=all_grid, values=all_values,
+        found=found, score_from=int(ref_grid.size),
+    )
+    if derived is not None:
+        derived.put(key, scores)
+    return scores
+
+
+@tool("run_tsad", domain="tsfm", args=TsadArgs, result=TsadResult)
+async def run_tsad(args: TsadArgs, ctx: ToolContext) -> TsadResult:
+    """Detect anomalies in one sensor's series: residuals from its weekly (weekday × hour)
+    median baseline, built from the window and the weeks before it, scored by a robust
+    (MAD) z-score.
+    """
+    scored = await _tsad_scores(args, ctx)
+    found = scored.found
+    index = ts.anomalous(found.score, args.threshold, scored.score_from)
+    stamps = _isos(scored.grid[index])
+    # Built from our own floats and strings, so not validated again (one Anomaly per
+    # reading of the window at the lowest thresholds).
     return TsadResult(
         asset_id=args.asset_id,
         sensor=args.sensor,
-        n_points=int(values.size),
-        gaps_filled=filled,
+        n_points=scored.n_points,
+        gaps_filled=scored.gaps_filled,
         threshold=args.threshold,
         method="weekly_profile_robust_z: " + TSAD_FORMULA,
-        reference_start=_iso(int(all_grid[0])),
-        reference_points=int(all_values.size),
+        reference_start=_iso(int(scored.grid[0])),
+        reference_points=int(scored.values.size),
         anomalies=[
-            Anomaly(
-                timestamp=_iso(int(all_grid[i])),
-                value=float(all_values[i]),
+            Anomaly.model_construct(
+                timestamp=stamp,
+                value=float(scored.values[i]),
                 expected=float(found.expected[i]),
                 score=float(found.score[i]),
             )
-            for i in found.index
+            for i, stamp in zip(index.tolist(), stamps, strict=True)
         ],
     )
 

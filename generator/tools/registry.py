@@ -227,9 +227,14 @@ class ToolIndex:
             UserError: The class has no such tool; lists the class's tools, suggests close
                 names and says which classes own the name, if any.
         """
+        # The hit, directly (a class tool never shares a generic tool's name, so at most
+        # one of the two registries holds it); the full view only to word a miss.
+        own = self._by_class.get(asset_class)
+        if own is not None and name in own:
+            return own.get(name)
+        if name in self._generic:
+            return self._generic.get(name)
         specs = self.for_class(asset_class)
-        if name in specs:
-            return specs[name]
         owners = sorted(c for c, reg in self._by_class.items() if name in reg)
         view: Registry[ToolSpec] = Registry(f"{asset_class} tool")
         for n, spec in specs.items():

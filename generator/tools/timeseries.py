@@ -77,29 +77,49 @@ def hour_profile(hours: ArrayLike, values: ArrayLike, period: int = PERIOD) -> F
 
 
 MIN_WEEKS = 3
+# Slot keys below this are counted with ``np.bincount`` (one counter per possible key).
+_MAX_SLOT_KEYS = 1 << 16
 WEEKEND = (5, 6)  # Saturday, Sunday (datetime.weekday numbering, Monday = 0)
 
 
-def _slot_medians(keys: NDArray[np.int64], x: FloatArray) -> tuple[FloatArray, NDArray[np.int64]]:
+def _slot_medians(
+    keys: NDArray[np.int64], x: FloatArray, by_value: NDArray[np.intp] | None = None
+) -> tuple[FloatArray, NDArray[np.int64]]:
     """Per reading: the median and the number of readings of its slot (same key).
 
     One sort by (key, value) instead of a median per slot: a slot's median is the mean of
     its middle two sorted values, ``(v[lo] + v[hi]) / 2``, which is what ``np.median``
-    computes (for an odd count lo = hi and ``(v + v) / 2 == v`` exactly).
+    computes (for an odd count lo = hi and ``(v + v) / 2 == v`` exactly). ``by_value``, a
+    stable ``argsort`` of ``x``, may be passed in when several key sets share the values:
+    the stable sort of its keys then orders by (key, value), as ``np.lexsort`` does.
     """
     if x.size == 0 or bool(np.isnan(x).any()):
         return _slot_medians_by_slot(keys, x)
-    order = np.lexsort((x, keys))
-    k, v = keys[order], x[order]
-    starts = np.flatnonzero(np.concatenate(([True], k[1:] != k[:-1])))
-    sizes = np.diff(np.concatenate((starts, [k.size])))
-    med = (v[starts + (sizes - 1) // 2] + v[starts + sizes // 2]) / 2
-    group = np.repeat(np.arange(starts.size), sizes)
-    medians = np.empty(x.size)
-    counts = np.empty(x.size, dtype=np.int64)
-    medians[order] = med[group]
-    counts[order] = sizes[group]
-    return medians, counts
+    if int(keys.min()) < 0 or int(keys.max()) >= _MAX_SLOT_KEYS:
+        order = np.lexsort((x, keys))
+        k, v = keys[order], x[order]
+        starts = np.flatnonzero(np.concatenate(([True], k[1:] != k[:-1])))
+        sizes = np.diff(np.concatenate((starts, [k.size])))
+        med = (v[starts + (sizes - 1) // 2] + v[starts + sizes // 2]) / 2
+        group = np.repeat(np.arange(starts.size), sizes)
+        medians = np.empty(x.size)
+        counts = np.empty(x.size, dtype=np.int64)
+        medians[order] = med[group]
+        counts[order] = sizes[group]
+        return medians, counts
+    # Small non-negative keys (slot numbers): count per slot, slots start where the counts
+    # of the slots before them end.
+    if by_value is None:
+        by_value = np.argsort(x, kind="stable")
+    order = by_value[np.argsort(keys[by_value], kind="stable")]
+    v = x[order]
+    per_slot = np.bincount(keys)
+    used = np.flatnonzero(per_slot)
+    sizes = per_slot[used]
+    starts = np.cumsum(per_slot)[used] - sizes
+    slot_median = np.zeros(per_slot.size)
+    slot_median[used] = (v[starts + (sizes - 1) // 2] + v[starts + sizes // 2]) / 2
+    return slot_median[keys], per_slot[keys].astype(np.int64)
 
 
 def _slot_medians_by_slot(
@@ -133,12 +153,20 @@ def weekly_baseline(
     d = np.asarray(weekdays, dtype=np.int64)
     h = np.asarray(hours, dtype=np.int64) % PERIOD
     x = np.asarray(values, dtype=float)
-    weekly, n_weekly = _slot_medians(d * PERIOD + h, x)
-    day_type = np.isin(d, WEEKEND).astype(np.int64)
-    typed, n_typed = _slot_medians(day_type * PERIOD + h, x)
-    hourly, _ = _slot_medians(h, x)
-    level = np.where(n_weekly >= min_weeks, 1, np.where(n_typed >= min_weeks, 2, 3))
-    expected = np.where(level == 1, weekly, np.where(level == 2, typed, hourly))
+    by_value = None if x.size == 0 else np.argsort(x, kind="stable")
+    weekly, n_weekly = _slot_medians(d * PERIOD + h, x, by_value)
+    level = np.ones(x.size, dtype=np.int64)
+    expected = weekly
+    # The coarser slots only where a (weekday, hour) slot is short of readings (the same
+    # values ``np.where`` would pick from them computed for every reading).
+    if bool((n_weekly < min_weeks).any()):
+        day_type = ((d == WEEKEND[0]) | (d == WEEKEND[1])).astype(np.int64)
+        typed, n_typed = _slot_medians(day_type * PERIOD + h, x, by_value)
+        level = np.where(n_weekly >= min_weeks, 1, np.where(n_typed >= min_weeks, 2, 3))
+        expected = np.where(level == 1, weekly, typed)
+        if bool((level == 3).any()):
+            hourly, _ = _slot_medians(h, x, by_value)
+            expected = np.where(level == 3, hourly, expected)
     return np.asarray(expected, dtype=float), level.astype(np.int64)
 
 
@@ -181,9 +209,15 @@ def detect_anomalies(
     x = np.asarray(values, dtype=float)
     expected, level = weekly_baseline(weekdays, hours, x, min_weeks)
     score = robust_z(x - expected)
-    hits = np.flatnonzero(np.abs(score) > threshold)
-    index = hits[hits >= score_from].astype(np.int64)
+    index = anomalous(score, threshold, score_from)
     return Anomalies(index=index, expected=expected, score=score, level=level)
+
+
+def anomalous(score: FloatArray, threshold: float, score_from: int = 0) -> NDArray[np.int64]:
+    """Indices ≥ ``score_from`` with ``|score| > threshold``, ascending (the anomalies of
+    :func:`detect_anomalies` for another threshold, from its scores)."""
+    hits = np.flatnonzero(np.abs(score) > threshold)
+    return hits[hits >= score_from].astype(np.int64)
 
 
 def seasonal_naive(values: ArrayLike, horizon: int, period: int = PERIOD) -> FloatArray:
@@ -312,19 +346,42 @@ def grid_maes_from(
     alpha = np.array([p[0] for p in grid])
     beta = np.array([p[1] for p in grid])
     gamma = np.array([p[2] for p in grid])
+    # 1 - α, 1 - β, 1 - γ and l + b computed once per step rather than at each use (the
+    # same values); time runs along rows, so each step reads and writes contiguous rows.
+    keep_alpha, keep_beta, keep_gamma = 1 - alpha, 1 - beta, 1 - gamma
     level = np.full(len(grid), level0)
     trend = np.full(len(grid), trend0)
-    season = np.empty((len(grid), y.size))
-    season[:, :m] = season0
-    fitted = np.empty((len(grid), y.size - m))
+    season = np.empty((y.size, len(grid)))
+    season[:m] = np.asarray(season0, dtype=float)[:, None]
+    fitted = np.empty((y.size - m, len(grid)))
+    ys = y.tolist()
+    # Scratch rows written in place (no new array per operation).
+    level_trend, new_level, tmp = np.empty(len(grid)), np.empty(len(grid)), np.empty(len(grid))
     for t in range(m, y.size):
-        s_old = season[:, t - m]
-        fitted[:, t - m] = level + trend + s_old
-        new_level = alpha * (y[t] - s_old) + (1 - alpha) * (level + trend)
-        trend = beta * (new_level - level) + (1 - beta) * trend
-        level = new_level
-        season[:, t] = gamma * (y[t] - level) + (1 - gamma) * s_old
-    return [float(np.mean(np.abs(y[m:] - row))) for row in fitted], level, trend, season
+        s_old = season[t - m]
+        np.add(level, trend, out=level_trend)
+        np.add(level_trend, s_old, out=fitted[t - m])
+        y_t = ys[t]
+        # new_level = α (y - s_old) + (1 - α)(l + b)
+        np.subtract(y_t, s_old, out=new_level)
+        np.multiply(alpha, new_level, out=new_level)
+        np.multiply(keep_alpha, level_trend, out=tmp)
+        np.add(new_level, tmp, out=new_level)
+        # trend = β (new_level - l) + (1 - β) b
+        np.subtract(new_level, level, out=tmp)
+        np.multiply(beta, tmp, out=tmp)
+        np.multiply(keep_beta, trend, out=trend)
+        np.add(tmp, trend, out=trend)
+        level, new_level = new_level, level
+        # s = γ (y - l) + (1 - γ) s_old
+        row = season[t]
+        np.subtract(y_t, level, out=row)
+        np.multiply(gamma, row, out=row)
+        np.multiply(keep_gamma, s_old, out=tmp)
+        np.add(row, tmp, out=row)
+    by_point = np.ascontiguousarray(fitted.T)
+    maes = [float(np.mean(np.abs(y[m:] - row))) for row in by_point]
+    return maes, level, trend, np.ascontiguousarray(season.T)
 
 
 def _grid_maes(y: FloatArray, grid: list[tuple[float, float, float]], period: int) -> list[float]:

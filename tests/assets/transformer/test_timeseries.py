@@ -170,3 +170,29 @@ def test_slot_medians_by_sorting_equal_a_median_per_slot() -> None:
     x[3] = np.nan  # NaN propagates to its slot, as np.median does
     nan_med, _ = ts._slot_medians(keys, x)
     assert np.isnan(nan_med[keys == keys[3]]).all() and not np.isnan(nan_med[keys != keys[3]]).any()
+
+
+def test_slot_medians_of_any_keys_and_a_shared_value_order() -> None:
+    rng = np.random.default_rng(8)
+    x = np.round(rng.normal(50, 10, 400), 0)  # many ties
+    by_value = np.argsort(x, kind="stable")
+    # small non-negative keys (counted per slot), negative ones and large ones (sorted)
+    for keys in (rng.integers(0, 168, 400), rng.integers(-3, 3, 400),
+                 rng.integers(0, 3, 400) * 100_000):
+        for shared in (None, by_value):
+            med, n = ts._slot_medians(keys, x, shared)
+            for key in np.unique(keys):
+                sel = keys == key
+                assert np.all(med[sel] == np.median(x[sel])) and np.all(n[sel] == sel.sum())
+
+
+def test_anomalies_at_another_threshold_are_those_detect_anomalies_gives() -> None:
+    rng = np.random.default_rng(9)
+    hours = np.arange(24 * 21)
+    x = rng.normal(0, 1, hours.size)
+    found = ts.detect_anomalies((hours // 24) % 7, hours % 24, x, 3.5, score_from=24 * 14)
+    for threshold in (0.5, 1.0, 2.0, 3.5):
+        again = ts.detect_anomalies((hours // 24) % 7, hours % 24, x, threshold, 24 * 14)
+        index = ts.anomalous(found.score, threshold, 24 * 14)
+        assert index.tolist() == again.index.tolist()
+        assert all(i >= 24 * 14 and abs(found.score[i]) > threshold for i in index)

@@ -254,3 +254,36 @@ async def test_duplicate_against_file() -> None:
     against.load([(TEXT.lower(), "old.json:12")])
     problems = await _problems("duplicate_against_file", _item(), _ctx(against=against))
     assert problems == ["similarity 1.00 to old.json:12 in the --against set"]
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        # Python's re matches these non-ASCII letters to ASCII ones under IGNORECASE
+        # (dotless ı and dotted İ to i, long ſ to s, the Kelvin sign to k), so the rule
+        # finds the names; the quick substring test before each pattern must too.
+        ("Run \u0131nterpret_dga on NORTH-TX01.", ["interpret_dga"]),
+        ("Run \u0130NTERPRET_DGA on NORTH-TX01.", ["interpret_dga"]),
+        ("Use the \u017fensors tool on NORTH-TX01.", ["sensors"]),
+        ("Run get_wor\u212a_orders for NORTH-TX01.", ["get_work_orders"]),
+        ("Ölwerte: `history` für NORTH-TX01 (°C ≥ 90).", ["history"]),
+        ("Ölwerte für NORTH-TX01 (°C ≥ 90), kein Werkzeug.", []),
+    ],
+)
+def test_tool_name_rule_outside_ascii(text: str, found: list[str]) -> None:
+    assert named_tools(text, _ctx().tool_names) == found
+
+
+def test_the_tool_name_fold_covers_every_letter_re_matches_case_insensitively() -> None:
+    # named_tools skips a name's pattern when the folded text lacks the name; that is
+    # exact only if the fold maps every character IGNORECASE matches to an ASCII letter.
+    import re
+
+    from generator.generate.checks import _FOLD
+
+    every = "".join(chr(c) for c in range(0x110000) if not 0xD800 <= c < 0xE000)
+    for letter in "abcdefghijklmnopqrstuvwxyz":
+        for ch in set(re.findall(letter, every, re.IGNORECASE)):
+            assert ch.translate(_FOLD) == letter, (letter, hex(ord(ch)))
+    for other in "0123456789_":
+        assert set(re.findall(other, every, re.IGNORECASE)) == {other}

@@ -160,3 +160,51 @@ def test_fingerprints_survive_an_edit_elsewhere_in_the_text() -> None:
     assert len(shared) >= len(anchors(a)) // 2
     assert not anchors(a) & anchors(normalise(C))
     assert fingerprints("") == [] and len(anchors("short")) == 1
+
+
+def test_the_character_count_bound_never_exceeds_the_ratio() -> None:
+    from generator.generate.dedup import char_counts
+
+    # "abcd" vs "abxy": counts differ in c, d, x, y (L1 = 4), lengths 4 + 4, so the bound is
+    # 100 (1 - 4/8) = 50; the Indel distance is 4 too (delete c, d; insert x, y): ratio 50.
+    l1 = int(abs(char_counts("abcd") - char_counts("abxy")).sum())
+    assert l1 == 4 and fuzz.ratio("abcd", "abxy") == 50.0
+    # "abc" vs "cab": same counts (bound 100), but order differs: ratio 100 (1 - 2/6).
+    assert int(abs(char_counts("abc") - char_counts("cab")).sum()) == 0
+    assert fuzz.ratio("abc", "cab") == pytest.approx(100 * (1 - 2 / 6))
+    # code points 64 apart share a class: the bound stays a lower one ('a' = 97, '!' = 33)
+    assert int(abs(char_counts("a") - char_counts("!")).sum()) == 0
+
+
+def test_searches_answer_as_an_unfiltered_scan_of_every_text() -> None:
+    # The reference: rapidfuzz over every indexed text, no length or count filter, first of
+    # the best; the index (full scan below exact_below, anchors above) must agree at every
+    # cutoff, with and without an excluded key.
+    import random
+
+    from rapidfuzz import process
+
+    real = _real_texts()
+    pool = real + _perturbed(real, 300, seed=5) + ["", "ab", "ǅ abc", "ı ſ K"]
+    random.Random(2).shuffle(pool)
+    for exact_below in (10**9, 0):
+        index = DedupIndex(0.9, exact_below=exact_below)
+        norms: list[str] = []
+        for i, text in enumerate(pool):
+            for cutoff in (0.0, 0.5, 0.85, 0.9, 0.97):
+                for exclude in (None, str(i - 1)):
+                    kept = [j for j in range(len(norms)) if str(j) != exclude]
+                    ref = process.extractOne(
+                        normalise(text), [norms[j] for j in kept], scorer=fuzz.ratio,
+                        score_cutoff=max(0.0, cutoff * 100 - 0.01),
+                    )
+                    got = index.nearest(text, cutoff=cutoff, exclude=exclude)
+                    if ref is None or ref[1] < cutoff * 100 - 1e-9:
+                        assert got is None
+                    elif exact_below == 0 and cutoff >= 0.8:
+                        # the anchor index may only miss, never find another text
+                        assert got is None or got == (str(kept[ref[2]]), ref[1] / 100)
+                    else:
+                        assert got == (str(kept[ref[2]]), ref[1] / 100)
+            index.add(text, str(i))
+            norms.append(normalise(text))

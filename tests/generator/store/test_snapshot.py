@@ -124,7 +124,8 @@ async def test_plain_rows_and_readings_match_the_live_store(
             (None, None), (f"{day}T05:00:00", f"{day}T17:00:00"), ("2031-01-01", None),
         ]
         for start, end in windows:
-            for sensors in (None, ["oti"], ["wti", "timestamp", "wti", "load_mva", "no_such"]):
+            for sensors in (None, ["oti"], ["no_such"], ["timestamp"],
+                            ["wti", "timestamp", "wti", "load_mva", "no_such"]):
                 live = plain_records(await store.history(aid, start, end, sensors))
                 mine = await snap.plain_history(aid, start, end, sensors)
                 assert mine == live and [list(d) for d in mine] == [list(d) for d in live]
@@ -140,3 +141,32 @@ async def test_plain_rows_and_readings_match_the_live_store(
         assert [len(a) for a in await snap.readings("NOPE-TX99", "oti")] == [0, 0]
     finally:
         store.close()
+
+
+async def test_run_tsad_through_the_snapshot_answers_as_the_live_store(
+    seeded_settings: StoreSettings,
+) -> None:
+    # run_tsad keeps a series' scores in the snapshot and applies each threshold to them;
+    # every threshold, asked in turn, must answer as the live store's tool does.
+    from generator.tools.registry import ToolContext, call_tool
+
+    asset = load_asset_class("transformer")
+    live = ToolContext(asset, seeded_settings)
+    snap = ToolContext(asset, store=await FleetSnapshot.aload(asset, seeded_settings))
+    try:
+        inv = await live.store.inventory()
+        a = inv.assets[0]
+        start = str((await live.store.time_range(a.asset_id)).start)[:10]
+        day = int(start[-2:])
+        args = {"site_name": a.site_name, "asset_id": a.asset_id, "sensor": "oti",
+                "start": f"{start[:8]}{day + 14:02d}", "final": f"{start[:8]}{day + 21:02d}"}
+        found = {}
+        for threshold in (3.5, 1e-6, 2.0, 3.5):
+            call = args | {"threshold": threshold}
+            mine = (await call_tool("run_tsad", call, snap)).model_dump(mode="json")
+            theirs = (await call_tool("run_tsad", call, live)).model_dump(mode="json")
+            assert mine == theirs
+            found[threshold] = len(mine["anomalies"])
+        assert found[1e-6] > found[2.0] >= found[3.5]  # the cut-off applied, each time
+    finally:
+        live.close()

@@ -117,3 +117,19 @@ def test_bad_arguments_are_refused() -> None:
         _args(min_run=1)
     with pytest.raises(ValidationError):
         DataQualityArgs(site_name="S", asset_id="U", start="June")
+
+
+def test_the_expected_hours_are_the_hourly_steps_before_the_end() -> None:
+    from datetime import datetime
+
+    from generator.tools.data_quality import _hours
+
+    # 22:00, 23:00 and 00:00 are before 00:30 of the next day; 01:00 is not.
+    assert _hours(datetime(2026, 2, 28, 22), datetime(2026, 3, 1, 0, 30)) == [
+        "2026-02-28T22:00:00", "2026-02-28T23:00:00", "2026-03-01T00:00:00"]
+    assert _hours(datetime(2026, 3, 1), datetime(2026, 3, 1)) == []
+    assert _hours(datetime(2026, 3, 1, 1), datetime(2026, 3, 1)) == []
+    # A three-digit year is written as strftime writes it (the loop, not numpy's text).
+    first = datetime(999, 12, 31, 23)
+    assert _hours(first, datetime(1000, 1, 1, 0, 1)) == [
+        first.strftime("%Y-%m-%dT%H:%M:%S"), "1000-01-01T00:00:00"]
