@@ -342,6 +342,7 @@ async def profile_for(
     refresh: bool = False,
     ttl_s: float | None = None,
     research_fn: ResearchFn | None = None,
+    on_grounded: Callable[[], None] | None = None,
 ) -> ProfileBuild:
     """Build (or fetch from the cache) the profile of an asset class, with the cache level.
 
@@ -355,6 +356,9 @@ async def profile_for(
         ttl_s: Cache TTL (default ``SCENARIOGEN_PROFILE_TTL_S`` or 24 h); not in the key.
         research_fn: The literature stage (default
             :func:`generator.literature.research.research`); tests inject one.
+        on_grounded: Called once the build has finished reading the store (after the
+            grounding queries, or at a cache hit): a caller may then start its own store
+            reads without slowing the build's (a CouchDB server answers one at a time).
 
     Raises:
         UserError: unknown asset class or retriever, store unreachable, interrupted seed.
@@ -388,6 +392,8 @@ async def profile_for(
         cached, found = cache.get(key, AssetProfile)
         if cached is not None:
             hit: CacheLevel = "l1" if found == "l1" else "l2"
+            if on_grounded is not None:
+                on_grounded()
             return ProfileBuild(cached, hit, key, time.perf_counter() - start)
     timings["cache"] = time.perf_counter() - t
 
@@ -400,6 +406,8 @@ async def profile_for(
 
     t = time.perf_counter()
     inventory = await grounding.ground(asset, settings)
+    if on_grounded is not None:
+        on_grounded()
     supported, unsupported = grounding.domain_support(
         asset, inventory, tools.values()
     )
@@ -445,6 +453,7 @@ async def build_profile(
     refresh: bool = False,
     ttl_s: float | None = None,
     research_fn: ResearchFn | None = None,
+    on_grounded: Callable[[], None] | None = None,
 ) -> AssetProfile:
     """The profile of an asset class (see :func:`profile_for` for the arguments)."""
     built = await profile_for(
@@ -456,5 +465,6 @@ async def build_profile(
         refresh=refresh,
         ttl_s=ttl_s,
         research_fn=research_fn,
+        on_grounded=on_grounded,
     )
     return built.profile
