@@ -18,6 +18,7 @@ from generator.config import StoreSettings, store_settings
 from generator.errors import LLMUnavailable, RunStopped, StoreUnavailable, UserError
 from generator.generate.difficulty import difficulty_report
 from generator.generate.domain_run import DomainJob, DomainOutcome, DomainRunner, Progress
+from generator.generate.draw_order import PriorityGate, draw_ranks, taking_turns
 from generator.generate.language_stats import language_stats
 from generator.generate.model import GENERATOR_VERSION
 from generator.generate.run_config import GenerateConfig, RunSummary, Shortfall
@@ -271,6 +272,12 @@ class Pipeline:
             await to_thread(self.folder.sync)
             self.folder.write_scenarios(_ORDER)  # scenarios.json follows accepted.jsonl
 
+        # LLM path: the single domains draw one at a time, the longest LLM chain first
+        # (multi-agent draws wait for their parents' seeds, so they never take the gate).
+        gate = PriorityGate()
+        singles = [d for d in DOMAIN_ORDER if d != "multiagent"]
+        ranks = draw_ranks(budget.per_domain, _parent_domains(env.families), singles)
+
         def job(domain: str) -> DomainJob:
             made = env.job(
                 domain,
@@ -281,6 +288,8 @@ class Pipeline:
                 progress=self.progress,
             )
             made.on_batch = batch_done
+            if made.overlap_llm and env.snapshot is not None and domain in ranks:
+                made.drawer = taking_turns(made.drawer, gate, ranks[domain])
             return made
 
         single = [
@@ -427,6 +436,17 @@ class Pipeline:
                 "langchain_core": getattr(langchain_core, "__version__", "?"),
             },
         }
+
+
+def _parent_domains(families: dict[str, list[Any]]) -> set[str]:
+    """Domains of the families the run's multi-agent families compose from."""
+    from generator.generate.families import FAMILIES
+
+    return {
+        FAMILIES.get(name).domain
+        for spec in families.get("multiagent", [])
+        for name in spec.compose_from
+    }
 
 
 def _id_offsets(per_domain: dict[str, int], n: int) -> tuple[dict[str, int], int]:
