@@ -8,6 +8,7 @@ and nothing else, so retrieved text can never widen what scenarios may be about.
 from __future__ import annotations
 
 import ast
+import asyncio
 import functools
 import hashlib
 import importlib.util
@@ -18,7 +19,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, cast
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -404,8 +405,21 @@ async def profile_for(
     tools = tools_for(asset.asset_class)
     timings["tools"] = time.perf_counter() - t
 
+    # The literature stage imports scikit-learn (2-4 s on a cold process): a thread imports
+    # it while the grounding queries wait on the store (started after the tools' imports,
+    # so the two threads never import the same modules at once).
+    importing = (
+        None
+        if research_fn is not None
+        else asyncio.get_running_loop().run_in_executor(None, _default_research)
+    )
     t = time.perf_counter()
-    inventory = await grounding.ground(asset, settings)
+    try:
+        inventory = await grounding.ground(asset, settings)
+    except BaseException:
+        if importing is not None:
+            importing.cancel()
+        raise
     if on_grounded is not None:
         on_grounded()
     supported, unsupported = grounding.domain_support(
@@ -414,8 +428,8 @@ async def profile_for(
     timings["discovery"] = time.perf_counter() - t
 
     t = time.perf_counter()
-    research = research_fn or _default_research()  # scikit-learn: ~2 s on a cold process
-    timings["imports"] = time.perf_counter() - t
+    research = research_fn or await cast("asyncio.Future[ResearchFn]", importing)
+    timings["imports"] = time.perf_counter() - t  # the wait left after the grounding
     asker: LLMClient | CachingLLM | None = llm
     if llm is not None and use_cache:
         asker = CachingLLM(llm, _cache("llm", DEFAULT_TTL_S))
