@@ -85,13 +85,24 @@ def draw_ranks(
 
 
 def taking_turns(drawer: Drawer, gate: PriorityGate, rank: int) -> Drawer:
-    """``drawer`` whose calls hold ``gate`` (at ``rank``) while they draw."""
+    """``drawer`` whose calls hold ``gate`` (at ``rank``) while they compute.
+
+    The gate is held for the draw's first step only: all of a draw that never waits, but a
+    draw that waits (e.g. for a model loading in a worker thread) frees the gate for the
+    others meanwhile and finishes outside it.
+    """
 
     async def draw(domain: str, candidate: int) -> TaskSeed | None:
         await gate.acquire(rank)
         try:
-            return await drawer(domain, candidate)
+            task = asyncio.ensure_future(drawer(domain, candidate))
+            try:
+                await asyncio.sleep(0)  # the draw's first step runs before this resumes
+            except BaseException:
+                task.cancel()
+                raise
         finally:
             gate.release()
+        return await task
 
     return draw

@@ -58,3 +58,21 @@ async def test_taking_turns_passes_the_draw_through() -> None:
     gated = taking_turns(drawer, PriorityGate(), 0)
     assert await gated("iot", 7) is None
     assert seen == [("iot", 7)]
+
+
+async def test_a_draw_that_waits_frees_the_gate_for_the_others() -> None:
+    # Draw 1 (rank 0) waits for an event only draw 2 (rank 1) sets: holding the gate
+    # through the wait would never finish.
+    gate = PriorityGate()
+    ready = asyncio.Event()
+
+    async def drawer(domain: str, candidate: int) -> TaskSeed | None:
+        if candidate == 1:
+            await ready.wait()
+        else:
+            ready.set()
+        return None
+
+    first = taking_turns(drawer, gate, 0)
+    second = taking_turns(drawer, gate, 1)
+    await asyncio.wait_for(asyncio.gather(first("fmsr", 1), second("iot", 2)), timeout=5)

@@ -9,7 +9,8 @@ from __future__ import annotations
 import asyncio
 import json
 from pathlib import Path
-from typing import Any, cast
+from types import SimpleNamespace
+from typing import Any
 
 import pytest
 
@@ -21,17 +22,14 @@ from generator.generate.verbalise_llm import LLMVerbaliser
 from generator.llm.client import LLMClient
 
 
-class _Profile:
+def _profile() -> Any:
     """The profile fields the open prompt reads."""
-
-    display_name = "Power transformer"
-
-    class inventory:  # noqa: N801 - an attribute namespace, as on AssetProfile
-        sites = ["NORTH"]
-        assets: list[Any] = []
-
-    failure_modes: list[Any] = []
-    standards: list[Any] = []
+    return SimpleNamespace(
+        display_name="Power transformer",
+        inventory=SimpleNamespace(sites=["NORTH"], assets=[]),
+        failure_modes=[],
+        standards=[],
+    )
 
 
 def _client() -> tuple[LLMClient, LatencyChatModel]:
@@ -40,7 +38,7 @@ def _client() -> tuple[LLMClient, LatencyChatModel]:
 
 
 async def test_a_prefetched_open_call_is_made_once_and_answers_the_same_request() -> None:
-    profile = cast(Any, _Profile())
+    profile = _profile()
     client, model = _client()
     llm = LLMVerbaliser(client, "transformer")
     llm.prefetch_open(profile, "fmsr", 2, ["tool_a"])
@@ -60,7 +58,7 @@ async def test_a_prefetched_open_call_is_made_once_and_answers_the_same_request(
 
 
 async def test_prefetched_calls_no_domain_took_are_cancelled() -> None:
-    profile = cast(Any, _Profile())
+    profile = _profile()
     model = LatencyChatModel(call_latency_s=30.0)
     llm = LLMVerbaliser(LLMClient.from_model(model, label="slow"), "transformer")
     llm.prefetch_open(profile, "wo", 1, [])
