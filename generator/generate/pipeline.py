@@ -3,6 +3,7 @@ negatives → output. Composes stages; the work is in the stage modules."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import platform
 import secrets
@@ -17,6 +18,7 @@ from generator.config import StoreSettings, store_settings
 from generator.errors import LLMUnavailable, RunStopped, StoreUnavailable, UserError
 from generator.generate.difficulty import difficulty_report
 from generator.generate.domain_run import DomainJob, DomainOutcome, DomainRunner, Progress
+from generator.generate.draw_order import PriorityGate, draw_ranks, taking_turns
 from generator.generate.language_stats import language_stats
 from generator.generate.model import GENERATOR_VERSION
 from generator.generate.run_config import GenerateConfig, RunSummary, Shortfall
@@ -32,6 +34,7 @@ from generator.generate.run_resume import check_budget, check_fleet, check_resum
 from generator.redact import redact_text
 
 if TYPE_CHECKING:
+    from generator.generate.verbalise_llm import LLMVerbaliser
     from generator.llm.client import LLMClient
 
 DOMAIN_ORDER = ("iot", "fmsr", "tsfm", "wo", "vibration", "multiagent")
@@ -81,6 +84,7 @@ class Pipeline:
         self._created_at: str | None = None
         self._fingerprint = ""
         self._manifest_at_start: dict[str, Any] | None = None
+        self._early: LLMVerbaliser | None = None
         run_id = resume or config.run_id or new_run_id(config)
         option = "--resume" if resume else "--run-id"
         self.folder = RunFolder(run_folder_path(config.out_dir, run_id, option=option))
@@ -94,6 +98,40 @@ class Pipeline:
         if self.client is not None:
             self.client.stop_on_outage = True  # an outage stops the run, never a rejection
         return self.client
+
+    def _prefetch_open(
+        self,
+        profile: Any,
+        budget: Any,
+        policies: dict[str, Any],
+        llm: LLMVerbaliser | None,
+    ) -> None:
+        """Start every domain's open-scenario call as soon as the budget is known.
+
+        The call needs only the profile and the domain's quota, so it is in flight while
+        the snapshot loads instead of waiting for the domain's first draws; the domain's
+        loop takes the reply at the same point as before (:meth:`LLMVerbaliser.open_scenarios`),
+        so the accepted scenarios are the same. The same condition as the domain's
+        (``DomainRunner._opens``): an LLM run, not ``--baseline``, a quota whose
+        ``open_share`` is at least one; a resumed run asks in its domains as before.
+        """
+        cfg = self.config
+        if llm is None or cfg.baseline or self.resume is not None:
+            return
+        self._early = llm
+        for domain in DOMAIN_ORDER:
+            k = int(budget.per_domain.get(domain, 0) * cfg.open_share)
+            if k > 0:
+                policy = policies.get(domain)
+                llm.prefetch_open(profile, domain, k, list(policy.core_tools) if policy else [])
+
+    def _start_snapshot(self, asset: Any) -> asyncio.Task[Any] | None:
+        """Start reading the fleet snapshot (None: ``--baseline`` or a live-store run)."""
+        if self.live_store or self.config.baseline:
+            return None
+        from generator.store.snapshot import FleetSnapshot
+
+        return asyncio.create_task(FleetSnapshot.aload(asset, self.settings))
 
     def _timed(self, phase: str, started: float) -> None:
         self.timings[phase] = round(time.perf_counter() - started, 4)
@@ -126,6 +164,9 @@ class Pipeline:
                 raise self._stopped(exc, RunStopped) from None
             except UserError as exc:
                 raise self._stopped(exc, UserError) from None
+            finally:
+                if self._early is not None:
+                    self._early.cancel_prefetched()  # only calls no domain took
 
     def _open(self) -> list[AcceptedLine]:
         """Start the folder, or check and reopen it for a resume; the resumed lines."""
@@ -171,22 +212,44 @@ class Pipeline:
         t_total = time.perf_counter()
         client = self._client()
 
+        # The fleet snapshot (store-bound, a worker thread) loads while the rest of the
+        # profile is built and the first LLM call is in flight: the draws wait for it, the
+        # LLM need not. It starts once the profile's own store queries are done (the store
+        # answers one request at a time, so reading both at once delays the profile).
+        snapshot_task: asyncio.Task[Any] | None = None
+
+        def start_snapshot() -> None:
+            nonlocal snapshot_task
+            if snapshot_task is None:
+                snapshot_task = self._start_snapshot(asset)
+
         t = time.perf_counter()
-        profile = await build_profile(
-            cfg.asset_class,
-            retriever=cfg.retriever,
-            llm=None,
-            settings=self.settings,
-            use_cache=not cfg.baseline,
-        )
-        self._timed("profile", t)
-        started = self._manifest_at_start
-        if started is not None:
-            check_fleet(started, profile.inventory.fingerprint)
+        try:
+            profile = await build_profile(
+                cfg.asset_class,
+                retriever=cfg.retriever,
+                llm=None,
+                settings=self.settings,
+                use_cache=not cfg.baseline,
+                on_grounded=start_snapshot,
+            )
+            start_snapshot()
+            self._timed("profile", t)
+            started = self._manifest_at_start
+            if started is not None:
+                check_fleet(started, profile.inventory.fingerprint)
+        except BaseException:
+            if snapshot_task is not None:
+                snapshot_task.cancel()
+            raise
 
         t = time.perf_counter()
         env = await stages.prepare(
-            asset, profile, cfg, self.settings, client, live_store=self.live_store
+            asset, profile, cfg, self.settings, client, live_store=self.live_store,
+            snapshot_task=snapshot_task,
+            on_budget=lambda budget, policies, llm: self._prefetch_open(
+                profile, budget, policies, llm
+            ),
         )
         budget = env.budget
         if started is not None:
@@ -209,6 +272,12 @@ class Pipeline:
             await to_thread(self.folder.sync)
             self.folder.write_scenarios(_ORDER)  # scenarios.json follows accepted.jsonl
 
+        # LLM path: the single domains draw one at a time, the longest LLM chain first
+        # (multi-agent draws wait for their parents' seeds, so they never take the gate).
+        gate = PriorityGate()
+        singles = [d for d in DOMAIN_ORDER if d != "multiagent"]
+        ranks = draw_ranks(budget.per_domain, _parent_domains(env.families), singles)
+
         def job(domain: str) -> DomainJob:
             made = env.job(
                 domain,
@@ -219,6 +288,8 @@ class Pipeline:
                 progress=self.progress,
             )
             made.on_batch = batch_done
+            if made.overlap_llm and env.snapshot is not None and domain in ranks:
+                made.drawer = taking_turns(made.drawer, gate, ranks[domain])
             return made
 
         single = [
@@ -366,6 +437,17 @@ class Pipeline:
                 "langchain_core": getattr(langchain_core, "__version__", "?"),
             },
         }
+
+
+def _parent_domains(families: dict[str, list[Any]]) -> set[str]:
+    """Domains of the families the run's multi-agent families compose from."""
+    from generator.generate.families import FAMILIES
+
+    return {
+        FAMILIES.get(name).domain
+        for spec in families.get("multiagent", [])
+        for name in spec.compose_from
+    }
 
 
 def _id_offsets(per_domain: dict[str, int], n: int) -> tuple[dict[str, int], int]:

@@ -401,16 +401,21 @@ async def prepare(
     client: LLMClient | None,
     *,
     live_store: bool = False,
+    snapshot_task: asyncio.Task[FleetSnapshot] | None = None,
+    on_budget: Callable[[Budget, dict[str, DomainPolicy], LLMVerbaliser | None], None]
+    | None = None,
 ) -> RunEnv:
     """Policies, budget, checks, families and verbalisers for one run.
 
     Generation reads the fleet through a :class:`~generator.store.snapshot.FleetSnapshot`
     (read once, pinned by ``update_seq``) unless ``live_store`` or ``--baseline`` asks for
-    the live store (one HTTP query per tool lookup, as agents see it).
+    the live store (one HTTP query per tool lookup, as agents see it). ``snapshot_task``:
+    the snapshot's load, already started by the caller (e.g. before the profile build).
+    ``on_budget``: called with the budget, the policies and the LLM verbaliser as soon as
+    the budget is known, before the snapshot is awaited.
     """
     policies = load_policies(asset.asset_class)
-    snapshot_task: asyncio.Task[FleetSnapshot] | None = None
-    if not live_store and not config.baseline:
+    if snapshot_task is None and not live_store and not config.baseline:
         from generator.store.snapshot import FleetSnapshot
 
         # The fleet loads (worker thread) while the budget proposal's LLM call is in flight.
@@ -431,6 +436,9 @@ async def prepare(
         override=config.budget,
         proposal=proposal,
     )
+    llm = LLMVerbaliser(client, asset.asset_class) if client is not None else None
+    if on_budget is not None:
+        on_budget(budget, policies, llm)  # e.g. LLM calls that need no snapshot start now
     load_tools()
     snapshot = await snapshot_task if snapshot_task is not None else None
     tools_ctx = ToolContext(asset, settings, store=snapshot)
@@ -458,7 +466,6 @@ async def prepare(
         d: families_of(asset, d) for d in budget.per_domain if budget.per_domain[d] > 0
     }
     check_share_targets(asset, policies)
-    llm = LLMVerbaliser(client, asset.asset_class) if client is not None else None
     return RunEnv(
         asset=asset,
         profile=profile,

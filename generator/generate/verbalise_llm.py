@@ -7,6 +7,7 @@ it comes back as a :class:`VerbaliseFailure` with the raw text, never an excepti
 
 from __future__ import annotations
 
+import asyncio
 import json
 from functools import lru_cache
 from typing import TYPE_CHECKING
@@ -90,6 +91,9 @@ class VerbaliseFailure(BaseModel):
     reason: str = Field(description="What was wrong")
 
 
+_OpenReply = list[Draft] | VerbaliseFailure
+
+
 def _worded(mention: str, asset_class: str) -> str:
     """The words a mention is listed with: a sensor code as its spoken name (the
     ``parameter_leak`` check rejects a raw code the vocabulary names), else verbatim."""
@@ -121,6 +125,8 @@ class LLMVerbaliser:
         self.prompt_version = prompt_version
         self.asset_class = asset_class
         self.system = system_prompt(load_vocabulary(asset_class))
+        # Open-scenario calls started ahead of their domain (prefetch_open), by request.
+        self._early: dict[tuple[str, int, tuple[str, ...]], asyncio.Task[_OpenReply]] = {}
 
     async def verbalise(
         self, seeds: list[TaskSeed], core_tools: dict[str, list[str]]
@@ -175,10 +181,36 @@ class LLMVerbaliser:
             return VerbaliseFailure(seed_key=seed.key, raw=result.raw, reason=result.error or "")
         return self._draft(seed, result.value)
 
+    def prefetch_open(
+        self, profile: AssetProfile, domain: str, k: int, tools: list[str]
+    ) -> None:
+        """Start :meth:`open_scenarios` now (it needs only the profile and the budget);
+        the later call with the same ``domain``, ``k`` and ``tools`` takes its reply."""
+        key = (domain, k, tuple(tools))
+        if key not in self._early:
+            self._early[key] = asyncio.create_task(self._open_call(profile, domain, k, tools))
+
+    def cancel_prefetched(self) -> int:
+        """Cancel the prefetched calls no domain took (e.g. the run stopped); how many."""
+        left = [t for t in self._early.values() if not t.done()]
+        for task in left:
+            task.cancel()
+        self._early.clear()
+        return len(left)
+
     async def open_scenarios(
         self, profile: AssetProfile, domain: str, k: int, tools: list[str]
     ) -> list[Draft] | VerbaliseFailure:
-        """Ask for ``k`` open (non-deterministic) scenarios of ``domain``."""
+        """Ask for ``k`` open (non-deterministic) scenarios of ``domain`` (the reply of a
+        :meth:`prefetch_open` call with the same request, when one was made)."""
+        early = self._early.pop((domain, k, tuple(tools)), None)
+        if early is not None:
+            return await early
+        return await self._open_call(profile, domain, k, tools)
+
+    async def _open_call(
+        self, profile: AssetProfile, domain: str, k: int, tools: list[str]
+    ) -> list[Draft] | VerbaliseFailure:
         facts = {
             "asset_class": profile.display_name,
             "sites": profile.inventory.sites,

@@ -8,6 +8,7 @@ and nothing else, so retrieved text can never widen what scenarios may be about.
 from __future__ import annotations
 
 import ast
+import asyncio
 import functools
 import hashlib
 import importlib.util
@@ -18,7 +19,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, cast
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -342,6 +343,7 @@ async def profile_for(
     refresh: bool = False,
     ttl_s: float | None = None,
     research_fn: ResearchFn | None = None,
+    on_grounded: Callable[[], None] | None = None,
 ) -> ProfileBuild:
     """Build (or fetch from the cache) the profile of an asset class, with the cache level.
 
@@ -355,6 +357,9 @@ async def profile_for(
         ttl_s: Cache TTL (default ``SCENARIOGEN_PROFILE_TTL_S`` or 24 h); not in the key.
         research_fn: The literature stage (default
             :func:`generator.literature.research.research`); tests inject one.
+        on_grounded: Called once the build has finished reading the store (after the
+            grounding queries, or at a cache hit): a caller may then start its own store
+            reads without slowing the build's (a CouchDB server answers one at a time).
 
     Raises:
         UserError: unknown asset class or retriever, store unreachable, interrupted seed.
@@ -388,6 +393,8 @@ async def profile_for(
         cached, found = cache.get(key, AssetProfile)
         if cached is not None:
             hit: CacheLevel = "l1" if found == "l1" else "l2"
+            if on_grounded is not None:
+                on_grounded()
             return ProfileBuild(cached, hit, key, time.perf_counter() - start)
     timings["cache"] = time.perf_counter() - t
 
@@ -398,16 +405,31 @@ async def profile_for(
     tools = tools_for(asset.asset_class)
     timings["tools"] = time.perf_counter() - t
 
+    # The literature stage imports scikit-learn (2-4 s on a cold process): a thread imports
+    # it while the grounding queries wait on the store (started after the tools' imports,
+    # so the two threads never import the same modules at once).
+    importing = (
+        None
+        if research_fn is not None
+        else asyncio.get_running_loop().run_in_executor(None, _default_research)
+    )
     t = time.perf_counter()
-    inventory = await grounding.ground(asset, settings)
+    try:
+        inventory = await grounding.ground(asset, settings)
+    except BaseException:
+        if importing is not None:
+            importing.cancel()
+        raise
+    if on_grounded is not None:
+        on_grounded()
     supported, unsupported = grounding.domain_support(
         asset, inventory, tools.values()
     )
     timings["discovery"] = time.perf_counter() - t
 
     t = time.perf_counter()
-    research = research_fn or _default_research()  # scikit-learn: ~2 s on a cold process
-    timings["imports"] = time.perf_counter() - t
+    research = research_fn or await cast("asyncio.Future[ResearchFn]", importing)
+    timings["imports"] = time.perf_counter() - t  # the wait left after the grounding
     asker: LLMClient | CachingLLM | None = llm
     if llm is not None and use_cache:
         asker = CachingLLM(llm, _cache("llm", DEFAULT_TTL_S))
@@ -445,6 +467,7 @@ async def build_profile(
     refresh: bool = False,
     ttl_s: float | None = None,
     research_fn: ResearchFn | None = None,
+    on_grounded: Callable[[], None] | None = None,
 ) -> AssetProfile:
     """The profile of an asset class (see :func:`profile_for` for the arguments)."""
     built = await profile_for(
@@ -456,5 +479,6 @@ async def build_profile(
         refresh=refresh,
         ttl_s=ttl_s,
         research_fn=research_fn,
+        on_grounded=on_grounded,
     )
     return built.profile
