@@ -63,11 +63,11 @@ from generator.api import (
     history_call,
     num,
     pick,
+    timeseries,
     unique_argmax,
     values_of,
     window_end_readings,
 )
-from generator.tools.timeseries import _slot_medians as slot_medians
 
 WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
 CLARIFY = "clarify"
@@ -123,7 +123,7 @@ def literal_baseline_score(
     values = np.fromiter((v for _, v in pairs), float, len(pairs))
     # Every slot's median in one sort (equal to np.median per slot). `+ 0.0` turns a -0.0
     # median into 0.0, as np.median gives (its mean sums from +0.0), so signs stay the same.
-    level = slot_medians(keys, values)[0] + 0.0
+    level = timeseries.slot_medians(keys, values)[0] + 0.0
     residuals = np.append(values - level, peak_value - level[at_peak[0]])
     centre = float(np.median(residuals))
     deviation = float(residuals[-1]) - centre

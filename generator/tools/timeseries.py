@@ -82,7 +82,7 @@ _MAX_SLOT_KEYS = 1 << 16
 WEEKEND = (5, 6)  # Saturday, Sunday (datetime.weekday numbering, Monday = 0)
 
 
-def _slot_medians(
+def slot_medians(
     keys: NDArray[np.int64], x: FloatArray, by_value: NDArray[np.intp] | None = None
 ) -> tuple[FloatArray, NDArray[np.int64]]:
     """Per reading: the median and the number of readings of its slot (same key).
@@ -125,7 +125,7 @@ def _slot_medians(
 def _slot_medians_by_slot(
     keys: NDArray[np.int64], x: FloatArray
 ) -> tuple[FloatArray, NDArray[np.int64]]:
-    """:func:`_slot_medians` one slot at a time (NaN-propagating, as ``np.median``)."""
+    """:func:`slot_medians` one slot at a time (NaN-propagating, as ``np.median``)."""
     medians = np.empty(x.size)
     counts = np.empty(x.size, dtype=np.int64)
     for key in np.unique(keys):
@@ -154,18 +154,18 @@ def weekly_baseline(
     h = np.asarray(hours, dtype=np.int64) % PERIOD
     x = np.asarray(values, dtype=float)
     by_value = None if x.size == 0 else np.argsort(x, kind="stable")
-    weekly, n_weekly = _slot_medians(d * PERIOD + h, x, by_value)
+    weekly, n_weekly = slot_medians(d * PERIOD + h, x, by_value)
     level = np.ones(x.size, dtype=np.int64)
     expected = weekly
     # The coarser slots only where a (weekday, hour) slot is short of readings (the same
     # values ``np.where`` would pick from them computed for every reading).
     if bool((n_weekly < min_weeks).any()):
         day_type = ((d == WEEKEND[0]) | (d == WEEKEND[1])).astype(np.int64)
-        typed, n_typed = _slot_medians(day_type * PERIOD + h, x, by_value)
+        typed, n_typed = slot_medians(day_type * PERIOD + h, x, by_value)
         level = np.where(n_weekly >= min_weeks, 1, np.where(n_typed >= min_weeks, 2, 3))
         expected = np.where(level == 1, weekly, typed)
         if bool((level == 3).any()):
-            hourly, _ = _slot_medians(h, x, by_value)
+            hourly, _ = slot_medians(h, x, by_value)
             expected = np.where(level == 3, hourly, expected)
     return np.asarray(expected, dtype=float), level.astype(np.int64)
 

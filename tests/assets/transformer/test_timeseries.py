@@ -163,12 +163,12 @@ def test_slot_medians_by_sorting_equal_a_median_per_slot() -> None:
     rng = np.random.default_rng(5)
     keys = rng.integers(0, 30, 500)
     x = np.round(rng.normal(50, 10, 500), 1)  # rounded: ties inside slots
-    fast, n_fast = ts._slot_medians(keys, x)
+    fast, n_fast = ts.slot_medians(keys, x)
     for key in np.unique(keys):
         sel = keys == key
         assert np.all(fast[sel] == np.median(x[sel])) and np.all(n_fast[sel] == sel.sum())
     x[3] = np.nan  # NaN propagates to its slot, as np.median does
-    nan_med, _ = ts._slot_medians(keys, x)
+    nan_med, _ = ts.slot_medians(keys, x)
     assert np.isnan(nan_med[keys == keys[3]]).all() and not np.isnan(nan_med[keys != keys[3]]).any()
 
 
@@ -180,7 +180,7 @@ def test_slot_medians_of_any_keys_and_a_shared_value_order() -> None:
     for keys in (rng.integers(0, 168, 400), rng.integers(-3, 3, 400),
                  rng.integers(0, 3, 400) * 100_000):
         for shared in (None, by_value):
-            med, n = ts._slot_medians(keys, x, shared)
+            med, n = ts.slot_medians(keys, x, shared)
             for key in np.unique(keys):
                 sel = keys == key
                 assert np.all(med[sel] == np.median(x[sel])) and np.all(n[sel] == sel.sum())
