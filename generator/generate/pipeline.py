@@ -115,12 +115,13 @@ class Pipeline:
         (``DomainRunner._opens``): an LLM run, not ``--baseline``, a quota whose
         ``open_share`` is at least one; a resumed run asks in its domains as before.
         """
-        cfg = self.config
-        if llm is None or cfg.baseline or self.resume is not None:
+        from generator.generate import stages
+
+        if llm is None or self.resume is not None:
             return
         self._early = llm
         for domain in DOMAIN_ORDER:
-            k = int(budget.per_domain.get(domain, 0) * cfg.open_share)
+            k = stages.open_quota(budget.per_domain.get(domain, 0), self.config, llm)
             if k > 0:
                 policy = policies.get(domain)
                 llm.prefetch_open(profile, domain, k, list(policy.core_tools) if policy else [])

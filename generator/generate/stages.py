@@ -240,7 +240,7 @@ class RunEnv:
             min_hard=math.ceil(quota * self.policies[domain].hardness_mix)
             if domain in self.policies
             else 0,
-            open_quota=int(quota * cfg.open_share) if self.llm and not cfg.baseline else 0,
+            open_quota=open_quota(quota, cfg, self.llm),
             open_target=self.open_target(domain, quota),
             profile=self.profile,
             resumed=resumed,
@@ -288,6 +288,12 @@ OPEN_DRAW_FACTOR = 2.0
 def open_draw_share(share: float | None) -> float | None:
     """The share of a domain's candidates the open families draw for policy share ``share``."""
     return None if share is None else min(1.0, share * OPEN_DRAW_FACTOR)
+
+
+def open_quota(quota: int, cfg: GenerateConfig, llm: LLMVerbaliser | None) -> int:
+    """Open scenarios a domain asks the LLM for: ``open_share`` of its quota, on the LLM
+    path only (none with the template verbaliser or ``--baseline``)."""
+    return int(quota * cfg.open_share) if llm is not None and not cfg.baseline else 0
 
 
 def family_slot(
