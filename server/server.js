@@ -2,10 +2,16 @@
 // The bundled CouchDB-protocol server of scenariogen: express-pouchdb over LevelDB.
 //
 // Usage: node server.js --port 5984 --host 127.0.0.1 --data-dir DIR --auth-file FILE
+//                       [--warm-page N]
 //
 // Authentication (admin and read-only users, basic auth and cookie sessions, anonymous
 // access off, /_config refused) is in auth.js; the auth file is written by
 // `scenariogen env up`.
+//
+// Replies of `GET /{db}/_all_docs` are kept in memory while their database is unchanged
+// (readcache.js, mounted after authentication); with `--warm-page N` the server reads
+// every database's `_all_docs?include_docs=true` in pages of N after it starts, the way a
+// generation run's snapshot reads it (`env up` passes the snapshot's page size).
 //
 // Middleware here smooths two protocol deviations of express-pouchdb (JSON
 // replies need an Accept header; _bulk_docs results may come back out of
@@ -17,6 +23,7 @@ const fs = require('fs');
 const path = require('path');
 const express = require('express');
 const { loadAuth, makeAuth } = require('./auth');
+const { makeReadCache } = require('./readcache');
 const PouchDB = require('pouchdb-core')
   .plugin(require('pouchdb-adapter-leveldb'))
   .plugin(require('pouchdb-adapter-http'))
@@ -25,7 +32,7 @@ const PouchDB = require('pouchdb-core')
   .plugin(require('pouchdb-replication'));
 
 function parseArgs(argv) {
-  const opts = { port: 5984, host: '127.0.0.1', dataDir: path.resolve('.scenariogen/couch'), authFile: null };
+  const opts = { port: 5984, host: '127.0.0.1', dataDir: path.resolve('.scenariogen/couch'), authFile: null, warmPage: 0 };
   for (let i = 0; i < argv.length; i += 1) {
     const key = argv[i];
     const value = argv[i + 1];
@@ -33,10 +40,15 @@ function parseArgs(argv) {
     else if (key === '--host') { opts.host = value; i += 1; }
     else if (key === '--data-dir') { opts.dataDir = path.resolve(value); i += 1; }
     else if (key === '--auth-file') { opts.authFile = path.resolve(value); i += 1; }
-    else { console.error(`unknown argument ${key}; valid: --port, --host, --data-dir, --auth-file`); process.exit(2); }
+    else if (key === '--warm-page') { opts.warmPage = Number(value); i += 1; }
+    else { console.error(`unknown argument ${key}; valid: --port, --host, --data-dir, --auth-file, --warm-page`); process.exit(2); }
   }
   if (!Number.isInteger(opts.port) || opts.port <= 0 || opts.port > 65535) {
     console.error(`invalid --port ${opts.port}; use an integer in 1..65535`);
+    process.exit(2);
+  }
+  if (!Number.isInteger(opts.warmPage) || opts.warmPage < 0) {
+    console.error(`invalid --warm-page ${opts.warmPage}; use 0 (no warming) or a page size such as 5000`);
     process.exit(2);
   }
   if (!opts.authFile) {
@@ -57,6 +69,8 @@ try {
 fs.mkdirSync(opts.dataDir, { recursive: true });
 const LocalPouch = PouchDB.defaults({ prefix: opts.dataDir + path.sep, adapter: 'leveldb' });
 
+const readCache = makeReadCache(LocalPouch);
+
 const app = express();
 app.disable('x-powered-by');
 app.use((req, _res, next) => {
@@ -66,6 +80,7 @@ app.use((req, _res, next) => {
 });
 app.use(auth.session);
 app.use(auth.guard);
+app.use(readCache.middleware); // after the guard: only authorised requests reach the cache
 app.use((req, res, next) => {
   // Return _bulk_docs results in request order (the LevelDB adapter may not).
   if (req.method !== 'POST' || !/\/_bulk_docs$/.test(req.path)) { next(); return; }
@@ -97,6 +112,13 @@ app.use('/', require('express-pouchdb')(LocalPouch, {
 
 const server = app.listen(opts.port, opts.host, () => {
   console.log(`scenariogen-couch listening on http://${opts.host}:${opts.port} data=${opts.dataDir} pid=${process.pid}`);
+  if (opts.warmPage > 0) {
+    const started = Date.now();
+    readCache.warm(opts.warmPage).then(() => {
+      const { entries, bytes } = readCache.size();
+      console.log(`read cache warmed: ${entries} replies, ${(bytes / 1e6).toFixed(1)} MB in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    }, (err) => console.error(`read cache warming stopped: ${err.message}`));
+  }
 });
 server.on('error', (err) => {
   if (err.code === 'EADDRINUSE') {

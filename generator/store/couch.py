@@ -22,6 +22,12 @@ from generator.redact import redact_text
 
 Doc = dict[str, Any]
 
+# Page size of a whole-database read (``all_docs``) by a generation run's snapshot
+# (:mod:`generator.store.snapshot`). The bundled server warms its read cache with exactly
+# these pages (``env up`` passes it as ``--warm-page``; ``env seed`` reads each database
+# once with it), so the first snapshot read after a start or a seed is served from memory.
+SNAPSHOT_PAGE = 5000
+
 
 class StoreForbidden(UserError):
     """The account may not do this (HTTP 403), e.g. the read-only tool account on truth."""

@@ -33,6 +33,7 @@ from generator.config import (
 )
 from generator.errors import UserError
 from generator.redact import redact_text
+from generator.store.couch import SNAPSHOT_PAGE
 
 SERVER_DIR = PROJECT_ROOT / "server"
 SERVER_JS = SERVER_DIR / "server.js"
@@ -278,6 +279,7 @@ def up(
             [
                 node, str(SERVER_JS), "--port", str(port), "--host", HOST,
                 "--data-dir", str(data), "--auth-file", str(auth_file),
+                "--warm-page", str(SNAPSHOT_PAGE),
             ],
             cwd=SERVER_DIR,
             stdout=log,

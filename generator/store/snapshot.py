@@ -32,7 +32,7 @@ from generator.assetdef import AssetClass
 from generator.concurrency import to_thread
 from generator.config import StoreSettings, store_settings
 from generator.errors import UserError
-from generator.store.couch import CouchClient, Doc
+from generator.store.couch import SNAPSHOT_PAGE, CouchClient, Doc
 from generator.store.query import META_FIELDS, AssetInventory, Inventory, TimeRange, owned_by
 from generator.store.seed import CLASS_FIELD, database_names, read_marker
 
@@ -516,7 +516,7 @@ def _read_pinned(client: CouchClient, db: str) -> tuple[list[Doc], Any]:
         before = client.db_info(db)
         if before is None:
             return [], None
-        docs = list(client.all_docs(db, page=5000))
+        docs = list(client.all_docs(db, page=SNAPSHOT_PAGE))
         after = client.db_info(db)
         if after is not None and after.get("update_seq") == before.get("update_seq"):
             return docs, before.get("update_seq")
