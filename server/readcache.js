@@ -190,10 +190,12 @@ function makeReadCache(PouchDB, options = {}) {
     if (!opts) { next(); return; }
     reply(segments[0], opts).then((out) => {
       if (!out) { next(); return; }
-      res.status(200);
-      res.set('Content-Type', 'application/json');
-      res.set(HEADER, out.hit ? 'hit' : 'miss');
-      res.send(out.body);
+      // res.end, not res.send: express would hash the whole body for an ETag each time.
+      res.statusCode = 200;
+      res.setHeader('Content-Type', 'application/json');
+      res.setHeader('Content-Length', out.body.length);
+      res.setHeader(HEADER, out.hit ? 'hit' : 'miss');
+      res.end(req.method === 'HEAD' ? undefined : out.body);
     }, () => next()); // let express-pouchdb answer (and report) whatever failed here
   }
 

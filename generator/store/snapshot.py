@@ -49,7 +49,13 @@ class StoreChanged(UserError):
 
 
 def _strip(doc: Doc) -> Doc:
-    return {k: v for k, v in doc.items() if k not in ("_id", "_rev", CLASS_FIELD)}
+    # A copy without the three keys, the others in their order (a C-level dict copy and
+    # three pops: several times faster than a comprehension over every key).
+    out = dict(doc)
+    out.pop("_id", None)
+    out.pop("_rev", None)
+    out.pop(CLASS_FIELD, None)
+    return out
 
 
 @dataclass

@@ -88,6 +88,8 @@ def test_a_cached_reply_is_the_uncached_one(
     # The order of query parameters does not matter: the same entry answers.
     swapped = {"skip": "1", "startkey": '"d2"', "limit": "3", "include_docs": "true"}
     assert _read(admin, db, swapped).headers.get(HEADER) == "hit"
+    head = admin.head(f"/{db}/_all_docs", params=PAGE)
+    assert head.status_code == 200 and head.headers.get(HEADER) == "hit" and head.content == b""
     # A parameter the cache does not handle passes on to express-pouchdb unchanged.
     other = _read(admin, db, {"include_docs": "true", "conflicts": "true"})
     assert HEADER not in other.headers and _plain(other.json()) == _docs(7, "a")

@@ -170,3 +170,13 @@ async def test_run_tsad_through_the_snapshot_answers_as_the_live_store(
         assert found[1e-6] > found[2.0] >= found[3.5]  # the cut-off applied, each time
     finally:
         live.close()
+
+
+def test_strip_drops_only_couchdb_and_class_fields_and_keeps_key_order() -> None:
+    from generator.store.snapshot import _strip
+
+    doc = {"b": 1, "_id": "x", "asset_class": "transformer", "a": [2], "_rev": "1-r", "c": None}
+    out = _strip(doc)
+    # Worked by hand: remove _id, _rev, asset_class; b, a, c stay in their order.
+    assert list(out.items()) == [("b", 1), ("a", [2]), ("c", None)]
+    assert doc["_id"] == "x" and len(doc) == 6  # the input is left alone
