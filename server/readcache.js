@@ -1,9 +1,12 @@
-// Read cache of the bundled server: replies of `GET /{db}/_all_docs` kept in memory.
+// Read cache of the bundled server: replies of `GET /{db}/_all_docs` and `POST /{db}/_find`
+// kept in memory.
 //
 // PouchDB's LevelDB adapter answers `_all_docs?include_docs=true` with one lookup per
 // document (3-9 s for the default fleet), and every generation run reads the whole
 // fleet that way once (generator/store/snapshot.py). This module keeps those replies in
 // memory, per database and query, and serves them again while the database is unchanged.
+// Mango queries (`_find`) get the same treatment: building a fleet profile asks about a
+// hundred of them, the same ones every run, each 20-150 ms on PouchDB.
 //
 // Correctness rests on two guards:
 // - Write invalidation (the primary one). This server process owns the LevelDB files, so
@@ -23,11 +26,13 @@
 // kept, at most `maxBytes` of them, least recently used first out; concurrent misses for
 // the same key share one computation.
 //
-// Only the query parameters in CACHED_PARAMS are cached (each at most once, values
-// JSON-decoded exactly as express-pouchdb decodes them); any other request passes on to
-// express-pouchdb unchanged. A cached reply is `JSON.stringify(allDocs(opts)) + "\n"`,
-// the body express-pouchdb sends for the same options, computed on the same PouchDB
-// object express-pouchdb uses (express-pouchdb's own database cache).
+// For `_all_docs` only the query parameters in CACHED_PARAMS are cached (each at most
+// once, values JSON-decoded exactly as express-pouchdb decodes them); for `_find` only a
+// JSON object body (parsed by express.json, which must run before this middleware), keyed
+// by its exact text. Any other request passes on to express-pouchdb unchanged. A cached
+// reply is `JSON.stringify(allDocs(opts)) + "\n"` (or `find(body)`), the body
+// express-pouchdb sends for the same options, computed on the same PouchDB object
+// express-pouchdb uses (express-pouchdb's own database cache).
 'use strict';
 
 const { getOrCreateDB } = require('express-pouchdb/lib/create-or-delete-dbs');
@@ -53,7 +58,11 @@ function parseQuery(rawQuery) {
 
 // One cache key per (database, options), whatever the order of the query parameters.
 function cacheKey(db, opts) {
-  return `${db}\0${JSON.stringify(Object.keys(opts).sort().map((k) => [k, opts[k]]))}`;
+  return `${db}\0_all_docs\0${JSON.stringify(Object.keys(opts).sort().map((k) => [k, opts[k]]))}`;
+}
+
+function findKey(db, bodyText) {
+  return `${db}\0_find\0${bodyText}`;
 }
 
 function segmentsOf(path) {
@@ -124,8 +133,9 @@ function makeReadCache(PouchDB, options = {}) {
 
   // The reply for (db, opts), from memory or computed (and kept if nothing wrote to db
   // meanwhile); null when the database does not exist.
-  async function reply(db, opts) {
-    const key = cacheKey(db, opts);
+  // `find` is the Mango body's text for a `_find`, else null (an `_all_docs` with opts).
+  async function reply(db, opts, find = null) {
+    const key = find === null ? cacheKey(db, opts) : findKey(db, find);
     const entry = entries.get(key);
     if (entry && !writing(db)) {
       const seenEpoch = epoch;
@@ -148,7 +158,7 @@ function makeReadCache(PouchDB, options = {}) {
         if (epoch !== startEpoch || writing(db)) return null;
         const handle = await getOrCreateDB(PouchDB, db);
         const seq = (await handle.info()).update_seq;
-        const result = await handle.allDocs({ ...opts });
+        const result = find === null ? await handle.allDocs({ ...opts }) : await handle.find(JSON.parse(find));
         const body = Buffer.from(`${JSON.stringify(result)}\n`, 'utf8');
         if (epoch === startEpoch && !writing(db)) store(key, { db, seq, body });
         return body;
@@ -183,20 +193,29 @@ function makeReadCache(PouchDB, options = {}) {
       return;
     }
     const segments = segmentsOf(req.path);
+    if (req.method === 'POST' && segments && segments.length === 2 && segments[1] === '_find'
+      && DB_NAME.test(segments[0]) && req._body === true && req.body && typeof req.body === 'object'
+      && !Array.isArray(req.body)) {
+      reply(segments[0], null, JSON.stringify(req.body)).then((out) => send(req, res, next, out), () => next());
+      return;
+    }
     const q = req.originalUrl.indexOf('?');
     const opts = segments && segments.length === 2 && segments[1] === '_all_docs' && DB_NAME.test(segments[0])
       && !req.headers['transfer-encoding'] && !(Number(req.headers['content-length']) > 0)
       ? parseQuery(q < 0 ? '' : req.originalUrl.slice(q + 1)) : null;
     if (!opts) { next(); return; }
-    reply(segments[0], opts).then((out) => {
-      if (!out) { next(); return; }
-      // res.end, not res.send: express would hash the whole body for an ETag each time.
-      res.statusCode = 200;
-      res.setHeader('Content-Type', 'application/json');
-      res.setHeader('Content-Length', out.body.length);
-      res.setHeader(HEADER, out.hit ? 'hit' : 'miss');
-      res.end(req.method === 'HEAD' ? undefined : out.body);
-    }, () => next()); // let express-pouchdb answer (and report) whatever failed here
+    // On a failure here express-pouchdb answers (and reports) the request itself.
+    reply(segments[0], opts).then((out) => send(req, res, next, out), () => next());
+  }
+
+  function send(req, res, next, out) {
+    if (!out) { next(); return; }
+    // res.end, not res.send: express would hash the whole body for an ETag each time.
+    res.statusCode = 200;
+    res.setHeader('Content-Type', 'application/json');
+    res.setHeader('Content-Length', out.body.length);
+    res.setHeader(HEADER, out.hit ? 'hit' : 'miss');
+    res.end(req.method === 'HEAD' ? undefined : out.body);
   }
 
   // Read every page of `_all_docs?include_docs=true` of each existing database the way

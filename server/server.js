@@ -8,7 +8,7 @@
 // access off, /_config refused) is in auth.js; the auth file is written by
 // `scenariogen env up`.
 //
-// Replies of `GET /{db}/_all_docs` are kept in memory while their database is unchanged
+// Replies of `GET /{db}/_all_docs` and `POST /{db}/_find` are kept in memory while their database is unchanged
 // (readcache.js, mounted after authentication); with `--warm-page N` the server reads
 // every database's `_all_docs?include_docs=true` in pages of N after it starts, the way a
 // generation run's snapshot reads it (`env up` passes the snapshot's page size).
@@ -80,7 +80,6 @@ app.use((req, _res, next) => {
 });
 app.use(auth.session);
 app.use(auth.guard);
-app.use(readCache.middleware); // after the guard: only authorised requests reach the cache
 app.use((req, res, next) => {
   // Return _bulk_docs results in request order (the LevelDB adapter may not).
   if (req.method !== 'POST' || !/\/_bulk_docs$/.test(req.path)) { next(); return; }
@@ -103,6 +102,9 @@ app.use((req, res, next) => {
   next();
 });
 app.use(express.json({ limit: '256mb' }));
+// After the guard (only authorised requests reach the cache) and after express.json (a
+// `_find` body is read here; express-pouchdb's own parser then skips it).
+app.use(readCache.middleware);
 app.use('/', require('express-pouchdb')(LocalPouch, {
   configPath: path.join(opts.dataDir, 'config.json'),
   logPath: path.join(opts.dataDir, 'log.txt'),

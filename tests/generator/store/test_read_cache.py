@@ -245,3 +245,32 @@ def test_seed_leaves_the_snapshot_pages_cached(
         for db in database_names(asset, store_settings.db_prefix).values():
             list(client.all_docs(db, page=50))
     assert seen and set(seen) == {"hit"}, seen
+
+
+def test_mango_queries_are_cached_and_see_writes(
+    store_settings: StoreSettings, admin: httpx.Client
+) -> None:
+    db = store_settings.db("cache_find")
+    _write(admin, db, _docs(5, "a"))
+    query = {"selector": {"value": {"$gte": 2}}, "fields": ["_id", "value"], "limit": 10}
+
+    def find() -> httpx.Response:
+        reply = admin.post(f"/{db}/_find", json=query)
+        reply.raise_for_status()
+        return reply
+
+    first = find()
+    second = find()
+    assert (first.headers.get(HEADER), second.headers.get(HEADER)) == ("miss", "hit")
+    # Worked by hand: d2, d3, d4 have value >= 2.
+    expected = [{"_id": f"d{i}", "value": i} for i in (2, 3, 4)]
+    assert second.json()["docs"] == first.json()["docs"] == expected
+    # Unauthenticated: refused although the reply is cached.
+    anonymous = httpx.post(f"{store_settings.url}/{db}/_find", json=query, timeout=10)
+    assert anonymous.status_code == 401 and "docs" not in anonymous.json()
+    # A write (d0 now has value 7) shows in the next answer.
+    rev = admin.get(f"/{db}/d0").json()["_rev"]
+    admin.put(f"/{db}/d0", json={"_rev": rev, "value": 7, "tag": "a"}).raise_for_status()
+    after = find()
+    assert after.headers.get(HEADER) == "miss"
+    assert sorted(d["_id"] for d in after.json()["docs"]) == ["d0", "d2", "d3", "d4"]
