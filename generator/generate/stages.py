@@ -68,7 +68,7 @@ class RunEnv:
     model_label: str
     families: dict[str, list[FamilySpec]]
     accepted_seeds: dict[str, list[TaskSeed]] = field(default_factory=dict)
-    slot_seeds: dict[tuple[str, int], TaskSeed | None] = field(default_factory=dict)
+    slot_seeds: SlotSeeds = field(default_factory=lambda: SlotSeeds())
     snapshot: FleetSnapshot | None = None
     composed: dict[str, ComposedSeeds] = field(default_factory=dict)
     # single domains started or queued and not finished (multi-agent waits on its parents')
@@ -100,10 +100,7 @@ class RunEnv:
         :class:`~generator.generate.composed.ComposedSeeds` stream.
         """
         policy = self.policies.get(domain)
-        spec, slot = family_slot(
-            self.families[domain], candidate,
-            open_draw_share(policy.open_family_share) if policy else None,
-        )
+        spec, slot = self.family_of(domain, candidate)
         share = policy.nontrivial_share.get(spec.name, 0.0) if policy else 0.0
 
         async def one(draw: int) -> TaskSeed | None:
@@ -117,6 +114,14 @@ class RunEnv:
             return await peek_seed(spec, self.family_ctx, draw)
 
         return await self._slot_seed(spec, slot, share, one, peek)
+
+    def family_of(self, domain: str, candidate: int) -> tuple[FamilySpec, int]:
+        """The family and slot of a domain's candidate (:func:`family_slot`)."""
+        policy = self.policies.get(domain)
+        return family_slot(
+            self.families[domain], candidate,
+            open_draw_share(policy.open_family_share) if policy else None,
+        )
 
     def _composed(self, spec: FamilySpec) -> ComposedSeeds:
         """The distinct-task stream of a multi-agent family (made at its first draw, when
@@ -153,28 +158,8 @@ class RunEnv:
         one: Callable[[int], Awaitable[TaskSeed | None]],
         peek: Callable[[int], Awaitable[Task | None]] | None = None,
     ) -> TaskSeed | None:
-        """The seed of a family's slot; a designated slot passes over the tasks its earlier
-        slots drew (the run would reject such a repeat, losing the non-trivial answer);
-        ``peek`` as in :func:`draw_for_slot`.
-
-        The earlier slots' seeds are a function of their indices (drawn again after a
-        resume), so the choice stays the same in a resumed run.
-        """
-        key = (spec.name, slot)
-        if key in self.slot_seeds:
-            return self.slot_seeds[key]
-        earlier: set[str] = set()
-        if designated_nontrivial(slot, share):
-            for j in range(slot):
-                prior = await self._slot_seed(spec, j, share, one, peek)
-                if prior is not None:
-                    earlier.add(params_key(prior))
-        seed = await draw_for_slot(
-            spec, slot, share, one,
-            skip=(lambda s: params_key(s) in earlier) if earlier else None, peek=peek,
-        )
-        self.slot_seeds[key] = seed
-        return seed
+        """:func:`slot_seed` with the run's kept slot seeds."""
+        return await slot_seed(self.slot_seeds, spec, slot, share, one, peek)
 
     async def early(self, seed: TaskSeed | None, draft: Draft, domain: str) -> list[str]:
         """The cheap checks (fields, length, tool names, near-duplicates)."""
@@ -243,6 +228,7 @@ class RunEnv:
             open_quota=open_quota(quota, cfg, self.llm),
             open_target=self.open_target(domain, quota),
             profile=self.profile,
+            kind=(lambda c: self.family_of(domain, c)[0].deterministic) if has_families else None,
             resumed=resumed,
             progress=progress,
             on_accept=self.on_accept,
@@ -279,10 +265,80 @@ class RunEnv:
         return out
 
 
+# Designated slots of a family in a row whose scan ran dry (:func:`slot_seed`) after which a
+# designated slot looks no further than its own index.
+DRY_SCANS = 3
+
 # Open families draw at this multiple of the policy's open share: a data-limited open family
 # (few distinct tasks, draws the gate drops) is made up by the others, and the domain's loop
 # passes over open seeds once the accepted ones reach the share (DomainJob.open_target).
 OPEN_DRAW_FACTOR = 2.0
+
+
+@dataclass
+class SlotSeeds:
+    """The slot seeds a run made, by (family, slot), and the designated slots whose scan
+    for a non-trivial answer ran dry (:func:`slot_seed`)."""
+
+    seeds: dict[tuple[str, int], TaskSeed | None] = field(default_factory=dict)
+    dry: set[tuple[str, int]] = field(default_factory=set)
+
+
+async def slot_seed(
+    kept: SlotSeeds,
+    spec: FamilySpec,
+    slot: int,
+    share: float,
+    one: Callable[[int], Awaitable[TaskSeed | None]],
+    peek: Callable[[int], Awaitable[Task | None]] | None = None,
+) -> TaskSeed | None:
+    """The seed of a family's slot; a designated slot passes over the tasks its earlier
+    slots drew (the run would reject such a repeat, losing the non-trivial answer);
+    ``one`` draws an index, ``peek`` as in :func:`draw_for_slot`; ``kept`` holds the slot
+    seeds made so far.
+
+    The earlier slots' seeds are a function of their indices (drawn again after a resume),
+    so the choice stays the same in a resumed run. A designated slot's scan *runs dry* when
+    it ends without a non-trivial answer although it met non-trivial tasks, all of them
+    taken by earlier slots: the family's store is running out of such answers. After
+    :data:`DRY_SCANS` designated slots in a row ran dry, a designated slot draws only its
+    own index (and counts as dry): a scan that can find nothing costs ``EXTRA_DRAWS`` draws
+    a slot, which made time grow faster than the set. A family whose non-trivial answers
+    are rare but not taken keeps looking.
+    """
+    key = (spec.name, slot)
+    if key in kept.seeds:
+        return kept.seeds[key]
+    earlier: set[str] = set()
+    taken = False  # the scan passed over a non-trivial task an earlier slot holds
+    if designated_nontrivial(slot, share):
+        dry_run = 0
+        for j in range(slot):
+            prior = await slot_seed(kept, spec, j, share, one, peek)
+            if prior is not None:
+                earlier.add(params_key(prior))
+            if designated_nontrivial(j, share):
+                dry_run = dry_run + 1 if (spec.name, j) in kept.dry else 0
+        if spec.outcome is not None and dry_run >= DRY_SCANS:
+            seed = await one(slot)  # the slot's own index, as an undesignated slot
+            kept.seeds[key] = seed
+            kept.dry.add(key)
+            return seed
+
+    def repeat(task: Task) -> bool:
+        nonlocal taken
+        if params_key(task) not in earlier:
+            return False
+        taken = taken or bool(task.nontrivial)
+        return True
+
+    seed = await draw_for_slot(
+        spec, slot, share, one, skip=repeat if earlier else None, peek=peek
+    )
+    kept.seeds[key] = seed
+    if taken and not (seed is not None and seed.nontrivial):
+        kept.dry.add(key)
+    return seed
 
 
 def open_draw_share(share: float | None) -> float | None:
