@@ -32,6 +32,7 @@ from generator.generate.families import (
     params_key,
     peek_seed,
     recompute,
+    slot_draws,
 )
 from generator.generate.model import Draft, ScenarioRecord, TaskSeed
 from generator.generate.negatives import build_negatives
@@ -52,6 +53,24 @@ if TYPE_CHECKING:
 
 
 @dataclass
+class _Lane:
+    """One family's slot seeds, made in slot order (:func:`slot_seed`)."""
+
+    seeds: list[TaskSeed | None] = field(default_factory=list)
+    tasks: set[str] = field(default_factory=set)  # the tasks of the slots made so far
+    dry_run: int = 0  # designated slots in a row whose scan ran dry
+    stale_run: int = 0  # slots in a row that gave no new task
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+
+
+@dataclass
+class SlotSeeds:
+    """The slot seeds a run made, per family in slot order (:func:`slot_seed`)."""
+
+    lanes: dict[str, _Lane] = field(default_factory=dict)
+
+
+@dataclass
 class RunEnv:
     """Shared, per-run objects (safe to use from every domain's task)."""
 
@@ -68,7 +87,7 @@ class RunEnv:
     model_label: str
     families: dict[str, list[FamilySpec]]
     accepted_seeds: dict[str, list[TaskSeed]] = field(default_factory=dict)
-    slot_seeds: SlotSeeds = field(default_factory=lambda: SlotSeeds())
+    slot_seeds: SlotSeeds = field(default_factory=SlotSeeds)
     snapshot: FleetSnapshot | None = None
     composed: dict[str, ComposedSeeds] = field(default_factory=dict)
     # single domains started or queued and not finished (multi-agent waits on its parents')
@@ -268,20 +287,16 @@ class RunEnv:
 # Designated slots of a family in a row whose scan ran dry (:func:`slot_seed`) after which a
 # designated slot looks no further than its own index.
 DRY_SCANS = 3
+# Slots of a family in a row that gave no new task after which the family is retired (its
+# later slots undrawn, :func:`slot_seed`). High, so that only a family that has run out
+# retires: one that still gives a new task on 10% of its slots retires by chance about
+# once in 8000 slots (0.9^64); one that has run out costs 64 draws for nothing.
+RETIRE_AFTER = 64
 
 # Open families draw at this multiple of the policy's open share: a data-limited open family
 # (few distinct tasks, draws the gate drops) is made up by the others, and the domain's loop
 # passes over open seeds once the accepted ones reach the share (DomainJob.open_target).
 OPEN_DRAW_FACTOR = 2.0
-
-
-@dataclass
-class SlotSeeds:
-    """The slot seeds a run made, by (family, slot), and the designated slots whose scan
-    for a non-trivial answer ran dry (:func:`slot_seed`)."""
-
-    seeds: dict[tuple[str, int], TaskSeed | None] = field(default_factory=dict)
-    dry: set[tuple[str, int]] = field(default_factory=set)
 
 
 async def slot_seed(
@@ -292,53 +307,91 @@ async def slot_seed(
     one: Callable[[int], Awaitable[TaskSeed | None]],
     peek: Callable[[int], Awaitable[Task | None]] | None = None,
 ) -> TaskSeed | None:
-    """The seed of a family's slot; a designated slot passes over the tasks its earlier
-    slots drew (the run would reject such a repeat, losing the non-trivial answer);
-    ``one`` draws an index, ``peek`` as in :func:`draw_for_slot`; ``kept`` holds the slot
-    seeds made so far.
+    """The seed of a family's slot (None: nothing usable); ``one`` draws an index,
+    ``peek`` as in :func:`draw_for_slot`; ``kept`` holds the slot seeds made so far.
 
-    The earlier slots' seeds are a function of their indices (drawn again after a resume),
-    so the choice stays the same in a resumed run. A designated slot's scan *runs dry* when
-    it ends without a non-trivial answer although it met non-trivial tasks, all of them
-    taken by earlier slots: the family's store is running out of such answers. After
-    :data:`DRY_SCANS` designated slots in a row ran dry, a designated slot draws only its
-    own index (and counts as dry): a scan that can find nothing costs ``EXTRA_DRAWS`` draws
-    a slot, which made time grow faster than the set. A family whose non-trivial answers
-    are rare but not taken keeps looking.
+    A family's slots are made in slot order (a later slot waits for the earlier ones), and
+    each is a function of the slots before it, which are functions of their indices (drawn
+    again after a resume): the choice stays the same in a resumed run.
+
+    - A designated slot (:func:`draw_for_slot`) passes over the tasks of earlier slots (the
+      run would reject such a repeat, losing the non-trivial answer).
+    - Its scan *runs dry* when it ends without a non-trivial answer although it met
+      non-trivial tasks, all of them taken by earlier slots: the family's store is running
+      out of such answers. After :data:`DRY_SCANS` designated slots in a row ran dry, a
+      designated slot takes the first new task among its draws, trivial or not (and counts
+      as dry). A family whose non-trivial answers are rare but not taken keeps looking.
+    - After :data:`RETIRE_AFTER` slots in a row gave no new task (nothing usable, or a task
+      an earlier slot holds), the family is *retired*: its later slots are None, undrawn.
+
+    Without the last two rules a family that has run out costs ``EXTRA_DRAWS`` draws per
+    designated slot and a draw per slot for nothing, which made time grow faster than the
+    set.
     """
-    key = (spec.name, slot)
-    if key in kept.seeds:
-        return kept.seeds[key]
-    earlier: set[str] = set()
-    taken = False  # the scan passed over a non-trivial task an earlier slot holds
-    if designated_nontrivial(slot, share):
-        dry_run = 0
-        for j in range(slot):
-            prior = await slot_seed(kept, spec, j, share, one, peek)
-            if prior is not None:
-                earlier.add(params_key(prior))
-            if designated_nontrivial(j, share):
-                dry_run = dry_run + 1 if (spec.name, j) in kept.dry else 0
-        if spec.outcome is not None and dry_run >= DRY_SCANS:
-            seed = await one(slot)  # the slot's own index, as an undesignated slot
-            kept.seeds[key] = seed
-            kept.dry.add(key)
+    lane = kept.lanes.setdefault(spec.name, _Lane())
+    if slot >= len(lane.seeds):
+        async with lane.lock:
+            while len(lane.seeds) <= slot:
+                await _next_slot(lane, spec, share, one, peek)
+    return lane.seeds[slot]
+
+
+async def _first_new(
+    slot: int,
+    share: float,
+    one: Callable[[int], Awaitable[TaskSeed | None]],
+    peek: Callable[[int], Awaitable[Task | None]] | None,
+    repeat: Callable[[Task], bool],
+) -> TaskSeed | None:
+    """The first usable seed among the slot's draws (:func:`slot_draws`) whose task is
+    not a ``repeat`` (a draw ``peek`` shows as unusable or repeated is not made)."""
+    for index in slot_draws(slot, share):
+        if peek is not None:
+            task = await peek(index)
+            if task is None or repeat(task):
+                continue
+        seed = await one(index)
+        if seed is not None and not repeat(seed):
             return seed
+    return None
+
+
+async def _next_slot(
+    lane: _Lane,
+    spec: FamilySpec,
+    share: float,
+    one: Callable[[int], Awaitable[TaskSeed | None]],
+    peek: Callable[[int], Awaitable[Task | None]] | None,
+) -> None:
+    """Make the lane's next slot (see :func:`slot_seed`)."""
+    slot = len(lane.seeds)
+    designated = designated_nontrivial(slot, share) and spec.outcome is not None
+    taken = False  # the scan passed over a non-trivial task an earlier slot holds
 
     def repeat(task: Task) -> bool:
         nonlocal taken
-        if params_key(task) not in earlier:
+        if params_key(task) not in lane.tasks:
             return False
         taken = taken or bool(task.nontrivial)
         return True
 
-    seed = await draw_for_slot(
-        spec, slot, share, one, skip=repeat if earlier else None, peek=peek
-    )
-    kept.seeds[key] = seed
-    if taken and not (seed is not None and seed.nontrivial):
-        kept.dry.add(key)
-    return seed
+    seed: TaskSeed | None
+    if lane.stale_run >= RETIRE_AFTER:
+        seed, dry = None, True  # retired
+    elif designated and lane.dry_run >= DRY_SCANS:
+        seed, dry = await _first_new(slot, share, one, peek, repeat), True
+    else:
+        seed = await draw_for_slot(
+            spec, slot, share, one, skip=repeat if lane.tasks else None, peek=peek
+        )
+        dry = taken and not (seed is not None and seed.nontrivial)
+    if designated:
+        lane.dry_run = lane.dry_run + 1 if dry else 0
+    task = None if seed is None else params_key(seed)
+    lane.stale_run = 0 if task is not None and task not in lane.tasks else lane.stale_run + 1
+    if task is not None:
+        lane.tasks.add(task)
+    lane.seeds.append(seed)
 
 
 def open_draw_share(share: float | None) -> float | None:
