@@ -111,6 +111,9 @@ class DomainJob:
     open_quota: int = 0
     open_target: int | None = None
     profile: Any = None
+    # Whether candidate ``c``'s family is deterministic (known before drawing it): with an
+    # ``open_target``, a candidate whose kind has no slot left is passed over undrawn.
+    kind: Callable[[int], bool] | None = None
     resumed: list[AcceptedLine] = field(default_factory=list)
     progress: Progress | None = None
     on_accept: Callable[[AcceptedLine], Awaitable[None]] | None = None
@@ -359,11 +362,28 @@ class DomainRunner:
 
         return keep
 
+    def _worth_drawing(self, candidates: list[int]) -> list[int]:
+        """``candidates`` without those of a kind (open or deterministic, known from the
+        family before the draw) whose slots are full: :meth:`_keeper` would pass their seeds
+        over whatever they are, and accepting only fills slots, so the result is the same
+        without the cost of the draw. Counted as passed over for the open share."""
+        kind = self.job.kind
+        if kind is None or self.job.open_target is None:
+            return candidates
+        kept = []
+        for cand in candidates:
+            if self._kind_full(kind(cand), cand):
+                self.out.open_skipped += 1
+            else:
+                kept.append(cand)
+        return kept
+
     async def _draw_then_word(
         self, candidates: list[int]
     ) -> tuple[list[tuple[int, TaskSeed]], list[Draft | VerbaliseFailure]]:
         """Draw the whole batch, filter it, then verbalise it (template path, baseline)."""
         job = self.job
+        candidates = self._worth_drawing(candidates)
         drawn = await fan_out(
             candidates, lambda c: job.drawer(job.domain, c), limit=job.batch_size
         )
@@ -390,6 +410,7 @@ class DomainRunner:
                 return await job.drawer(job.domain, c)
 
         keep = self._keeper()
+        candidates = self._worth_drawing(candidates)
         draws = [asyncio.create_task(draw(c)) for c in candidates]
         calls: list[asyncio.Task[list[Draft | VerbaliseFailure]]] = []
         live: list[tuple[int, TaskSeed]] = []
@@ -452,10 +473,14 @@ class DomainRunner:
         the candidate bound (as the hard share); after it any seed fills the quota, so a
         domain whose open families run dry falls short of the share, not of its quota.
         """
+        return self._kind_full(seed.deterministic, candidate)
+
+    def _kind_full(self, deterministic: bool, candidate: int) -> bool:
+        """:meth:`_open_full` for a seed of that kind."""
         job = self.job
         if job.open_target is None or not self._mix_applies(candidate):
             return False
-        if seed.deterministic:
+        if deterministic:
             return self.out.accepted - self.out.open >= job.quota - job.open_target
         return self.out.open >= job.open_target
 

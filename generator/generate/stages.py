@@ -32,6 +32,7 @@ from generator.generate.families import (
     params_key,
     peek_seed,
     recompute,
+    slot_draws,
 )
 from generator.generate.model import Draft, ScenarioRecord, TaskSeed
 from generator.generate.negatives import build_negatives
@@ -52,6 +53,24 @@ if TYPE_CHECKING:
 
 
 @dataclass
+class _Lane:
+    """One family's slot seeds, made in slot order (:func:`slot_seed`)."""
+
+    seeds: list[TaskSeed | None] = field(default_factory=list)
+    tasks: set[str] = field(default_factory=set)  # the tasks of the slots made so far
+    dry_run: int = 0  # designated slots in a row whose scan ran dry
+    stale_run: int = 0  # slots in a row that gave no new task
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+
+
+@dataclass
+class SlotSeeds:
+    """The slot seeds a run made, per family in slot order (:func:`slot_seed`)."""
+
+    lanes: dict[str, _Lane] = field(default_factory=dict)
+
+
+@dataclass
 class RunEnv:
     """Shared, per-run objects (safe to use from every domain's task)."""
 
@@ -68,7 +87,7 @@ class RunEnv:
     model_label: str
     families: dict[str, list[FamilySpec]]
     accepted_seeds: dict[str, list[TaskSeed]] = field(default_factory=dict)
-    slot_seeds: dict[tuple[str, int], TaskSeed | None] = field(default_factory=dict)
+    slot_seeds: SlotSeeds = field(default_factory=SlotSeeds)
     snapshot: FleetSnapshot | None = None
     composed: dict[str, ComposedSeeds] = field(default_factory=dict)
     # single domains started or queued and not finished (multi-agent waits on its parents')
@@ -100,10 +119,7 @@ class RunEnv:
         :class:`~generator.generate.composed.ComposedSeeds` stream.
         """
         policy = self.policies.get(domain)
-        spec, slot = family_slot(
-            self.families[domain], candidate,
-            open_draw_share(policy.open_family_share) if policy else None,
-        )
+        spec, slot = self.family_of(domain, candidate)
         share = policy.nontrivial_share.get(spec.name, 0.0) if policy else 0.0
 
         async def one(draw: int) -> TaskSeed | None:
@@ -117,6 +133,14 @@ class RunEnv:
             return await peek_seed(spec, self.family_ctx, draw)
 
         return await self._slot_seed(spec, slot, share, one, peek)
+
+    def family_of(self, domain: str, candidate: int) -> tuple[FamilySpec, int]:
+        """The family and slot of a domain's candidate (:func:`family_slot`)."""
+        policy = self.policies.get(domain)
+        return family_slot(
+            self.families[domain], candidate,
+            open_draw_share(policy.open_family_share) if policy else None,
+        )
 
     def _composed(self, spec: FamilySpec) -> ComposedSeeds:
         """The distinct-task stream of a multi-agent family (made at its first draw, when
@@ -153,28 +177,8 @@ class RunEnv:
         one: Callable[[int], Awaitable[TaskSeed | None]],
         peek: Callable[[int], Awaitable[Task | None]] | None = None,
     ) -> TaskSeed | None:
-        """The seed of a family's slot; a designated slot passes over the tasks its earlier
-        slots drew (the run would reject such a repeat, losing the non-trivial answer);
-        ``peek`` as in :func:`draw_for_slot`.
-
-        The earlier slots' seeds are a function of their indices (drawn again after a
-        resume), so the choice stays the same in a resumed run.
-        """
-        key = (spec.name, slot)
-        if key in self.slot_seeds:
-            return self.slot_seeds[key]
-        earlier: set[str] = set()
-        if designated_nontrivial(slot, share):
-            for j in range(slot):
-                prior = await self._slot_seed(spec, j, share, one, peek)
-                if prior is not None:
-                    earlier.add(params_key(prior))
-        seed = await draw_for_slot(
-            spec, slot, share, one,
-            skip=(lambda s: params_key(s) in earlier) if earlier else None, peek=peek,
-        )
-        self.slot_seeds[key] = seed
-        return seed
+        """:func:`slot_seed` with the run's kept slot seeds."""
+        return await slot_seed(self.slot_seeds, spec, slot, share, one, peek)
 
     async def early(self, seed: TaskSeed | None, draft: Draft, domain: str) -> list[str]:
         """The cheap checks (fields, length, tool names, near-duplicates)."""
@@ -243,6 +247,7 @@ class RunEnv:
             open_quota=open_quota(quota, cfg, self.llm),
             open_target=self.open_target(domain, quota),
             profile=self.profile,
+            kind=(lambda c: self.family_of(domain, c)[0].deterministic) if has_families else None,
             resumed=resumed,
             progress=progress,
             on_accept=self.on_accept,
@@ -279,10 +284,114 @@ class RunEnv:
         return out
 
 
+# Designated slots of a family in a row whose scan ran dry (:func:`slot_seed`) after which a
+# designated slot looks no further than its own index.
+DRY_SCANS = 3
+# Slots of a family in a row that gave no new task after which the family is retired (its
+# later slots undrawn, :func:`slot_seed`). High, so that only a family that has run out
+# retires: one that still gives a new task on 10% of its slots retires by chance about
+# once in 8000 slots (0.9^64); one that has run out costs 64 draws for nothing.
+RETIRE_AFTER = 64
+
 # Open families draw at this multiple of the policy's open share: a data-limited open family
 # (few distinct tasks, draws the gate drops) is made up by the others, and the domain's loop
 # passes over open seeds once the accepted ones reach the share (DomainJob.open_target).
 OPEN_DRAW_FACTOR = 2.0
+
+
+async def slot_seed(
+    kept: SlotSeeds,
+    spec: FamilySpec,
+    slot: int,
+    share: float,
+    one: Callable[[int], Awaitable[TaskSeed | None]],
+    peek: Callable[[int], Awaitable[Task | None]] | None = None,
+) -> TaskSeed | None:
+    """The seed of a family's slot (None: nothing usable); ``one`` draws an index,
+    ``peek`` as in :func:`draw_for_slot`; ``kept`` holds the slot seeds made so far.
+
+    A family's slots are made in slot order (a later slot waits for the earlier ones), and
+    each is a function of the slots before it, which are functions of their indices (drawn
+    again after a resume): the choice stays the same in a resumed run.
+
+    - A designated slot (:func:`draw_for_slot`) passes over the tasks of earlier slots (the
+      run would reject such a repeat, losing the non-trivial answer).
+    - Its scan *runs dry* when it ends without a non-trivial answer although it met
+      non-trivial tasks, all of them taken by earlier slots: the family's store is running
+      out of such answers. After :data:`DRY_SCANS` designated slots in a row ran dry, a
+      designated slot takes the first new task among its draws, trivial or not (and counts
+      as dry). A family whose non-trivial answers are rare but not taken keeps looking.
+    - After :data:`RETIRE_AFTER` slots in a row gave no new task (nothing usable, or a task
+      an earlier slot holds), the family is *retired*: its later slots are None, undrawn.
+
+    Without the last two rules a family that has run out costs ``EXTRA_DRAWS`` draws per
+    designated slot and a draw per slot for nothing, which made time grow faster than the
+    set.
+    """
+    lane = kept.lanes.setdefault(spec.name, _Lane())
+    if slot >= len(lane.seeds):
+        async with lane.lock:
+            while len(lane.seeds) <= slot:
+                await _next_slot(lane, spec, share, one, peek)
+    return lane.seeds[slot]
+
+
+async def _first_new(
+    slot: int,
+    share: float,
+    one: Callable[[int], Awaitable[TaskSeed | None]],
+    peek: Callable[[int], Awaitable[Task | None]] | None,
+    repeat: Callable[[Task], bool],
+) -> TaskSeed | None:
+    """The first usable seed among the slot's draws (:func:`slot_draws`) whose task is
+    not a ``repeat`` (a draw ``peek`` shows as unusable or repeated is not made)."""
+    for index in slot_draws(slot, share):
+        if peek is not None:
+            task = await peek(index)
+            if task is None or repeat(task):
+                continue
+        seed = await one(index)
+        if seed is not None and not repeat(seed):
+            return seed
+    return None
+
+
+async def _next_slot(
+    lane: _Lane,
+    spec: FamilySpec,
+    share: float,
+    one: Callable[[int], Awaitable[TaskSeed | None]],
+    peek: Callable[[int], Awaitable[Task | None]] | None,
+) -> None:
+    """Make the lane's next slot (see :func:`slot_seed`)."""
+    slot = len(lane.seeds)
+    designated = designated_nontrivial(slot, share) and spec.outcome is not None
+    taken = False  # the scan passed over a non-trivial task an earlier slot holds
+
+    def repeat(task: Task) -> bool:
+        nonlocal taken
+        if params_key(task) not in lane.tasks:
+            return False
+        taken = taken or bool(task.nontrivial)
+        return True
+
+    seed: TaskSeed | None
+    if lane.stale_run >= RETIRE_AFTER:
+        seed, dry = None, True  # retired
+    elif designated and lane.dry_run >= DRY_SCANS:
+        seed, dry = await _first_new(slot, share, one, peek, repeat), True
+    else:
+        seed = await draw_for_slot(
+            spec, slot, share, one, skip=repeat if lane.tasks else None, peek=peek
+        )
+        dry = taken and not (seed is not None and seed.nontrivial)
+    if designated:
+        lane.dry_run = lane.dry_run + 1 if dry else 0
+    task = None if seed is None else params_key(seed)
+    lane.stale_run = 0 if task is not None and task not in lane.tasks else lane.stale_run + 1
+    if task is not None:
+        lane.tasks.add(task)
+    lane.seeds.append(seed)
 
 
 def open_draw_share(share: float | None) -> float | None:

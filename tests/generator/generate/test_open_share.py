@@ -29,7 +29,11 @@ def _seed(candidate: int) -> TaskSeed:
 
 
 class _Stream:
+    def __init__(self) -> None:
+        self.drawn: list[int] = []
+
     async def __call__(self, domain: str, candidate: int) -> TaskSeed | None:
+        self.drawn.append(candidate)
         return _seed(candidate)
 
 
@@ -50,7 +54,8 @@ class _Words:
                       verbaliser="template") for s in seeds]
 
 
-def _job(tmp_path: Path, quota: int, open_target: int | None, max_candidates: int) -> DomainJob:
+def _job(tmp_path: Path, quota: int, open_target: int | None, max_candidates: int,
+         *, kind_known: bool = False) -> DomainJob:
     folder = RunFolder(tmp_path / "run")
     folder.create()
     return DomainJob(
@@ -58,6 +63,7 @@ def _job(tmp_path: Path, quota: int, open_target: int | None, max_candidates: in
         folder=folder, dedup=DedupIndex(threshold=1.0), drawer=_Stream(), vetter=_Pass(),
         core_tools={}, template=_Words(), llm=None, model_label="none", prompt_version="p",
         batch_size=4, max_repairs=0, max_candidates=max_candidates, open_target=open_target,
+        kind=(lambda c: _seed(c).deterministic) if kind_known else None,
     )
 
 
@@ -90,3 +96,20 @@ async def test_past_half_the_bound_any_seed_fills_the_quota(tmp_path: Path) -> N
     out = await DomainRunner(_job(tmp_path, 20, 1, 30)).run()
     assert out.accepted == 20
     assert out.open == 7
+
+
+async def test_a_kind_known_full_before_the_draw_is_not_drawn(tmp_path: Path) -> None:
+    # The case above with the candidates' kind known before drawing (DomainJob.kind): the
+    # first batch (0-19) starts with no slot full, so all of it is drawn; at the start of
+    # each later batch (20-26, 27-30, 31-34) the three open slots are full, so its open
+    # candidates 20, 22, 24, 26, 28, 30, 32, 34 are passed over undrawn. Same scenarios,
+    # same count of passed-over candidates.
+    plain = await DomainRunner(_job(tmp_path / "a", 20, 3, 160)).run()
+    job = _job(tmp_path / "b", 20, 3, 160, kind_known=True)
+    out = await DomainRunner(job).run()
+    assert (out.accepted, out.open, out.open_skipped) == (plain.accepted, plain.open, 15)
+    drawn = job.drawer.drawn  # type: ignore[attr-defined]
+    assert drawn == [c for c in range(35) if c < 20 or c % 2 == 1]
+    texts = [[ln.record.text for ln in RunFolder(tmp_path / d / "run").accepted()]
+             for d in ("a", "b")]
+    assert texts[0] == texts[1]
