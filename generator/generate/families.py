@@ -62,7 +62,7 @@ from generator.generate.model import (
 from generator.generate.tolerance import within
 from generator.profile.model import AssetProfile, GroundedAsset
 from generator.registry import Registry
-from generator.tools.registry import ToolContext, call_tool, output_json
+from generator.tools.registry import ToolContext, call_tool
 
 CATEGORIES: tuple[str, ...] = (
     "Data Query",
@@ -441,7 +441,7 @@ class FamilyContext:
             out = None if fresh else self._memo.get(key)
             if out is None:
                 result = await call_tool(call.name, dict(call.args), self.tools)
-                out = output_json(result)
+                out = result.model_dump(mode="json")
                 self._memo.put(key, out)
             outs.append(out)
         return outs

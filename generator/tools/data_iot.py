@@ -9,7 +9,6 @@ can reuse :class:`WindowArgs` and :class:`RecordsResult`).
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 from pydantic import Field, create_model
@@ -190,46 +189,6 @@ class RecordsResult(DataModel):
     records: list[dict[str, Any]] = Field(
         description="Records sorted by time: `timestamp` plus one key per quantity"
     )
-
-    def plain_json(self) -> dict[str, Any] | None:
-        """``model_dump(mode="json")`` made directly, when every value is a JSON scalar (the
-        store's rows are): the rows copied, a non-finite float as None (pydantic's JSON
-        form); None for anything else (then dump it).
-
-        A shortcut: serialising each row through the schema's ``Any`` costs several times
-        this copy.
-        """
-        head = self.__dict__
-        if list(head) != _RECORDS_FIELDS or type(head["count"]) is not int or any(
-            type(head[k]) is not str for k in ("asset_id", "start")
-        ) or (head["final"] is not None and type(head["final"]) is not str):
-            return None
-        rows = head["records"]
-        if type(rows) is not list:
-            return None
-        finite = math.isfinite
-        out = []
-        for row in rows:
-            if type(row) is not dict:
-                return None
-            copy = row.copy()
-            for k, v in copy.items():
-                kind = type(v)
-                if kind is float:
-                    if not finite(v):
-                        copy[k] = None
-                elif kind is not str and kind is not int and kind is not bool and v is not None:
-                    return None
-                if type(k) is not str:
-                    return None
-            out.append(copy)
-        return {
-            "asset_id": head["asset_id"], "start": head["start"], "final": head["final"],
-            "count": head["count"], "records": out,
-        }
-
-
-_RECORDS_FIELDS = ["asset_id", "start", "final", "count", "records"]
 
 
 def plain_records(docs: list[Doc]) -> list[dict[str, Any]]:

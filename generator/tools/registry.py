@@ -434,18 +434,6 @@ def validate_args(spec: ToolSpec, raw: dict[str, Any]) -> BaseModel:
         ) from None
 
 
-def output_json(result: BaseModel) -> dict[str, Any]:
-    """A tool result as JSON data: ``result.model_dump(mode="json")``, or the same dict made
-    by the result's own ``plain_json()`` when its class has one and it applies (it returns
-    None when it does not)."""
-    fast = getattr(result, "plain_json", None)
-    if fast is not None:
-        out: dict[str, Any] | None = fast()
-        if out is not None:
-            return out
-    return result.model_dump(mode="json")
-
-
 async def call_tool(name: str, raw_args: dict[str, Any], ctx: ToolContext) -> BaseModel:
     """Validate the arguments and run the tool."""
     from generator.store.couch import CouchError
