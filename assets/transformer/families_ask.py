@@ -39,7 +39,7 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from datetime import date, datetime, timedelta
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -115,6 +115,14 @@ def _weekday_hour(ts: str) -> int:
     return slot
 
 
+def _weekday_hours(stamps: list[str]) -> list[int]:
+    """:func:`_weekday_hour` of each stamp (the kept ones looked up in one pass)."""
+    slots: list[int | None] = list(map(_SLOTS.get, stamps))
+    if None in slots:
+        return [_weekday_hour(t) if s is None else s for t, s in zip(stamps, slots, strict=True)]
+    return cast(list[int], slots)
+
+
 _SLOTS_MAX = 100_000
 _SLOTS: dict[str, int] = {}
 
@@ -134,7 +142,7 @@ def literal_baseline_score(
     those weeks.
     """
     pairs = values_of(records, sensor)
-    keys = np.array([_weekday_hour(t) for t, _ in pairs], dtype=np.int64)
+    keys = np.array(_weekday_hours([t for t, _ in pairs]), dtype=np.int64)
     at_peak = np.flatnonzero(keys == _weekday_hour(peak_time))
     if not at_peak.size:
         return None

@@ -30,10 +30,12 @@ from typing import Any
 import pytest
 
 from assets.transformer.families_ask import (
+    _SLOTS,
     DAILY_PEAKS,
     EARLIER_WINDOW,
     FROM_DAY_START,
     _weekday_hour,
+    _weekday_hours,
     earlier_same_hours,
     literal_baseline_score,
     usual_level_tolerance,
@@ -342,6 +344,13 @@ def test_weekday_hour_slot_by_hand() -> None:
     assert _weekday_hour("2026-08-22T20:00:00") == 140
     assert _weekday_hour("2026-08-17T00:00:00") == 0
     assert _weekday_hour("2026-08-23T23:00:00") == 167
+    # the batch form: kept stamps looked up, the others computed (and kept), in order
+    _SLOTS.clear()
+    _weekday_hour("2026-08-17T00:00:00")
+    stamps = ["2026-08-22T20:00:00", "2026-08-17T00:00:00", "2026-08-23T23:00:00"]
+    assert _weekday_hours(stamps) == [140, 0, 167]
+    assert _weekday_hours(stamps) == [140, 0, 167]
+    assert _weekday_hours([]) == []
 
 
 def test_earlier_same_hours_by_hand_sorted_or_not() -> None:
