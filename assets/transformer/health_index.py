@@ -622,11 +622,17 @@ class _Forest:
 
 
 def _forest(model: Any) -> _Forest | None:
-    """The model's :class:`_Forest` (made once per model), None when it does not fit."""
+    """The model's :class:`_Forest` (made once per model), None when it does not fit (or
+    the installed scikit-learn keeps its trees another way)."""
     hit = _FORESTS.get(id(model))
     if hit is not None and hit[0] is model:
         return hit[1]
-    forest = _Forest(model) if _Forest.fits(model) else None
+    forest = None
+    if _Forest.fits(model):
+        try:
+            forest = _Forest(model)
+        except (AttributeError, KeyError, TypeError, ValueError):
+            forest = None  # another scikit-learn layout: predict() it is
     _FORESTS[id(model)] = (model, forest)
     return forest
 
