@@ -37,8 +37,9 @@ Every answer is computed by a ``derive`` function from tool outputs only:
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from datetime import date, datetime, timedelta
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -99,6 +100,33 @@ def _value_at(records: list[dict[str, Any]], sensor: str, ts: str) -> float:
     raise Ambiguous(f"no {sensor} reading at {ts}")
 
 
+def _weekday_hour(ts: str) -> int:
+    """The weekday x hour slot of an ISO timestamp, ``weekday * 24 + hour`` (0..167).
+
+    Kept per stamp: the same hourly stamps come back in every window over those weeks.
+    """
+    slot = _SLOTS.get(ts)
+    if slot is None:
+        t = datetime.fromisoformat(ts)
+        slot = t.weekday() * 24 + t.hour
+        if len(_SLOTS) >= _SLOTS_MAX:
+            _SLOTS.clear()
+        _SLOTS[ts] = slot
+    return slot
+
+
+def _weekday_hours(stamps: list[str]) -> list[int]:
+    """:func:`_weekday_hour` of each stamp (the kept ones looked up in one pass)."""
+    slots: list[int | None] = list(map(_SLOTS.get, stamps))
+    if None in slots:
+        return [_weekday_hour(t) if s is None else s for t, s in zip(stamps, slots, strict=True)]
+    return cast(list[int], slots)
+
+
+_SLOTS_MAX = 100_000
+_SLOTS: dict[str, int] = {}
+
+
 def literal_baseline_score(
     records: list[dict[str, Any]], sensor: str, peak_time: str, peak_value: float
 ) -> float | None:
@@ -114,13 +142,11 @@ def literal_baseline_score(
     those weeks.
     """
     pairs = values_of(records, sensor)
-    stamps = [datetime.fromisoformat(t) for t, _ in pairs]
-    keys = np.fromiter((t.weekday() * 24 + t.hour for t in stamps), np.int64, len(stamps))
-    peak = datetime.fromisoformat(peak_time)
-    at_peak = np.flatnonzero(keys == peak.weekday() * 24 + peak.hour)
+    keys = np.array(_weekday_hours([t for t, _ in pairs]), dtype=np.int64)
+    at_peak = np.flatnonzero(keys == _weekday_hour(peak_time))
     if not at_peak.size:
         return None
-    values = np.fromiter((v for _, v in pairs), float, len(pairs))
+    values = np.array([v for _, v in pairs], dtype=float)
     # Every slot's median in one sort (equal to np.median per slot). `+ 0.0` turns a -0.0
     # median into 0.0, as np.median gives (its mean sums from +0.0), so signs stay the same.
     level = timeseries.slot_medians(keys, values)[0] + 0.0
@@ -205,6 +231,27 @@ def _tsad_args(a: GroundedAsset, sensor: str, start: date, threshold: float) -> 
         "start": iso_day(start), "final": iso_day(start + timedelta(days=2)),
         "threshold": threshold, "baseline_weeks": BASELINE_WEEKS,
     }
+
+
+def earlier_same_hours(earlier: list[tuple[str, float]], ts: str) -> list[float]:
+    """The values of ``earlier`` stamped in [ts - k weeks, ts - k weeks + 1 h) for k = 1..4
+    (:data:`BASELINE_WEEKS`), k in order, each window's in the list's order.
+
+    When the stamps are sorted (``history``'s are), each window is found by bisection; the
+    same values as filtering the whole list per window, which is done otherwise.
+    """
+    stamps = [t for t, _ in earlier]
+    ordered = stamps == sorted(stamps)
+    previous: list[float] = []
+    for k in range(1, BASELINE_WEEKS + 1):
+        then = _plus_hours(ts, -24 * 7 * k)
+        until = _plus_hours(then, 1)
+        if ordered:
+            lo, hi = bisect_left(stamps, then), bisect_left(stamps, until)
+            previous += [v for _, v in earlier[lo:hi]]
+        else:
+            previous += [v for t, v in earlier if then <= t < until]
+    return previous
 
 
 def _pattern_derive(params: dict[str, Any], outputs: list[dict[str, Any]]) -> dict[str, Any]:
@@ -297,12 +344,7 @@ async def weekly_pattern(
                           if x["timestamp"] == ts), None)
     # The same hour of each earlier week: the readings of the four weeks' records in
     # [then, then + 1 h) (what `history` returns for that window; same stamp format).
-    earlier = values_of(weeks["records"], sensor)
-    previous: list[float] = []
-    for k in range(1, BASELINE_WEEKS + 1):
-        then = _plus_hours(ts, -24 * 7 * k)
-        until = _plus_hours(then, 1)
-        previous += [v for t, v in earlier if then <= t < until]
+    previous = earlier_same_hours(values_of(weeks["records"], sensor), ts)
     day_call = history_call(a, iso_day(when), iso_day(when + timedelta(days=1)), [sensor])
     tsad = ToolCall(name="run_tsad", args=_tsad_args(a, sensor, when, DEFAULT_CUTOFF))
     readings = [

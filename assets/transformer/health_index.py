@@ -560,11 +560,94 @@ def load_model(path: Path = MODEL_PATH) -> Any:
 # ---------------------------------------------------------------------------------------------
 
 
-def _predict_one(model: Any, row: npt.NDArray[np.float64]) -> float:
-    """Model estimate of one row, clipped to 0–100, on one OpenMP thread.
+class _Forest:
+    """The trees of a fitted one-output regressor as padded arrays, walked for one row.
 
-    One row is too little work to share: on a loaded machine the OpenMP workers spin-wait for
-    each other and a single prediction took seconds instead of milliseconds.
+    Each tree's nodes are copied into rows of arrays (feature, threshold, left, right, leaf
+    flag, value); a row goes left where ``x[feature] <= threshold``, as scikit-learn's
+    ``_predict_one_from_raw_data`` does for numeric features. All trees take one step at a
+    time together, and the leaf values are added to the baseline one tree after the other in
+    the estimator's order, the sum scikit-learn makes (``raw += baseline``, then
+    ``raw += tree(X)`` per tree), so the estimate is the same float.
+    """
+
+    def __init__(self, model: Any) -> None:
+        trees = [predictor.nodes for (predictor,) in model._predictors]
+        width = max(len(nodes) for nodes in trees)
+        shape = (len(trees), width)
+        self.feature = np.zeros(shape, np.intp)
+        self.threshold = np.zeros(shape, np.float64)
+        self.left = np.zeros(shape, np.intp)
+        self.right = np.zeros(shape, np.intp)
+        self.leaf = np.ones(shape, bool)
+        self.value = np.zeros(shape, np.float64)
+        for t, nodes in enumerate(trees):
+            n = len(nodes)
+            self.feature[t, :n] = nodes["feature_idx"]
+            self.threshold[t, :n] = nodes["num_threshold"]
+            self.left[t, :n] = nodes["left"]
+            self.right[t, :n] = nodes["right"]
+            self.leaf[t, :n] = nodes["is_leaf"].astype(bool)
+            self.value[t, :n] = nodes["value"]
+        self.depth = max(int(nodes["depth"].max()) for nodes in trees)
+        self.rows = np.arange(len(trees))
+        self.baseline = float(np.asarray(model._baseline_prediction).ravel()[0])
+
+    @staticmethod
+    def fits(model: Any) -> bool:
+        """Whether the walk reproduces ``model.predict``: one output per iteration, an
+        identity link, no categorical split (anything else goes through scikit-learn)."""
+        try:
+            return (
+                model.n_trees_per_iteration_ == 1
+                and type(model._loss.link).__name__ == "IdentityLink"
+                and all(len(it) == 1 and not it[0].nodes["is_categorical"].any()
+                        for it in model._predictors)
+            )
+        except AttributeError:
+            return False
+
+    def predict(self, x: npt.NDArray[np.float64]) -> float:
+        """The raw estimate of one finite row ``x`` (shape (n_features,))."""
+        node = np.zeros(len(self.rows), np.intp)
+        for _ in range(self.depth):
+            left = x[self.feature[self.rows, node]] <= self.threshold[self.rows, node]
+            step = np.where(left, self.left[self.rows, node], self.right[self.rows, node])
+            node = np.where(self.leaf[self.rows, node], node, step)
+        total = 0.0
+        total += self.baseline
+        for v in self.value[self.rows, node].tolist():
+            total += v
+        return total
+
+
+def _forest(model: Any) -> _Forest | None:
+    """The model's :class:`_Forest` (made once per model), None when it does not fit (or
+    the installed scikit-learn keeps its trees another way)."""
+    hit = _FORESTS.get(id(model))
+    if hit is not None and hit[0] is model:
+        return hit[1]
+    forest = None
+    if _Forest.fits(model):
+        try:
+            forest = _Forest(model)
+        except (AttributeError, KeyError, TypeError, ValueError):
+            forest = None  # another scikit-learn layout: predict() it is
+    _FORESTS[id(model)] = (model, forest)
+    return forest
+
+
+_FORESTS: dict[int, tuple[Any, _Forest | None]] = {}
+
+
+def _predict_one(model: Any, row: npt.NDArray[np.float64]) -> float:
+    """Model estimate of one row, clipped to 0–100.
+
+    A one-output regressor's trees are walked here (:class:`_Forest`, the same float as
+    ``model.predict``); other models, and rows with a NaN, go through scikit-learn on one
+    OpenMP thread: one row is too little work to share, and on a loaded machine the OpenMP
+    workers spin-wait for each other (a single prediction took seconds instead of
+    milliseconds).
 
     The model is deterministic, so estimates are kept per (model, row): a run's recompute
     step asks again for every row its draws predicted.
@@ -573,10 +656,15 @@ def _predict_one(model: Any, row: npt.NDArray[np.float64]) -> float:
     hit = _PREDICTIONS.get(key)
     if hit is not None and hit[0] is model:
         return hit[1]
-    from threadpoolctl import threadpool_limits
+    forest = _forest(model)
+    if forest is not None and row.shape[0] == 1 and bool(np.isfinite(row).all()):
+        raw = forest.predict(np.asarray(row[0], dtype=np.float64))
+        value = float(np.clip(np.float64(raw), 0.0, 100.0))
+    else:
+        from threadpoolctl import threadpool_limits
 
-    with threadpool_limits(limits=1, user_api="openmp"):
-        value = float(np.clip(model.predict(row)[0], 0.0, 100.0))
+        with threadpool_limits(limits=1, user_api="openmp"):
+            value = float(np.clip(model.predict(row)[0], 0.0, 100.0))
     if len(_PREDICTIONS) >= _PREDICTIONS_MAX:
         _PREDICTIONS.clear()
     _PREDICTIONS[key] = (model, value)

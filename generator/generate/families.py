@@ -263,23 +263,34 @@ def rng_for(run_seed: int, family_name: str, draw: int) -> np.random.Generator:
     return np.random.default_rng(np.random.SeedSequence([run_seed, digest, draw]))
 
 
-_PLAIN = (str, int, float, bool, type(None))
+CallKey = tuple[str, tuple[tuple[str, type, Any], ...]] | str
 
 
-def _call_key(call: ToolCall) -> str:
+def _call_key(call: ToolCall) -> CallKey:
     """The memo key of a call: equal for equal arguments, distinct otherwise.
 
     Arguments that are all plain scalars or lists of strings (nearly every call) are keyed by
-    the ``repr`` of their sorted items, which tells apart every value JSON does and costs a
-    fraction of ``json.dumps``; anything else by sorted JSON. The two forms cannot meet
-    (``\x00[`` after the name against ``{``).
+    a tuple ``(name, ((argument, type, value), ...))`` sorted by argument: the type keeps
+    ``1``, ``1.0`` and ``True`` apart, and a float that equality cannot tell apart from
+    another (``0.0`` and ``-0.0``) or from itself (NaN) stands as its ``repr``; lists stand
+    as tuples. Anything else is keyed by the name and the sorted JSON of the arguments, a
+    string, which never equals a tuple.
     """
     args = call.args
-    for v in args.values():
-        if type(v) in _PLAIN or (type(v) is list and all(type(x) is str for x in v)):
-            continue
-        return call.name + json.dumps(args, sort_keys=True, default=str)
-    return call.name + "\x00" + repr(sorted(args.items()))
+    items: list[tuple[str, type, Any]] = []
+    for k, v in args.items():
+        kind = type(v)
+        if kind is str or kind is int or kind is bool or v is None:
+            items.append((k, kind, v))
+        elif kind is float:
+            items.append((k, kind, v if v and v == v else repr(v)))
+        elif kind is list and all(type(x) is str for x in v):
+            items.append((k, kind, tuple(v)))
+        else:
+            return call.name + json.dumps(args, sort_keys=True, default=str)
+    # argument names are distinct strings: the sort never gets past them to the types
+    items.sort()
+    return (call.name, tuple(items))
 
 
 # Draws whose seeds a run keeps (most are None or small); an evicted draw is drawn again,

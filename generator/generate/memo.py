@@ -9,6 +9,7 @@ run held several gigabytes of telemetry windows.
 from __future__ import annotations
 
 from collections import OrderedDict
+from collections.abc import Hashable
 from typing import Any
 
 # Outputs kept. A draw, its interpretation-gate readings, its chained parent and its
@@ -27,7 +28,7 @@ class BoundedMemo:
         if max_entries < 1:
             raise ValueError(f"max_entries must be at least 1, got {max_entries}")
         self.max_entries = max_entries
-        self._data: OrderedDict[str, dict[str, Any]] = OrderedDict()
+        self._data: OrderedDict[Hashable, dict[str, Any]] = OrderedDict()
         self.hits = 0
         self.misses = 0
         self.evictions = 0
@@ -38,7 +39,7 @@ class BoundedMemo:
     def __contains__(self, key: object) -> bool:
         return key in self._data
 
-    def get(self, key: str) -> dict[str, Any] | None:
+    def get(self, key: Hashable) -> dict[str, Any] | None:
         """The output under ``key`` (now the most recently used), or None."""
         out = self._data.get(key)
         if out is None:
@@ -48,7 +49,7 @@ class BoundedMemo:
         self._data.move_to_end(key)
         return out
 
-    def put(self, key: str, value: dict[str, Any]) -> None:
+    def put(self, key: Hashable, value: dict[str, Any]) -> None:
         """Store ``value`` as the most recently used; evict the oldest past the bound."""
         self._data[key] = value
         self._data.move_to_end(key)

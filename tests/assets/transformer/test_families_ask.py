@@ -30,9 +30,13 @@ from typing import Any
 import pytest
 
 from assets.transformer.families_ask import (
+    _SLOTS,
     DAILY_PEAKS,
     EARLIER_WINDOW,
     FROM_DAY_START,
+    _weekday_hour,
+    _weekday_hours,
+    earlier_same_hours,
     literal_baseline_score,
     usual_level_tolerance,
 )
@@ -330,6 +334,42 @@ async def test_golden_wo_order_false_premise(
         assert s.answer == {"premise_holds": kind == p["claim_kind"], "exists": True,
                             "kind": kind, "primary_code": code, "reported_date": reported}
     assert {s.outcome for s in seeds} == {"premise_holds", "false_premise"}
+
+
+def test_weekday_hour_slot_by_hand() -> None:
+    # 2026-08-22 is a Saturday (weekday 5): 20:00 -> 5 * 24 + 20 = 140, asked twice (the
+    # second answer comes from the kept slots); 2026-08-17 is a Monday 00:00 -> 0;
+    # 2026-08-23 a Sunday 23:00 -> 6 * 24 + 23 = 167.
+    assert _weekday_hour("2026-08-22T20:00:00") == 140
+    assert _weekday_hour("2026-08-22T20:00:00") == 140
+    assert _weekday_hour("2026-08-17T00:00:00") == 0
+    assert _weekday_hour("2026-08-23T23:00:00") == 167
+    # the batch form: kept stamps looked up, the others computed (and kept), in order
+    _SLOTS.clear()
+    _weekday_hour("2026-08-17T00:00:00")
+    stamps = ["2026-08-22T20:00:00", "2026-08-17T00:00:00", "2026-08-23T23:00:00"]
+    assert _weekday_hours(stamps) == [140, 0, 167]
+    assert _weekday_hours(stamps) == [140, 0, 167]
+    assert _weekday_hours([]) == []
+
+
+def test_earlier_same_hours_by_hand_sorted_or_not() -> None:
+    # Peak 2026-08-22T20:00:00: the windows are [20:00, 21:00) on 08-15, 08-08, 08-01 and
+    # 07-25 (k = 1..4, in that order). Hourly readings over those weeks plus a half-hour one
+    # (08-08T20:30 falls in its window) and a repeated stamp (07-25T20:00 twice).
+    start = datetime(2026, 7, 25)
+    pairs = [((start + timedelta(hours=h)).isoformat(), float(h)) for h in range(28 * 24)]
+    pairs += [("2026-08-08T20:30:00", 1000.0), ("2026-07-25T20:00:00", 2000.0)]
+    pairs.sort()
+    # hours after 07-25T00:00 of the 20:00 readings: 08-15 -> 21 * 24 + 20 = 524,
+    # 08-08 -> 356, 08-01 -> 188, 07-25 -> 20
+    expected = [524.0, 356.0, 1000.0, 188.0, 20.0, 2000.0]
+    assert earlier_same_hours(pairs, "2026-08-22T20:00:00") == expected
+    # unsorted: the plain filter, each window in the list's order
+    shuffled = pairs[::-1]
+    assert earlier_same_hours(shuffled, "2026-08-22T20:00:00") == [
+        524.0, 1000.0, 356.0, 188.0, 2000.0, 20.0]
+    assert earlier_same_hours([], "2026-08-22T20:00:00") == []
 
 
 def test_literal_four_weeks_score_by_hand() -> None:

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from generator.generate.families import _call_key
+import math
+
+from generator.generate.families import CallKey, _call_key
 from generator.generate.model import ToolCall
 
 
-def _key(name: str, **args: object) -> str:
+def _key(name: str, **args: object) -> CallKey:
     return _call_key(ToolCall(name=name, args=args))
 
 
@@ -30,4 +32,21 @@ def test_values_json_tells_apart_stay_apart() -> None:
 
 def test_nested_values_use_sorted_json() -> None:
     assert _key("t", x={"a": 1, "b": 2}) == _key("t", x={"b": 2, "a": 1})
-    assert _key("t", x={"a": 1}).startswith('t{"x": {"a": 1}}')
+    key = _key("t", x={"a": 1})
+    assert isinstance(key, str) and key.startswith('t{"x": {"a": 1}}')
+
+
+def test_floats_equality_cannot_tell_apart_stay_apart() -> None:
+    # 0.0 == -0.0 and a tool may treat them differently; NaN != NaN yet is one argument.
+    assert _key("t", x=0.0) != _key("t", x=-0.0)
+    assert _key("t", x=math.nan) == _key("t", x=math.nan)
+    assert _key("t", x=0.1) == _key("t", x=0.1) != _key("t", x=0.30000000000000004 - 0.2)
+    assert _key("t", x=math.inf) != _key("t", x=-math.inf)
+
+
+def test_plain_and_json_forms_never_meet() -> None:
+    # a plain call (tuple key) and a nested one (string key) with the same text inside
+    assert _key("t", x="a") != _key("t", x={"a": "a"})
+    assert isinstance(_key("t", x=["a"]), tuple)
+    assert isinstance(_key("t", x=[1]), str)  # a list of non-strings goes through JSON
+    assert _key("t", x=["a", "b"]) != _key("t", x="('a', 'b')")
