@@ -132,7 +132,7 @@ class RunEnv:
                 return await self._composed(spec).peek(draw)
             return await peek_seed(spec, self.family_ctx, draw)
 
-        return await self._slot_seed(spec, slot, share, one, peek)
+        return await slot_seed(self.slot_seeds, spec, slot, share, one, peek)
 
     def family_of(self, domain: str, candidate: int) -> tuple[FamilySpec, int]:
         """The family and slot of a domain's candidate (:func:`family_slot`)."""
@@ -168,17 +168,6 @@ class RunEnv:
             )
             self.composed[spec.name] = stream
         return stream
-
-    async def _slot_seed(
-        self,
-        spec: FamilySpec,
-        slot: int,
-        share: float,
-        one: Callable[[int], Awaitable[TaskSeed | None]],
-        peek: Callable[[int], Awaitable[Task | None]] | None = None,
-    ) -> TaskSeed | None:
-        """:func:`slot_seed` with the run's kept slot seeds."""
-        return await slot_seed(self.slot_seeds, spec, slot, share, one, peek)
 
     async def early(self, seed: TaskSeed | None, draft: Draft, domain: str) -> list[str]:
         """The cheap checks (fields, length, tool names, near-duplicates)."""
