@@ -168,26 +168,30 @@ def _hours(first: datetime, end: datetime) -> list[str]:
     return texts
 
 
-def _present(value: Any) -> bool:
-    return value is not None
-
-
 def stuck_runs(
     records: list[dict[str, Any]], sensor: str, min_run: int, include_zero: bool = False
 ) -> list[StuckRun]:
-    """Runs of ``min_run`` or more consecutive identical readings of ``sensor``."""
-    pairs = [(str(r["timestamp"]), r[sensor]) for r in records if _present(r.get(sensor))]
+    """Runs of ``min_run`` or more consecutive identical readings of ``sensor``.
+
+    The sensor's readings (records where it is not null), in record order, are cut where the
+    stored value changes; a piece of ``min_run`` or more is a run. Only the pieces long
+    enough become :class:`StuckRun` (their stamps read as ``str``).
+    """
+    stamps = [r["timestamp"] for r in records if r.get(sensor) is not None]
+    values = [v for r in records if (v := r.get(sensor)) is not None]
     out: list[StuckRun] = []
+    n = len(values)
     i = 0
-    while i < len(pairs):
-        j = i
-        while j + 1 < len(pairs) and pairs[j + 1][1] == pairs[i][1]:
+    while i < n:
+        first = values[i]
+        j = i + 1
+        while j < n and values[j] == first:
             j += 1
-        value = float(pairs[i][1])
-        if j - i + 1 >= min_run and (include_zero or value != 0):
-            out.append(StuckRun(sensor=sensor, value=value, first=pairs[i][0],
-                                last=pairs[j][0], count=j - i + 1))
-        i = j + 1
+        value = float(first)
+        if j - i >= min_run and (include_zero or value != 0):
+            out.append(StuckRun(sensor=sensor, value=value, first=str(stamps[i]),
+                                last=str(stamps[j - 1]), count=j - i))
+        i = j
     return out
 
 
@@ -219,25 +223,36 @@ def record_gaps(
 
 
 def sensor_gaps(records: list[dict[str, Any]], sensor: str) -> list[Gap]:
-    """Runs of consecutive records that lack ``sensor`` (absent or null)."""
+    """Runs of consecutive records that lack ``sensor`` (absent or null).
+
+    The indices of the records without it are found first and cut where they stop being
+    consecutive; only a run's first and last records are read further.
+    """
+    missing = [i for i, r in enumerate(records) if r.get(sensor) is None]
     gaps: list[Gap] = []
-    run: list[str] = []
-    for r in records:
-        if _present(r.get(sensor)):
-            if run:
-                gaps.append(Gap(sensor=sensor, first=run[0], last=run[-1], missing=len(run)))
-                run = []
-        else:
-            run.append(str(r["timestamp"]))
-    if run:
-        gaps.append(Gap(sensor=sensor, first=run[0], last=run[-1], missing=len(run)))
+    if not missing:
+        return gaps
+    lo = prev = missing[0]
+    for i in missing[1:]:
+        if i != prev + 1:
+            gaps.append(Gap(sensor=sensor, first=str(records[lo]["timestamp"]),
+                            last=str(records[prev]["timestamp"]), missing=prev - lo + 1))
+            lo = i
+        prev = i
+    gaps.append(Gap(sensor=sensor, first=str(records[lo]["timestamp"]),
+                    last=str(records[prev]["timestamp"]), missing=prev - lo + 1))
     return gaps
 
 
 def contact_checks(
     records: list[dict[str, Any]], flag: str, sensor: str, setting: float
 ) -> tuple[list[ContactIssue], list[Pickup]]:
-    """Records where the contact disagrees with the reading, and the contact's pick-ups."""
+    """Records where the contact disagrees with the reading, and the contact's pick-ups.
+
+    Per record carrying the flag, in order: state 1 after a record whose state was not 1
+    (or first) is a pick-up; with a reading, state 1 below the setting or state 0 at or
+    above it is an issue. Stamps are read only for the records reported.
+    """
     issues: list[ContactIssue] = []
     pickups: list[Pickup] = []
     previous: int | None = None
@@ -245,24 +260,25 @@ def contact_checks(
         raw = r.get(flag)
         if raw is None:
             continue
-        state = int(raw)
-        reading = r.get(sensor)
-        value = None if reading is None else float(reading)
-        ts = str(r["timestamp"])
-        if state == 1 and previous != 1:
-            pickups.append(Pickup(timestamp=ts, flag=flag, sensor=sensor, reading=value,
-                                  setting=setting,
-                                  genuine=value is not None and value >= setting))
+        state = raw if type(raw) is int else int(raw)
+        if state == 1:
+            reading = r.get(sensor)
+            value = None if reading is None else float(reading)
+            if previous != 1:
+                pickups.append(Pickup(timestamp=str(r["timestamp"]), flag=flag, sensor=sensor,
+                                      reading=value, setting=setting,
+                                      genuine=value is not None and value >= setting))
+            if value is not None and value < setting:
+                issues.append(ContactIssue(timestamp=str(r["timestamp"]), flag=flag,
+                                           sensor=sensor, reading=value, setting=setting,
+                                           state=1, kind="on_below_setting"))
+        elif state == 0:
+            reading = r.get(sensor)
+            if reading is not None and (value := float(reading)) >= setting:
+                issues.append(ContactIssue(timestamp=str(r["timestamp"]), flag=flag,
+                                           sensor=sensor, reading=value, setting=setting,
+                                           state=0, kind="off_at_or_above_setting"))
         previous = state
-        if value is None:
-            continue
-        if state == 1 and value < setting:
-            issues.append(ContactIssue(timestamp=ts, flag=flag, sensor=sensor, reading=value,
-                                       setting=setting, state=1, kind="on_below_setting"))
-        elif state == 0 and value >= setting:
-            issues.append(ContactIssue(timestamp=ts, flag=flag, sensor=sensor, reading=value,
-                                       setting=setting, state=0,
-                                       kind="off_at_or_above_setting"))
     return issues, pickups
 
 

@@ -133,3 +133,115 @@ def test_the_expected_hours_are_the_hourly_steps_before_the_end() -> None:
     first = datetime(999, 12, 31, 23)
     assert _hours(first, datetime(1000, 1, 1, 0, 1)) == [
         first.strftime("%Y-%m-%dT%H:%M:%S"), "1000-01-01T00:00:00"]
+
+
+# The loops as first written (one pass over every record, stamps read for every record):
+# the tool's faster forms must return exactly these.
+def _plain_stuck(records: list[dict[str, Any]], sensor: str, min_run: int,
+                 include_zero: bool) -> list[tuple[Any, ...]]:
+    pairs = [(str(r["timestamp"]), r[sensor]) for r in records if r.get(sensor) is not None]
+    out, i = [], 0
+    while i < len(pairs):
+        j = i
+        while j + 1 < len(pairs) and pairs[j + 1][1] == pairs[i][1]:
+            j += 1
+        value = float(pairs[i][1])
+        if j - i + 1 >= min_run and (include_zero or value != 0):
+            out.append((sensor, value, pairs[i][0], pairs[j][0], j - i + 1))
+        i = j + 1
+    return out
+
+
+def _plain_sensor_gaps(records: list[dict[str, Any]], sensor: str) -> list[tuple[Any, ...]]:
+    gaps, run = [], []
+    for r in records:
+        if r.get(sensor) is not None:
+            if run:
+                gaps.append((sensor, run[0], run[-1], len(run)))
+                run = []
+        else:
+            run.append(str(r["timestamp"]))
+    if run:
+        gaps.append((sensor, run[0], run[-1], len(run)))
+    return gaps
+
+
+def _plain_contacts(records: list[dict[str, Any]], flag: str, sensor: str,
+                    setting: float) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:
+    issues, pickups, previous = [], [], None
+    for r in records:
+        raw = r.get(flag)
+        if raw is None:
+            continue
+        state = int(raw)
+        reading = r.get(sensor)
+        value = None if reading is None else float(reading)
+        ts = str(r["timestamp"])
+        if state == 1 and previous != 1:
+            pickups.append((ts, value, value is not None and value >= setting))
+        previous = state
+        if value is None:
+            continue
+        if state == 1 and value < setting:
+            issues.append((ts, value, 1, "on_below_setting"))
+        elif state == 0 and value >= setting:
+            issues.append((ts, value, 0, "off_at_or_above_setting"))
+    return issues, pickups
+
+
+# Edge cases the fast forms skip over: a flag stored as float or bool, a state that is
+# neither 0 nor 1 (it still ends an "on" stretch), readings stored as int, absent and null
+# values, runs and gaps at both ends, a zero run, a reading exactly at the setting.
+EDGE = [
+    _rec(0, oti=0, wti=None, oti_a=1.0),  # on at the first record: a pick-up (0 < 90)
+    _rec(1, oti=0.0, oti_a=True),  # still on; int 0 == float 0.0 continues the run
+    _rec(2, oti=0, wti=5.0, oti_a=2),  # state 2: no check, but ends the "on" stretch
+    _rec(3, oti=90, wti=5.0, oti_a=1),  # pick-up after state 2; 90 >= 90 genuine
+    _rec(4, oti=90.0, wti=5.0, oti_a=0),  # off at the setting: inconsistent
+    _rec(5, oti=None, wti=5.0, oti_a=0),  # no reading: nothing
+    _rec(6, oti=90, wti=None),  # no flag: skipped by the contact check
+    _rec(7, oti=90.0, oti_a=None),
+    _rec(8, oti=89.5, oti_a=1),  # pick-up? previous flag state 0 (hour 5): yes, spurious
+    _rec(9, wti=7.0, oti_a=1),  # on, no reading: no issue, no pick-up
+]
+
+
+@pytest.mark.parametrize("records", [RECORDS, EDGE, EDGE[::-1], []])
+def test_fast_loops_return_what_the_plain_loops_return(records: list[dict[str, Any]]) -> None:
+    from generator.tools.data_quality import contact_checks, sensor_gaps
+
+    for sensor in ("oti", "wti", "oti_a", "absent"):
+        for min_run in (2, 3, 6):
+            for zero in (False, True):
+                got = [(s.sensor, s.value, s.first, s.last, s.count)
+                       for s in stuck_runs(records, sensor, min_run, zero)]
+                assert got == _plain_stuck(records, sensor, min_run, zero)
+        got_gaps = [(g.sensor, g.first, g.last, g.missing) for g in sensor_gaps(records, sensor)]
+        assert got_gaps == _plain_sensor_gaps(records, sensor)
+    for setting in (90.0, 50.0, 0.0):
+        issues, pickups = contact_checks(records, "oti_a", "oti", setting)
+        assert (
+            [(i.timestamp, i.reading, i.state, i.kind) for i in issues],
+            [(p.timestamp, p.reading, p.genuine) for p in pickups],
+        ) == _plain_contacts(records, "oti_a", "oti", setting)
+
+
+def test_edge_window_by_hand() -> None:
+    from generator.tools.data_quality import contact_checks, sensor_gaps
+
+    # oti readings in order: 0, 0.0, 0, 90, 90.0, 90, 90.0, 89.5 (hours 0-4, 6-8):
+    # runs 0 x3 (hours 0-2, zero: only with include_zero) and 90 x4 (hours 3-7).
+    runs = stuck_runs(EDGE, "oti", 3, include_zero=True)
+    assert [(r.value, r.first[11:13], r.last[11:13], r.count) for r in runs] == [
+        (0.0, "00", "02", 3), (90.0, "03", "07", 4)]
+    # wti lacking at hours 0-1 (null, absent), 6-8 (null, absent, absent).
+    assert [(g.first[11:13], g.last[11:13], g.missing) for g in sensor_gaps(EDGE, "wti")] == [
+        ("00", "01", 2), ("06", "08", 3)]
+    issues, pickups = contact_checks(EDGE, "oti_a", "oti", 90.0)
+    # pick-ups at 00 (0 < 90), 03 (90 >= 90, genuine), 08 (89.5 < 90)
+    assert [(p.timestamp[11:13], p.genuine) for p in pickups] == [
+        ("00", False), ("03", True), ("08", False)]
+    # on below 90 at 00, 01, 08; off at 90.0 at 04
+    assert [(i.timestamp[11:13], i.kind) for i in issues] == [
+        ("00", "on_below_setting"), ("01", "on_below_setting"),
+        ("04", "off_at_or_above_setting"), ("08", "on_below_setting")]
