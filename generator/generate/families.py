@@ -45,6 +45,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar, cast
 
 import numpy as np
+from pydantic import BaseModel
 
 from generator.assetdef import AssetClass
 from generator.errors import LLMUnavailable, RunStopped, StoreUnavailable, UserError
@@ -62,6 +63,7 @@ from generator.generate.model import (
 from generator.generate.tolerance import within
 from generator.profile.model import AssetProfile, GroundedAsset
 from generator.registry import Registry
+from generator.tools.data_iot import RecordsResult
 from generator.tools.registry import ToolContext, call_tool
 
 CATEGORIES: tuple[str, ...] = (
@@ -263,6 +265,22 @@ def rng_for(run_seed: int, family_name: str, draw: int) -> np.random.Generator:
     return np.random.default_rng(np.random.SeedSequence([run_seed, digest, draw]))
 
 
+_RECORDS_FIELDS = tuple(RecordsResult.model_fields)
+
+
+def tool_json(name: str, result: BaseModel) -> dict[str, Any]:
+    """``result.model_dump(mode="json")``, without copying a `history` window once more.
+
+    `history` builds its :class:`RecordsResult` from validated arguments and rows freshly
+    copied from the store (str keys, JSON scalars, one new dict per row, nothing else holds
+    them), so its fields already are their JSON form and are taken as they are, in field
+    order. Every other result is dumped.
+    """
+    if name == "history" and type(result) is RecordsResult:
+        return {f: getattr(result, f) for f in _RECORDS_FIELDS}
+    return result.model_dump(mode="json")
+
+
 CallKey = tuple[str, tuple[tuple[str, type, Any], ...]] | str
 
 
@@ -441,7 +459,7 @@ class FamilyContext:
             out = None if fresh else self._memo.get(key)
             if out is None:
                 result = await call_tool(call.name, dict(call.args), self.tools)
-                out = result.model_dump(mode="json")
+                out = tool_json(call.name, result)
                 self._memo.put(key, out)
             outs.append(out)
         return outs
