@@ -412,6 +412,18 @@ class FleetSnapshot:
         lo, hi = s.bounds(start, end)
         return _plain_rows(s.rows[lo:hi], sensors)
 
+    def history_rows(
+        self, asset_id: str, start: str | None = None, end: str | None = None
+    ) -> list[Doc]:
+        """The snapshot's own telemetry rows of an asset in [start, end), sorted by time:
+        a new list of the stored dicts, NOT copies. For readers only (e.g. ``data_quality``,
+        which reads a few keys of each): a caller must never mutate a row it gets here."""
+        s = self._telemetry.get(asset_id)
+        if s is None:
+            return []
+        lo, hi = s.bounds(start, end)
+        return s.rows[lo:hi]
+
     def _columns(self, asset_id: str, sensor: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Epoch seconds of every telemetry row of an asset, the sensor's values (nan where
         absent or null) and where it has one; made once per asset and sensor."""

@@ -172,6 +172,40 @@ async def test_run_tsad_through_the_snapshot_answers_as_the_live_store(
         live.close()
 
 
+async def test_data_quality_through_the_snapshot_answers_as_the_live_store(
+    seeded_settings: StoreSettings,
+) -> None:
+    # On a snapshot, data_quality reads the stored rows themselves (no projected copies);
+    # every sensor choice (one analog sensor, a contact's flag alone, all) must answer as
+    # the live store's tool does, and the snapshot's rows must come out unchanged.
+    from generator.tools.registry import ToolContext, call_tool
+
+    asset = load_asset_class("transformer")
+    live = ToolContext(asset, seeded_settings)
+    snapshot = await FleetSnapshot.aload(asset, seeded_settings)
+    snap = ToolContext(asset, store=snapshot)
+    try:
+        inv = await live.store.inventory()
+        found = 0
+        for a in inv.assets[:4]:
+            before = await snapshot.plain_history(a.asset_id)
+            start = str((await live.store.time_range(a.asset_id)).start)[:10]
+            for sensors in (None, ["oti"], ["oti_a"], ["wti", "load_mva"]):
+                call = {"site_name": a.site_name, "asset_id": a.asset_id, "start": start,
+                        "min_run": 3}
+                if sensors is not None:
+                    call["sensors"] = sensors
+                mine = (await call_tool("data_quality", call, snap)).model_dump(mode="json")
+                theirs = (await call_tool("data_quality", call, live)).model_dump(mode="json")
+                assert mine == theirs
+                found += sum(len(mine[k]) for k in
+                             ("stuck", "record_gaps", "sensor_gaps", "inconsistent", "pickups"))
+            assert await snapshot.plain_history(a.asset_id) == before
+        assert found > 0  # findings were there to compare
+    finally:
+        live.close()
+
+
 def test_strip_drops_only_couchdb_and_class_fields_and_keeps_key_order() -> None:
     from generator.store.snapshot import _strip
 
