@@ -206,20 +206,24 @@ def record_gaps(
         end = datetime.strptime(str(records[-1]["timestamp"]), ISO) + timedelta(seconds=1)
     else:
         return 0, []
-    expected = 0
+    hours = _hours(_hour_ceil(start), end)
+    return len(hours), _runs(hours, [i for i, ts in enumerate(hours) if ts not in stamps])
+
+
+def _runs(hours: list[str], missing: list[int]) -> list[Gap]:
+    """Record gaps of the ``missing`` indices (ascending) into ``hours``: cut where they
+    stop being consecutive."""
     gaps: list[Gap] = []
-    run: list[str] = []
-    for ts in _hours(_hour_ceil(start), end):
-        expected += 1
-        if ts in stamps:
-            if run:
-                gaps.append(Gap(sensor=None, first=run[0], last=run[-1], missing=len(run)))
-                run = []
-        else:
-            run.append(ts)
-    if run:
-        gaps.append(Gap(sensor=None, first=run[0], last=run[-1], missing=len(run)))
-    return expected, gaps
+    if not missing:
+        return gaps
+    lo = prev = missing[0]
+    for i in missing[1:]:
+        if i != prev + 1:
+            gaps.append(Gap(sensor=None, first=hours[lo], last=hours[prev], missing=prev - lo + 1))
+            lo = i
+        prev = i
+    gaps.append(Gap(sensor=None, first=hours[lo], last=hours[prev], missing=prev - lo + 1))
+    return gaps
 
 
 def sensor_gaps(records: list[dict[str, Any]], sensor: str) -> list[Gap]:

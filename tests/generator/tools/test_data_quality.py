@@ -166,6 +166,37 @@ def _plain_sensor_gaps(records: list[dict[str, Any]], sensor: str) -> list[tuple
     return gaps
 
 
+def _plain_record_gaps(records: list[dict[str, Any]], start: str,
+                      final: str | None) -> tuple[int, list[tuple[Any, ...]]]:
+    from datetime import datetime, timedelta
+
+    iso = "%Y-%m-%dT%H:%M:%S"
+    stamps = {str(r["timestamp"]) for r in records}
+    t = datetime.fromisoformat(start)
+    if t != t.replace(minute=0, second=0):
+        t = t.replace(minute=0, second=0) + timedelta(hours=1)
+    if final is not None:
+        end = datetime.fromisoformat(final)
+    elif records:
+        end = datetime.strptime(str(records[-1]["timestamp"]), iso) + timedelta(seconds=1)
+    else:
+        return 0, []
+    expected, gaps, run = 0, [], []
+    while t < end:
+        ts = t.strftime(iso)
+        expected += 1
+        if ts in stamps:
+            if run:
+                gaps.append((run[0], run[-1], len(run)))
+                run = []
+        else:
+            run.append(ts)
+        t += timedelta(hours=1)
+    if run:
+        gaps.append((run[0], run[-1], len(run)))
+    return expected, gaps
+
+
 def _plain_contacts(records: list[dict[str, Any]], flag: str, sensor: str,
                     setting: float) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:
     issues, pickups, previous = [], [], None
@@ -218,6 +249,12 @@ def test_fast_loops_return_what_the_plain_loops_return(records: list[dict[str, A
                 assert got == _plain_stuck(records, sensor, min_run, zero)
         got_gaps = [(g.sensor, g.first, g.last, g.missing) for g in sensor_gaps(records, sensor)]
         assert got_gaps == _plain_sensor_gaps(records, sensor)
+    for start, final in (("2026-06-01T00:00:00", None),
+                         ("2026-05-31T22:30:00", "2026-06-01T12:00:00"),
+                         ("2026-06-01T03:00:00", "2026-06-01T03:00:00")):
+        expected, gaps = record_gaps(records, start, final)
+        assert (expected, [(g.first, g.last, g.missing) for g in gaps]) == _plain_record_gaps(
+            records, start, final)
     for setting in (90.0, 50.0, 0.0):
         issues, pickups = contact_checks(records, "oti_a", "oti", setting)
         assert (
