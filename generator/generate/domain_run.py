@@ -355,7 +355,7 @@ class DomainRunner:
             if hard_only and seed.difficulty != "hard" and self._mix_applies(cand):
                 self.out.mix_skipped += 1
                 return False
-            if self._open_full(seed, cand):
+            if self._open_full(seed.deterministic, cand):
                 self.out.open_skipped += 1  # the other kind (open or not) needs the slot
                 return False
             return True
@@ -372,7 +372,7 @@ class DomainRunner:
             return candidates
         kept = []
         for cand in candidates:
-            if self._kind_full(kind(cand), cand):
+            if self._open_full(kind(cand), cand):
                 self.out.open_skipped += 1
             else:
                 kept.append(cand)
@@ -465,18 +465,15 @@ class DomainRunner:
         """True while the policy's hard share may pass over an easier candidate."""
         return candidate < self.job.max_candidates // 2
 
-    def _open_full(self, seed: TaskSeed, candidate: int) -> bool:
-        """True when the policy's open share leaves no slot for a seed of this kind.
+    def _open_full(self, deterministic: bool, candidate: int) -> bool:
+        """True when the policy's open share leaves no slot for a seed of this kind
+        (``deterministic`` or open).
 
         With ``open_target`` (the policy's ``open_family_share`` of the quota), open seeds
         fill at most that many slots and deterministic ones the rest, over the first half of
         the candidate bound (as the hard share); after it any seed fills the quota, so a
         domain whose open families run dry falls short of the share, not of its quota.
         """
-        return self._kind_full(seed.deterministic, candidate)
-
-    def _kind_full(self, deterministic: bool, candidate: int) -> bool:
-        """:meth:`_open_full` for a seed of that kind."""
         job = self.job
         if job.open_target is None or not self._mix_applies(candidate):
             return False
@@ -602,7 +599,7 @@ class DomainRunner:
                 if seed.difficulty != "hard" and easier_left <= 0 and self._mix_applies(cand):
                     self.out.mix_skipped += 1  # the policy's hard share needs this slot
                     continue
-                if self._open_full(seed, cand):
+                if self._open_full(seed.deterministic, cand):
                     self.out.open_skipped += 1  # the other kind (open or not) needs the slot
                     continue
                 unique = await self._accept_unique(seed, *outcome)

@@ -29,6 +29,7 @@ settings and ``min_run``.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Any, Literal
 
@@ -207,22 +208,24 @@ def record_gaps(
     else:
         return 0, []
     hours = _hours(_hour_ceil(start), end)
-    return len(hours), _runs(hours, [i for i, ts in enumerate(hours) if ts not in stamps])
+    missing = [i for i, ts in enumerate(hours) if ts not in stamps]
+    return len(hours), _runs(missing, hours.__getitem__, None)
 
 
-def _runs(hours: list[str], missing: list[int]) -> list[Gap]:
-    """Record gaps of the ``missing`` indices (ascending) into ``hours``: cut where they
-    stop being consecutive."""
+def _runs(missing: list[int], stamp: Callable[[int], str], sensor: str | None) -> list[Gap]:
+    """Gaps of the ``missing`` indices (ascending), cut where they stop being consecutive;
+    ``stamp(i)`` is index ``i``'s timestamp (read only for a run's first and last)."""
     gaps: list[Gap] = []
     if not missing:
         return gaps
     lo = prev = missing[0]
     for i in missing[1:]:
         if i != prev + 1:
-            gaps.append(Gap(sensor=None, first=hours[lo], last=hours[prev], missing=prev - lo + 1))
+            gaps.append(Gap(sensor=sensor, first=stamp(lo), last=stamp(prev),
+                            missing=prev - lo + 1))
             lo = i
         prev = i
-    gaps.append(Gap(sensor=None, first=hours[lo], last=hours[prev], missing=prev - lo + 1))
+    gaps.append(Gap(sensor=sensor, first=stamp(lo), last=stamp(prev), missing=prev - lo + 1))
     return gaps
 
 
@@ -233,19 +236,7 @@ def sensor_gaps(records: list[dict[str, Any]], sensor: str) -> list[Gap]:
     consecutive; only a run's first and last records are read further.
     """
     missing = [i for i, r in enumerate(records) if r.get(sensor) is None]
-    gaps: list[Gap] = []
-    if not missing:
-        return gaps
-    lo = prev = missing[0]
-    for i in missing[1:]:
-        if i != prev + 1:
-            gaps.append(Gap(sensor=sensor, first=str(records[lo]["timestamp"]),
-                            last=str(records[prev]["timestamp"]), missing=prev - lo + 1))
-            lo = i
-        prev = i
-    gaps.append(Gap(sensor=sensor, first=str(records[lo]["timestamp"]),
-                    last=str(records[prev]["timestamp"]), missing=prev - lo + 1))
-    return gaps
+    return _runs(missing, lambda i: str(records[i]["timestamp"]), sensor)
 
 
 def contact_checks(
