@@ -28,6 +28,14 @@ def configure_threads(n: int) -> None:
     _pool_size = n
 
 
+def forget_threads() -> None:
+    """In a forked child: drop the parent's pool and semaphores (its threads did not come
+    along, so work queued to them would never run); the child makes its own on first use."""
+    global _pool
+    _pool = None
+    _semaphores.clear()
+
+
 def _get_pool() -> ThreadPoolExecutor:
     global _pool
     if _pool is None:

@@ -40,7 +40,8 @@ import hashlib
 import json
 import math
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar, cast
 
@@ -363,6 +364,7 @@ class FamilyContext:
         # the same for probes (a draw up to its answer), kept briefly: they hold the outputs
         self._probes: OrderedDict[tuple[int, str, int], Probe | None] = OrderedDict()
         self._pending: dict[tuple[int, int, str, int], asyncio.Future[Any]] = {}
+        self._capture: list[tuple[str, str, int]] | None = None
 
     async def draw_once(
         self, family_name: str, draw: int, make: Callable[[], Awaitable[TaskSeed | None]]
@@ -421,6 +423,22 @@ class FamilyContext:
     def record_drop(self, family_name: str, reason: str, draw: int) -> None:
         """Count a dropped draw by family and reason (a gated reading, or ``tool_refused``)."""
         self._gate_drops.setdefault(family_name, {}).setdefault(reason, set()).add(draw)
+        if self._capture is not None:
+            self._capture.append((family_name, reason, draw))
+
+    @contextmanager
+    def capturing_drops(self) -> Iterator[list[tuple[str, str, int]]]:
+        """The drops recorded inside the block, as ``(family, reason, draw)``, in order."""
+        saved, self._capture = self._capture, []
+        try:
+            yield self._capture
+        finally:
+            self._capture = saved
+
+    def prime(self, calls: list[ToolCall], outputs: list[dict[str, Any]]) -> None:
+        """Put outputs of these calls, made elsewhere (a worker), into the memo."""
+        for call, out in zip(calls, outputs, strict=True):
+            self._memo.put(_call_key(call), out)
 
     @property
     def gate_drops(self) -> dict[str, dict[str, int]]:

@@ -34,6 +34,7 @@ from generator.generate.run_resume import check_budget, check_fleet, check_resum
 from generator.redact import redact_text
 
 if TYPE_CHECKING:
+    from generator.generate.stages import RunEnv
     from generator.generate.verbalise_llm import LLMVerbaliser
     from generator.llm.client import LLMClient
 
@@ -85,6 +86,9 @@ class Pipeline:
         self._fingerprint = ""
         self._manifest_at_start: dict[str, Any] | None = None
         self._early: LLMVerbaliser | None = None
+        self._env: RunEnv | None = None
+        # what the draw-ahead workers did (DrawAhead.stats), once the run is over
+        self.draw_ahead: dict[str, Any] | None = None
         run_id = resume or config.run_id or new_run_id(config)
         option = "--resume" if resume else "--run-id"
         self.folder = RunFolder(run_folder_path(config.out_dir, run_id, option=option))
@@ -168,6 +172,8 @@ class Pipeline:
             finally:
                 if self._early is not None:
                     self._early.cancel_prefetched()  # only calls no domain took
+                if self._env is not None:
+                    self.draw_ahead = self._env.close()  # the draw-ahead workers
 
     def _open(self) -> list[AcceptedLine]:
         """Start the folder, or check and reopen it for a resume; the resumed lines."""
@@ -252,6 +258,7 @@ class Pipeline:
                 profile, budget, policies, llm
             ),
         )
+        self._env = env
         budget = env.budget
         if started is not None:
             check_budget(started, dict(budget.per_domain))

@@ -15,7 +15,7 @@ from generator.redact import redact_url
 
 # Options that change what a run generates: recorded in the manifest and compared on resume.
 # Left out: the seed (compared through its keyed fingerprint), where the run is written
-# (out_dir, run_id) and how fast it goes (concurrency, threads).
+# (out_dir, run_id) and how fast it goes (concurrency, threads, draw_workers).
 OUTPUT_OPTIONS: tuple[str, ...] = (
     "asset_class",
     "n",
@@ -80,6 +80,12 @@ class GenerateConfig(BaseModel):
     run_id: str | None = Field(default=None, description="Run folder name (default: generated)")
     concurrency: int = Field(default=3, ge=1, description="Domains generated in parallel")
     threads: int = Field(default=4, ge=1, description="Thread pool for blocking calls")
+    draw_workers: int | None = Field(
+        default=None,
+        ge=0,
+        description="Processes drawing ahead of the run (default: one per spare core; "
+        "0: none)",
+    )
     batch_size: int = Field(default=10, ge=1, description="Seeds per verbalisation call")
     max_repairs: int = Field(default=3, ge=0, description="Repair attempts per candidate (R)")
     budget: dict[str, int] | None = Field(default=None, description="Manual budget override")

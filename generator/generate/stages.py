@@ -12,9 +12,10 @@ import math
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from generator.errors import UserError
+from generator.generate.ahead import DrawAhead, default_workers
 from generator.generate.budget import Budget, allocate, propose_budget
 from generator.generate.checks import CheckContext, CheckItem, GroundingSets, run_checks
 from generator.generate.composed import ComposedSeeds
@@ -90,6 +91,8 @@ class RunEnv:
     slot_seeds: SlotSeeds = field(default_factory=SlotSeeds)
     snapshot: FleetSnapshot | None = None
     composed: dict[str, ComposedSeeds] = field(default_factory=dict)
+    # worker processes making the family lanes ahead of the run (None: the run makes them)
+    ahead: DrawAhead | None = None
     # single domains started or queued and not finished (multi-agent waits on its parents')
     running: set[str] = field(default_factory=set)
     accepted_changed: asyncio.Condition = field(default_factory=asyncio.Condition)
@@ -132,7 +135,39 @@ class RunEnv:
                 return await self._composed(spec).peek(draw)
             return await peek_seed(spec, self.family_ctx, draw)
 
+        if self.ahead is not None and not spec.compose_from and self.ahead.owns(spec.name):
+            try:
+                return await self.ahead.slot(spec.name, slot, share)
+            except LookupError:
+                pass  # the workers gave the family back: its slots are made here
         return await slot_seed(self.slot_seeds, spec, slot, share, one, peek)
+
+    def close(self) -> dict[str, Any] | None:
+        """Stop the run's draw-ahead workers (if any); what they did (``DrawAhead.stats``)."""
+        if self.ahead is None:
+            return None
+        stats = self.ahead.stats()
+        self.ahead.close()
+        self.ahead = None
+        return stats
+
+    async def _compose(
+        self, spec: FamilySpec, pool: list[TaskSeed], parent: TaskSeed, draw: int
+    ) -> TaskSeed | None:
+        """Draw ``draw`` of a multi-agent family, composed from ``parent``: by a worker when
+        one has it, else here. Draw ``j`` of the stream composes from ``pool[j]`` while the
+        pool lasts (:class:`ComposedSeeds`), so the next ones are sent ahead from the pool."""
+        ahead = self.ahead
+        if ahead is not None:
+            from generator.generate.ahead import AHEAD_COMPOSED
+
+            upto = min(draw + 1 + AHEAD_COMPOSED, len(pool))
+            ahead.send_composed(spec.name, [(j, pool[j]) for j in range(draw + 1, upto)])
+            try:
+                return await ahead.composed(spec.name, parent, draw)
+            except LookupError:
+                pass  # not sent, not started, or failed: composed here
+        return await compose_seed(spec, [parent], self.family_ctx, draw)
 
     def family_of(self, domain: str, candidate: int) -> tuple[FamilySpec, int]:
         """The family and slot of a domain's candidate (:func:`family_slot`)."""
@@ -160,7 +195,7 @@ class RunEnv:
 
             stream = ComposedSeeds(
                 pool,
-                lambda p, i: compose_seed(spec, [p], ctx, i),
+                lambda p, i: self._compose(spec, pool, p, i),
                 lambda j: draw_seed(parent, ctx, j),
                 lambda i: draw_seed(spec, ctx, i),
                 wait_pool=wait_pool,
@@ -570,6 +605,10 @@ async def prepare(
         d: families_of(asset, d) for d in budget.per_domain if budget.per_domain[d] > 0
     }
     check_share_targets(asset, policies)
+    workers = default_workers() if config.draw_workers is None else config.draw_workers
+    # Lanes are pure functions of the pinned snapshot, so workers may make them ahead
+    # (forked here, once the families and tools are loaded).
+    ahead = DrawAhead(family_ctx, workers) if snapshot is not None and workers > 0 else None
     return RunEnv(
         asset=asset,
         profile=profile,
@@ -584,4 +623,5 @@ async def prepare(
         model_label=client.label if client is not None else "none",
         families=families,
         snapshot=snapshot,
+        ahead=ahead,
     )

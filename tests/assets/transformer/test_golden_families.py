@@ -149,16 +149,19 @@ async def generate_family(
     spec = FAMILIES.get(family)
     env.families[spec.domain] = [spec]
     accepted: list[TaskSeed] = []
-    for candidate in range(candidates):
-        seed = await env.draw(spec.domain, candidate)
-        if seed is None:
-            continue
-        draft = env.template.verbalise([seed])[0]
-        problems = await env.early(seed, draft, spec.domain)
-        problems += await env.deterministic(seed, draft, spec.domain)
-        assert problems == [], (seed.key, draft.text, problems)
-        assert draft.text and seed.answer_summary in draft.characteristic_form
-        accepted.append(seed)
+    try:
+        for candidate in range(candidates):
+            seed = await env.draw(spec.domain, candidate)
+            if seed is None:
+                continue
+            draft = env.template.verbalise([seed])[0]
+            problems = await env.early(seed, draft, spec.domain)
+            problems += await env.deterministic(seed, draft, spec.domain)
+            assert problems == [], (seed.key, draft.text, problems)
+            assert draft.text and seed.answer_summary in draft.characteristic_form
+            accepted.append(seed)
+    finally:
+        env.close()
     return accepted
 
 

@@ -1,0 +1,301 @@
+"""Family lanes made ahead in worker processes, on the cores the run's event loop leaves idle.
+
+The slots of a family that draws on its own (not composed from accepted parent seeds) are a
+function of the run seed, the family and the pinned fleet snapshot alone
+(:func:`~generator.generate.stages.slot_seed`: each slot depends on its draws and on the
+family's earlier slots, never on what the run accepted). So a worker process, forked from
+the run once the snapshot is read (it shares the snapshot, the profile and the
+registries), makes a family's slots in order, a few chunks ahead of the run, while the run
+vets, words and writes. The run takes slot ``k`` when it reaches it, exactly as if it had
+made slots ``0..k`` itself:
+
+- it records the drops that making those slots recorded (gated readings, refused calls),
+  and only for the slots it reached, so the run's counts do not depend on the workers;
+- it primes its tool memo with the outputs of each slot seed's calls (the recompute check
+  derives from them).
+
+Nothing here decides anything. A worker error or a broken pool hands the family back to the
+run, which makes its slots itself from the first, with the same results (and sees the
+error, if it is a real one).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import multiprocessing
+import os
+import signal
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from generator.concurrency import forget_threads
+
+if TYPE_CHECKING:
+    from generator.generate.families import FamilyContext
+    from generator.generate.model import TaskSeed
+    from generator.generate.stages import SlotSeeds
+
+# Chunks a worker may have waiting before the run keeps a new family (DrawAhead.owns).
+MAX_BACKLOG = 8
+# Slots of a family asked of a worker at a time, and how far ahead of the run's slot the
+# asked slots reach before more are asked.
+CHUNK_SLOTS = 4
+AHEAD_SLOTS = 4
+# Multi-agent draws sent to the workers ahead of the one the run composes.
+AHEAD_COMPOSED = 8
+
+Drop = tuple[str, str, int]  # (family, reason, draw index), as FamilyContext.record_drop
+
+
+@dataclass(frozen=True)
+class SlotMade:
+    """One slot of a family made in a worker, and what making it recorded."""
+
+    seed: TaskSeed | None
+    drops: tuple[Drop, ...]
+    outputs: list[dict[str, Any]] | None  # the seed's tool outputs, in call order
+
+
+def default_workers() -> int:
+    """One worker per core beyond the one the run's event loop uses."""
+    return max(0, (os.cpu_count() or 1) - 1)
+
+
+# -- in the worker process -------------------------------------------------------------
+
+# The run's family context, set before the workers are forked; each worker uses its copy.
+_CTX: FamilyContext | None = None
+_LANES: SlotSeeds | None = None
+_LOOP: asyncio.AbstractEventLoop | None = None
+
+
+def _start_worker() -> None:
+    global _LOOP, _LANES
+    from generator.generate.stages import SlotSeeds
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the run's to handle
+    forget_threads()
+    _LANES = SlotSeeds()
+    _LOOP = asyncio.new_event_loop()
+
+
+def _noop() -> None:
+    return None
+
+
+def _make_slots(family: str, share: float, start: int, stop: int) -> list[SlotMade]:
+    assert _CTX is not None and _LANES is not None and _LOOP is not None
+    return _LOOP.run_until_complete(make_slots(_CTX, _LANES, family, share, start, stop))
+
+
+async def make_slots(
+    ctx: FamilyContext, lanes: SlotSeeds, family: str, share: float, start: int, stop: int
+) -> list[SlotMade]:
+    """Slots ``start..stop-1`` of ``family``, made as the run makes them (earlier slots
+    first, in ``lanes``), each with the drops recorded while it was made."""
+    from generator.generate.families import FAMILIES, draw_seed, peek_seed
+    from generator.generate.stages import slot_seed
+
+    spec = FAMILIES.get(family)
+
+    async def one(draw: int) -> TaskSeed | None:
+        return await draw_seed(spec, ctx, draw)
+
+    async def peek(draw: int) -> Any:
+        return await peek_seed(spec, ctx, draw)
+
+    made = []
+    for slot in range(start, stop):
+        with ctx.capturing_drops() as drops:
+            seed = await slot_seed(lanes, spec, slot, share, one, peek)
+        outputs = None if seed is None else await ctx.run(seed.tool_sequence)
+        made.append(SlotMade(seed, tuple(drops), outputs))
+    return made
+
+
+def _compose(family: str, parent: TaskSeed, draw: int) -> SlotMade:
+    assert _CTX is not None and _LOOP is not None
+    return _LOOP.run_until_complete(make_composed(_CTX, family, parent, draw))
+
+
+async def make_composed(
+    ctx: FamilyContext, family: str, parent: TaskSeed, draw: int
+) -> SlotMade:
+    """Draw ``draw`` of a multi-agent family composed from ``parent``, as the run composes it
+    (:func:`~generator.generate.families.compose_seed`), with the drops it recorded."""
+    from generator.generate.families import FAMILIES, compose_seed
+
+    with ctx.capturing_drops() as drops:
+        seed = await compose_seed(FAMILIES.get(family), [parent], ctx, draw)
+    outputs = None if seed is None else await ctx.run(seed.tool_sequence)
+    return SlotMade(seed, tuple(drops), outputs)
+
+
+# -- in the run ------------------------------------------------------------------------
+
+
+@dataclass
+class _Lane:
+    """A family's slots as the run sees them: made by a worker, taken by the run."""
+
+    pool: concurrent.futures.ProcessPoolExecutor
+    share: float
+    made: list[SlotMade] = field(default_factory=list)
+    asked: list[concurrent.futures.Future[list[SlotMade]]] = field(default_factory=list)
+    asked_to: int = 0  # slots asked for so far
+    taken: int = 0  # slots whose drops and outputs the run has recorded
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+
+
+class DrawAhead:
+    """Worker processes making the run's family lanes ahead of it (see the module's doc).
+
+    Each worker is a pool of one process, so a family's chunks run one after another in the
+    worker that holds its lane; families are spread over the workers in the order the run
+    first asks for them.
+    """
+
+    def __init__(self, ctx: FamilyContext, workers: int) -> None:
+        global _CTX
+        _CTX = ctx
+        self._ctx = ctx
+        fork = multiprocessing.get_context("fork")
+        self._pools = [
+            concurrent.futures.ProcessPoolExecutor(1, mp_context=fork, initializer=_start_worker)
+            for _ in range(workers)
+        ]
+        for pool in self._pools:
+            pool.submit(_noop)  # forked now, while the run is between stages
+        self.workers = workers
+        self._lanes: dict[str, _Lane] = {}
+        self.given_back: set[str] = set()  # families the run makes itself
+        # (multi-agent family, draw) -> (parent task, its composition in a worker)
+        self._composing: dict[tuple[str, int], tuple[str, concurrent.futures.Future[Any]]] = {}
+        self.compositions = 0  # compositions the run took from the workers
+        self.failed: set[str] = set()  # of those, the ones a worker failed on
+
+    def owns(self, family: str) -> bool:
+        """True while the workers make this family's slots.
+
+        A family goes to the workers when the run first asks for it, unless the workers
+        already have :data:`MAX_BACKLOG` chunks to make: then the run keeps it and makes its
+        slots itself (so the run is not idle while the workers make everyone's first slots).
+        Which process makes a family's slots changes only who waits, never a slot.
+        """
+        if family not in self._lanes and family not in self.given_back:
+            backlog = sum(not f.done() for lane in self._lanes.values() for f in lane.asked)
+            if backlog >= MAX_BACKLOG * len(self._pools):
+                self.given_back.add(family)
+            else:
+                pool = self._pools[len(self._lanes) % len(self._pools)]
+                self._lanes[family] = _Lane(pool, share=-1.0)
+        return family not in self.given_back
+
+    async def slot(self, family: str, slot: int, share: float) -> TaskSeed | None:
+        """Slot ``slot`` of ``family`` under non-trivial share ``share``.
+
+        Raises:
+            LookupError: The workers cannot make it (see :attr:`given_back`): the caller
+                makes the family's slots itself from now on.
+        """
+        if not self.owns(family):
+            raise LookupError(family)
+        lane = self._lanes[family]
+        lane.share = share
+        async with lane.lock:
+            self._ask(family, lane, slot + 1 + AHEAD_SLOTS)
+            while len(lane.made) <= slot:
+                if not lane.asked:  # the pools are shut down
+                    self._give_back(family)
+                    raise LookupError(family)
+                future = lane.asked.pop(0)
+                try:
+                    made: list[SlotMade] = await asyncio.wrap_future(future)
+                    lane.made.extend(made)
+                except Exception as exc:  # the run makes the slots itself (and sees a real error)
+                    self.failed.add(family)
+                    self._give_back(family)
+                    raise LookupError(family) from exc
+            while lane.taken <= slot:
+                self._record(lane.made[lane.taken])
+                lane.taken += 1
+            return lane.made[slot].seed
+
+    def send_composed(self, family: str, items: list[tuple[int, TaskSeed]]) -> None:
+        """Have the workers compose these draws ``(draw, parent)`` of a multi-agent family."""
+        for draw, parent in items:
+            if (family, draw) in self._composing:
+                continue
+            pool = self._pools[draw % len(self._pools)]
+            try:
+                future = pool.submit(_compose, family, parent, draw)
+            except (RuntimeError, concurrent.futures.BrokenExecutor):
+                return
+            self._composing[(family, draw)] = (parent.key, future)
+
+    async def composed(self, family: str, parent: TaskSeed, draw: int) -> TaskSeed | None:
+        """Draw ``draw`` of a multi-agent family composed from ``parent`` by a worker.
+
+        Raises:
+            LookupError: Not sent with that parent, not started yet (the run is quicker
+                composing it itself), or the worker failed: the caller composes it.
+        """
+        entry = self._composing.pop((family, draw), None)
+        if entry is None or entry[0] != parent.key:
+            raise LookupError(family, draw)
+        future = entry[1]
+        if not (future.running() or future.done()) and future.cancel():
+            raise LookupError(family, draw)  # still queued behind the lanes' chunks
+        try:
+            made: SlotMade = await asyncio.wrap_future(future)
+        except Exception as exc:  # the run composes it itself (and sees a real error)
+            raise LookupError(family, draw) from exc
+        self._record(made)
+        self.compositions += 1
+        return made.seed
+
+    def _ask(self, family: str, lane: _Lane, to: int) -> None:
+        while lane.asked_to < to:
+            start = lane.asked_to
+            stop = start + (CHUNK_SLOTS if start else 1)  # the first slot alone: it is awaited
+            try:
+                future = lane.pool.submit(_make_slots, family, lane.share, start, stop)
+            except (RuntimeError, concurrent.futures.BrokenExecutor):
+                return  # shut down or broken: seen when the run waits for what it has
+            lane.asked.append(future)
+            lane.asked_to = stop
+
+    def _record(self, made: SlotMade) -> None:
+        for drop in made.drops:
+            self._ctx.record_drop(*drop)
+        if made.seed is not None and made.outputs is not None:
+            self._ctx.prime(made.seed.tool_sequence, made.outputs)
+
+    def _give_back(self, family: str) -> None:
+        self.given_back.add(family)
+        lane = self._lanes.pop(family, None)
+        for future in lane.asked if lane else []:
+            future.cancel()
+
+    def stats(self) -> dict[str, Any]:
+        """How the work was shared: workers, families and slots they made, families the
+        run made itself, and those a worker failed on."""
+        return {
+            "workers": self.workers,
+            "families": len(self._lanes),
+            "slots_taken": sum(lane.taken for lane in self._lanes.values()),
+            "kept_by_run": len(self.given_back - self.failed),
+            "composed": self.compositions,
+            "failed": sorted(self.failed),
+        }
+
+    def close(self) -> None:
+        """Stop the workers (slots not taken are dropped)."""
+        for lane in self._lanes.values():
+            for future in lane.asked:
+                future.cancel()
+        for _, future in self._composing.values():
+            future.cancel()
+        for pool in self._pools:
+            pool.shutdown(wait=True, cancel_futures=True)  # waits for a chunk at most

@@ -1,0 +1,145 @@
+"""Family lanes made ahead in worker processes (generator.generate.ahead) change who makes a
+slot, never the run: the same scenarios, negatives, rejections and gate-drop counts as a
+run that makes every slot itself; a worker that fails hands its family back; no worker
+outlives the run."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import multiprocessing
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from generator.config import StoreSettings
+from generator.generate import ahead
+from generator.generate.pipeline import Pipeline
+from generator.generate.run_config import GenerateConfig
+
+
+@pytest.fixture(autouse=True)
+def _isolated_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SCENARIOGEN_CACHE_DIR", str(tmp_path / "cache"))
+
+
+def _masked(run: Path, name: str) -> str:
+    text = (run / name).read_text()
+    return text.replace(run.name, "RUN")
+
+
+async def _run(
+    settings: StoreSettings, tmp: Path, name: str, workers: int
+) -> tuple[Pipeline, Path, Any]:
+    cfg = GenerateConfig(
+        n=60, seed=4242, out_dir=str(tmp), run_id=name, negatives=2, draw_workers=workers
+    )
+    pipeline = Pipeline(cfg, settings=settings)
+    summary = await pipeline.run()
+    assert summary.total == 60
+    return pipeline, tmp / name, summary
+
+
+def _families(run: Path) -> dict[str, Any]:
+    return json.loads((run / "manifest.json").read_text())["families"]
+
+
+async def test_workers_make_the_same_run(seeded_settings: StoreSettings, tmp_path: Path) -> None:
+    plain, plain_dir, plain_sum = await _run(seeded_settings, tmp_path, "aheadoff-x7", 0)
+    helped, helped_dir, helped_sum = await _run(seeded_settings, tmp_path, "aheadon-x7", 1)
+
+    assert plain.draw_ahead is None
+    assert helped.draw_ahead is not None
+    assert helped.draw_ahead["workers"] == 1
+    assert helped.draw_ahead["families"] > 0 and helped.draw_ahead["slots_taken"] > 0
+    assert helped.draw_ahead["failed"] == []
+    for name in ("scenarios.json", "negative_scenarios.json"):
+        assert _masked(plain_dir, name) == _masked(helped_dir, name), name
+    # domains append to accepted.jsonl as they go: the same lines, perhaps interleaved
+    # otherwise (who waits for whom is timing, as on the LLM path)
+    lines = [sorted(_masked(d, "accepted.jsonl").splitlines()) for d in (plain_dir, helped_dir)]
+    assert lines[0] == lines[1]
+    assert plain_sum.rejected == helped_sum.rejected
+    # the gate's drops are counted for the slots the run reached, whoever made them
+    fams = _families(plain_dir)
+    assert fams == _families(helped_dir)
+    assert any(f["gate_drops"] for f in fams.values())
+    assert multiprocessing.active_children() == []
+
+
+def _failing_for(family: str) -> Any:
+    real = ahead.make_slots
+
+    async def make_slots(ctx: Any, lanes: Any, fam: str, *args: Any) -> Any:
+        if fam == family:
+            raise RuntimeError(f"worker broke on {fam}")
+        return await real(ctx, lanes, fam, *args)
+
+    return make_slots
+
+
+async def test_a_failing_worker_gives_its_family_back(
+    seeded_settings: StoreSettings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _, plain_dir, _ = await _run(seeded_settings, tmp_path, "aheadoff-x7", 0)
+    # patched before the fork: the worker has the patched function, the run does not use it
+    monkeypatch.setattr(ahead, "make_slots", _failing_for("iot_sensor_stat"))
+    monkeypatch.setattr(ahead, "MAX_BACKLOG", 10**6)  # every family goes to the worker
+    helped, helped_dir, _ = await _run(seeded_settings, tmp_path, "aheadon-x7", 1)
+
+    assert helped.draw_ahead is not None
+    assert helped.draw_ahead["failed"] == ["iot_sensor_stat"]
+    for name in ("scenarios.json", "negative_scenarios.json"):
+        assert _masked(plain_dir, name) == _masked(helped_dir, name), name
+    assert _families(plain_dir) == _families(helped_dir)
+    assert multiprocessing.active_children() == []
+
+
+async def test_a_composition_from_a_worker_is_the_runs(
+    seeded_settings: StoreSettings, tmp_path: Path
+) -> None:
+    """Multi-agent draws composed in a worker equal the run's own (seed and gate drops);
+    one asked with another parent than the worker had is composed by the run."""
+    from generator.assetdef import load_asset_class
+    from generator.generate.families import FAMILIES, compose_seed, draw_seed
+    from generator.generate.stages import prepare
+    from tests.generator.generate.test_families import family_context, grounded_profile
+
+    profile = await grounded_profile(seeded_settings)
+    cfg = GenerateConfig(n=20, seed=77, out_dir=str(tmp_path), draw_workers=1)
+    env = await prepare(load_asset_class("transformer"), profile, cfg, seeded_settings, None)
+    helper = env.ahead
+    assert helper is not None
+    try:
+        spec, parent_spec = FAMILIES.get("ma_dga_to_workorder"), FAMILIES.get("fmsr_dga_stored")
+        plain = family_context(profile, seeded_settings, 77)
+        parents = [
+            p for j in range(12) if (p := await draw_seed(parent_spec, plain, j)) is not None
+        ]
+        assert len(parents) >= 4
+        helper.send_composed(spec.name, list(enumerate(parents)))
+        while not all(f.done() for _, f in helper._composing.values()):
+            await asyncio.sleep(0.05)
+        for j, parent in enumerate(parents):
+            if j == 0:  # asked with another parent: not the worker's, composed by the run
+                with pytest.raises(LookupError):
+                    await helper.composed(spec.name, parents[1], j)
+                continue
+            before = _drops(env.family_ctx.gate_drops, spec.name)
+            got = await helper.composed(spec.name, parent, j)
+            want_before = _drops(plain.gate_drops, spec.name)
+            want = await compose_seed(spec, [parent], plain, j)
+            assert (got is None) == (want is None)
+            if got is not None and want is not None:
+                assert got.model_dump() == want.model_dump()
+            gained = _drops(env.family_ctx.gate_drops, spec.name) - before
+            assert gained == _drops(plain.gate_drops, spec.name) - want_before
+        assert helper.stats()["composed"] == len(parents) - 1
+    finally:
+        env.close()
+    assert multiprocessing.active_children() == []
+
+
+def _drops(drops: dict[str, dict[str, int]], family: str) -> int:
+    return sum(drops.get(family, {}).values())
