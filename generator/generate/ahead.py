@@ -42,8 +42,6 @@ MAX_BACKLOG = 8
 # asked slots reach before more are asked.
 CHUNK_SLOTS = 4
 AHEAD_SLOTS = 4
-# Multi-agent draws sent to the workers ahead of the one the run composes.
-AHEAD_COMPOSED = 8
 
 Drop = tuple[str, str, int]  # (family, reason, draw index), as FamilyContext.record_drop
 
@@ -114,24 +112,6 @@ async def make_slots(
     return made
 
 
-def _compose(family: str, parent: TaskSeed, draw: int) -> SlotMade:
-    assert _CTX is not None and _LOOP is not None
-    return _LOOP.run_until_complete(make_composed(_CTX, family, parent, draw))
-
-
-async def make_composed(
-    ctx: FamilyContext, family: str, parent: TaskSeed, draw: int
-) -> SlotMade:
-    """Draw ``draw`` of a multi-agent family composed from ``parent``, as the run composes it
-    (:func:`~generator.generate.families.compose_seed`), with the drops it recorded."""
-    from generator.generate.families import FAMILIES, compose_seed
-
-    with ctx.capturing_drops() as drops:
-        seed = await compose_seed(FAMILIES.get(family), [parent], ctx, draw)
-    outputs = None if seed is None else await ctx.run(seed.tool_sequence)
-    return SlotMade(seed, tuple(drops), outputs)
-
-
 # -- in the run ------------------------------------------------------------------------
 
 
@@ -170,9 +150,6 @@ class DrawAhead:
         self.workers = workers
         self._lanes: dict[str, _Lane] = {}
         self.given_back: set[str] = set()  # families the run makes itself
-        # (multi-agent family, draw) -> (parent task, its composition in a worker)
-        self._composing: dict[tuple[str, int], tuple[str, concurrent.futures.Future[Any]]] = {}
-        self.compositions = 0  # compositions the run took from the workers
         self.failed: set[str] = set()  # of those, the ones a worker failed on
 
     def owns(self, family: str) -> bool:
@@ -222,39 +199,6 @@ class DrawAhead:
                 lane.taken += 1
             return lane.made[slot].seed
 
-    def send_composed(self, family: str, items: list[tuple[int, TaskSeed]]) -> None:
-        """Have the workers compose these draws ``(draw, parent)`` of a multi-agent family."""
-        for draw, parent in items:
-            if (family, draw) in self._composing:
-                continue
-            pool = self._pools[draw % len(self._pools)]
-            try:
-                future = pool.submit(_compose, family, parent, draw)
-            except (RuntimeError, concurrent.futures.BrokenExecutor):
-                return
-            self._composing[(family, draw)] = (parent.key, future)
-
-    async def composed(self, family: str, parent: TaskSeed, draw: int) -> TaskSeed | None:
-        """Draw ``draw`` of a multi-agent family composed from ``parent`` by a worker.
-
-        Raises:
-            LookupError: Not sent with that parent, not started yet (the run is quicker
-                composing it itself), or the worker failed: the caller composes it.
-        """
-        entry = self._composing.pop((family, draw), None)
-        if entry is None or entry[0] != parent.key:
-            raise LookupError(family, draw)
-        future = entry[1]
-        if not (future.running() or future.done()) and future.cancel():
-            raise LookupError(family, draw)  # still queued behind the lanes' chunks
-        try:
-            made: SlotMade = await asyncio.wrap_future(future)
-        except Exception as exc:  # the run composes it itself (and sees a real error)
-            raise LookupError(family, draw) from exc
-        self._record(made)
-        self.compositions += 1
-        return made.seed
-
     def _ask(self, family: str, lane: _Lane, to: int) -> None:
         while lane.asked_to < to:
             start = lane.asked_to
@@ -286,7 +230,6 @@ class DrawAhead:
             "families": len(self._lanes),
             "slots_taken": sum(lane.taken for lane in self._lanes.values()),
             "kept_by_run": len(self.given_back - self.failed),
-            "composed": self.compositions,
             "failed": sorted(self.failed),
         }
 
@@ -295,7 +238,5 @@ class DrawAhead:
         for lane in self._lanes.values():
             for future in lane.asked:
                 future.cancel()
-        for _, future in self._composing.values():
-            future.cancel()
         for pool in self._pools:
             pool.shutdown(wait=True, cancel_futures=True)  # waits for a chunk at most

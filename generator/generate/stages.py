@@ -151,24 +151,6 @@ class RunEnv:
         self.ahead = None
         return stats
 
-    async def _compose(
-        self, spec: FamilySpec, pool: list[TaskSeed], parent: TaskSeed, draw: int
-    ) -> TaskSeed | None:
-        """Draw ``draw`` of a multi-agent family, composed from ``parent``: by a worker when
-        one has it, else here. Draw ``j`` of the stream composes from ``pool[j]`` while the
-        pool lasts (:class:`ComposedSeeds`), so the next ones are sent ahead from the pool."""
-        ahead = self.ahead
-        if ahead is not None:
-            from generator.generate.ahead import AHEAD_COMPOSED
-
-            upto = min(draw + 1 + AHEAD_COMPOSED, len(pool))
-            ahead.send_composed(spec.name, [(j, pool[j]) for j in range(draw + 1, upto)])
-            try:
-                return await ahead.composed(spec.name, parent, draw)
-            except LookupError:
-                pass  # not sent, not started, or failed: composed here
-        return await compose_seed(spec, [parent], self.family_ctx, draw)
-
     def family_of(self, domain: str, candidate: int) -> tuple[FamilySpec, int]:
         """The family and slot of a domain's candidate (:func:`family_slot`)."""
         policy = self.policies.get(domain)
@@ -195,7 +177,7 @@ class RunEnv:
 
             stream = ComposedSeeds(
                 pool,
-                lambda p, i: self._compose(spec, pool, p, i),
+                lambda p, i: compose_seed(spec, [p], ctx, i),
                 lambda j: draw_seed(parent, ctx, j),
                 lambda i: draw_seed(spec, ctx, i),
                 wait_pool=wait_pool,

@@ -5,7 +5,6 @@ outlives the run."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 import multiprocessing
 from pathlib import Path
@@ -95,51 +94,3 @@ async def test_a_failing_worker_gives_its_family_back(
     assert _families(plain_dir) == _families(helped_dir)
     assert multiprocessing.active_children() == []
 
-
-async def test_a_composition_from_a_worker_is_the_runs(
-    seeded_settings: StoreSettings, tmp_path: Path
-) -> None:
-    """Multi-agent draws composed in a worker equal the run's own (seed and gate drops);
-    one asked with another parent than the worker had is composed by the run."""
-    from generator.assetdef import load_asset_class
-    from generator.generate.families import FAMILIES, compose_seed, draw_seed
-    from generator.generate.stages import prepare
-    from tests.generator.generate.test_families import family_context, grounded_profile
-
-    profile = await grounded_profile(seeded_settings)
-    cfg = GenerateConfig(n=20, seed=77, out_dir=str(tmp_path), draw_workers=1)
-    env = await prepare(load_asset_class("transformer"), profile, cfg, seeded_settings, None)
-    helper = env.ahead
-    assert helper is not None
-    try:
-        spec, parent_spec = FAMILIES.get("ma_dga_to_workorder"), FAMILIES.get("fmsr_dga_stored")
-        plain = family_context(profile, seeded_settings, 77)
-        parents = [
-            p for j in range(12) if (p := await draw_seed(parent_spec, plain, j)) is not None
-        ]
-        assert len(parents) >= 4
-        helper.send_composed(spec.name, list(enumerate(parents)))
-        while not all(f.done() for _, f in helper._composing.values()):
-            await asyncio.sleep(0.05)
-        for j, parent in enumerate(parents):
-            if j == 0:  # asked with another parent: not the worker's, composed by the run
-                with pytest.raises(LookupError):
-                    await helper.composed(spec.name, parents[1], j)
-                continue
-            before = _drops(env.family_ctx.gate_drops, spec.name)
-            got = await helper.composed(spec.name, parent, j)
-            want_before = _drops(plain.gate_drops, spec.name)
-            want = await compose_seed(spec, [parent], plain, j)
-            assert (got is None) == (want is None)
-            if got is not None and want is not None:
-                assert got.model_dump() == want.model_dump()
-            gained = _drops(env.family_ctx.gate_drops, spec.name) - before
-            assert gained == _drops(plain.gate_drops, spec.name) - want_before
-        assert helper.stats()["composed"] == len(parents) - 1
-    finally:
-        env.close()
-    assert multiprocessing.active_children() == []
-
-
-def _drops(drops: dict[str, dict[str, int]], family: str) -> int:
-    return sum(drops.get(family, {}).values())
