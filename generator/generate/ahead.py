@@ -43,6 +43,8 @@ MAX_BACKLOG = 8
 CHUNK_SLOTS = 4
 AHEAD_SLOTS = 4
 
+PR_SET_PDEATHSIG = 1  # prctl(2)
+
 Drop = tuple[str, str, int]  # (family, reason, draw index), as FamilyContext.record_drop
 
 
@@ -68,14 +70,30 @@ _LANES: SlotSeeds | None = None
 _LOOP: asyncio.AbstractEventLoop | None = None
 
 
-def _start_worker() -> None:
+def _start_worker(run_pid: int) -> None:
     global _LOOP, _LANES
     from generator.generate.stages import SlotSeeds
 
+    _die_with_the_run(run_pid)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the run's to handle
     forget_threads()
     _LANES = SlotSeeds()
     _LOOP = asyncio.new_event_loop()
+
+
+def _die_with_the_run(run_pid: int) -> None:
+    """End the worker when the run's process ends, even by SIGKILL (Linux: the parent-death
+    signal). A worker left behind would wait for work for ever: it holds its own queue's
+    write end, so it never sees the end of it."""
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
+    except (OSError, AttributeError):  # not Linux: the pool's own shutdown is all there is
+        return
+    if os.getppid() != run_pid:  # the run ended before the signal was set
+        os._exit(0)
 
 
 def _noop() -> None:
@@ -142,7 +160,9 @@ class DrawAhead:
         self._ctx = ctx
         fork = multiprocessing.get_context("fork")
         self._pools = [
-            concurrent.futures.ProcessPoolExecutor(1, mp_context=fork, initializer=_start_worker)
+            concurrent.futures.ProcessPoolExecutor(
+                1, mp_context=fork, initializer=_start_worker, initargs=(os.getpid(),)
+            )
             for _ in range(workers)
         ]
         for pool in self._pools:

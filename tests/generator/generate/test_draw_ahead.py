@@ -7,6 +7,10 @@ from __future__ import annotations
 
 import json
 import multiprocessing
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -94,3 +98,38 @@ async def test_a_failing_worker_gives_its_family_back(
     assert _families(plain_dir) == _families(helped_dir)
     assert multiprocessing.active_children() == []
 
+
+
+def _state(pid: int) -> str | None:
+    """The process's state letter (``Z``: a zombie), or None when it is gone."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (FileNotFoundError, ProcessLookupError, IndexError):
+        return None
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc (Linux)")
+def test_a_worker_ends_when_its_run_is_killed() -> None:
+    """A run killed with SIGKILL (no finally, no pool shutdown) leaves no worker behind."""
+    script = (
+        "import time\n"
+        "from generator.generate.ahead import DrawAhead\n"
+        "helper = DrawAhead(object(), 1)\n"  # the context is only used once a slot is asked
+        "time.sleep(1)\n"
+        "print(*helper._pools[0]._processes, flush=True)\n"
+        "time.sleep(120)\n"
+    )
+    run = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    try:
+        assert run.stdout is not None
+        worker = int(run.stdout.readline())
+        assert _state(worker) not in (None, "Z")  # alive while the run is
+        run.send_signal(signal.SIGKILL)
+        run.wait(timeout=30)
+        deadline = time.monotonic() + 20
+        while _state(worker) not in (None, "Z") and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert _state(worker) in (None, "Z"), "the worker outlived its run"
+    finally:
+        run.kill()
+        run.wait(timeout=30)
