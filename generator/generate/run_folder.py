@@ -400,6 +400,11 @@ class RunFolder:
 
     # -- whole files -------------------------------------------------------------------
 
+    @property
+    def records_held(self) -> int:
+        """Accepted records held for scenarios.json (this process's and the resumed ones)."""
+        return len(self._records)
+
     def write_scenarios(self, order: dict[str, int], *, durable: bool = False) -> None:
         """Rewrite scenarios.json from the accepted lines (domain order, then slot).
 
