@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from generator.generate.model import TaskSeed
     from generator.generate.stages import SlotSeeds
 
-# Chunks a worker may have waiting before the run keeps a new family (DrawAhead.owns).
+# Chunks a worker may have waiting before the run keeps a new family (DrawAhead._owns).
 MAX_BACKLOG = 8
 # Slots of a family asked of a worker at a time, and how far ahead of the run's slot the
 # asked slots reach before more are asked.
@@ -172,7 +172,7 @@ class DrawAhead:
         self.given_back: set[str] = set()  # families the run makes itself
         self.failed: set[str] = set()  # of those, the ones a worker failed on
 
-    def owns(self, family: str) -> bool:
+    def _owns(self, family: str) -> bool:
         """True while the workers make this family's slots.
 
         A family goes to the workers when the run first asks for it, unless the workers
@@ -196,7 +196,7 @@ class DrawAhead:
             LookupError: The workers cannot make it (see :attr:`given_back`): the caller
                 makes the family's slots itself from now on.
         """
-        if not self.owns(family):
+        if not self._owns(family):
             raise LookupError(family)
         lane = self._lanes[family]
         lane.share = share

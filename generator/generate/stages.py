@@ -135,11 +135,11 @@ class RunEnv:
                 return await self._composed(spec).peek(draw)
             return await peek_seed(spec, self.family_ctx, draw)
 
-        if self.ahead is not None and not spec.compose_from and self.ahead.owns(spec.name):
+        if self.ahead is not None and not spec.compose_from:
             try:
                 return await self.ahead.slot(spec.name, slot, share)
             except LookupError:
-                pass  # the workers gave the family back: its slots are made here
+                pass  # not the workers' family (the run keeps it, or it was given back)
         return await slot_seed(self.slot_seeds, spec, slot, share, one, peek)
 
     def close(self) -> dict[str, Any] | None:
