@@ -67,8 +67,11 @@ from __future__ import annotations
 
 import argparse
 import functools
+import hashlib
 import json
+import logging
 import math
+import zipfile
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -82,11 +85,15 @@ CITATION = (
     "using health index', IEEE Electrical Insulation Magazine 25(2), 2009 (project table after "
     "Jahromi et al. 2009: DGA factor and oil-quality factor, 69–230 kV oil-quality column)"
 )
+logger = logging.getLogger(__name__)
+
 MODEL_VERSION = "health_index_v2"
 MODEL_DIR = Path(__file__).parent / "models"
 MODEL_PATH = MODEL_DIR / f"{MODEL_VERSION}.joblib"
 META_PATH = MODEL_DIR / f"{MODEL_VERSION}.json"
+TREES_PATH = MODEL_DIR / f"{MODEL_VERSION}.trees.npz"
 TRAIN_COMMAND = "python -m assets.transformer.health_index --train"
+TREES_COMMAND = "python -m assets.transformer.health_index --trees"
 DEFAULT_SEED = 20090301
 DEFAULT_N = 8000
 HELD_OUT_FRACTION = 0.2
@@ -524,7 +531,36 @@ def write_artifacts(
     (directory / f"{MODEL_VERSION}.json").write_text(
         json.dumps(metrics.model_dump(), indent=2) + "\n", encoding="utf-8"
     )
+    write_trees(directory / f"{MODEL_VERSION}.joblib")
     return metrics
+
+
+def trees_path(model_path: Path) -> Path:
+    """Where the trees file of the model file ``model_path`` lies (beside it)."""
+    return model_path.with_name(model_path.name.removesuffix(".joblib") + ".trees.npz")
+
+
+def write_trees(model_path: Path = MODEL_PATH) -> Path:
+    """Write the trees of the model at ``model_path`` as plain arrays (:class:`_Forest`)
+    beside it, stamped with the model file's SHA-256, so that runs predict without
+    importing scikit-learn or unpickling (about a second and a half per process).
+
+    Raises:
+        HealthIndexError: The model cannot be loaded, or its trees cannot be walked here.
+    """
+    forest = _forest(load_model.__wrapped__(model_path))
+    if forest is None:
+        raise HealthIndexError(
+            f"health-index model {model_path} is not a one-output regressor with numeric "
+            "splits; it predicts through scikit-learn and has no trees file"
+        )
+    target = trees_path(model_path)
+    forest.save(target, _sha256(model_path))
+    return target
+
+
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 @functools.cache
@@ -555,6 +591,30 @@ def load_model(path: Path = MODEL_PATH) -> Any:
     return payload["model"]
 
 
+@functools.cache
+def load_estimator(path: Path = MODEL_PATH) -> Any:
+    """What predicts the model estimate: the trees file written from the model at ``path``
+    (:func:`write_trees`; numpy only, milliseconds) when it is there and was made from
+    that very file, else the model itself (:func:`load_model`: scikit-learn, seconds).
+
+    A missing or stale trees file costs time, not correctness: it is logged with the
+    command that writes it again.
+
+    Raises:
+        HealthIndexError: The model file is missing, unreadable or of another version.
+    """
+    if not path.is_file():
+        raise HealthIndexError(
+            f"health-index model {path} is missing; regenerate it with `{TRAIN_COMMAND}`"
+        )
+    target = trees_path(path)
+    try:
+        return _Forest.read(target, _sha256(path))
+    except HealthIndexError as exc:
+        logger.warning("%s; predicting through scikit-learn (slower)", exc)
+    return load_model(path)
+
+
 # ---------------------------------------------------------------------------------------------
 # Prediction
 # ---------------------------------------------------------------------------------------------
@@ -571,27 +631,91 @@ class _Forest:
     ``raw += tree(X)`` per tree), so the estimate is the same float.
     """
 
-    def __init__(self, model: Any) -> None:
+    _ARRAYS = ("feature", "threshold", "left", "right", "leaf", "value")
+
+    def __init__(self, arrays: Mapping[str, npt.NDArray[Any]], baseline: float) -> None:
+        self.feature: npt.NDArray[np.intp] = np.asarray(arrays["feature"], np.intp)
+        self.threshold: npt.NDArray[np.float64] = np.asarray(arrays["threshold"], np.float64)
+        self.left: npt.NDArray[np.intp] = np.asarray(arrays["left"], np.intp)
+        self.right: npt.NDArray[np.intp] = np.asarray(arrays["right"], np.intp)
+        self.leaf: npt.NDArray[np.bool_] = np.asarray(arrays["leaf"], bool)
+        self.value: npt.NDArray[np.float64] = np.asarray(arrays["value"], np.float64)
+        shape = self.feature.shape
+        if len(shape) != 2 or any(getattr(self, k).shape != shape for k in self._ARRAYS):
+            raise ValueError(f"tree arrays of unequal shapes: {shape}")
+        self.rows = np.arange(shape[0])
+        self.baseline = float(baseline)
+
+    @classmethod
+    def of_model(cls, model: Any) -> _Forest:
+        """The trees of a fitted ``HistGradientBoostingRegressor`` (see :meth:`fits`)."""
         trees = [predictor.nodes for (predictor,) in model._predictors]
         width = max(len(nodes) for nodes in trees)
         shape = (len(trees), width)
-        self.feature = np.zeros(shape, np.intp)
-        self.threshold = np.zeros(shape, np.float64)
-        self.left = np.zeros(shape, np.intp)
-        self.right = np.zeros(shape, np.intp)
-        self.leaf = np.ones(shape, bool)
-        self.value = np.zeros(shape, np.float64)
+        arrays = {
+            "feature": np.zeros(shape, np.intp),
+            "threshold": np.zeros(shape, np.float64),
+            "left": np.zeros(shape, np.intp),
+            "right": np.zeros(shape, np.intp),
+            "leaf": np.ones(shape, bool),
+            "value": np.zeros(shape, np.float64),
+        }
+        fields = {"feature": "feature_idx", "threshold": "num_threshold", "left": "left",
+                  "right": "right", "leaf": "is_leaf", "value": "value"}
         for t, nodes in enumerate(trees):
-            n = len(nodes)
-            self.feature[t, :n] = nodes["feature_idx"]
-            self.threshold[t, :n] = nodes["num_threshold"]
-            self.left[t, :n] = nodes["left"]
-            self.right[t, :n] = nodes["right"]
-            self.leaf[t, :n] = nodes["is_leaf"].astype(bool)
-            self.value[t, :n] = nodes["value"]
-        self.depth = max(int(nodes["depth"].max()) for nodes in trees)
-        self.rows = np.arange(len(trees))
-        self.baseline = float(np.asarray(model._baseline_prediction).ravel()[0])
+            for name, field in fields.items():
+                arrays[name][t, : len(nodes)] = nodes[field]
+        return cls(arrays, float(np.asarray(model._baseline_prediction).ravel()[0]))
+
+    def save(self, path: Path, source_sha256: str) -> None:
+        """Write the arrays, the baseline and what they were made from to ``path``."""
+        np.savez_compressed(
+            path,
+            **{k: getattr(self, k) for k in self._ARRAYS},
+            baseline=np.float64(self.baseline),
+            version=np.str_(MODEL_VERSION),
+            features=np.array(FEATURES),
+            source_sha256=np.str_(source_sha256),
+        )
+
+    @classmethod
+    def read(cls, path: Path, source_sha256: str) -> _Forest:
+        """The trees saved at ``path`` by :meth:`save` from the model file whose SHA-256 is
+        ``source_sha256``.
+
+        Raises:
+            HealthIndexError: The file is missing, unreadable, of another version or
+                features, or made from another model file.
+        """
+        fix = f"write it again with `{TREES_COMMAND}`"
+        if not path.is_file():
+            raise HealthIndexError(f"health-index trees file {path} is missing; {fix}")
+        try:
+            with np.load(path, allow_pickle=False) as data:
+                meta = (str(data["version"]), data["features"].tolist(),
+                        str(data["source_sha256"]))
+                arrays = {k: data[k] for k in cls._ARRAYS}
+                baseline = float(data["baseline"])
+        except (OSError, KeyError, ValueError, EOFError, zipfile.BadZipFile) as exc:
+            raise HealthIndexError(
+                f"health-index trees file {path} cannot be read ({type(exc).__name__}: "
+                f"{exc}); {fix}"
+            ) from exc
+        if meta[0] != MODEL_VERSION or meta[1] != list(FEATURES):
+            raise HealthIndexError(
+                f"health-index trees file {path} is of version {meta[0]!r} with features "
+                f"{meta[1]}, expected {MODEL_VERSION!r} with {list(FEATURES)}; {fix}"
+            )
+        if meta[2] != source_sha256:
+            raise HealthIndexError(
+                f"health-index trees file {path} was made from another model file (SHA-256 "
+                f"{meta[2][:12]}…, the model's is {source_sha256[:12]}…); {fix}"
+            )
+        try:
+            return cls(arrays, baseline)
+        except ValueError as exc:
+            raise HealthIndexError(f"health-index trees file {path} is malformed: {exc}; "
+                                   f"{fix}") from exc
 
     @staticmethod
     def fits(model: Any) -> bool:
@@ -610,10 +734,17 @@ class _Forest:
     def predict(self, x: npt.NDArray[np.float64]) -> float:
         """The raw estimate of one finite row ``x`` (shape (n_features,))."""
         node = np.zeros(len(self.rows), np.intp)
-        for _ in range(self.depth):
+        for _ in range(self.feature.shape[1]):  # a walk visits each node at most once
+            at_leaf = self.leaf[self.rows, node]
+            if at_leaf.all():
+                break
             left = x[self.feature[self.rows, node]] <= self.threshold[self.rows, node]
             step = np.where(left, self.left[self.rows, node], self.right[self.rows, node])
-            node = np.where(self.leaf[self.rows, node], node, step)
+            node = np.where(at_leaf, node, step)
+        else:
+            raise HealthIndexError(
+                f"health-index trees hold a cycle; write them again with `{TREES_COMMAND}`"
+            )
         total = 0.0
         total += self.baseline
         for v in self.value[self.rows, node].tolist():
@@ -630,7 +761,7 @@ def _forest(model: Any) -> _Forest | None:
     forest = None
     if _Forest.fits(model):
         try:
-            forest = _Forest(model)
+            forest = _Forest.of_model(model)
         except (AttributeError, KeyError, TypeError, ValueError):
             forest = None  # another scikit-learn layout: predict() it is
     _FORESTS[id(model)] = (model, forest)
@@ -641,7 +772,8 @@ _FORESTS: dict[int, tuple[Any, _Forest | None]] = {}
 
 
 def _predict_one(model: Any, row: npt.NDArray[np.float64]) -> float:
-    """Model estimate of one row, clipped to 0–100.
+    """Model estimate of one row, clipped to 0–100; ``model`` is what
+    :func:`load_estimator` gives: the trees read from the trees file, or the model.
 
     A one-output regressor's trees are walked here (:class:`_Forest`, the same float as
     ``model.predict``); other models, and rows with a NaN, go through scikit-learn on one
@@ -656,8 +788,11 @@ def _predict_one(model: Any, row: npt.NDArray[np.float64]) -> float:
     hit = _PREDICTIONS.get(key)
     if hit is not None and hit[0] is model:
         return hit[1]
-    forest = _forest(model)
-    if forest is not None and row.shape[0] == 1 and bool(np.isfinite(row).all()):
+    forest = model if isinstance(model, _Forest) else _forest(model)
+    finite = row.shape[0] == 1 and bool(np.isfinite(row).all())
+    if isinstance(model, _Forest) and not finite:
+        raise ValueError(f"the trees walk takes one finite row, not {row.tolist()}")
+    if forest is not None and finite:
         raw = forest.predict(np.asarray(row[0], dtype=np.float64))
         value = float(np.clip(np.float64(raw), 0.0, 100.0))
     else:
@@ -764,7 +899,7 @@ def predict_health_index(
         raise ValueError("asset_name must not be empty")
     scored = ScoringInputs(**p.model_dump(), acidity=acidity)
     rule = score_health_index(**scored.model_dump())
-    model = load_model()
+    model = load_estimator()
     row = np.asarray([[float(getattr(p, f)) for f in FEATURES]], dtype=float)
     hi = _predict_one(model, row)
     notes = list(rule.notes)
@@ -788,19 +923,27 @@ def predict_health_index(
 
 
 def main(argv: list[str] | None = None) -> int:
-    """CLI: ``python -m assets.transformer.health_index --train [--seed S] [--n N]``."""
+    """CLI: ``python -m assets.transformer.health_index --train [--seed S] [--n N]``, or
+    ``--trees`` to write the trees file of the model already there."""
     parser = argparse.ArgumentParser(prog="python -m assets.transformer.health_index")
     parser.add_argument("--train", action="store_true", help="train and write the artifacts")
+    parser.add_argument(
+        "--trees", action="store_true", help="write the trees file of the existing model"
+    )
     parser.add_argument("--seed", type=int, default=DEFAULT_SEED, help="training seed")
     parser.add_argument("--n", type=int, default=DEFAULT_N, help="number of samples")
     args = parser.parse_args(argv)
+    if args.trees and not args.train:
+        print(f"wrote {write_trees(MODEL_PATH)} from {MODEL_PATH}")
+        return 0
     if not args.train:
         parser.print_help()
         return 2
     metrics = write_artifacts(args.seed, args.n)
     print(
-        f"wrote {MODEL_PATH} and {META_PATH}: held-out R² {metrics.r2_held_out:.4f}, "
-        f"MAE {metrics.mae_held_out:.3f} HI points (n_test {metrics.n_test})"
+        f"wrote {MODEL_PATH}, {META_PATH} and {TREES_PATH}: held-out R² "
+        f"{metrics.r2_held_out:.4f}, MAE {metrics.mae_held_out:.3f} HI points "
+        f"(n_test {metrics.n_test})"
     )
     return 0
 

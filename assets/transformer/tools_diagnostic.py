@@ -23,7 +23,7 @@ from assets.transformer.health_index import (
 from assets.transformer.health_index import (
     HealthIndexPrediction,
     HealthInputs,
-    load_model,
+    load_estimator,
     predict_health_index,
 )
 from assets.transformer.loading import STANDARD as LOAD_STANDARD
@@ -240,9 +240,10 @@ async def predict_health_index_tool(
     Acidity is optional and scored when given. The model is trained on the project's
     rule-based score, not on field data.
     """
-    # The first call loads the model (sklearn import and unpickling, seconds): in a worker
-    # thread, so other domains' work goes on meanwhile.
-    await to_thread(load_model)
+    # The first call reads the trees file (milliseconds), or, where it is missing or stale,
+    # loads the model (sklearn import and unpickling, seconds): in a worker thread, so
+    # other domains' work goes on meanwhile.
+    await to_thread(load_estimator)
     return predict_health_index(
         args.asset_name,
         args.hydrogen,

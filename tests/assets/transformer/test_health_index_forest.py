@@ -58,7 +58,7 @@ def test_walk_on_a_model_worked_by_hand() -> None:
         max_iter=1, learning_rate=1.0, min_samples_leaf=1, l2_regularization=0.0,
         early_stopping=False,
     ).fit(x, y)
-    forest = _Forest(model)
+    forest = _Forest.of_model(model)
     assert forest.predict(np.array([0.0])) == pytest.approx(0.0, abs=1e-9)
     assert forest.predict(np.array([3.0])) == pytest.approx(10.0, abs=1e-9)
     probe = np.array([[-1.0], [0.5], [1.0], [1.5], [2.0], [9.0]])
