@@ -34,10 +34,12 @@ from generator.concurrency import forget_threads
 if TYPE_CHECKING:
     from generator.generate.families import FamilyContext
     from generator.generate.model import TaskSeed
-    from generator.generate.stages import SlotSeeds
+    from generator.generate.stages import LaneState, SlotSeeds
 
-# Chunks a worker may have waiting before the run keeps a new family (DrawAhead._owns).
+# Chunks a worker may have waiting before the run keeps a new family (DrawAhead._lane).
 MAX_BACKLOG = 8
+# A family the run kept goes to a worker with fewer chunks than this waiting.
+IDLE_BACKLOG = 2
 # Slots of a family asked of a worker at a time, and how far ahead of the run's slot the
 # asked slots reach before more are asked.
 CHUNK_SLOTS = 4
@@ -55,6 +57,9 @@ class SlotMade:
     seed: TaskSeed | None
     drops: tuple[Drop, ...]
     outputs: list[dict[str, Any]] | None  # the seed's tool outputs, in call order
+    # the family's draw at the slot's own index, when making the slot drew it (a
+    # multi-agent stream draws its parent family's indices 0, 1, 2... too)
+    base_draw: tuple[int, TaskSeed | None] | None = None
 
 
 def default_workers() -> int:
@@ -100,20 +105,33 @@ def _noop() -> None:
     return None
 
 
-def _make_slots(family: str, share: float, start: int, stop: int) -> list[SlotMade]:
+def _make_slots(
+    family: str, share: float, start: int, stop: int, resume: LaneState | None
+) -> list[SlotMade]:
     assert _CTX is not None and _LANES is not None and _LOOP is not None
-    return _LOOP.run_until_complete(make_slots(_CTX, _LANES, family, share, start, stop))
+    return _LOOP.run_until_complete(
+        make_slots(_CTX, _LANES, family, share, start, stop, resume)
+    )
 
 
 async def make_slots(
-    ctx: FamilyContext, lanes: SlotSeeds, family: str, share: float, start: int, stop: int
+    ctx: FamilyContext,
+    lanes: SlotSeeds,
+    family: str,
+    share: float,
+    start: int,
+    stop: int,
+    resume: LaneState | None = None,
 ) -> list[SlotMade]:
     """Slots ``start..stop-1`` of ``family``, made as the run makes them (earlier slots
-    first, in ``lanes``), each with the drops recorded while it was made."""
+    first, in ``lanes``), each with the drops recorded while it was made. ``resume``: the
+    lane as the run left it (a family the run made up to ``resume.slot``, then handed over)."""
     from generator.generate.families import FAMILIES, draw_seed, peek_seed
     from generator.generate.stages import slot_seed
 
     spec = FAMILIES.get(family)
+    if resume is not None:
+        lanes.resume(family, resume)
 
     async def one(draw: int) -> TaskSeed | None:
         return await draw_seed(spec, ctx, draw)
@@ -126,7 +144,8 @@ async def make_slots(
         with ctx.capturing_drops() as drops:
             seed = await slot_seed(lanes, spec, slot, share, one, peek)
         outputs = None if seed is None else await ctx.run(seed.tool_sequence)
-        made.append(SlotMade(seed, tuple(drops), outputs))
+        drawn, base = ctx.kept_draw(family, slot)
+        made.append(SlotMade(seed, tuple(drops), outputs, (slot, base) if drawn else None))
     return made
 
 
@@ -139,11 +158,15 @@ class _Lane:
 
     pool: concurrent.futures.ProcessPoolExecutor
     share: float
-    made: list[SlotMade] = field(default_factory=list)
+    start: LaneState  # the lane when the workers took it: their first slot is start.slot
+    made: list[SlotMade] = field(default_factory=list)  # slots start.slot, start.slot + 1...
     asked: list[concurrent.futures.Future[list[SlotMade]]] = field(default_factory=list)
     asked_to: int = 0  # slots asked for so far
     taken: int = 0  # slots whose drops and outputs the run has recorded
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+
+    def __post_init__(self) -> None:
+        self.asked_to = self.taken = self.start.slot
 
 
 class DrawAhead:
@@ -171,38 +194,69 @@ class DrawAhead:
         self._lanes: dict[str, _Lane] = {}
         self.given_back: set[str] = set()  # families the run makes itself
         self.failed: set[str] = set()  # of those, the ones a worker failed on
+        self.adopted = 0  # families the run made for a while, then handed to the workers
 
-    def _owns(self, family: str) -> bool:
-        """True while the workers make this family's slots.
+    def _backlog(self, pool: concurrent.futures.ProcessPoolExecutor | None = None) -> int:
+        """Chunks asked and not made yet, of one worker or of all."""
+        return sum(
+            not f.done()
+            for lane in self._lanes.values()
+            if pool is None or lane.pool is pool
+            for f in lane.asked
+        )
 
-        A family goes to the workers when the run first asks for it, unless the workers
-        already have :data:`MAX_BACKLOG` chunks to make: then the run keeps it and makes its
-        slots itself (so the run is not idle while the workers make everyone's first slots).
-        Which process makes a family's slots changes only who waits, never a slot.
+    def _lane(self, family: str, kept: SlotSeeds) -> _Lane | None:
+        """The family's lane if the workers make its slots, else None (the run makes them).
+
+        A family goes to the workers when the run first asks for it, unless they already
+        have :data:`MAX_BACKLOG` chunks to make each: then the run keeps it for now (so the
+        run is not idle while the workers make everyone's first slots). A family the run
+        kept goes to a worker later, from the slot the run has reached, once that worker
+        has fewer than :data:`IDLE_BACKLOG` chunks waiting and the run is not making one of
+        the family's slots (:meth:`SlotSeeds.state`). A family a worker failed on stays
+        with the run. Which process makes a family's slots changes only who waits, never a
+        slot.
         """
-        if family not in self._lanes and family not in self.given_back:
-            backlog = sum(not f.done() for lane in self._lanes.values() for f in lane.asked)
-            if backlog >= MAX_BACKLOG * len(self._pools):
+        lane = self._lanes.get(family)
+        if lane is not None or family in self.failed:
+            return lane
+        pool: concurrent.futures.ProcessPoolExecutor | None
+        if family not in self.given_back:
+            if self._backlog() >= MAX_BACKLOG * len(self._pools):
                 self.given_back.add(family)
-            else:
-                pool = self._pools[len(self._lanes) % len(self._pools)]
-                self._lanes[family] = _Lane(pool, share=-1.0)
-        return family not in self.given_back
+                return None
+            pool = self._pools[len(self._lanes) % len(self._pools)]
+        else:
+            pool = next((p for p in self._pools if self._backlog(p) < IDLE_BACKLOG), None)
+            if pool is None:
+                return None
+        start = kept.state(family)
+        if start is None:
+            return None
+        if family in self.given_back:
+            self.given_back.discard(family)
+            self.adopted += 1
+        lane = self._lanes[family] = _Lane(pool, share=-1.0, start=start)
+        return lane
 
-    async def slot(self, family: str, slot: int, share: float) -> TaskSeed | None:
-        """Slot ``slot`` of ``family`` under non-trivial share ``share``.
+    async def slot(
+        self, family: str, slot: int, share: float, kept: SlotSeeds
+    ) -> TaskSeed | None:
+        """Slot ``slot`` of ``family`` under non-trivial share ``share``; ``kept``: the
+        run's own lanes (a family the run made for a while goes on from there).
 
         Raises:
-            LookupError: The workers cannot make it (see :attr:`given_back`): the caller
-                makes the family's slots itself from now on.
+            LookupError: The workers do not make it (see :meth:`_lane`): the caller makes
+                it, or has made it, itself.
         """
-        if not self._owns(family):
+        lane = self._lane(family, kept)
+        if lane is None or slot < lane.start.slot:
             raise LookupError(family)
-        lane = self._lanes[family]
         lane.share = share
+        first = lane.start.slot
         async with lane.lock:
             self._ask(family, lane, slot + 1 + AHEAD_SLOTS)
-            while len(lane.made) <= slot:
+            while first + len(lane.made) <= slot:
                 if not lane.asked:  # the pools are shut down
                     self._give_back(family)
                     raise LookupError(family)
@@ -215,26 +269,32 @@ class DrawAhead:
                     self._give_back(family)
                     raise LookupError(family) from exc
             while lane.taken <= slot:
-                self._record(lane.made[lane.taken])
+                self._record(family, lane.made[lane.taken - first])
                 lane.taken += 1
-            return lane.made[slot].seed
+            return lane.made[slot - first].seed
 
     def _ask(self, family: str, lane: _Lane, to: int) -> None:
         while lane.asked_to < to:
             start = lane.asked_to
-            stop = start + (CHUNK_SLOTS if start else 1)  # the first slot alone: it is awaited
+            first = start == lane.start.slot
+            stop = start + (1 if first else CHUNK_SLOTS)  # the first slot alone: it is awaited
+            resume = lane.start if first and start else None
             try:
-                future = lane.pool.submit(_make_slots, family, lane.share, start, stop)
+                future = lane.pool.submit(
+                    _make_slots, family, lane.share, start, stop, resume
+                )
             except (RuntimeError, concurrent.futures.BrokenExecutor):
                 return  # shut down or broken: seen when the run waits for what it has
             lane.asked.append(future)
             lane.asked_to = stop
 
-    def _record(self, made: SlotMade) -> None:
+    def _record(self, family: str, made: SlotMade) -> None:
         for drop in made.drops:
             self._ctx.record_drop(*drop)
         if made.seed is not None and made.outputs is not None:
             self._ctx.prime(made.seed.tool_sequence, made.outputs)
+        if made.base_draw is not None:
+            self._ctx.prime_draw(family, *made.base_draw)
 
     def _give_back(self, family: str) -> None:
         self.given_back.add(family)
@@ -249,6 +309,7 @@ class DrawAhead:
             "workers": self.workers,
             "families": len(self._lanes),
             "slots_taken": sum(lane.taken for lane in self._lanes.values()),
+            "adopted": self.adopted,
             "kept_by_run": len(self.given_back - self.failed),
             "failed": sorted(self.failed),
         }

@@ -440,6 +440,16 @@ class FamilyContext:
         for call, out in zip(calls, outputs, strict=True):
             self._memo.put(_call_key(call), out)
 
+    def prime_draw(self, family_name: str, draw: int, seed: TaskSeed | None) -> None:
+        """Keep draw ``draw`` of a family, made elsewhere (a worker) under the same run seed,
+        as :meth:`draw_once` would have kept it. The drops making it recorded are the
+        caller's to record (:meth:`record_drop`)."""
+        key = (self.run_seed, family_name, draw)
+        if key not in self._draws and (id(self._draws), *key) not in self._pending:
+            self._draws[key] = seed
+            if len(self._draws) > MAX_DRAWS_KEPT:
+                self._draws.popitem(last=False)
+
     @property
     def gate_drops(self) -> dict[str, dict[str, int]]:
         """Draws dropped by the interpretation gate: family -> reading name -> count.

@@ -62,6 +62,19 @@ class _Lane:
     dry_run: int = 0  # designated slots in a row whose scan ran dry
     stale_run: int = 0  # slots in a row that gave no new task
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    making: int = 0  # callers making (or waiting to make) slots of this lane
+
+
+@dataclass(frozen=True)
+class LaneState:
+    """What a family's next slot depends on besides its draws (see :func:`slot_seed`): its
+    index, the tasks of the slots before it and the two run lengths. Enough for another
+    process to make the lane's later slots exactly as the run would."""
+
+    slot: int
+    tasks: frozenset[str]
+    dry_run: int
+    stale_run: int
 
 
 @dataclass
@@ -69,6 +82,29 @@ class SlotSeeds:
     """The slot seeds a run made, per family in slot order (:func:`slot_seed`)."""
 
     lanes: dict[str, _Lane] = field(default_factory=dict)
+
+    def state(self, family: str) -> LaneState | None:
+        """The family's lane as it stands, None while one of its slots is being made."""
+        lane = self.lanes.get(family)
+        if lane is None:
+            return LaneState(0, frozenset(), 0, 0)
+        if lane.making:
+            return None
+        return LaneState(len(lane.seeds), frozenset(lane.tasks), lane.dry_run, lane.stale_run)
+
+    def resume(self, family: str, state: LaneState) -> None:
+        """Go on with a lane another process made up to ``state.slot`` (its earlier seeds
+        are not here: only later slots may be asked for).
+
+        Raises:
+            ValueError: This lane already holds slots.
+        """
+        if self.lanes.get(family, _Lane()).seeds:
+            raise ValueError(f"lane {family!r} already holds slots; it cannot be resumed")
+        self.lanes[family] = _Lane(
+            seeds=[None] * state.slot, tasks=set(state.tasks), dry_run=state.dry_run,
+            stale_run=state.stale_run,
+        )
 
 
 @dataclass
@@ -137,7 +173,7 @@ class RunEnv:
 
         if self.ahead is not None and not spec.compose_from:
             try:
-                return await self.ahead.slot(spec.name, slot, share)
+                return await self.ahead.slot(spec.name, slot, share, self.slot_seeds)
             except LookupError:
                 pass  # not the workers' family (the run keeps it, or it was given back)
         return await slot_seed(self.slot_seeds, spec, slot, share, one, peek)
@@ -336,9 +372,13 @@ async def slot_seed(
     """
     lane = kept.lanes.setdefault(spec.name, _Lane())
     if slot >= len(lane.seeds):
-        async with lane.lock:
-            while len(lane.seeds) <= slot:
-                await _next_slot(lane, spec, share, one, peek)
+        lane.making += 1
+        try:
+            async with lane.lock:
+                while len(lane.seeds) <= slot:
+                    await _next_slot(lane, spec, share, one, peek)
+        finally:
+            lane.making -= 1
     return lane.seeds[slot]
 
 

@@ -5,6 +5,7 @@ outlives the run."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import multiprocessing
 import signal
@@ -33,14 +34,14 @@ def _masked(run: Path, name: str) -> str:
 
 
 async def _run(
-    settings: StoreSettings, tmp: Path, name: str, workers: int
+    settings: StoreSettings, tmp: Path, name: str, workers: int, n: int = 60
 ) -> tuple[Pipeline, Path, Any]:
     cfg = GenerateConfig(
-        n=60, seed=4242, out_dir=str(tmp), run_id=name, negatives=2, draw_workers=workers
+        n=n, seed=4242, out_dir=str(tmp), run_id=name, negatives=2, draw_workers=workers
     )
     pipeline = Pipeline(cfg, settings=settings)
     summary = await pipeline.run()
-    assert summary.total == 60
+    assert summary.total == n
     return pipeline, tmp / name, summary
 
 
@@ -68,6 +69,30 @@ async def test_workers_make_the_same_run(seeded_settings: StoreSettings, tmp_pat
     fams = _families(plain_dir)
     assert fams == _families(helped_dir)
     assert any(f["gate_drops"] for f in fams.values())
+    assert multiprocessing.active_children() == []
+
+
+async def test_families_the_run_kept_are_handed_over_midway(
+    seeded_settings: StoreSettings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every family starts with the run (no backlog is small enough) and goes to the worker
+    from the slot the run reached, with the lane's state: the same run. Large enough for
+    lanes to meet repeated tasks (the state's task set decides those slots)."""
+    _, plain_dir, plain_sum = await _run(seeded_settings, tmp_path, "aheadoff-x7", 0, 400)
+    monkeypatch.setattr(ahead, "MAX_BACKLOG", 0)
+    monkeypatch.setattr(ahead, "IDLE_BACKLOG", 10**6)
+    helped, helped_dir, helped_sum = await _run(
+        seeded_settings, tmp_path, "aheadon-x7", 1, 400
+    )
+
+    assert helped.draw_ahead is not None
+    assert helped.draw_ahead["adopted"] > 0
+    assert helped.draw_ahead["adopted"] == helped.draw_ahead["families"]
+    assert helped.draw_ahead["slots_taken"] > 0 and helped.draw_ahead["failed"] == []
+    for name in ("scenarios.json", "negative_scenarios.json"):
+        assert _masked(plain_dir, name) == _masked(helped_dir, name), name
+    assert plain_sum.rejected == helped_sum.rejected
+    assert _families(plain_dir) == _families(helped_dir)
     assert multiprocessing.active_children() == []
 
 
@@ -133,3 +158,43 @@ def test_a_worker_ends_when_its_run_is_killed() -> None:
     finally:
         run.kill()
         run.wait(timeout=30)
+
+
+async def test_a_lane_being_made_has_no_state_and_a_resumed_lane_goes_on() -> None:
+    from generator.generate.families import FamilySpec
+    from generator.generate.model import TaskSeed
+    from generator.generate.stages import LaneState, SlotSeeds, slot_seed
+
+    async def no_plan(*_: Any) -> None:
+        return None
+
+    # slot_seed reads a family's name and outcome; `one` stands for its draws
+    spec = FamilySpec(
+        name="fam", domain="iot", category="test", draw=no_plan,
+        derive=lambda params, outputs: {}, summarise=lambda params, answer: "",
+    )
+    release = asyncio.Event()
+    drawn: list[int] = []
+
+    async def one(draw: int) -> TaskSeed | None:
+        drawn.append(draw)
+        await release.wait()
+        return None
+
+    kept = SlotSeeds()
+    assert kept.state("fam") == LaneState(0, frozenset(), 0, 0)
+    making = asyncio.create_task(slot_seed(kept, spec, 1, 0.0, one))
+    await asyncio.sleep(0)
+    assert kept.state("fam") is None  # slot 0 is being made
+    release.set()
+    assert await making is None
+    # two slots without a task: stale twice
+    assert kept.state("fam") == LaneState(2, frozenset(), 0, 2)
+
+    other = SlotSeeds()
+    other.resume("fam", LaneState(2, frozenset({"t"}), 0, 2))
+    assert await slot_seed(other, spec, 2, 0.0, one) is None
+    assert drawn == [0, 1, 2]  # the resumed lane drew only its own next slot
+    assert other.state("fam") == LaneState(3, frozenset({"t"}), 0, 3)
+    with pytest.raises(ValueError, match="already holds slots"):
+        other.resume("fam", LaneState(0, frozenset(), 0, 0))
