@@ -44,6 +44,9 @@ IDLE_BACKLOG = 2
 # asked slots reach before more are asked.
 CHUNK_SLOTS = 4
 AHEAD_SLOTS = 4
+# The same for a family's plain draws (the parent draws of a multi-agent stream).
+CHUNK_DRAWS = 8
+AHEAD_DRAWS = 16
 
 PR_SET_PDEATHSIG = 1  # prctl(2)
 
@@ -73,6 +76,8 @@ def default_workers() -> int:
 _CTX: FamilyContext | None = None
 _LANES: SlotSeeds | None = None
 _LOOP: asyncio.AbstractEventLoop | None = None
+# A worker's context for plain draws: its own memo, so every draw records all its drops.
+_DRAW_CTX: FamilyContext | None = None
 
 
 def _start_worker(run_pid: int) -> None:
@@ -112,6 +117,29 @@ def _make_slots(
     return _LOOP.run_until_complete(
         make_slots(_CTX, _LANES, family, share, start, stop, resume)
     )
+
+
+def _make_draws(family: str, start: int, stop: int) -> list[SlotMade]:
+    global _DRAW_CTX
+    assert _CTX is not None and _LOOP is not None
+    if _DRAW_CTX is None:
+        _DRAW_CTX = _CTX.fresh()
+    return _LOOP.run_until_complete(make_draws(_DRAW_CTX, family, start, stop))
+
+
+async def make_draws(ctx: FamilyContext, family: str, start: int, stop: int) -> list[SlotMade]:
+    """Draws ``start..stop-1`` of ``family`` (``draw_seed``), each with the drops making it
+    recorded. ``ctx`` must not have made these draws before (a kept draw records nothing)."""
+    from generator.generate.families import FAMILIES, draw_seed
+
+    spec = FAMILIES.get(family)
+    made = []
+    for draw in range(start, stop):
+        with ctx.capturing_drops() as drops:
+            seed = await draw_seed(spec, ctx, draw)
+        outputs = None if seed is None else await ctx.run(seed.tool_sequence)
+        made.append(SlotMade(seed, tuple(drops), outputs, (draw, seed)))
+    return made
 
 
 async def make_slots(
@@ -169,6 +197,19 @@ class _Lane:
         self.asked_to = self.taken = self.start.slot
 
 
+@dataclass
+class _DrawLane:
+    """A family's plain draws as the run sees them: made by a worker, taken by the run."""
+
+    pool: concurrent.futures.ProcessPoolExecutor
+    asked_to: int  # draws asked for so far (the lane starts at the first draw asked)
+    made: dict[int, SlotMade] = field(default_factory=dict)  # made and not taken yet
+    asked: list[tuple[int, concurrent.futures.Future[list[SlotMade]]]] = field(
+        default_factory=list
+    )
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+
+
 class DrawAhead:
     """Worker processes making the run's family lanes ahead of it (see the module's doc).
 
@@ -195,15 +236,74 @@ class DrawAhead:
         self.given_back: set[str] = set()  # families the run makes itself
         self.failed: set[str] = set()  # of those, the ones a worker failed on
         self.adopted = 0  # families the run made for a while, then handed to the workers
+        self._draw_lanes: dict[str, _DrawLane] = {}
+        self.draws_taken = 0  # plain draws the run took from the workers
 
     def _backlog(self, pool: concurrent.futures.ProcessPoolExecutor | None = None) -> int:
         """Chunks asked and not made yet, of one worker or of all."""
-        return sum(
+        slots = sum(
             not f.done()
             for lane in self._lanes.values()
             if pool is None or lane.pool is pool
             for f in lane.asked
         )
+        return slots + sum(
+            not f.done()
+            for draws in self._draw_lanes.values()
+            if pool is None or draws.pool is pool
+            for _, f in draws.asked
+        )
+
+    async def draw(self, family: str, draw: int) -> TaskSeed | None:
+        """Plain draw ``draw`` of ``family``, as ``draw_seed`` gives it in the run: the kept
+        one if the run has it, else the worker's, whose drops and outputs the run then
+        records as if it had made the draw (a draw's drops are a function of the draw).
+
+        A family's draws go to a worker with fewer than :data:`IDLE_BACKLOG` chunks
+        waiting, from the first draw asked then (a multi-agent stream asks its parent
+        family's draws in order).
+
+        Raises:
+            LookupError: The workers do not have it: the caller draws it itself.
+        """
+        done, seed = self._ctx.kept_draw(family, draw)
+        if done:
+            return seed
+        lane = self._draw_lanes.get(family)
+        if lane is None:
+            if family in self.failed:
+                raise LookupError(family)
+            pool = next((p for p in self._pools if self._backlog(p) < IDLE_BACKLOG), None)
+            if pool is None:
+                raise LookupError(family)
+            lane = self._draw_lanes[family] = _DrawLane(pool, asked_to=draw)
+        async with lane.lock:
+            while lane.asked_to < draw + 1 + AHEAD_DRAWS:
+                start = lane.asked_to
+                stop = start + (1 if not lane.asked and not lane.made else CHUNK_DRAWS)
+                try:
+                    future = lane.pool.submit(_make_draws, family, start, stop)
+                except (RuntimeError, concurrent.futures.BrokenExecutor):
+                    break  # shut down or broken: the run draws
+                lane.asked.append((start, future))
+                lane.asked_to = stop
+            while draw not in lane.made and lane.asked and lane.asked[0][0] <= draw:
+                start, future = lane.asked.pop(0)
+                try:
+                    made: list[SlotMade] = await asyncio.wrap_future(future)
+                except Exception as exc:  # the run draws (and sees a real error)
+                    self.failed.add(family)
+                    self._draw_lanes.pop(family, None)
+                    for _, left in lane.asked:
+                        left.cancel()
+                    raise LookupError(family) from exc
+                lane.made.update(zip(range(start, start + len(made)), made, strict=True))
+            taken = lane.made.pop(draw, None)
+        if taken is None:
+            raise LookupError(family)
+        self.draws_taken += 1
+        self._record(family, taken)
+        return taken.seed
 
     def _lane(self, family: str, kept: SlotSeeds) -> _Lane | None:
         """The family's lane if the workers make its slots, else None (the run makes them).
@@ -310,6 +410,7 @@ class DrawAhead:
             "families": len(self._lanes),
             "slots_taken": sum(lane.taken for lane in self._lanes.values()),
             "adopted": self.adopted,
+            "draws_taken": self.draws_taken,
             "kept_by_run": len(self.given_back - self.failed),
             "failed": sorted(self.failed),
         }
@@ -318,6 +419,9 @@ class DrawAhead:
         """Stop the workers (slots not taken are dropped)."""
         for lane in self._lanes.values():
             for future in lane.asked:
+                future.cancel()
+        for draws in self._draw_lanes.values():
+            for _, future in draws.asked:
                 future.cancel()
         for pool in self._pools:
             pool.shutdown(wait=True, cancel_futures=True)  # waits for a chunk at most

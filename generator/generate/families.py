@@ -366,6 +366,11 @@ class FamilyContext:
         self._pending: dict[tuple[int, int, str, int], asyncio.Future[Any]] = {}
         self._capture: list[tuple[str, str, int]] | None = None
 
+    def fresh(self) -> FamilyContext:
+        """A context on the same profile, tools and run seed with nothing kept yet (its
+        draws record all their drops, as a run's first draw of an index does)."""
+        return FamilyContext(self.profile, self.tools, self.run_seed)
+
     async def draw_once(
         self, family_name: str, draw: int, make: Callable[[], Awaitable[TaskSeed | None]]
     ) -> TaskSeed | None:

@@ -214,13 +214,22 @@ class RunEnv:
             stream = ComposedSeeds(
                 pool,
                 lambda p, i: compose_seed(spec, [p], ctx, i),
-                lambda j: draw_seed(parent, ctx, j),
+                lambda j: self._plain_draw(parent, j),
                 lambda i: draw_seed(spec, ctx, i),
                 wait_pool=wait_pool,
                 peek_own=lambda i: peek_seed(spec, ctx, i),
             )
             self.composed[spec.name] = stream
         return stream
+
+    async def _plain_draw(self, spec: FamilySpec, draw: int) -> TaskSeed | None:
+        """``draw_seed(spec, ...)``: from the draw-ahead workers when they have it."""
+        if self.ahead is not None:
+            try:
+                return await self.ahead.draw(spec.name, draw)
+            except LookupError:
+                pass
+        return await draw_seed(spec, self.family_ctx, draw)
 
     async def early(self, seed: TaskSeed | None, draft: Draft, domain: str) -> list[str]:
         """The cheap checks (fields, length, tool names, near-duplicates)."""

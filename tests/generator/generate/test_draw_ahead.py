@@ -89,6 +89,8 @@ async def test_families_the_run_kept_are_handed_over_midway(
     assert helped.draw_ahead["adopted"] > 0
     assert helped.draw_ahead["adopted"] == helped.draw_ahead["families"]
     assert helped.draw_ahead["slots_taken"] > 0 and helped.draw_ahead["failed"] == []
+    # the multi-agent streams' parent draws came from the worker too
+    assert helped.draw_ahead["draws_taken"] > 0
     for name in ("scenarios.json", "negative_scenarios.json"):
         assert _masked(plain_dir, name) == _masked(helped_dir, name), name
     assert plain_sum.rejected == helped_sum.rejected
@@ -123,6 +125,26 @@ async def test_a_failing_worker_gives_its_family_back(
     assert _families(plain_dir) == _families(helped_dir)
     assert multiprocessing.active_children() == []
 
+
+
+async def test_a_worker_failing_on_plain_draws_gives_them_back(
+    seeded_settings: StoreSettings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _, plain_dir, _ = await _run(seeded_settings, tmp_path, "aheadoff-x7", 0, 200)
+
+    async def broken(ctx: Any, family: str, *args: Any) -> Any:
+        raise RuntimeError(f"worker broke drawing {family}")
+
+    monkeypatch.setattr(ahead, "make_draws", broken)
+    monkeypatch.setattr(ahead, "IDLE_BACKLOG", 10**6)  # every plain draw is asked of it
+    helped, helped_dir, _ = await _run(seeded_settings, tmp_path, "aheadon-x7", 1, 200)
+
+    assert helped.draw_ahead is not None
+    assert helped.draw_ahead["draws_taken"] == 0 and helped.draw_ahead["failed"]
+    for name in ("scenarios.json", "negative_scenarios.json"):
+        assert _masked(plain_dir, name) == _masked(helped_dir, name), name
+    assert _families(plain_dir) == _families(helped_dir)
+    assert multiprocessing.active_children() == []
 
 
 def _state(pid: int) -> str | None:
@@ -198,3 +220,40 @@ async def test_a_lane_being_made_has_no_state_and_a_resumed_lane_goes_on() -> No
     assert other.state("fam") == LaneState(3, frozenset({"t"}), 0, 3)
     with pytest.raises(ValueError, match="already holds slots"):
         other.resume("fam", LaneState(0, frozenset(), 0, 0))
+
+
+async def test_plain_draws_carry_all_their_drops(seeded_settings: StoreSettings) -> None:
+    """A worker's plain draw carries every drop making it recorded, each under its own
+    index, so the run can count them as if it had drawn; a context that drew them before
+    records nothing again (hence the worker's own fresh context for plain draws)."""
+    from generator.generate.families import FAMILIES, draw_seed, load_families, params_key
+    from tests.generator.generate.test_families import ASSET, family_context, grounded_profile
+
+    load_families(ASSET)
+    profile = await grounded_profile(seeded_settings)
+    reference = family_context(profile, seeded_settings, 4242)
+    draws = range(40)
+    found = None
+    # families whose gate drops draws of the sample fleet (see their manifests' gate_drops)
+    for name in ("open_health_drivers", "tsfm_forecast", "fmsr_dga_stored"):
+        spec = FAMILIES.get(name)
+        seeds = [await draw_seed(spec, reference, d) for d in draws]
+        if reference.gate_drops.get(spec.name):
+            found = spec, seeds
+            break
+    assert found is not None, "no family of the test fleet drops a draw"
+    spec, seeds = found
+    made = await ahead.make_draws(reference.fresh(), spec.name, draws.start, draws.stop)
+
+    assert [params_key(m.seed) if m.seed else None for m in made] == [
+        params_key(s) if s else None for s in seeds
+    ]
+    assert all(m.base_draw == (d, m.seed) for d, m in zip(draws, made, strict=True))
+    assert all(drop[2] == d for d, m in zip(draws, made, strict=True) for drop in m.drops)
+    counted: dict[str, int] = {}
+    for m in made:
+        for _, reason, _ in set(m.drops):
+            counted[reason] = counted.get(reason, 0) + 1
+    assert counted == reference.gate_drops[spec.name]
+    again = await ahead.make_draws(reference, spec.name, draws.start, draws.stop)
+    assert all(m.drops == () for m in again)
