@@ -46,18 +46,22 @@ def test_walk_equals_predict_on_split_thresholds() -> None:
     assert walked == [float(model.predict(r[None, :])[0]) for r in rows]
 
 
-def test_walk_on_a_model_worked_by_hand() -> None:
-    # y = 0 for x in {0, 1} and 10 for x in {2, 3}; squared error, one tree, learning rate
-    # 1, no regularisation: baseline = mean(y) = 5, the root splits between 1 and 2, the
-    # leaves hold minus the mean gradient (prediction - y): -(5 - 0) = -5 and -(5 - 10) = +5,
-    # so the estimate is 5 - 5 = 0 left and 5 + 5 = 10 right (up to rounding of the leaf
-    # values scikit-learn stores).
+def model_worked_by_hand() -> HistGradientBoostingRegressor:
+    """y = 0 for x in {0, 1} and 10 for x in {2, 3}; squared error, one tree, learning rate
+    1, no regularisation: baseline = mean(y) = 5, the root splits between 1 and 2, the
+    leaves hold minus the mean gradient (prediction - y): -(5 - 0) = -5 and -(5 - 10) = +5,
+    so the estimate is 5 - 5 = 0 left and 5 + 5 = 10 right (up to rounding of the leaf
+    values scikit-learn stores)."""
     x = np.array([[0.0], [1.0], [2.0], [3.0]] * 5)
     y = np.array([0.0, 0.0, 10.0, 10.0] * 5)
-    model = HistGradientBoostingRegressor(
+    return HistGradientBoostingRegressor(
         max_iter=1, learning_rate=1.0, min_samples_leaf=1, l2_regularization=0.0,
         early_stopping=False,
     ).fit(x, y)
+
+
+def test_walk_on_a_model_worked_by_hand() -> None:
+    model = model_worked_by_hand()
     forest = _Forest.of_model(model)
     assert forest.predict(np.array([0.0])) == pytest.approx(0.0, abs=1e-9)
     assert forest.predict(np.array([3.0])) == pytest.approx(10.0, abs=1e-9)

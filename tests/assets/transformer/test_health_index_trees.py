@@ -17,7 +17,6 @@ from pathlib import Path
 import joblib
 import numpy as np
 import pytest
-from sklearn.ensemble import HistGradientBoostingRegressor
 
 from assets.transformer.health_index import (
     MODEL_PATH,
@@ -33,6 +32,7 @@ from assets.transformer.health_index import (
     trees_path,
     write_trees,
 )
+from tests.assets.transformer.test_health_index_forest import model_worked_by_hand
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -111,14 +111,8 @@ def test_missing_model_file_is_an_error_even_with_trees(tmp_path: Path) -> None:
 
 
 def test_trees_of_a_model_worked_by_hand_round_trip(tmp_path: Path) -> None:
-    # y = 0 for x in {0, 1}, 10 for x in {2, 3}: one tree, learning rate 1, baseline 5,
-    # leaves -5 and +5, so 0 below the split (between 1 and 2) and 10 above it.
-    x = np.array([[0.0], [1.0], [2.0], [3.0]] * 5)
-    y = np.array([0.0, 0.0, 10.0, 10.0] * 5)
-    model = HistGradientBoostingRegressor(
-        max_iter=1, learning_rate=1.0, min_samples_leaf=1, l2_regularization=0.0,
-        early_stopping=False,
-    ).fit(x, y)
+    # 0 below the split (between 1 and 2), 10 above it (see model_worked_by_hand)
+    model = model_worked_by_hand()
     path = tmp_path / "hand.trees.npz"
     _Forest.of_model(model).save(path, "a" * 64)
     forest = _Forest.read(path, "a" * 64)
