@@ -14,9 +14,15 @@ made slots ``0..k`` itself:
 - it primes its tool memo with the outputs of each slot seed's calls (the recompute check
   derives from them).
 
+A family the run has made for a while can go to a worker from the slot the run reached: the
+lane's state (:class:`~generator.generate.stages.LaneState`) is all the later slots depend
+on besides their draws. A family's plain draws (``draw_seed`` at an index, which a
+multi-agent stream makes of its parent family) are functions of the index alone and go to a
+worker the same way, each with every drop it records.
+
 Nothing here decides anything. A worker error or a broken pool hands the family back to the
-run, which makes its slots itself from the first, with the same results (and sees the
-error, if it is a real one).
+run, which makes its slots itself from where it has them, with the same results (and sees
+the error, if it is a real one).
 """
 
 from __future__ import annotations
@@ -299,6 +305,8 @@ class DrawAhead:
                     raise LookupError(family) from exc
                 lane.made.update(zip(range(start, start + len(made)), made, strict=True))
             taken = lane.made.pop(draw, None)
+            for earlier in [d for d in lane.made if d < draw]:  # passed: a stream goes on
+                del lane.made[earlier]
         if taken is None:
             raise LookupError(family)
         self.draws_taken += 1
