@@ -32,14 +32,16 @@ import concurrent.futures
 import multiprocessing
 import os
 import signal
-from dataclasses import dataclass, field
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from generator.concurrency import forget_threads
 
 if TYPE_CHECKING:
+    from generator.generate.checks import CheckOutcome
     from generator.generate.families import FamilyContext
-    from generator.generate.model import TaskSeed
+    from generator.generate.model import Draft, TaskSeed
     from generator.generate.stages import LaneState, SlotSeeds
 
 # Chunks a worker may have waiting before the run keeps a new family (DrawAhead._lane).
@@ -60,6 +62,18 @@ Drop = tuple[str, str, int]  # (family, reason, draw index), as FamilyContext.re
 
 
 @dataclass(frozen=True)
+class Prevetted:
+    """A slot seed's first template draft and the outcomes of the checks a worker can tell
+    (all but those reading the run's state, see ``checks.reads_run_state``)."""
+
+    draft: Draft
+    outcomes: dict[str, CheckOutcome]
+
+
+Prevet = Callable[["TaskSeed"], Awaitable[Prevetted]]
+
+
+@dataclass(frozen=True)
 class SlotMade:
     """One slot of a family made in a worker, and what making it recorded."""
 
@@ -69,6 +83,7 @@ class SlotMade:
     # the family's draw at the slot's own index, when making the slot drew it (a
     # multi-agent stream draws its parent family's indices 0, 1, 2... too)
     base_draw: tuple[int, TaskSeed | None] | None = None
+    prevet: Prevetted | None = None  # on the template path: the seed's draft, vetted
 
 
 def default_workers() -> int:
@@ -82,6 +97,8 @@ def default_workers() -> int:
 _CTX: FamilyContext | None = None
 _LANES: SlotSeeds | None = None
 _LOOP: asyncio.AbstractEventLoop | None = None
+# On the template path: words and vets a slot seed as the run would (its first draft).
+_PREVET: Prevet | None = None
 # A worker's context for plain draws: its own memo, so every draw records all its drops.
 _DRAW_CTX: FamilyContext | None = None
 
@@ -120,9 +137,16 @@ def _make_slots(
     family: str, share: float, start: int, stop: int, resume: LaneState | None
 ) -> list[SlotMade]:
     assert _CTX is not None and _LANES is not None and _LOOP is not None
-    return _LOOP.run_until_complete(
+    made = _LOOP.run_until_complete(
         make_slots(_CTX, _LANES, family, share, start, stop, resume)
     )
+    if _PREVET is None:
+        return made
+    prevet = _PREVET
+    return [
+        m if m.seed is None else replace(m, prevet=_LOOP.run_until_complete(prevet(m.seed)))
+        for m in made
+    ]
 
 
 def _make_draws(family: str, start: int, stop: int) -> list[SlotMade]:
@@ -224,10 +248,14 @@ class DrawAhead:
     first asks for them.
     """
 
-    def __init__(self, ctx: FamilyContext, workers: int) -> None:
-        global _CTX
-        _CTX = ctx
+    def __init__(self, ctx: FamilyContext, workers: int, prevet: Prevet | None = None) -> None:
+        """``prevet``: on the template path, how a worker words and vets a slot seed as the
+        run would (the run then takes the draft and the outcomes, :meth:`prevetted`)."""
+        global _CTX, _PREVET
+        _CTX, _PREVET = ctx, prevet
         self._ctx = ctx
+        self._prevetted: dict[str, Prevetted] = {}
+        self.vetted = 0  # drafts whose checks the run took from the workers
         fork = multiprocessing.get_context("fork")
         self._pools = [
             concurrent.futures.ProcessPoolExecutor(
@@ -396,7 +424,18 @@ class DrawAhead:
             lane.asked.append(future)
             lane.asked_to = stop
 
+    def prevetted(self, seed_key: str, *, let_go: bool = False) -> Prevetted | None:
+        """What a worker found wording and vetting this seed (``let_go``: for the last
+        time)."""
+        if let_go:
+            found = self._prevetted.pop(seed_key, None)
+            self.vetted += found is not None
+            return found
+        return self._prevetted.get(seed_key)
+
     def _record(self, family: str, made: SlotMade) -> None:
+        if made.seed is not None and made.prevet is not None:
+            self._prevetted[made.seed.key] = made.prevet
         for drop in made.drops:
             self._ctx.record_drop(*drop)
         if made.seed is not None and made.outputs is not None:
@@ -419,6 +458,7 @@ class DrawAhead:
             "slots_taken": sum(lane.taken for lane in self._lanes.values()),
             "adopted": self.adopted,
             "draws_taken": self.draws_taken,
+            "vetted": self.vetted,
             "kept_by_run": len(self.given_back - self.failed),
             "failed": sorted(self.failed),
         }

@@ -20,7 +20,7 @@ import inspect
 import json
 import re
 import string
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 from functools import lru_cache
@@ -371,12 +371,36 @@ class CheckOutcome(BaseModel):
     skipped_because: str | None = Field(default=None, description="Why it did not apply")
 
 
+def reads_run_state(name: str) -> bool:
+    """Whether check ``name`` consults what the run has accepted so far (the near-duplicate
+    index), so that only the run can tell its outcome; every other check is a function of
+    the item and the run's fixed inputs."""
+    return "dedup" in CHECKS.get(name).needs
+
+
 async def evaluate(
-    stage: Stage | Literal["all"], item: CheckItem, ctx: CheckContext
+    stage: Stage | Literal["all"],
+    item: CheckItem,
+    ctx: CheckContext,
+    *,
+    known: Mapping[str, CheckOutcome] | None = None,
+    leave_run_state: bool = False,
 ) -> list[CheckOutcome]:
-    """Run the checks of ``stage`` (or all) on ``item`` in registration order."""
+    """Run the checks of ``stage`` (or all) on ``item`` in registration order.
+
+    Args:
+        known: Outcomes already found for this very item elsewhere (e.g. a draw-ahead
+            worker), taken instead of running those checks again.
+        leave_run_state: Leave out the checks that :func:`reads_run_state` (a worker's
+            copy of the run's state is not the run's).
+    """
     out: list[CheckOutcome] = []
     for name in check_names(None if stage == "all" else stage):
+        if known is not None and name in known:
+            out.append(known[name])
+            continue
+        if leave_run_state and reads_run_state(name):
+            continue
         spec = CHECKS.get(name)
         why = _skip_reason(spec, item, ctx)
         if why is not None:
@@ -396,6 +420,7 @@ async def run_checks(
     ctx: CheckContext,
     *,
     skipped: list[str] | None = None,
+    known: Mapping[str, CheckOutcome] | None = None,
 ) -> list[str]:
     """Problems as ``"check_name: problem"`` strings (empty: the item passes).
 
@@ -404,9 +429,10 @@ async def run_checks(
         item: The candidate.
         ctx: What the checks may consult.
         skipped: When given, the names of checks that did not apply are appended to it.
+        known: See :func:`evaluate`.
     """
     problems: list[str] = []
-    for outcome in await evaluate(stage, item, ctx):
+    for outcome in await evaluate(stage, item, ctx, known=known):
         if outcome.status == "skipped" and skipped is not None:
             skipped.append(outcome.check)
         problems += [f"{outcome.check}: {p}" for p in outcome.problems]

@@ -15,9 +15,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from generator.errors import UserError
-from generator.generate.ahead import DrawAhead, default_workers
+from generator.generate.ahead import DrawAhead, Prevetted, default_workers
 from generator.generate.budget import Budget, allocate, propose_budget
-from generator.generate.checks import CheckContext, CheckItem, GroundingSets, run_checks
+from generator.generate.checks import (
+    CheckContext,
+    CheckItem,
+    CheckOutcome,
+    GroundingSets,
+    evaluate,
+    run_checks,
+)
 from generator.generate.composed import ComposedSeeds
 from generator.generate.dedup import DedupIndex
 from generator.generate.domain_run import DomainJob, Progress
@@ -63,6 +70,34 @@ class _Lane:
     stale_run: int = 0  # slots in a row that gave no new task
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     making: int = 0  # callers making (or waiting to make) slots of this lane
+
+
+@dataclass(frozen=True)
+class PrevettedWords:
+    """The template verbaliser's drafts, the first ones as draw-ahead workers made them (the
+    same words: a draft is a function of the run seed, the seed and the variant)."""
+
+    template: TemplateVerbaliser
+    ahead: DrawAhead | None
+
+    def verbalise(self, seeds: list[TaskSeed], variant: int = 0) -> list[Draft]:
+        """As :meth:`TemplateVerbaliser.verbalise`."""
+        drafts = []
+        for seed in seeds:
+            pre = self.ahead.prevetted(seed.key) if self.ahead and not variant else None
+            drafts.append(pre.draft if pre else self.template.verbalise_one(seed, variant))
+        return drafts
+
+
+async def prevet_seed(
+    seed: TaskSeed, template: TemplateVerbaliser, checks: CheckContext, asset_class: str
+) -> Prevetted:
+    """A slot seed's first draft and every check outcome that does not read the run's state,
+    as the run would find them (run in a draw-ahead worker)."""
+    draft = template.verbalise_one(seed)
+    item = CheckItem.from_draft(draft, seed, seed.domain, asset_class)
+    outcomes = await evaluate("all", item, checks, leave_run_state=True)
+    return Prevetted(draft, {o.check: o for o in outcomes})
 
 
 @dataclass(frozen=True)
@@ -234,14 +269,32 @@ class RunEnv:
     async def early(self, seed: TaskSeed | None, draft: Draft, domain: str) -> list[str]:
         """The cheap checks (fields, length, tool names, near-duplicates)."""
         item = CheckItem.from_draft(draft, seed, domain, self.asset.asset_class)
-        return await run_checks("early", item, self.checks)
+        known = self._known(seed, draft, domain)
+        return await run_checks("early", item, self.checks, known=known)
 
     async def deterministic(self, seed: TaskSeed | None, draft: Draft, domain: str) -> list[str]:
         """The costly checks; with early rejection off (baseline) the early ones run here."""
         item = CheckItem.from_draft(draft, seed, domain, self.asset.asset_class)
         if self.config.baseline:
             return await run_checks("all", item, self.checks)
-        return await run_checks("deterministic", item, self.checks)
+        known = self._known(seed, draft, domain, let_go=True)
+        return await run_checks("deterministic", item, self.checks, known=known)
+
+    def _known(
+        self, seed: TaskSeed | None, draft: Draft, domain: str, *, let_go: bool = False
+    ) -> dict[str, CheckOutcome] | None:
+        """Check outcomes a draw-ahead worker found for this very draft, if any."""
+        if self.ahead is None or seed is None:
+            return None
+        pre = self.ahead.prevetted(seed.key, let_go=let_go)
+        if pre is None or pre.draft != draft or seed.domain != domain:
+            return None
+        return pre.outcomes
+
+    @property
+    def words(self) -> PrevettedWords:
+        """The template verbaliser, taking the drafts draw-ahead workers made."""
+        return PrevettedWords(self.template, self.ahead)
 
     async def on_accept(self, line: AcceptedLine) -> None:
         """Remember accepted seeds so multi-agent chains can compose from them."""
@@ -284,7 +337,7 @@ class RunEnv:
             drawer=self.draw,
             vetter=self,
             core_tools=self.core_tools(),
-            template=self.template,
+            template=self.words,
             llm=self.llm,
             model_label=self.model_label,
             prompt_version=self.llm.prompt_version if self.llm else self.template.prompt_version,
@@ -639,7 +692,17 @@ async def prepare(
     workers = default_workers() if config.draw_workers is None else config.draw_workers
     # Lanes are pure functions of the pinned snapshot, so workers may make them ahead
     # (forked here, once the families and tools are loaded).
-    ahead = DrawAhead(family_ctx, workers) if snapshot is not None and workers > 0 else None
+    template = TemplateVerbaliser(config.seed, asset.asset_class)
+
+    async def prevet(seed: TaskSeed) -> Prevetted:
+        return await prevet_seed(seed, template, checks, asset.asset_class)
+
+    # on the template path the workers also word and vet the slot seeds they make
+    ahead = (
+        DrawAhead(family_ctx, workers, prevet if llm is None and not config.baseline else None)
+        if snapshot is not None and workers > 0
+        else None
+    )
     return RunEnv(
         asset=asset,
         profile=profile,
@@ -649,7 +712,7 @@ async def prepare(
         dedup=dedup,
         checks=checks,
         family_ctx=family_ctx,
-        template=TemplateVerbaliser(config.seed, asset.asset_class),
+        template=template,
         llm=llm,
         model_label=client.label if client is not None else "none",
         families=families,

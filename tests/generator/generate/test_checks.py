@@ -10,6 +10,7 @@ from generator.generate.checks import (
     CHECKS,
     CheckContext,
     CheckItem,
+    CheckOutcome,
     GroundingSets,
     check_names,
     evaluate,
@@ -287,3 +288,34 @@ def test_the_tool_name_fold_covers_every_letter_re_matches_case_insensitively() 
             assert ch.translate(_FOLD) == letter, (letter, hex(ord(ch)))
     for other in "0123456789_":
         assert set(re.findall(other, every, re.IGNORECASE)) == {other}
+
+
+async def test_outcomes_found_elsewhere_are_taken_and_the_run_state_checks_run_here() -> None:
+    """A draw-ahead worker runs every check but those reading the run's state; the run takes
+    its outcomes and runs the rest: the same outcomes, in the same order, as running all."""
+    from generator.generate.checks import reads_run_state
+
+    async def recompute(seed: TaskSeed) -> list[str]:
+        return ["answer differs"]  # a failing check among the worker's
+
+    assert [n for n in check_names() if reads_run_state(n)] == ["near_duplicate"]
+    text = TEXT + " Use the `history` tool."  # names a tool
+    index = DedupIndex()
+    index.add(text.replace("TX01", "TX02"), "fmsr#1")  # the run accepted a near-copy
+    ctx = _ctx(dedup=index, grounding=GROUNDING, recompute=recompute)
+    item = _item(text=text)
+
+    worker = await evaluate("all", item, ctx, leave_run_state=True)
+    assert "near_duplicate" not in {o.check for o in worker}
+    known = {o.check: o for o in worker}
+    for stage in ("early", "deterministic"):
+        here = await evaluate(stage, item, ctx)
+        assert await evaluate(stage, item, ctx, known=known) == here
+        assert any(o.status == "failed" for o in here)
+    assert [o.check for o in await evaluate("early", item, ctx) if o.status == "failed"] == [
+        "no_tool_name_in_text", "near_duplicate"
+    ]
+    # a known outcome is taken as it is, not run again
+    marked = CheckOutcome(check="grammar", status="failed", problems=["found elsewhere"])
+    taken = await evaluate("early", item, ctx, known={**known, "grammar": marked})
+    assert taken[-1] == marked and taken[:-1] == (await evaluate("early", item, ctx))[:-1]
