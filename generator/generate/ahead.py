@@ -56,6 +56,9 @@ AHEAD_SLOTS = 4
 CHUNK_DRAWS = 8
 AHEAD_DRAWS = 16
 
+# Worded and vetted slot seeds the run holds for the drafts it has not vetted yet.
+MAX_PREVETTED = 4096
+
 PR_SET_PDEATHSIG = 1  # prctl(2)
 
 Drop = tuple[str, str, int]  # (family, reason, draw index), as FamilyContext.record_drop
@@ -436,6 +439,8 @@ class DrawAhead:
     def _record(self, family: str, made: SlotMade) -> None:
         if made.seed is not None and made.prevet is not None:
             self._prevetted[made.seed.key] = made.prevet
+            if len(self._prevetted) > MAX_PREVETTED:  # seeds the run passed over unworded
+                del self._prevetted[next(iter(self._prevetted))]
         for drop in made.drops:
             self._ctx.record_drop(*drop)
         if made.seed is not None and made.outputs is not None:

@@ -270,7 +270,10 @@ class RunEnv:
         """The cheap checks (fields, length, tool names, near-duplicates)."""
         item = CheckItem.from_draft(draft, seed, domain, self.asset.asset_class)
         known = self._known(seed, draft, domain)
-        return await run_checks("early", item, self.checks, known=known)
+        problems = await run_checks("early", item, self.checks, known=known)
+        if problems and known is not None:  # the next draft is another one
+            self._known(seed, draft, domain, let_go=True)
+        return problems
 
     async def deterministic(self, seed: TaskSeed | None, draft: Draft, domain: str) -> list[str]:
         """The costly checks; with early rejection off (baseline) the early ones run here."""
