@@ -137,13 +137,13 @@ def _noop() -> None:
 
 
 def _make_slots(
-    family: str, share: float, start: int, stop: int, resume: LaneState | None
+    family: str, share: float, start: int, stop: int, resume: LaneState | None, vet: bool
 ) -> list[SlotMade]:
     assert _CTX is not None and _LANES is not None and _LOOP is not None
     made = _LOOP.run_until_complete(
         make_slots(_CTX, _LANES, family, share, start, stop, resume)
     )
-    if _PREVET is None:
+    if _PREVET is None or not vet:
         return made
     prevet = _PREVET
     return [
@@ -275,6 +275,7 @@ class DrawAhead:
         self.adopted = 0  # families the run made for a while, then handed to the workers
         self._draw_lanes: dict[str, _DrawLane] = {}
         self.draws_taken = 0  # plain draws the run took from the workers
+        self.draws_queued = 0  # times the run drew rather than wait for a queued chunk
 
     def _backlog(self, pool: concurrent.futures.ProcessPoolExecutor | None = None) -> int:
         """Chunks asked and not made yet, of one worker or of all."""
@@ -298,7 +299,8 @@ class DrawAhead:
 
         A family's draws go to a worker with fewer than :data:`IDLE_BACKLOG` chunks
         waiting, from the first draw asked then (a multi-agent stream asks its parent
-        family's draws in order).
+        family's draws in order). A draw whose chunk the worker has not started yet is
+        not waited for: the run draws it and takes the family's draws back.
 
         Raises:
             LookupError: The workers do not have it: the caller draws it itself.
@@ -326,6 +328,14 @@ class DrawAhead:
                 lane.asked_to = stop
             while draw not in lane.made and lane.asked and lane.asked[0][0] <= draw:
                 start, future = lane.asked.pop(0)
+                if future.cancel():
+                    # queued behind other work: the run draws now rather than wait, and the
+                    # family's draws go to a worker again only once one is nearly idle
+                    for _, left in lane.asked:
+                        left.cancel()
+                    self._draw_lanes.pop(family, None)
+                    self.draws_queued += 1
+                    raise LookupError(family)
                 try:
                     made: list[SlotMade] = await asyncio.wrap_future(future)
                 except Exception as exc:  # the run draws (and sees a real error)
@@ -418,9 +428,12 @@ class DrawAhead:
             first = start == lane.start.slot
             stop = start + (1 if first else CHUNK_SLOTS)  # the first slot alone: it is awaited
             resume = lane.start if first and start else None
+            # words and vets the seeds too unless the worker has a backlog (then the run
+            # would wait for it: the run vets them itself)
+            vet = self._backlog(lane.pool) < IDLE_BACKLOG
             try:
                 future = lane.pool.submit(
-                    _make_slots, family, lane.share, start, stop, resume
+                    _make_slots, family, lane.share, start, stop, resume, vet
                 )
             except (RuntimeError, concurrent.futures.BrokenExecutor):
                 return  # shut down or broken: seen when the run waits for what it has
@@ -463,6 +476,7 @@ class DrawAhead:
             "slots_taken": sum(lane.taken for lane in self._lanes.values()),
             "adopted": self.adopted,
             "draws_taken": self.draws_taken,
+            "draws_queued": self.draws_queued,
             "vetted": self.vetted,
             "kept_by_run": len(self.given_back - self.failed),
             "failed": sorted(self.failed),
