@@ -299,8 +299,8 @@ class DrawAhead:
 
         A family's draws go to a worker with fewer than :data:`IDLE_BACKLOG` chunks
         waiting, from the first draw asked then (a multi-agent stream asks its parent
-        family's draws in order). A draw whose chunk the worker has not started yet is
-        not waited for: the run draws it and takes the family's draws back.
+        family's draws in order). A draw whose chunk waits in a worker's queue behind other
+        work is not waited for: the run draws it and takes the family's draws back.
 
         Raises:
             LookupError: The workers do not have it: the caller draws it itself.
@@ -328,7 +328,8 @@ class DrawAhead:
                 lane.asked_to = stop
             while draw not in lane.made and lane.asked and lane.asked[0][0] <= draw:
                 start, future = lane.asked.pop(0)
-                if future.cancel():
+                others = self._backlog(lane.pool) - sum(not f.done() for _, f in lane.asked)
+                if others >= IDLE_BACKLOG and future.cancel():
                     # queued behind other work: the run draws now rather than wait, and the
                     # family's draws go to a worker again only once one is nearly idle
                     for _, left in lane.asked:

@@ -146,6 +146,8 @@ async def test_a_worker_failing_on_plain_draws_gives_them_back(
 
     monkeypatch.setattr(ahead, "make_draws", broken)
     monkeypatch.setattr(ahead, "IDLE_BACKLOG", 10**6)  # every plain draw is asked of it
+    # and nothing else: its chunks start at once (a queued one is not waited for)
+    monkeypatch.setattr(ahead.DrawAhead, "_lane", lambda self, family, kept: None)
     helped, helped_dir, _ = await _run(seeded_settings, tmp_path, "aheadon-x7", 1, 200)
 
     assert helped.draw_ahead is not None
