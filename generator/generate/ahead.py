@@ -86,6 +86,7 @@ class SlotMade:
     # the family's draw at the slot's own index, when making the slot drew it (a
     # multi-agent stream draws its parent family's indices 0, 1, 2... too)
     base_draw: tuple[int, TaskSeed | None] | None = None
+    after: tuple[int, int] = (0, 0)  # the lane's dry and stale run lengths after the slot
     prevet: Prevetted | None = None  # on the template path: the seed's draft, vetted
 
 
@@ -206,7 +207,10 @@ async def make_slots(
             seed = await slot_seed(lanes, spec, slot, share, one, peek)
         outputs = None if seed is None else await ctx.run(seed.tool_sequence)
         drawn, base = ctx.kept_draw(family, slot)
-        made.append(SlotMade(seed, tuple(drops), outputs, (slot, base) if drawn else None))
+        made.append(SlotMade(
+            seed, tuple(drops), outputs, (slot, base) if drawn else None,
+            after=lanes.runs(family),
+        ))
     return made
 
 
@@ -273,6 +277,8 @@ class DrawAhead:
         self.given_back: set[str] = set()  # families the run makes itself
         self.failed: set[str] = set()  # of those, the ones a worker failed on
         self.adopted = 0  # families the run made for a while, then handed to the workers
+        self.taken_back = 0  # families the run took back from a worker behind with its work
+        self._untaken: dict[tuple[str, int], SlotMade] = {}
         self._draw_lanes: dict[str, _DrawLane] = {}
         self.draws_taken = 0  # plain draws the run took from the workers
         self.draws_queued = 0  # times the run drew rather than wait for a queued chunk
@@ -399,18 +405,30 @@ class DrawAhead:
             LookupError: The workers do not make it (see :meth:`_lane`): the caller makes
                 it, or has made it, itself.
         """
+        untaken = self._untaken.pop((family, slot), None)
+        if untaken is not None:  # made by a worker before the run took the family back
+            self._record(family, untaken)
+            return untaken.seed
         lane = self._lane(family, kept)
         if lane is None or slot < lane.start.slot:
             raise LookupError(family)
         lane.share = share
         first = lane.start.slot
         async with lane.lock:
+            if self._lanes.get(family) is not lane:  # taken back while this call waited
+                return await self.slot(family, slot, share, kept)
             self._ask(family, lane, slot + 1 + AHEAD_SLOTS)
             while first + len(lane.made) <= slot:
                 if not lane.asked:  # the pools are shut down
                     self._give_back(family)
                     raise LookupError(family)
-                future = lane.asked.pop(0)
+                future = lane.asked[0]
+                others = self._backlog(lane.pool) - sum(not f.done() for f in lane.asked)
+                if (others >= IDLE_BACKLOG and kept.can_take_back(family, lane.start.slot)
+                        and future.cancel()):
+                    self._take_back(family, lane, kept)
+                    raise LookupError(family)
+                lane.asked.pop(0)
                 try:
                     made: list[SlotMade] = await asyncio.wrap_future(future)
                     lane.made.extend(made)
@@ -422,6 +440,23 @@ class DrawAhead:
                 self._record(family, lane.made[lane.taken - first])
                 lane.taken += 1
             return lane.made[slot - first].seed
+
+    def _take_back(self, family: str, lane: _Lane, kept: SlotSeeds) -> None:
+        """The run makes the family's slots again, from the last one the worker made: its
+        next chunk waits in the worker's queue behind other work (the run would wait for
+        it). The lane's state then is the state the workers took it with, the tasks of the
+        slots they made and the run lengths after the last of them. Slots made and not yet
+        taken are taken as the run reaches them (:meth:`slot`)."""
+        for future in lane.asked:
+            future.cancel()  # queued behind the first, which was
+        first = lane.start.slot
+        after = lane.made[-1].after if lane.made else (lane.start.dry_run, lane.start.stale_run)
+        kept.take_back(family, lane.start, [m.seed for m in lane.made], after)
+        for k in range(lane.taken, first + len(lane.made)):
+            self._untaken[(family, k)] = lane.made[k - first]
+        del self._lanes[family]
+        self.given_back.add(family)
+        self.taken_back += 1
 
     def _ask(self, family: str, lane: _Lane, to: int) -> None:
         while lane.asked_to < to:
@@ -476,6 +511,7 @@ class DrawAhead:
             "families": len(self._lanes),
             "slots_taken": sum(lane.taken for lane in self._lanes.values()),
             "adopted": self.adopted,
+            "taken_back": self.taken_back,
             "draws_taken": self.draws_taken,
             "draws_queued": self.draws_queued,
             "vetted": self.vetted,

@@ -127,6 +127,40 @@ class SlotSeeds:
             return None
         return LaneState(len(lane.seeds), frozenset(lane.tasks), lane.dry_run, lane.stale_run)
 
+    def runs(self, family: str) -> tuple[int, int]:
+        """The lane's dry and stale run lengths (see :func:`slot_seed`)."""
+        lane = self.lanes.get(family, _Lane())
+        return lane.dry_run, lane.stale_run
+
+    def can_take_back(self, family: str, slot: int) -> bool:
+        """Whether the lane holds exactly the slots before ``slot`` and none is being made."""
+        lane = self.lanes.get(family, _Lane())
+        return len(lane.seeds) == slot and not lane.making
+
+    def take_back(
+        self,
+        family: str,
+        start: LaneState,
+        seeds: list[TaskSeed | None],
+        runs: tuple[int, int],
+    ) -> None:
+        """Go on with a lane this run left at ``start`` and another process made ``seeds``
+        of, ending with the run lengths ``runs``.
+
+        Raises:
+            ValueError: The lane holds other slots than those before ``start``.
+        """
+        if not self.can_take_back(family, start.slot):
+            lane = self.lanes[family]
+            raise ValueError(
+                f"lane {family!r} holds {len(lane.seeds)} slots, not {start.slot}; it cannot "
+                "be taken back"
+            )
+        lane = self.lanes.setdefault(family, _Lane())
+        lane.seeds.extend(seeds)
+        lane.tasks = set(start.tasks) | {params_key(s) for s in seeds if s is not None}
+        lane.dry_run, lane.stale_run = runs
+
     def resume(self, family: str, state: LaneState) -> None:
         """Go on with a lane another process made up to ``state.slot`` (its earlier seeds
         are not here: only later slots may be asked for).

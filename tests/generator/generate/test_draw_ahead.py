@@ -107,6 +107,30 @@ async def test_families_the_run_kept_are_handed_over_midway(
     assert multiprocessing.active_children() == []
 
 
+async def test_families_are_taken_back_from_a_worker_behind_with_its_work(
+    seeded_settings: StoreSettings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every family goes to the worker at first, so its queue is long: the run takes a
+    family back whenever the chunk it waits for is queued behind another, and goes on from
+    the worker's last slot with the lane's state rebuilt (the tasks of the worker's slots,
+    its run lengths); slots the worker made and the run had not taken are taken later."""
+    _, plain_dir, plain_sum = await _run(seeded_settings, tmp_path, "aheadoff-x7", 0, 400)
+    monkeypatch.setattr(ahead, "MAX_BACKLOG", 10**6)
+    monkeypatch.setattr(ahead, "IDLE_BACKLOG", 1)
+    helped, helped_dir, helped_sum = await _run(
+        seeded_settings, tmp_path, "aheadon-x7", 1, 400
+    )
+
+    assert helped.draw_ahead is not None
+    assert helped.draw_ahead["taken_back"] > 0 and helped.draw_ahead["failed"] == []
+    for name in ("scenarios.json", "negative_scenarios.json"):
+        assert _masked(plain_dir, name) == _masked(helped_dir, name), name
+    _same_lines(plain_dir, helped_dir)
+    assert plain_sum.rejected == helped_sum.rejected
+    assert _families(plain_dir) == _families(helped_dir)
+    assert multiprocessing.active_children() == []
+
+
 def _failing_for(family: str) -> Any:
     real = ahead.make_slots
 
@@ -125,6 +149,7 @@ async def test_a_failing_worker_gives_its_family_back(
     # patched before the fork: the worker has the patched function, the run does not use it
     monkeypatch.setattr(ahead, "make_slots", _failing_for("iot_sensor_stat"))
     monkeypatch.setattr(ahead, "MAX_BACKLOG", 10**6)  # every family goes to the worker
+    monkeypatch.setattr(ahead, "IDLE_BACKLOG", 10**6)  # and stays there until it fails
     helped, helped_dir, _ = await _run(seeded_settings, tmp_path, "aheadon-x7", 1)
 
     assert helped.draw_ahead is not None
