@@ -48,6 +48,8 @@ if TYPE_CHECKING:
 MAX_BACKLOG = 8
 # A family the run kept goes to a worker with fewer chunks than this waiting.
 IDLE_BACKLOG = 2
+# The run takes a family back when the chunk it waits for is queued behind this many.
+BEHIND_BACKLOG = 4
 # Slots of a family asked of a worker at a time, and how far ahead of the run's slot the
 # asked slots reach before more are asked.
 CHUNK_SLOTS = 4
@@ -335,7 +337,7 @@ class DrawAhead:
             while draw not in lane.made and lane.asked and lane.asked[0][0] <= draw:
                 start, future = lane.asked.pop(0)
                 others = self._backlog(lane.pool) - sum(not f.done() for _, f in lane.asked)
-                if others >= IDLE_BACKLOG and future.cancel():
+                if others >= BEHIND_BACKLOG and future.cancel():
                     # queued behind other work: the run draws now rather than wait, and the
                     # family's draws go to a worker again only once one is nearly idle
                     for _, left in lane.asked:
@@ -424,7 +426,7 @@ class DrawAhead:
                     raise LookupError(family)
                 future = lane.asked[0]
                 others = self._backlog(lane.pool) - sum(not f.done() for f in lane.asked)
-                if (others >= IDLE_BACKLOG and kept.can_take_back(family, lane.start.slot)
+                if (others >= BEHIND_BACKLOG and kept.can_take_back(family, lane.start.slot)
                         and future.cancel()):
                     self._take_back(family, lane, kept)
                     raise LookupError(family)

@@ -163,13 +163,17 @@ class SlotSeeds:
 
     def resume(self, family: str, state: LaneState) -> None:
         """Go on with a lane another process made up to ``state.slot`` (its earlier seeds
-        are not here: only later slots may be asked for).
+        are not all here: only later slots may be asked for). A lane this process made
+        before, up to an earlier slot, is replaced.
 
         Raises:
-            ValueError: This lane already holds slots.
+            ValueError: This lane already holds slots from ``state.slot`` on.
         """
-        if self.lanes.get(family, _Lane()).seeds:
-            raise ValueError(f"lane {family!r} already holds slots; it cannot be resumed")
+        if len(self.lanes.get(family, _Lane()).seeds) > state.slot:
+            raise ValueError(
+                f"lane {family!r} already holds slots from {state.slot} on; it cannot be "
+                "resumed there"
+            )
         self.lanes[family] = _Lane(
             seeds=[None] * state.slot, tasks=set(state.tasks), dry_run=state.dry_run,
             stale_run=state.stale_run,

@@ -88,6 +88,7 @@ async def test_families_the_run_kept_are_handed_over_midway(
     _, plain_dir, plain_sum = await _run(seeded_settings, tmp_path, "aheadoff-x7", 0, 400)
     monkeypatch.setattr(ahead, "MAX_BACKLOG", 0)
     monkeypatch.setattr(ahead, "IDLE_BACKLOG", 10**6)
+    monkeypatch.setattr(ahead, "BEHIND_BACKLOG", 10**6)  # none is taken back
     helped, helped_dir, helped_sum = await _run(
         seeded_settings, tmp_path, "aheadon-x7", 1, 400
     )
@@ -116,13 +117,14 @@ async def test_families_are_taken_back_from_a_worker_behind_with_its_work(
     its run lengths); slots the worker made and the run had not taken are taken later."""
     _, plain_dir, plain_sum = await _run(seeded_settings, tmp_path, "aheadoff-x7", 0, 400)
     monkeypatch.setattr(ahead, "MAX_BACKLOG", 10**6)
-    monkeypatch.setattr(ahead, "IDLE_BACKLOG", 1)
+    monkeypatch.setattr(ahead, "BEHIND_BACKLOG", 1)
     helped, helped_dir, helped_sum = await _run(
         seeded_settings, tmp_path, "aheadon-x7", 1, 400
     )
 
     assert helped.draw_ahead is not None
-    assert helped.draw_ahead["taken_back"] > 0 and helped.draw_ahead["failed"] == []
+    assert helped.draw_ahead["taken_back"] > 0 and helped.draw_ahead["adopted"] > 0
+    assert helped.draw_ahead["failed"] == []  # a family taken back goes to a worker again
     for name in ("scenarios.json", "negative_scenarios.json"):
         assert _masked(plain_dir, name) == _masked(helped_dir, name), name
     _same_lines(plain_dir, helped_dir)
@@ -149,7 +151,7 @@ async def test_a_failing_worker_gives_its_family_back(
     # patched before the fork: the worker has the patched function, the run does not use it
     monkeypatch.setattr(ahead, "make_slots", _failing_for("iot_sensor_stat"))
     monkeypatch.setattr(ahead, "MAX_BACKLOG", 10**6)  # every family goes to the worker
-    monkeypatch.setattr(ahead, "IDLE_BACKLOG", 10**6)  # and stays there until it fails
+    monkeypatch.setattr(ahead, "BEHIND_BACKLOG", 10**6)  # and stays there until it fails
     helped, helped_dir, _ = await _run(seeded_settings, tmp_path, "aheadon-x7", 1)
 
     assert helped.draw_ahead is not None
@@ -171,6 +173,7 @@ async def test_a_worker_failing_on_plain_draws_gives_them_back(
 
     monkeypatch.setattr(ahead, "make_draws", broken)
     monkeypatch.setattr(ahead, "IDLE_BACKLOG", 10**6)  # every plain draw is asked of it
+    monkeypatch.setattr(ahead, "BEHIND_BACKLOG", 10**6)  # and waited for
     # and nothing else: its chunks start at once (a queued one is not waited for)
     monkeypatch.setattr(ahead.DrawAhead, "_lane", lambda self, family, kept: None)
     helped, helped_dir, _ = await _run(seeded_settings, tmp_path, "aheadon-x7", 1, 200)
@@ -255,7 +258,10 @@ async def test_a_lane_being_made_has_no_state_and_a_resumed_lane_goes_on() -> No
     assert drawn == [0, 1, 2]  # the resumed lane drew only its own next slot
     assert other.state("fam") == LaneState(3, frozenset({"t"}), 0, 3)
     with pytest.raises(ValueError, match="already holds slots"):
-        other.resume("fam", LaneState(0, frozenset(), 0, 0))
+        other.resume("fam", LaneState(2, frozenset(), 0, 0))
+    # a lane made here before, up to an earlier slot, is replaced (handed back and forth)
+    other.resume("fam", LaneState(5, frozenset({"t", "u"}), 1, 0))
+    assert other.state("fam") == LaneState(5, frozenset({"t", "u"}), 1, 0)
 
 
 async def test_plain_draws_carry_all_their_drops(seeded_settings: StoreSettings) -> None:
