@@ -151,7 +151,7 @@ class SlotSeeds:
             ValueError: The lane holds other slots than those before ``start``.
         """
         if not self.can_take_back(family, start.slot):
-            lane = self.lanes[family]
+            lane = self.lanes.get(family, _Lane())
             raise ValueError(
                 f"lane {family!r} holds {len(lane.seeds)} slots, not {start.slot}; it cannot "
                 "be taken back"

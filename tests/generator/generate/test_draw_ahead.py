@@ -299,3 +299,16 @@ async def test_plain_draws_carry_all_their_drops(seeded_settings: StoreSettings)
     assert counted == reference.gate_drops[spec.name]
     again = await ahead.make_draws(reference, spec.name, draws.start, draws.stop)
     assert all(m.drops == () for m in again)
+
+
+def test_a_lane_is_taken_back_only_where_the_run_left_it() -> None:
+    from generator.generate.stages import LaneState, SlotSeeds
+
+    kept = SlotSeeds()
+    start = LaneState(0, frozenset({"a"}), 0, 0)
+    assert kept.can_take_back("fam", 0) and not kept.can_take_back("fam", 2)
+    with pytest.raises(ValueError, match="holds 0 slots, not 2"):
+        kept.take_back("fam", LaneState(2, frozenset(), 0, 0), [], (0, 0))
+    kept.take_back("fam", start, [None, None], (1, 2))
+    # two slots made elsewhere, no task: the worker's run lengths, the start's tasks
+    assert kept.state("fam") == LaneState(2, frozenset({"a"}), 1, 2)
