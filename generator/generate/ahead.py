@@ -278,6 +278,8 @@ class DrawAhead:
         self._lanes: dict[str, _Lane] = {}
         self.given_back: set[str] = set()  # families the run makes itself
         self.failed: set[str] = set()  # of those, the ones a worker failed on
+        self.held: set[str] = set()  # families whose slots the workers made at some time
+        self.slots_taken = 0  # slots the run took from the workers
         self.adopted = 0  # families the run made for a while, then handed to the workers
         self.taken_back = 0  # families the run took back from a worker behind with its work
         self._untaken: dict[tuple[str, int], SlotMade] = {}
@@ -300,6 +302,19 @@ class DrawAhead:
             for _, f in draws.asked
         )
 
+    def _idle_pool(self) -> concurrent.futures.ProcessPoolExecutor | None:
+        """A worker with fewer than :data:`IDLE_BACKLOG` chunks waiting, if any."""
+        return next((p for p in self._pools if self._backlog(p) < IDLE_BACKLOG), None)
+
+    def _behind(
+        self,
+        pool: concurrent.futures.ProcessPoolExecutor,
+        mine: list[concurrent.futures.Future[Any]],
+    ) -> bool:
+        """Whether a lane's next chunk (the first of ``mine``, its chunks not taken yet)
+        waits in the worker's queue behind :data:`BEHIND_BACKLOG` chunks of other lanes."""
+        return self._backlog(pool) - sum(not f.done() for f in mine) >= BEHIND_BACKLOG
+
     async def draw(self, family: str, draw: int) -> TaskSeed | None:
         """Plain draw ``draw`` of ``family``, as ``draw_seed`` gives it in the run: the kept
         one if the run has it, else the worker's, whose drops and outputs the run then
@@ -320,7 +335,7 @@ class DrawAhead:
         if lane is None:
             if family in self.failed:
                 raise LookupError(family)
-            pool = next((p for p in self._pools if self._backlog(p) < IDLE_BACKLOG), None)
+            pool = self._idle_pool()
             if pool is None:
                 raise LookupError(family)
             lane = self._draw_lanes[family] = _DrawLane(pool, asked_to=draw)
@@ -335,9 +350,8 @@ class DrawAhead:
                 lane.asked.append((start, future))
                 lane.asked_to = stop
             while draw not in lane.made and lane.asked and lane.asked[0][0] <= draw:
-                start, future = lane.asked.pop(0)
-                others = self._backlog(lane.pool) - sum(not f.done() for _, f in lane.asked)
-                if others >= BEHIND_BACKLOG and future.cancel():
+                start, future = lane.asked[0]
+                if self._behind(lane.pool, [f for _, f in lane.asked]) and future.cancel():
                     # queued behind other work: the run draws now rather than wait, and the
                     # family's draws go to a worker again only once one is nearly idle
                     for _, left in lane.asked:
@@ -345,6 +359,7 @@ class DrawAhead:
                     self._draw_lanes.pop(family, None)
                     self.draws_queued += 1
                     raise LookupError(family)
+                lane.asked.pop(0)
                 try:
                     made: list[SlotMade] = await asyncio.wrap_future(future)
                 except Exception as exc:  # the run draws (and sees a real error)
@@ -385,7 +400,7 @@ class DrawAhead:
                 return None
             pool = self._pools[len(self._lanes) % len(self._pools)]
         else:
-            pool = next((p for p in self._pools if self._backlog(p) < IDLE_BACKLOG), None)
+            pool = self._idle_pool()
             if pool is None:
                 return None
         start = kept.state(family)
@@ -395,6 +410,7 @@ class DrawAhead:
             self.given_back.discard(family)
             self.adopted += 1
         lane = self._lanes[family] = _Lane(pool, share=-1.0, start=start)
+        self.held.add(family)
         return lane
 
     async def slot(
@@ -410,6 +426,7 @@ class DrawAhead:
         untaken = self._untaken.pop((family, slot), None)
         if untaken is not None:  # made by a worker before the run took the family back
             self._record(family, untaken)
+            self.slots_taken += 1
             return untaken.seed
         lane = self._lane(family, kept)
         if lane is None or slot < lane.start.slot:
@@ -425,9 +442,8 @@ class DrawAhead:
                     self._give_back(family)
                     raise LookupError(family)
                 future = lane.asked[0]
-                others = self._backlog(lane.pool) - sum(not f.done() for f in lane.asked)
-                if (others >= BEHIND_BACKLOG and kept.can_take_back(family, lane.start.slot)
-                        and future.cancel()):
+                if (self._behind(lane.pool, lane.asked)
+                        and kept.can_take_back(family, lane.start.slot) and future.cancel()):
                     self._take_back(family, lane, kept)
                     raise LookupError(family)
                 lane.asked.pop(0)
@@ -441,6 +457,7 @@ class DrawAhead:
             while lane.taken <= slot:
                 self._record(family, lane.made[lane.taken - first])
                 lane.taken += 1
+                self.slots_taken += 1
             return lane.made[slot - first].seed
 
     def _take_back(self, family: str, lane: _Lane, kept: SlotSeeds) -> None:
@@ -510,8 +527,8 @@ class DrawAhead:
         run made itself, and those a worker failed on."""
         return {
             "workers": self.workers,
-            "families": len(self._lanes),
-            "slots_taken": sum(lane.taken for lane in self._lanes.values()),
+            "families": len(self.held),
+            "slots_taken": self.slots_taken,
             "adopted": self.adopted,
             "taken_back": self.taken_back,
             "draws_taken": self.draws_taken,
