@@ -45,8 +45,17 @@ def _get_pool() -> ThreadPoolExecutor:
 
 async def to_thread(fn: Callable[P, R], *args: P.args, **kwargs: P.kwargs) -> R:
     """Run a blocking call in the bounded pool, never on the event loop."""
+    return await start_thread(fn, *args, **kwargs)
+
+
+def start_thread(fn: Callable[P, R], *args: P.args, **kwargs: P.kwargs) -> asyncio.Future[R]:
+    """Start a blocking call in the bounded pool now; await the future for its result.
+
+    Unlike a task wrapping :func:`to_thread`, the call is handed to a thread before this
+    returns, so it runs while the caller goes on with work that never yields to the loop.
+    """
     loop = asyncio.get_running_loop()
-    return await loop.run_in_executor(_get_pool(), functools.partial(fn, *args, **kwargs))
+    return loop.run_in_executor(_get_pool(), functools.partial(fn, *args, **kwargs))
 
 
 def semaphore(name: str, size: int) -> asyncio.Semaphore:

@@ -132,13 +132,13 @@ class Pipeline:
                 policy = policies.get(domain)
                 llm.prefetch_open(profile, domain, k, list(policy.core_tools) if policy else [])
 
-    def _start_snapshot(self, asset: Any) -> asyncio.Task[Any] | None:
+    def _start_snapshot(self, asset: Any) -> asyncio.Future[Any] | None:
         """Start reading the fleet snapshot (None: ``--baseline`` or a live-store run)."""
         if self.live_store or self.config.baseline:
             return None
         from generator.store.snapshot import FleetSnapshot
 
-        return asyncio.create_task(FleetSnapshot.aload(asset, self.settings))
+        return FleetSnapshot.start_load(asset, self.settings)
 
     def _timed(self, phase: str, started: float) -> None:
         self.timings[phase] = round(time.perf_counter() - started, 4)
@@ -225,7 +225,7 @@ class Pipeline:
         # profile is built and the first LLM call is in flight: the draws wait for it, the
         # LLM need not. It starts once the profile's own store queries are done (the store
         # answers one request at a time, so reading both at once delays the profile).
-        snapshot_task: asyncio.Task[Any] | None = None
+        snapshot_task: asyncio.Future[Any] | None = None
 
         def start_snapshot() -> None:
             nonlocal snapshot_task

@@ -665,7 +665,7 @@ async def prepare(
     client: LLMClient | None,
     *,
     live_store: bool = False,
-    snapshot_task: asyncio.Task[FleetSnapshot] | None = None,
+    snapshot_task: asyncio.Future[FleetSnapshot] | None = None,
     on_budget: Callable[[Budget, dict[str, DomainPolicy], LLMVerbaliser | None], None]
     | None = None,
 ) -> RunEnv:
@@ -683,34 +683,42 @@ async def prepare(
         from generator.store.snapshot import FleetSnapshot
 
         # The fleet loads (worker thread) while the budget proposal's LLM call is in flight.
-        snapshot_task = asyncio.create_task(FleetSnapshot.aload(asset, settings))
-    proposal: dict[str, float] | None = None
-    if client is not None and config.budget is None and not config.baseline:
-        try:
+        snapshot_task = FleetSnapshot.start_load(asset, settings)
+    try:
+        proposal: dict[str, float] | None = None
+        if client is not None and config.budget is None and not config.baseline:
             proposal = await propose_budget(profile, config.n, client)
-        except BaseException:
-            if snapshot_task is not None:
-                snapshot_task.cancel()
-            raise
-    budget = allocate(
-        profile,
-        policies,
-        config.n,
-        multiagent_cap=config.multiagent_cap,
-        override=config.budget,
-        proposal=proposal,
-    )
-    llm = LLMVerbaliser(client, asset.asset_class) if client is not None else None
-    if on_budget is not None:
-        on_budget(budget, policies, llm)  # e.g. LLM calls that need no snapshot start now
-    load_tools()
+        budget = allocate(
+            profile,
+            policies,
+            config.n,
+            multiagent_cap=config.multiagent_cap,
+            override=config.budget,
+            proposal=proposal,
+        )
+        llm = LLMVerbaliser(client, asset.asset_class) if client is not None else None
+        if on_budget is not None:
+            on_budget(budget, policies, llm)  # e.g. LLM calls that need no snapshot start now
+        # What needs no snapshot is set up while it loads.
+        load_tools()
+        families = {
+            d: families_of(asset, d) for d in budget.per_domain if budget.per_domain[d] > 0
+        }
+        check_share_targets(asset, policies)
+        template = TemplateVerbaliser(config.seed, asset.asset_class)
+        dedup = DedupIndex(threshold=config.dedup_threshold)
+        against = (
+            against_index(Path(config.against), config.dedup_threshold)
+            if config.against
+            else None
+        )
+    except BaseException:
+        if snapshot_task is not None:
+            snapshot_task.cancel()
+        raise
     snapshot = await snapshot_task if snapshot_task is not None else None
     tools_ctx = ToolContext(asset, settings, store=snapshot)
     family_ctx = FamilyContext(profile, tools_ctx, config.seed)
-    dedup = DedupIndex(threshold=config.dedup_threshold)
-    against = (
-        against_index(Path(config.against), config.dedup_threshold) if config.against else None
-    )
 
     async def _recompute(seed: TaskSeed) -> list[str]:
         # From the pinned snapshot the tools' outputs cannot have changed (the end of the
@@ -726,19 +734,14 @@ async def prepare(
         recompute=_recompute,
         tools_ctx=tools_ctx,
     )
-    families = {
-        d: families_of(asset, d) for d in budget.per_domain if budget.per_domain[d] > 0
-    }
-    check_share_targets(asset, policies)
     workers = default_workers() if config.draw_workers is None else config.draw_workers
-    # Lanes are pure functions of the pinned snapshot, so workers may make them ahead
-    # (forked here, once the families and tools are loaded).
-    template = TemplateVerbaliser(config.seed, asset.asset_class)
 
     async def prevet(seed: TaskSeed) -> Prevetted:
         return await prevet_seed(seed, template, checks, asset.asset_class)
 
-    # on the template path the workers also word and vet the slot seeds they make
+    # Lanes are pure functions of the pinned snapshot, so workers may make them ahead
+    # (forked here, once the families and tools are loaded); on the template path the
+    # workers also word and vet the slot seeds they make.
     ahead = (
         DrawAhead(family_ctx, workers, prevet if llm is None and not config.baseline else None)
         if snapshot is not None and workers > 0

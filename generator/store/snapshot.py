@@ -20,6 +20,7 @@ Agent-facing tools (MCP, ``tools call``, dry runs) keep querying the live store.
 
 from __future__ import annotations
 
+import asyncio
 from bisect import bisect_left
 from collections import OrderedDict
 from collections.abc import Callable
@@ -29,7 +30,7 @@ from typing import Any, Literal
 import numpy as np
 
 from generator.assetdef import AssetClass
-from generator.concurrency import to_thread
+from generator.concurrency import start_thread, to_thread
 from generator.config import StoreSettings, store_settings
 from generator.errors import UserError
 from generator.store.couch import SNAPSHOT_PAGE, CouchClient, Doc
@@ -165,9 +166,9 @@ class Derived:
 class FleetSnapshot:
     """Read-only, in-memory copy of an asset class's data with FleetStore's query methods.
 
-    Build it with :meth:`load` (blocking) or :meth:`aload`. The async methods mirror
-    :class:`generator.store.query.FleetStore` and return fresh dicts, so callers may
-    mutate what they get.
+    Build it with :meth:`load` (blocking), :meth:`aload` or :meth:`start_load`. The async
+    methods mirror :class:`generator.store.query.FleetStore` and return fresh dicts, so
+    callers may mutate what they get.
     """
 
     def __init__(
@@ -271,6 +272,14 @@ class FleetSnapshot:
     ) -> FleetSnapshot:
         """:meth:`load` in the bounded thread pool."""
         return await to_thread(cls.load, asset, settings)
+
+    @classmethod
+    def start_load(
+        cls, asset: AssetClass, settings: StoreSettings | None = None
+    ) -> asyncio.Future[FleetSnapshot]:
+        """:meth:`load` started in the bounded thread pool now (a run's set-up goes on
+        while it reads); await the future for the snapshot."""
+        return start_thread(cls.load, asset, settings)
 
     def changed(self) -> list[str]:
         """Databases whose ``update_seq`` differs from the pinned one (blocking)."""
