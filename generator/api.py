@@ -5,8 +5,10 @@ internal packages (a test enforces it), so the framework can move code behind th
 without breaking a class. Stable names:
 
 - task families: :func:`family`, :class:`Plan`, :class:`FamilyContext`, :class:`Ambiguous`,
-  :class:`Reading`, :class:`TaskSeed`, :class:`ToolCall`, :class:`GroundedAsset`; open
-  families (``family(..., deterministic=False, rubric=...)``) build a :class:`Rubric` of
+  :class:`PassedOver` (a draw that stops once it knows its answer is trivial, while
+  ``FamilyContext.passes_over_trivial``), :class:`Reading`, :class:`TaskSeed`,
+  :class:`ToolCall`, :class:`GroundedAsset`; open families
+  (``family(..., deterministic=False, rubric=...)``) build a :class:`Rubric` of
   :class:`RubricFact` s and :class:`ForbiddenClaim` s;
 - family helpers: :func:`pick`, :func:`day`, :func:`num`, :func:`and_join`,
   :func:`history_call`, :func:`values_of`, :func:`unique_argmax`, and the alternative
@@ -36,7 +38,14 @@ from __future__ import annotations
 from generator.assetdef import AssetClass, available_asset_classes, load_asset_class
 from generator.concurrency import to_thread
 from generator.errors import StoreUnavailable, UserError
-from generator.generate.families import Ambiguous, FamilyContext, Plan, Reading, family
+from generator.generate.families import (
+    Ambiguous,
+    FamilyContext,
+    PassedOver,
+    Plan,
+    Reading,
+    family,
+)
 from generator.generate.family_helpers import (
     AS_OF_INCLUDED,
     END_DAY_INCLUDED,
@@ -100,6 +109,7 @@ __all__ = [
     "MarginResult",
     "NegativeContext",
     "NegativeDraft",
+    "PassedOver",
     "Plan",
     "Reading",
     "RecordsResult",

@@ -54,6 +54,7 @@ from generator.api import (
     Ambiguous,
     FamilyContext,
     GroundedAsset,
+    PassedOver,
     Plan,
     Reading,
     TaskSeed,
@@ -329,6 +330,12 @@ async def weekly_pattern(
     cutoffs = (DEFAULT_CUTOFF, *OTHER_CUTOFFS)
     if min(cutoffs) - SCORE_MARGIN <= score <= max(cutoffs) + SCORE_MARGIN:
         return None
+    # The verdict is the default cut-off's: the tool lists the peak at 3.5 exactly when
+    # its score (the same at every cut-off) is above 3.5. A usual pattern the caller passes
+    # over (a designated slot with its fallback) needs nothing more: the rest reads the
+    # store without a call that could refuse, and records nothing.
+    if ctx.passes_over_trivial and score <= DEFAULT_CUTOFF:
+        raise PassedOver("a usual weekly pattern")
     # Read literally ("over the four weeks before", the day left out), the level and spread
     # come from those weeks alone: that score must give the same verdict at every cut-off.
     weeks = await ctx.run1(

@@ -200,8 +200,8 @@ async def make_slots(
     async def one(draw: int) -> TaskSeed | None:
         return await draw_seed(spec, ctx, draw)
 
-    async def peek(draw: int) -> Any:
-        return await peek_seed(spec, ctx, draw)
+    async def peek(draw: int, trivial_unwanted: bool) -> Any:
+        return await peek_seed(spec, ctx, draw, trivial_unwanted=trivial_unwanted)
 
     made = []
     for slot in range(start, stop):

@@ -42,6 +42,7 @@ import math
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar, cast
 
@@ -84,6 +85,17 @@ CATEGORIES: tuple[str, ...] = (
 
 class Ambiguous(Exception):
     """The tool outputs admit no single answer (a tie, a value on a boundary)."""
+
+
+class PassedOver(Exception):
+    """Raised by a family's draw that finds its answer trivial while
+    :attr:`FamilyContext.passes_over_trivial`: the caller passes over trivial answers, so
+    the draw need not be finished (see :func:`peek_seed`)."""
+
+
+# True while a family draws for a peek whose caller passes over a trivial answer
+# (:attr:`FamilyContext.passes_over_trivial`); set by :func:`_probe` around the draw alone.
+_TRIVIAL_UNWANTED: ContextVar[bool] = ContextVar("trivial_unwanted", default=False)
 
 
 @dataclass(frozen=True)
@@ -366,6 +378,16 @@ class FamilyContext:
         self._pending: dict[tuple[int, int, str, int], asyncio.Future[Any]] = {}
         self._capture: list[tuple[str, str, int]] | None = None
 
+    @property
+    def passes_over_trivial(self) -> bool:
+        """True while this draw is made for a peek whose caller passes over a trivial
+        answer (a designated slot that has its fallback, :func:`draw_for_slot`). A family
+        may then stop as soon as it knows its answer is trivial, by raising
+        :class:`PassedOver`, and skip the rest of its work. It must not have recorded
+        anything the rest would not record too: nothing is kept of a passed-over draw, and
+        a later full draw of that index makes it whole."""
+        return _TRIVIAL_UNWANTED.get()
+
     def fresh(self) -> FamilyContext:
         """A context on the same profile, tools and run seed with nothing kept yet (its
         draws record all their drops, as a run's first draw of an index does)."""
@@ -389,6 +411,20 @@ class FamilyContext:
     ) -> Probe | None:
         """:meth:`draw_once` for the draw's :class:`Probe` (its answer before the gate)."""
         return await self._once(self._probes, MAX_PROBES_KEPT, family_name, draw, make)
+
+    def probing(self, family_name: str, draw: int) -> bool:
+        """Whether :meth:`probe_once` keeps that draw's probe or is making it."""
+        key = (self.run_seed, family_name, draw)
+        return key in self._probes or (id(self._probes), *key) in self._pending
+
+    def keep_probe(self, family_name: str, draw: int, probe: Probe | None) -> None:
+        """Keep a probe made outside :meth:`probe_once`, as it would have kept it."""
+        key = (self.run_seed, family_name, draw)
+        if (id(self._probes), *key) not in self._pending:
+            self._probes[key] = probe
+            self._probes.move_to_end(key)
+            if len(self._probes) > MAX_PROBES_KEPT:
+                self._probes.popitem(last=False)
 
     async def _once(
         self,
@@ -529,13 +565,27 @@ async def draw_seed(
     return await ctx.draw_once(spec.name, draw, lambda: _draw_seed(spec, ctx, draw, None))
 
 
-async def peek_seed(spec: FamilySpec, ctx: FamilyContext, draw: int) -> Probe | TaskSeed | None:
+async def peek_seed(
+    spec: FamilySpec, ctx: FamilyContext, draw: int, *, trivial_unwanted: bool = False
+) -> Probe | TaskSeed | None:
     """What :func:`draw_seed` knows of a draw before its gate: the seed when it was made
     already, else the draw's :class:`Probe`; None when the draw is unusable (then
-    :func:`draw_seed` gives None too)."""
+    :func:`draw_seed` gives None too).
+
+    ``trivial_unwanted``: the caller passes over a trivial answer as it passes over an
+    unusable draw. A family that can tell early that its answer is trivial then stops
+    (:attr:`FamilyContext.passes_over_trivial`) and this gives None, keeping nothing.
+    """
     done, seed = ctx.kept_draw(spec.name, draw)
     if done:
         return seed
+    if trivial_unwanted and not ctx.probing(spec.name, draw):
+        try:
+            probe = await _probe(spec, ctx, draw, None, trivial_unwanted=True)
+        except PassedOver:
+            return None
+        ctx.keep_probe(spec.name, draw, probe)
+        return probe
     return await ctx.probe_once(spec.name, draw, lambda: _probe(spec, ctx, draw, None))
 
 
@@ -551,9 +601,18 @@ async def _draw_seed(
 
 
 async def _probe(
-    spec: FamilySpec, ctx: FamilyContext, draw: int, parents: list[TaskSeed] | None
+    spec: FamilySpec,
+    ctx: FamilyContext,
+    draw: int,
+    parents: list[TaskSeed] | None,
+    *,
+    trivial_unwanted: bool = False,
 ) -> Probe | None:
-    """A draw up to its answer (:class:`Probe`); None when it is unusable."""
+    """A draw up to its answer (:class:`Probe`); None when it is unusable.
+
+    Raises:
+        PassedOver: ``trivial_unwanted`` and the family found its answer trivial.
+    """
     if spec.compose_from and parents is None:
         parents = await _parents_for(spec, ctx, draw)
         if parents is None:
@@ -561,7 +620,11 @@ async def _probe(
     rng = rng_for(ctx.run_seed, spec.name, draw)
     role: Role = spec.roles[int(rng.integers(len(spec.roles)))]
     try:
-        plan = await spec.draw(ctx, rng, parents or [])
+        wanted = _TRIVIAL_UNWANTED.set(trivial_unwanted)
+        try:
+            plan = await spec.draw(ctx, rng, parents or [])
+        finally:
+            _TRIVIAL_UNWANTED.reset(wanted)
         if plan is None:
             return None
         outputs = await ctx.run(plan.tool_sequence)
@@ -687,6 +750,10 @@ class Task(Protocol):
     def nontrivial(self) -> bool | None: ...
 
 
+# What a draw gives before its gate (:func:`peek_seed`): ``peek(index, trivial_unwanted)``.
+Peek = Callable[[int, bool], Awaitable[Task | None]]
+
+
 def params_key(seed: Task) -> str:
     """Identity of a seed's task: family and parameters (not the draw index or role)."""
     return seed.family + json.dumps(seed.params, sort_keys=True, default=str)
@@ -723,7 +790,7 @@ async def draw_for_slot(
     share: float,
     draw: Callable[[int], Awaitable[TaskSeed | None]],
     skip: Callable[[Task], bool] | None = None,
-    peek: Callable[[int], Awaitable[Task | None]] | None = None,
+    peek: Peek | None = None,
 ) -> TaskSeed | None:
     """The seed of a family's slot ``slot`` under a ``nontrivial_share`` target.
 
@@ -742,7 +809,8 @@ async def draw_for_slot(
         peek: What ``draw`` would give before its interpretation gate (:func:`peek_seed`;
             None only when ``draw`` gives None): a draw whose task ``skip`` passes over, or
             whose answer is trivial once a fallback is found, is not gated (the gate could
-            only drop it, and it is passed over either way).
+            only drop it, and it is passed over either way). Once there is a fallback it is
+            asked with ``trivial_unwanted``: it may then give None for a trivial answer.
     """
     indices = slot_draws(slot, share if spec.outcome is not None else 0.0)
     if len(indices) == 1:
@@ -750,7 +818,7 @@ async def draw_for_slot(
     fallback: TaskSeed | None = None
     for index in indices:
         if peek is not None:
-            task = await peek(index)
+            task = await peek(index, fallback is not None)
             if task is None or (skip is not None and skip(task)):
                 continue
             if fallback is not None and not task.nontrivial:

@@ -31,6 +31,7 @@ from generator.generate.domain_run import DomainJob, Progress
 from generator.generate.families import (
     FamilyContext,
     FamilySpec,
+    Peek,
     Task,
     compose_seed,
     designated_nontrivial,
@@ -239,10 +240,12 @@ class RunEnv:
                 return await self._composed(spec).get(draw)
             return await draw_seed(spec, self.family_ctx, draw)
 
-        async def peek(draw: int) -> Task | None:
+        async def peek(draw: int, trivial_unwanted: bool) -> Task | None:
             if spec.compose_from:
                 return await self._composed(spec).peek(draw)
-            return await peek_seed(spec, self.family_ctx, draw)
+            return await peek_seed(
+                spec, self.family_ctx, draw, trivial_unwanted=trivial_unwanted
+            )
 
         if self.ahead is not None and not spec.compose_from:
             try:
@@ -450,7 +453,7 @@ async def slot_seed(
     slot: int,
     share: float,
     one: Callable[[int], Awaitable[TaskSeed | None]],
-    peek: Callable[[int], Awaitable[Task | None]] | None = None,
+    peek: Peek | None = None,
 ) -> TaskSeed | None:
     """The seed of a family's slot (None: nothing usable); ``one`` draws an index,
     ``peek`` as in :func:`draw_for_slot`; ``kept`` holds the slot seeds made so far.
@@ -489,14 +492,14 @@ async def _first_new(
     slot: int,
     share: float,
     one: Callable[[int], Awaitable[TaskSeed | None]],
-    peek: Callable[[int], Awaitable[Task | None]] | None,
+    peek: Peek | None,
     repeat: Callable[[Task], bool],
 ) -> TaskSeed | None:
     """The first usable seed among the slot's draws (:func:`slot_draws`) whose task is
     not a ``repeat`` (a draw ``peek`` shows as unusable or repeated is not made)."""
     for index in slot_draws(slot, share):
         if peek is not None:
-            task = await peek(index)
+            task = await peek(index, False)
             if task is None or repeat(task):
                 continue
         seed = await one(index)
@@ -510,7 +513,7 @@ async def _next_slot(
     spec: FamilySpec,
     share: float,
     one: Callable[[int], Awaitable[TaskSeed | None]],
-    peek: Callable[[int], Awaitable[Task | None]] | None,
+    peek: Peek | None,
 ) -> None:
     """Make the lane's next slot (see :func:`slot_seed`)."""
     slot = len(lane.seeds)

@@ -400,3 +400,54 @@ def test_literal_four_weeks_score_by_hand() -> None:
     assert literal_baseline_score(flat, "oti", "2026-08-22T20:00:00", 14.0) == 0.0
     # No reading of the peak's slot in those weeks: no literal score.
     assert literal_baseline_score(one, "oti", "2026-08-22T19:00:00", 70.0) is None
+
+
+async def test_weekly_pattern_stops_at_a_usual_pattern_its_slot_passes_over(
+    ask_settings: StoreSettings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Half of the family's slots are designated non-trivial (the policy's share 0.5). Once
+    such a slot holds a fallback it passes over a usual pattern, so the draw stops as soon
+    as the tool's score says usual (above the band of cut-offs: 0 on 07-01..07-03 here)
+    instead of reading the four weeks before. The slots are the ones whole draws give, and
+    so are the gate's drops."""
+    from generator.generate import families
+    from generator.generate.run_config import GenerateConfig
+    from generator.generate.stages import prepare
+    from tests.assets.transformer.test_golden_families import ASSET, grounded_profile
+
+    stopped: list[int] = []
+    probe = families._probe
+
+    async def counted(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return await probe(*args, **kwargs)
+        except families.PassedOver:
+            stopped.append(args[2])
+            raise
+
+    monkeypatch.setattr(families, "_probe", counted)
+
+    async def slots(run: str) -> tuple[list[Any], dict[str, Any]]:
+        profile = await grounded_profile(ask_settings)
+        config = GenerateConfig(n=10, seed=5, out_dir=str(tmp_path / run), draw_workers=0)
+        env = await prepare(ASSET, profile, config, ask_settings, None)
+        spec = FAMILIES.get("tsfm_weekly_pattern")
+        env.families[spec.domain] = [spec]
+        try:
+            got = [await env.draw(spec.domain, c) for c in range(30)]
+        finally:
+            env.close()
+        return [None if s is None else (s.draw, s.params, s.answer) for s in got], (
+            env.family_ctx.gate_drops
+        )
+
+    cut = await slots("cut")
+    assert stopped  # usual patterns were passed over without their four weeks
+    monkeypatch.setattr(
+        families.FamilyContext, "passes_over_trivial", property(lambda self: False)
+    )
+    stopped.clear()
+    whole = await slots("whole")
+    assert not stopped
+    assert cut == whole
+    assert any(s is not None and s[2]["verdict"] == "anomaly" for s in cut[0])

@@ -439,7 +439,10 @@ async def test_draw_for_slot_with_peek_gates_only_what_it_may_return() -> None:
         made.append(index)
         return None if index == EXTRA_BASE else seed_for(index)
 
-    async def peek(index: int) -> TaskSeed | None:
+    asked: list[tuple[int, bool]] = []
+
+    async def peek(index: int, trivial_unwanted: bool) -> TaskSeed | None:
+        asked.append((index, trivial_unwanted))
         return seed_for(index)
 
     repeat = {params_key(seed_for(0))}
@@ -453,6 +456,69 @@ async def test_draw_for_slot_with_peek_gates_only_what_it_may_return() -> None:
     assert got.draw == without.draw == EXTRA_BASE + 4
     assert made_without == [0] + [EXTRA_BASE + j for j in range(5)]
     assert made == [EXTRA_BASE, EXTRA_BASE + 1, EXTRA_BASE + 4]
+    # a trivial answer is unwanted once the slot holds a fallback (from EXTRA_BASE + 1 on)
+    assert asked == [(0, False), (EXTRA_BASE, False), (EXTRA_BASE + 1, False)] + [
+        (EXTRA_BASE + j, True) for j in (2, 3, 4)
+    ]
+
+
+# -- a draw that stops once it knows its answer is trivial (PassedOver) --------------------
+
+
+async def test_a_peek_that_passes_over_trivial_answers_lets_a_draw_stop(
+    offline_ctx: FamilyContext,
+) -> None:
+    """Asked with ``trivial_unwanted``, a family that finds its answer trivial stops
+    (``PassedOver``) and the peek gives None, keeping nothing: the full draw of that index
+    later is the one an uncut draw makes. The family is told only in that peek; a draw of
+    another family inside it (a parent), and every other draw, is not told."""
+    from generator.generate.families import PassedOver, peek_seed
+
+    told: list[tuple[str, bool]] = []
+
+    async def parent_draw(
+        ctx: FamilyContext, rng: np.random.Generator, parents: list[TaskSeed]
+    ) -> Plan | None:
+        told.append(("parent", ctx.passes_over_trivial))
+        return Plan(params={"p": 1}, tool_sequence=[ToolCall(name="get_ai_tasks", args={})],
+                    mentions=[])
+
+    parent = FamilySpec(
+        name="test_cut_parent", domain="tsfm", category="Knowledge Query", draw=parent_draw,
+        derive=_tasks_derive, summarise=lambda p, a: "",
+    )
+
+    async def cut_draw(
+        ctx: FamilyContext, rng: np.random.Generator, parents: list[TaskSeed]
+    ) -> Plan | None:
+        told.append(("cut", ctx.passes_over_trivial))
+        await draw_seed(parent, ctx, 7)  # a draw of another family on the way
+        told.append(("cut", ctx.passes_over_trivial))  # back: told again
+        if ctx.passes_over_trivial:
+            raise PassedOver("trivial (test)")
+        return Plan(params={"shift": 0}, tool_sequence=[ToolCall(name="get_ai_tasks", args={})],
+                    mentions=[])
+
+    spec = FamilySpec(
+        name="test_cut", domain="tsfm", category="Knowledge Query", draw=cut_draw,
+        derive=_reading_derive, summarise=lambda p, a: "",
+        outcome=lambda a: "many" if a["n_tasks"] > 2 else "few", trivial=frozenset({"few"}),
+    )
+    assert await peek_seed(spec, offline_ctx, 3, trivial_unwanted=True) is None
+    assert told == [("cut", True), ("parent", False), ("cut", True)]
+    assert not offline_ctx.probing("test_cut", 3)
+    assert offline_ctx.kept_draw("test_cut", 3) == (False, None)
+    assert not offline_ctx.passes_over_trivial  # the flag ends with the peek
+    told.clear()
+    seed = await draw_seed(spec, offline_ctx, 3)  # the whole draw, as if never cut
+    assert seed is not None and seed.params == {"shift": 0}
+    assert told == [("cut", False), ("cut", False)]  # the parent's draw 7 is kept
+    # a draw that gives its probe whole keeps it, as the plain peek does
+    told.clear()
+    probe = await peek_seed(parent, offline_ctx, 8, trivial_unwanted=True)
+    assert probe is not None and offline_ctx.probing("test_cut_parent", 8)
+    assert await peek_seed(parent, offline_ctx, 8) is probe
+    assert told == [("parent", True)]
 
 
 # -- a draw whose tool call the tool refuses (data too thin for that window) --------------
