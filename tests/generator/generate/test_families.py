@@ -80,6 +80,12 @@ async def _odd_draws(
     )
 
 
+def _ai_tasks_plan(**params: Any) -> Plan:
+    """A plan of one ``get_ai_tasks`` call (no store) with these parameters."""
+    return Plan(params=params, tool_sequence=[ToolCall(name="get_ai_tasks", args={})],
+                mentions=[])
+
+
 ODD = FamilySpec(
     name="test_odd", domain="tsfm", category="Knowledge Query", draw=_odd_draws,
     derive=_tasks_derive, summarise=lambda p, a: f"{a['n_tasks']} tasks",
@@ -480,8 +486,7 @@ async def test_a_peek_that_passes_over_trivial_answers_lets_a_draw_stop(
         ctx: FamilyContext, rng: np.random.Generator, parents: list[TaskSeed]
     ) -> Plan | None:
         told.append(("parent", ctx.passes_over_trivial))
-        return Plan(params={"p": 1}, tool_sequence=[ToolCall(name="get_ai_tasks", args={})],
-                    mentions=[])
+        return _ai_tasks_plan(p=1)
 
     parent = FamilySpec(
         name="test_cut_parent", domain="tsfm", category="Knowledge Query", draw=parent_draw,
@@ -496,8 +501,7 @@ async def test_a_peek_that_passes_over_trivial_answers_lets_a_draw_stop(
         told.append(("cut", ctx.passes_over_trivial))  # back: told again
         if ctx.passes_over_trivial:
             raise PassedOver("trivial (test)")
-        return Plan(params={"shift": 0}, tool_sequence=[ToolCall(name="get_ai_tasks", args={})],
-                    mentions=[])
+        return _ai_tasks_plan(shift=0)
 
     spec = FamilySpec(
         name="test_cut", domain="tsfm", category="Knowledge Query", draw=cut_draw,
@@ -569,8 +573,7 @@ async def test_a_draw_is_made_once_and_kept(offline_ctx: FamilyContext) -> None:
         if fail[0]:
             fail[0] = False
             raise StoreUnavailable("store down (test)")
-        return Plan(params={"pick": 1}, tool_sequence=[ToolCall(name="get_ai_tasks", args={})],
-                    mentions=[])
+        return _ai_tasks_plan(pick=1)
 
     spec = FamilySpec(
         name="test_counted", domain="tsfm", category="Knowledge Query", draw=counted,
