@@ -623,6 +623,13 @@ async def _probe(
         wanted = _TRIVIAL_UNWANTED.set(trivial_unwanted)
         try:
             plan = await spec.draw(ctx, rng, parents or [])
+        except PassedOver:
+            if trivial_unwanted:
+                raise
+            raise RuntimeError(
+                f"family {spec.name!r} raised PassedOver on draw {draw} although the caller "
+                "takes trivial answers; raise it only while ctx.passes_over_trivial is True"
+            ) from None
         finally:
             _TRIVIAL_UNWANTED.reset(wanted)
         if plan is None:

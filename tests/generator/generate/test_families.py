@@ -525,6 +525,24 @@ async def test_a_peek_that_passes_over_trivial_answers_lets_a_draw_stop(
     assert told == [("parent", True)]
 
 
+async def test_a_draw_that_stops_when_nobody_passes_over_trivial_answers_is_a_bug(
+    offline_ctx: FamilyContext,
+) -> None:
+    from generator.generate.families import PassedOver
+
+    async def always_stops(
+        ctx: FamilyContext, rng: np.random.Generator, parents: list[TaskSeed]
+    ) -> Plan | None:
+        raise PassedOver("trivial (test)")
+
+    spec = FamilySpec(
+        name="test_stops", domain="tsfm", category="Knowledge Query", draw=always_stops,
+        derive=_tasks_derive, summarise=lambda p, a: "",
+    )
+    with pytest.raises(RuntimeError, match="'test_stops' raised PassedOver on draw 2"):
+        await draw_seed(spec, offline_ctx, 2)
+
+
 # -- a draw whose tool call the tool refuses (data too thin for that window) --------------
 async def _refused_in_plan(
     ctx: FamilyContext, rng: np.random.Generator, parents: list[TaskSeed]
