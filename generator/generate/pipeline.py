@@ -379,7 +379,7 @@ class Pipeline:
             tokens=client.usage if client is not None else {},
         )
         manifest = self._manifest(profile, budget, status="complete")
-        accepted = self.folder.accepted()  # parsed once for the four reports below
+        accepted = self.folder.lines_held  # for the four reports below
         manifest.update(
             counts={
                 "requested": cfg.n,

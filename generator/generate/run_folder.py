@@ -179,6 +179,8 @@ class RunFolder:
         self._lock = threading.Lock()
         # (domain, slot) -> the record as scenarios.json prints it
         self._records: dict[tuple[str, int], str] = {}
+        # the accepted lines held (resumed, then appended), in accepted.jsonl's order
+        self._lines: list[AcceptedLine] = []
         # Group commit: appends are written at once but fsync'd together by :meth:`sync`
         # (the pipeline calls it after every batch). A line lost to an OS crash before its
         # sync is drawn again on resume (the stream is a function of the seed), so the
@@ -317,6 +319,7 @@ class RunFolder:
         """Record an accepted scenario durably."""
         self._append("accepted.jsonl", line)
         self._records[(line.domain, line.slot)] = _record_json(line.record)
+        self._lines.append(line)
 
     def reject(self, rejection: Rejection) -> None:
         """Record a rejected candidate."""
@@ -389,6 +392,14 @@ class RunFolder:
         """Remember resumed lines so :meth:`write_scenarios` includes them."""
         for line in lines:
             self._records[(line.domain, line.slot)] = _record_json(line.record)
+        self._lines[:0] = lines
+
+    @property
+    def lines_held(self) -> list[AcceptedLine]:
+        """The accepted lines this folder holds (:meth:`load_records`, then every
+        :meth:`accept`), in accepted.jsonl's order: what :meth:`accepted` parses back from
+        the file, without parsing it."""
+        return list(self._lines)
 
     def rejected_count(self) -> int:
         """Lines in rejected.jsonl."""

@@ -158,6 +158,14 @@ async def test_a_killed_run_resumes_to_the_same_scenarios(
         (r["id"], r["uuid"], r["text"]) for r in whole
     ]
     assert len(RunFolder(tmp_path / "cut").accepted()) == 14  # nothing accepted twice
+    # the manifest's reports are those of every line the file holds, resumed ones first
+    from generator.generate.difficulty import difficulty_report
+    from generator.generate.language_stats import language_stats
+
+    held = RunFolder(tmp_path / "cut").accepted()
+    report = json.loads((tmp_path / "cut" / "manifest.json").read_text())
+    assert report["language"] == language_stats([ln.record.text for ln in held]).model_dump()
+    assert report["difficulty"] == difficulty_report([ln.seed for ln in held if ln.seed])
 
 
 # -- a scripted fake LLM -------------------------------------------------------------------

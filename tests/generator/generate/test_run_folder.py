@@ -64,6 +64,20 @@ def test_accepted_lines_round_trip_and_a_torn_last_line_is_dropped(tmp_path: Pat
     assert lines[1].cursor == 4
 
 
+def test_the_lines_held_are_the_lines_the_file_holds(tmp_path: Path) -> None:
+    """Resumed lines first, then those accepted since, in the file's order."""
+    first = RunFolder(tmp_path / "run")
+    first.create()
+    for i in (1, 2):
+        first.accept(_line(i))
+    again = RunFolder(tmp_path / "run")
+    again.load_records(again.accepted())
+    for i in (3, 4):
+        again.accept(_line(i))
+    assert [ln.slot for ln in again.lines_held] == [1, 2, 3, 4]
+    assert again.lines_held == again.accepted()
+
+
 def test_a_corrupt_line_in_the_middle_is_a_user_error(tmp_path: Path) -> None:
     folder = RunFolder(tmp_path / "run")
     folder.create()
