@@ -51,6 +51,7 @@ from generator.generate.run_folder import AcceptedLine, RunFolder
 from generator.generate.validate import against_index, against_tasks
 from generator.generate.verbalise_llm import LLMVerbaliser
 from generator.generate.verbalise_template import TemplateVerbaliser
+from generator.heap import HeapState, freeze, thaw
 from generator.tools.registry import ToolContext, load_tools
 
 if TYPE_CHECKING:
@@ -203,6 +204,8 @@ class RunEnv:
     composed: dict[str, ComposedSeeds] = field(default_factory=dict)
     # worker processes making the family lanes ahead of the run (None: the run makes them)
     ahead: DrawAhead | None = None
+    # the collector's state before the set-up's objects were frozen (None: not frozen)
+    heap: HeapState | None = None
     # single domains started or queued and not finished (multi-agent waits on its parents')
     running: set[str] = field(default_factory=set)
     accepted_changed: asyncio.Condition = field(default_factory=asyncio.Condition)
@@ -255,7 +258,11 @@ class RunEnv:
         return await slot_seed(self.slot_seeds, spec, slot, share, one, peek)
 
     def close(self) -> dict[str, Any] | None:
-        """Stop the run's draw-ahead workers (if any); what they did (``DrawAhead.stats``)."""
+        """Stop the run's draw-ahead workers (if any) and thaw the heap (:mod:`generator.heap`);
+        what the workers did (``DrawAhead.stats``)."""
+        if self.heap is not None:
+            thaw(self.heap)
+            self.heap = None
         if self.ahead is None:
             return None
         stats = self.ahead.stats()
@@ -742,14 +749,25 @@ async def prepare(
     async def prevet(seed: TaskSeed) -> Prevetted:
         return await prevet_seed(seed, template, checks, asset.asset_class)
 
+    # The set-up's objects live as long as the run: frozen out of the collector's sweeps
+    # (before the fork, so the workers inherit them frozen); not in --baseline, which keeps
+    # the interpreter's defaults.
+    heap = None if config.baseline else freeze()
     # Lanes are pure functions of the pinned snapshot, so workers may make them ahead
     # (forked here, once the families and tools are loaded); on the template path the
     # workers also word and vet the slot seeds they make.
-    ahead = (
-        DrawAhead(family_ctx, workers, prevet if llm is None and not config.baseline else None)
-        if snapshot is not None and workers > 0
-        else None
-    )
+    try:
+        ahead = (
+            DrawAhead(
+                family_ctx, workers, prevet if llm is None and not config.baseline else None
+            )
+            if snapshot is not None and workers > 0
+            else None
+        )
+    except BaseException:
+        if heap is not None:
+            thaw(heap)
+        raise
     return RunEnv(
         asset=asset,
         profile=profile,
@@ -765,4 +783,5 @@ async def prepare(
         families=families,
         snapshot=snapshot,
         ahead=ahead,
+        heap=heap,
     )

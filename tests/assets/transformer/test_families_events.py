@@ -388,13 +388,16 @@ async def test_gate_drops_a_differing_unstated_reading(
         return None if plan is None else replace(plan, stated=[])
 
     dropped = kept = 0
-    for i in range(12):
-        seed = await draw_seed(replace(spec, draw=unstated), env.family_ctx, i)
-        if seed is None:
-            dropped += 1
-        else:
-            kept += 1
-            assert seed.params["day"] != "2026-06-02"  # the trip day never survives
+    try:
+        for i in range(12):
+            seed = await draw_seed(replace(spec, draw=unstated), env.family_ctx, i)
+            if seed is None:
+                dropped += 1
+            else:
+                kept += 1
+                assert seed.params["day"] != "2026-06-02"  # the trip day never survives
+    finally:
+        env.close()
     assert dropped and kept
     drops = env.family_ctx.gate_drops.get("wo_alarm_chain", {})
     assert drops.get(CALENDAR_RESPONSE, 0) >= 1
