@@ -274,3 +274,86 @@ def test_mango_queries_are_cached_and_see_writes(
     after = find()
     assert after.headers.get(HEADER) == "miss"
     assert sorted(d["_id"] for d in after.json()["docs"]) == ["d0", "d2", "d3", "d4"]
+
+
+# The cache itself, in a node process of its own: three databases whose `_all_docs` replies
+# are each EVICT_DOCS documents, under a bound that holds two of them.
+EVICT_DOCS = 40
+_EVICTION_JS = r"""
+'use strict';
+const os = require('os');
+const fs = require('fs');
+const path = require('path');
+const PouchDB = require('pouchdb-core').plugin(require('pouchdb-adapter-leveldb'));
+const { makeReadCache } = require(process.argv[2]);
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'readcache-'));
+const Local = PouchDB.defaults({ prefix: dir + path.sep, adapter: 'leveldb' });
+require('pouchdb-all-dbs')(Local); // its own database in `dir` too
+const n = Number(process.argv[1]);
+
+function get(cache, db) {
+  return new Promise((resolve, reject) => {
+    const url = `/${db}/_all_docs?include_docs=true`;
+    const req = { method: 'GET', path: `/${db}/_all_docs`, originalUrl: url, headers: {} };
+    const headers = {};
+    const res = {
+      statusCode: 0, on() {}, setHeader(k, v) { headers[k] = v; },
+      end(body) { resolve({ state: headers['X-Scenariogen-Read-Cache'], bytes: body.length }); },
+    };
+    cache.middleware(req, res, () => reject(new Error(`${db}: not served by the cache`)));
+  });
+}
+
+(async () => {
+  const dbs = ['evict_a', 'evict_b', 'evict_c'];
+  for (const name of dbs) {
+    const docs = [];
+    for (let i = 0; i < n; i += 1) docs.push({ _id: `d${String(i).padStart(3, '0')}`, v: i });
+    await new Local(name).bulkDocs(docs);
+  }
+  const probe = makeReadCache(Local, { maxBytes: 1 << 30 });
+  const one = (await get(probe, 'evict_a')).bytes; // every reply has this size
+  const cache = makeReadCache(Local, { maxBytes: 2 * one + Math.floor(one / 2) });
+  const log = [];
+  const read = async (db) => { const r = await get(cache, db); log.push(`${db}:${r.state}`); };
+  await read('evict_a');
+  await read('evict_b');
+  await read('evict_a'); // a is now the most recently used, b the least
+  await read('evict_c'); // over the bound: b goes
+  const size = cache.size();
+  await read('evict_a');
+  await read('evict_c');
+  await read('evict_b');
+  console.log(JSON.stringify({ one, log, size, stats: cache.stats }));
+  fs.rmSync(dir, { recursive: true, force: true });
+})().catch((err) => { console.error(err.stack || String(err)); process.exit(1); });
+"""
+
+
+def test_the_cache_keeps_its_byte_bound_least_recently_used_first_out(tmp_path: Path) -> None:
+    """Replies of r bytes each under a bound of 2.5 r: reading a, b, a, c keeps a and c
+    (b, the least recently used, goes); a and c then hit and b is computed again."""
+    import json
+    import shutil
+    import subprocess
+
+    node = shutil.which("node")
+    if node is None:
+        pytest.fail("node is not on PATH; the bundled server needs it (`make setup`)")
+    # Run from a scratch folder (nothing written beside the server), the server's modules
+    # found through NODE_PATH.
+    done = subprocess.run(
+        [node, "-e", _EVICTION_JS, str(EVICT_DOCS), str(server.SERVER_DIR / "readcache.js")],
+        cwd=tmp_path, capture_output=True, text=True, timeout=120, check=False,
+        env={**os.environ, "NODE_PATH": str(server.SERVER_DIR / "node_modules")},
+    )
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout)
+    one = out["one"]
+    assert one > EVICT_DOCS * 40  # each reply carries the 40 documents
+    assert out["log"] == [
+        "evict_a:miss", "evict_b:miss", "evict_a:hit", "evict_c:miss",
+        "evict_a:hit", "evict_c:hit", "evict_b:miss",
+    ]
+    assert out["size"] == {"entries": 2, "bytes": 2 * one}  # a and c, within 2.5 r
