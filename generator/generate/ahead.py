@@ -354,9 +354,7 @@ class DrawAhead:
                 if self._behind(lane.pool, [f for _, f in lane.asked]) and future.cancel():
                     # queued behind other work: the run draws now rather than wait, and the
                     # family's draws go to a worker again only once one is nearly idle
-                    for _, left in lane.asked:
-                        left.cancel()
-                    self._draw_lanes.pop(family, None)
+                    self._drop_draws(family)
                     self.draws_queued += 1
                     raise LookupError(family)
                 lane.asked.pop(0)
@@ -364,9 +362,7 @@ class DrawAhead:
                     made: list[SlotMade] = await asyncio.wrap_future(future)
                 except Exception as exc:  # the run draws (and sees a real error)
                     self.failed.add(family)
-                    self._draw_lanes.pop(family, None)
-                    for _, left in lane.asked:
-                        left.cancel()
+                    self._drop_draws(family)
                     raise LookupError(family) from exc
                 lane.made.update(zip(range(start, start + len(made)), made, strict=True))
             taken = lane.made.pop(draw, None)
@@ -515,6 +511,12 @@ class DrawAhead:
             self._ctx.prime(made.seed.tool_sequence, made.outputs)
         if made.base_draw is not None:
             self._ctx.prime_draw(family, *made.base_draw)
+
+    def _drop_draws(self, family: str) -> None:
+        """The run draws the family's plain draws itself: its queued chunks are cancelled."""
+        lane = self._draw_lanes.pop(family, None)
+        for _, future in lane.asked if lane else []:
+            future.cancel()
 
     def _give_back(self, family: str) -> None:
         self.given_back.add(family)

@@ -329,6 +329,15 @@ def _call_key(call: ToolCall) -> CallKey:
 MAX_DRAWS_KEPT = 16_384
 MAX_PROBES_KEPT = 256
 T = TypeVar("T")
+K = TypeVar("K")
+
+
+def _keep(kept: OrderedDict[K, T], bound: int, key: K, value: T) -> None:
+    """Keep ``value`` as the most recently used; drop the least recently used past ``bound``."""
+    kept[key] = value
+    kept.move_to_end(key)
+    if len(kept) > bound:
+        kept.popitem(last=False)
 
 
 @dataclass(frozen=True)
@@ -421,10 +430,7 @@ class FamilyContext:
         """Keep a probe made outside :meth:`probe_once`, as it would have kept it."""
         key = (self.run_seed, family_name, draw)
         if (id(self._probes), *key) not in self._pending:
-            self._probes[key] = probe
-            self._probes.move_to_end(key)
-            if len(self._probes) > MAX_PROBES_KEPT:
-                self._probes.popitem(last=False)
+            _keep(self._probes, MAX_PROBES_KEPT, key, probe)
 
     async def _once(
         self,
@@ -454,9 +460,7 @@ class FamilyContext:
             raise
         else:
             made.set_result(value)
-            kept[key] = value
-            if len(kept) > bound:
-                kept.popitem(last=False)
+            _keep(kept, bound, key, value)
             return value
         finally:
             del self._pending[(id(kept), *key)]
@@ -487,9 +491,7 @@ class FamilyContext:
         caller's to record (:meth:`record_drop`)."""
         key = (self.run_seed, family_name, draw)
         if key not in self._draws and (id(self._draws), *key) not in self._pending:
-            self._draws[key] = seed
-            if len(self._draws) > MAX_DRAWS_KEPT:
-                self._draws.popitem(last=False)
+            _keep(self._draws, MAX_DRAWS_KEPT, key, seed)
 
     @property
     def gate_drops(self) -> dict[str, dict[str, int]]:
