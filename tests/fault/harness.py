@@ -210,7 +210,13 @@ def run_case(h: Harness, case: Case, reference: dict[str, Any], t_ref: float,
     elif kind == "concurrent_resume":
         proc = h.start(run_id)
         if _wait_for(run / "manifest.json", proc):
-            rc, err = h.run(run_id, resume=True)
+            # Held still (it keeps its lock) while the resume starts: a run of 8 can end
+            # within a second, before a second process has even imported the CLI.
+            proc.send_signal(signal.SIGSTOP)
+            try:
+                rc, err = h.run(run_id, resume=True)
+            finally:
+                proc.send_signal(signal.SIGCONT)
             case.refusal = f"exit {rc}: " + (err.strip().splitlines() or [""])[-1]
         _, _ = proc.communicate(timeout=600)
         case.first_rc = proc.returncode
