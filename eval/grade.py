@@ -49,7 +49,7 @@ from __future__ import annotations
 import math
 import re
 from collections import defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -67,6 +67,8 @@ from eval.extract import (
 )
 from eval.model import ClassScore, EvaluationReport, GradeResult, Violation
 from generator import safeparse
+from generator.contract import AnswerContract, FactSpec, complete, contract_of_record
+from generator.errors import UserError
 from generator.generate.tolerance import within
 
 MAX_DEPTH = 64
@@ -242,6 +244,27 @@ def safe_text(obj: Any) -> str:
         else:
             parts.append(str(value))
     return " ".join(parts)
+
+
+def answer_lines(obj: Any) -> str:
+    """A JSON answer as text, one ``key = value`` line per scalar (nested keys joined by
+    spaces), so each value is read next to its own key."""
+    lines: list[str] = []
+    stack: list[tuple[str, Any, int]] = [("", obj, 0)]
+    while stack and len(lines) < MAX_NODES:
+        path, value, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            continue
+        if isinstance(value, dict):
+            stack.extend((f"{path} {k}".strip(), v, depth + 1)
+                         for k, v in reversed(list(value.items())))
+        elif isinstance(value, list | tuple) and not all(_is_scalar(v) for v in value):
+            stack.extend((path, v, depth + 1) for v in reversed(value))
+        else:
+            shown = ", ".join(safe_text(v) for v in value) if isinstance(value, list | tuple) \
+                else safe_text(value)
+            lines.append(f"{path} = {shown}" if path else shown)
+    return "\n".join(lines)
 
 
 _FENCE = re.compile(r"```(?:json)?\s*(\{.*?\})\s*```", re.DOTALL)
@@ -547,10 +570,17 @@ def grade(scenario: Mapping[str, Any], answer: Any, *, index: int | None = None)
     if answer is None or (isinstance(answer, str | bytes) and not answer.strip()):
         return _result(scenario, sid, feasible=False, score=0.0, violations=[
             Violation(name="no_answer", path="", message=f"no answer was given for {sid}")])
+    mode, answer = unwrap_mode(answer)
     if is_negative(scenario):
-        return grade_refusal(scenario, answer, sid)
+        return grade_refusal(scenario, answer, sid, abstained=mode == "abstain")
     if scenario.get("rubric") is not None or reference.get("clarification_needed") is True:
         return _grade_open(scenario, answer, sid)
+    if mode == "abstain":
+        return _result(scenario, sid, feasible=False, score=0.0, violations=[Violation(
+            name="abstained", path="", message=f"the answer abstains, but {sid} is answerable")])
+    contract = contract_of_record(scenario)
+    if contract is not None:
+        return _grade_by_contract(scenario, answer, sid, reference, contract)
     facts = facts_of(reference)
     if not facts:
         return _result(scenario, sid, feasible=False, score=0.0, gradable=False, violations=[
@@ -606,6 +636,94 @@ def grade(scenario: Mapping[str, Any], answer: Any, *, index: int | None = None)
                    violations=violations, evidence=evidence)
 
 
+MODES = ("response", "clarification", "abstain")
+
+
+def unwrap_mode(answer: Any) -> tuple[str | None, Any]:
+    """Upstream's mode-aware answer (``{"response": …}``, ``{"clarification": …}``,
+    ``{"abstain": …}``, also as a JSON string) as (mode, what it holds); else (None, answer)."""
+    obj = answer
+    if isinstance(answer, str | bytes):
+        obj = _json_object(_answer_text(answer)[:1_000_000])
+    if isinstance(obj, dict) and len(obj) == 1:
+        key = next(iter(obj))
+        if isinstance(key, str) and key.lower() in MODES:
+            inner = obj[key]
+            return key.lower(), inner if inner not in (None, "", {}) else key.lower()
+    return None, answer
+
+
+def _vocabulary(asset_class: str | None) -> Callable[[FactSpec], dict[str, list[str]]]:
+    """A fact's vocabulary phrasings from the scenario's asset class."""
+    from generator.assetdef import load_asset_class
+
+    modes: list[Any] = []
+    if isinstance(asset_class, str):
+        try:
+            modes = list(load_asset_class(asset_class).failure_modes)
+        except (UserError, OSError, ValueError):
+            modes = []
+
+    def vocab(fact: FactSpec) -> dict[str, list[str]]:
+        if fact.vocabulary == "failure_modes":
+            return {m.id: [m.name, m.failure_code] if m.failure_code else [m.name]
+                    for m in modes}
+        if fact.vocabulary == "failure_codes":
+            return {m.failure_code: [m.id, m.name] for m in modes if m.failure_code}
+        if fact.vocabulary == "fault_codes":
+            return {code: [name] for code, name in FAULT_NAMES.items()}
+        return {}
+
+    return vocab
+
+
+FAULT_NAMES = {
+    "PD": "partial discharge", "D1": "low-energy discharge", "D2": "high-energy discharge",
+    "DT": "thermal and electrical fault", "T1": "thermal fault below 300 °C",
+    "T2": "thermal fault between 300 and 700 °C", "T3": "thermal fault above 700 °C",
+}
+
+
+def _grade_by_contract(scenario: Mapping[str, Any], answer: Any, sid: str,
+                       reference: dict[str, Any], contract: AnswerContract) -> GradeResult:
+    """Grade the facts the text asks for, each read by its kind (see eval.grade_contract)."""
+    from eval.grade_contract import grade_facts
+
+    family = contract.family or (scenario.get("family") if isinstance(
+        scenario.get("family"), str) else None)
+    contract = complete(contract, family, reference)
+    structured: dict[str, Any] | None = None
+    if isinstance(answer, dict):
+        structured = answer
+    elif isinstance(answer, str | bytes):
+        structured = _json_object(_answer_text(answer)[:1_000_000])
+    text = answer_lines(answer) if isinstance(answer, dict | list) else _answer_text(
+        answer)[:1_000_000]
+    tol = _tolerances(scenario)
+    asset_class = scenario.get("asset_class")
+    score, parts, supporting = grade_facts(
+        scenario, contract, text, structured, tol[0], tol[1],
+        _vocabulary(asset_class if isinstance(asset_class, str) else None))
+    if not parts:
+        return _result(scenario, sid, feasible=False, score=0.0, gradable=False, violations=[
+            Violation(name="no_reference", path="", message=f"the reference of {sid} holds "
+                      "no fact its text asks for; nothing to grade")])
+    violations = [Violation(
+        name="missing_value", path=p.path, expected=_shown(p.expected), given=_shown(p.given),
+        message=f"{p.path}: {_shown(p.expected)!r} not stated" + (f" ({p.why})" if p.why
+                                                                    else ""))
+        for p in parts if not p.ok]
+    evidence = [f"graded by the answer contract of {contract.family or 'the reference'}"]
+    evidence += [f"{p.path}: {_shown(p.expected)!r} matched {p.given!r} ({p.why})"
+                 for p in parts if p.ok]
+    if supporting:
+        evidence.append(f"not asked by the text, not graded: {', '.join(supporting)}")
+    feasible = not violations
+    return _result(scenario, sid, feasible=feasible,
+                   score=1.0 if feasible else round(min(1.0, max(0.0, score)), 6),
+                   violations=violations, evidence=evidence)
+
+
 def _grade_open(scenario: Mapping[str, Any], answer: Any, sid: str) -> GradeResult:
     """An open scenario (graded with its rubric) or a clarification request."""
     from eval.grade_rubric import grade_clarification, grade_rubric, rubric_of
@@ -658,7 +776,8 @@ def refuses(text: str) -> bool:
     return _refusal_re().search(text[:100_000]) is not None
 
 
-def grade_refusal(scenario: Mapping[str, Any], answer: Any, sid: str) -> GradeResult:
+def grade_refusal(scenario: Mapping[str, Any], answer: Any, sid: str, *,
+                  abstained: bool = False) -> GradeResult:
     """Grade an answer to an unanswerable scenario.
 
     Score 1 (feasible) when the answer refuses (a structured ``{"answerable": false}`` or
@@ -669,7 +788,7 @@ def grade_refusal(scenario: Mapping[str, Any], answer: Any, sid: str) -> GradeRe
     """
     if isinstance(answer, str | bytes):
         answer = _json_object(_answer_text(answer)[:1_000_000]) or answer
-    if isinstance(answer, dict) and answer.get("answerable") is False:
+    if abstained or (isinstance(answer, dict) and answer.get("answerable") is False):
         refused = True
     else:
         refused = refuses(_answer_text(answer))

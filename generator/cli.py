@@ -357,6 +357,7 @@ def _register_stage_commands() -> None:
         cli_assets,
         cli_audit,
         cli_bench,
+        cli_bench_grader,
         cli_difficulty,
         cli_eval,
         cli_export,
@@ -371,7 +372,7 @@ def _register_stage_commands() -> None:
 
     for module in (
         cli_profile, cli_generate, cli_validate, cli_eval, cli_score, cli_audit, cli_export,
-        cli_heldout, cli_fuzz, cli_bench, cli_assets, cli_language,
+        cli_heldout, cli_fuzz, cli_bench, cli_bench_grader, cli_assets, cli_language,
         cli_difficulty,
     ):
         module.register(app, bench_app)

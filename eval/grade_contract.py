@@ -1,0 +1,658 @@
+"""Grading an answer by its family's answer contract (:mod:`generator.contract`).
+
+Only the facts the text asks for are graded; each weighs the same (``1/K``), and the parts
+of a set, mapping or list of records share their fact's weight. The answer is read once
+(:func:`eval.reader.read`) and every fact is looked for by its kind:
+
+- **count** / **quantity**: a number (digits or words) equal to the reference, within the
+  tolerance or the rounding it was written with, in the fact's unit or a convertible one
+  (°F for °C, K or °F steps for a difference, pu for %, COP for kW/ton, kVA for MVA ...). A
+  number written in a unit of another kind does not count.
+- **timestamp** / **date**: a date (and time, at the contract's granularity) in any form the
+  reader knows; a time written alone counts for the question's own day.
+- **id** / **ids**: the id as a token; a set's members, and (``exact``) no other member.
+- **label** / **labels**: the label or one of its phrasings as whole words, not negated,
+  not inside a longer label's phrasing.
+- **boolean**: the contract's phrasings for true and false (a negated phrasing counts for
+  the other side), else the answer's leading yes/no when the fact is the text's yes/no
+  question, else the clause that names the fact, read for a negation.
+- **mapping**: each key (or its phrasing) with its value next to it, before the next key.
+- **records**: each record found by its first field, its other fields in the same sentence.
+
+**Binding.** Every fact's ``means`` words are anchors. A value whose clause holds another
+fact's anchor nearer than any of this fact's is that other fact's value: the hot-spot
+number written next to "top oil" is not the hot spot. An id or label fact whose anchor
+appears must have its value as the nearest value of that kind to one of its anchors.
+
+**Hedges.** A value joined by "or" to another value of the same kind ("T2 or T3", "3 or 4
+orders") states two answers for one fact: no match.
+
+A structured answer (a JSON object) that has a fact's key is read at that key (the value's
+text, without binding); a fact whose key it lacks is read from the whole answer's text.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from datetime import date
+from typing import Any
+
+from eval.reader import Num, Text, When, read
+from generator.contract import AnswerContract, FactSpec
+from generator.generate.tolerance import within
+
+_HEDGE = re.compile(r"\s*,?\s*(?:or|/|or maybe|or possibly|or perhaps|and/or|either)\s*",
+                    re.IGNORECASE)
+_NONE_PHRASE = re.compile(r"\b(?:not (?:a single|any|one)|no|none|zero|nil|nothing|"
+                          r"neither)\b", re.IGNORECASE)
+_ISO_STAMP = re.compile(r"^(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}):(\d{2}))?")
+
+
+@dataclass(frozen=True)
+class Part:
+    """The outcome of one gradable part of a fact."""
+
+    path: str
+    ok: bool
+    expected: Any
+    given: Any = None
+    why: str = ""
+
+
+@dataclass
+class Context:
+    """What every matcher needs: the answer read, the tolerances, the question read."""
+
+    text: Text
+    question: Text
+    contract: AnswerContract
+    abs_tol: dict[str, float]
+    rel_tol: dict[str, float]
+    bind: bool = True
+    _anchors: dict[str, list[tuple[int, int]]] | None = None
+
+    def anchors(self) -> dict[str, list[tuple[int, int]]]:
+        """Spans of every fact's `means` words in the answer, by fact key."""
+        if self._anchors is None:
+            self._anchors = {}
+            for f in self.contract.facts:
+                spans: list[tuple[int, int]] = []
+                for phrase in f.means:
+                    spans.extend(self.text.find(phrase))
+                self._anchors[f.key] = spans
+        return self._anchors
+
+    def owners(self, start: int, end: int, group: str | None = None) -> set[str] | None:
+        """The facts (of the value's kind group) whose anchor is nearest to a value: in its
+        clause, else before it in its sentence; None when no anchor is near (unbound)."""
+        if not self.bind:
+            return None
+        c0, c1 = self.text.clause_of(start, end)
+        s0, _ = self.text.sentence_of(start)
+        best: dict[str, int] = {}
+        for key, spans in self.anchors().items():
+            if group is not None and self.groups().get(key) != group:
+                continue
+            for a, b in spans:
+                if a <= start < b or a < end <= b:
+                    continue
+                if c0 <= a and b <= c1:
+                    dist = start - b if b <= start else a - end
+                elif s0 <= a and b <= start:
+                    dist = 10_000 + start - b
+                else:
+                    continue
+                best[key] = min(best.get(key, 1 << 30), dist)
+        if not best:
+            return None
+        nearest = min(best.values())
+        return {k for k, d in best.items() if d == nearest}
+
+    def groups(self) -> dict[str, str]:
+        """Each fact's kind group: values only compete with facts of the same group."""
+        return {f.key: kind_group(f) for f in self.contract.facts}
+
+    def bound(self, fact: FactSpec, start: int, end: int) -> bool:
+        """True unless the value is bound to another fact's words (of the same group)."""
+        owners = self.owners(start, end, kind_group(fact))
+        return owners is None or fact.key in owners
+
+
+def kind_group(fact: FactSpec) -> str:
+    """What kind of value a fact is stated with: number, time, id or word."""
+    kind = fact.value.kind if fact.kind == "mapping" and fact.value else fact.kind
+    if kind in ("count", "quantity"):
+        return "number"
+    if kind in ("timestamp", "date"):
+        return "time"
+    if kind in ("id", "ids"):
+        return "id"
+    if kind == "records":
+        return "records"
+    return "word"
+
+
+# -- numbers ------------------------------------------------------------------------------
+
+
+def _tol_ok(ctx: Context, top: str, expected: float, given: float, slack: float) -> bool:
+    if not (math.isfinite(expected) and math.isfinite(given)):
+        return False
+    diff = abs(expected - given)
+    if diff <= 1e-9 * max(1.0, abs(expected)):
+        return True
+    if within(expected, given, ctx.abs_tol.get(top, 0.0), ctx.rel_tol.get(top, 0.0)):
+        return True
+    return diff <= slack + 1e-12
+
+
+def number_matches(ctx: Context, top: str, fact: FactSpec, n: Num, expected: float) -> bool:
+    """Whether a written number states ``expected`` (in the fact's unit)."""
+    values = n.as_unit(fact.unit)
+    if not values:
+        return False
+    if fact.kind == "count" and (n.decimals > 0 or (n.unit is not None and fact.unit is None)):
+        return False
+    scale = 1.0
+    if n.unit is not None and values:
+        bumped = Num(n.start, n.end, n.value + 1.0, n.unit, 0, 0, "").as_unit(fact.unit)
+        scale = abs(bumped[0] - values[0]) if bumped else 1.0
+    slack = 0.5 * 10.0 ** (-n.decimals) * scale if (n.sig >= 2 and not n.word) else 0.0
+    if fact.kind == "count":
+        slack = 0.0
+    return any(_tol_ok(ctx, top, expected, v, slack) for v in values)
+
+
+def _hedged(ctx: Context, first: tuple[int, int], others: list[tuple[int, int]]) -> bool:
+    """True when another value is joined to this one by "or" (two answers for one fact)."""
+    raw = ctx.text.raw
+    for a, b in others:
+        gap = raw[first[1]:a] if a >= first[1] else raw[b:first[0]] if b <= first[0] else None
+        if gap is not None and len(gap) <= 16 and _HEDGE.fullmatch(gap):
+            return True
+    return False
+
+
+def _match_number(ctx: Context, top: str, fact: FactSpec, expected: float,
+                  used: set[int] | None = None, within_span: tuple[int, int] | None = None,
+                  ) -> Part:
+    t = ctx.text
+    hits, others = [], []
+    for i, n in enumerate(t.numbers):
+        if within_span and not (within_span[0] <= n.start < within_span[1]):
+            continue
+        if used is not None and i in used:
+            continue
+        if number_matches(ctx, top, fact, n, expected):
+            hits.append((i, n))
+        elif n.as_unit(fact.unit) and not (fact.kind == "count" and n.decimals):
+            others.append((n.start, n.end))
+    for i, n in hits:
+        if not ctx.bound(fact, n.start, n.end):
+            continue
+        if _hedged(ctx, (n.start, n.end), others):
+            return Part(top, False, expected, n.text, "hedged: another value is given with 'or'")
+        if used is not None:
+            used.add(i)
+        return Part(top, True, expected, n.text, f"{n.text!r}")
+    if fact.kind == "count" and expected == 0:
+        return _match_none(ctx, fact, top)
+    given = [n.text for _, n in hits][:3] or [n.text for n in t.numbers][:5] or None
+    why = "written next to another quantity's words" if hits else ""
+    return Part(top, False, expected, given, why)
+
+
+def _match_none(ctx: Context, fact: FactSpec, path: str) -> Part:
+    """An empty answer (0, [], {}): the text says none for the fact."""
+    spans = [m.span() for m in _NONE_PHRASE.finditer(ctx.text.low)]
+    spans += [(n.start, n.end) for n in ctx.text.numbers if n.value == 0 and not n.word]
+    has_anchor = bool(ctx.anchors().get(fact.key)) and ctx.bind
+    for a, b in spans:
+        owners = ctx.owners(a, b)
+        if owners is not None and fact.key in owners:
+            return Part(path, True, "none", ctx.text.raw[a:b], "stated as none")
+        if not has_anchor and (owners is None or not ctx.bind):
+            return Part(path, True, "none", ctx.text.raw[a:b], "stated as none")
+    return Part(path, False, "none", None, "the text does not say there are none")
+
+
+# -- times --------------------------------------------------------------------------------
+
+
+def _expected_when(value: str) -> tuple[str, int | None, int | None] | None:
+    m = _ISO_STAMP.match(value.strip())
+    if not m:
+        return None
+    try:
+        date.fromisoformat(m.group(1))
+    except ValueError:
+        return None
+    if m.group(2) is None:
+        return m.group(1), None, None
+    return m.group(1), int(m.group(2)), int(m.group(3))
+
+
+def _when_ok(w: When, day: str, hour: int | None, minute: int | None, granularity: str) -> bool:
+    if w.day != day:
+        return False
+    if granularity == "day" or hour is None:
+        return True
+    if w.hour != hour:
+        return False
+    return granularity == "hour" or (w.minute or 0) == (minute or 0)
+
+
+def _match_time(ctx: Context, path: str, fact: FactSpec, expected: str,
+                within_span: tuple[int, int] | None = None) -> Part:
+    parsed = _expected_when(expected)
+    if parsed is None:
+        return _match_label(ctx, path, fact, expected)
+    day, hour, minute = parsed
+    granularity = "day" if fact.kind == "date" else fact.granularity
+    candidates = list(ctx.text.whens)
+    if any(w.day == day for w in ctx.question.whens) or not ctx.bind:
+        candidates += [When(w.start, w.end, day, w.hour, w.minute) for w in ctx.text.times]
+    for w in candidates:
+        if within_span and not (within_span[0] <= w.start < within_span[1]):
+            continue
+        if _when_ok(w, day, hour, minute, granularity) and ctx.bound(fact, w.start, w.end):
+            return Part(path, True, expected, ctx.text.raw[w.start:w.end], "date/time found")
+    given = [ctx.text.raw[w.start:w.end] for w in ctx.text.whens[:5]] or None
+    return Part(path, False, expected, given, f"not stated at {granularity} precision")
+
+
+# -- ids and labels -----------------------------------------------------------------------
+
+
+def _id_spans(ctx: Context, value: str) -> list[tuple[int, int]]:
+    if re.fullmatch(r"[A-Z][A-Z0-9]*(?:-[A-Z0-9]+)+|[A-Z]{2,}\d{2,}[A-Z0-9]*", value):
+        spans = [(s.start, s.end) for s in ctx.text.ids if s.text.upper() == value.upper()]
+        if spans:
+            return spans
+    return ctx.text.find(value)
+
+
+def _shape(value: str) -> str:
+    return re.sub(r"\d+$", "#", value.rsplit("-", 1)[0] if "-" in value else value)
+
+
+def _asserted(ctx: Context, spans: list[tuple[int, int]], fact: FactSpec,
+              inside: list[tuple[int, int]] | None = None) -> list[tuple[int, int]]:
+    """The spans that state the value: not inside a longer rival, not negated, bound."""
+    inside = inside or []
+    out = []
+    for a, b in spans:
+        if any(x <= a and b <= y and (x, y) != (a, b) for x, y in inside):
+            continue
+        if ctx.text.negated(a):
+            continue
+        if not ctx.bound(fact, a, b):
+            continue
+        out.append((a, b))
+    return out
+
+
+def _nearest_to_anchor(ctx: Context, fact: FactSpec, candidates: list[tuple[int, int, str]],
+                       ) -> set[str]:
+    """The values (of the fact's kind) nearest to each of its anchors, in its sentence."""
+    stated: set[str] = set()
+    if not ctx.bind:
+        return stated
+    for a, b in ctx.anchors().get(fact.key, []):
+        s0, s1 = ctx.text.sentence_of(a)
+        near = [(min(abs(x - b), abs(a - y)), v) for x, y, v in candidates if s0 <= x < s1]
+        if near:
+            stated.add(min(near)[1])
+    return stated
+
+
+def label_phrasings(fact: FactSpec, value: str, vocab: Mapping[str, list[str]]) -> list[str]:
+    """Every phrasing of a label: the value itself, the contract's and the vocabulary's."""
+    out = [value, value.replace("_", " ")]
+    out += fact.labels.get(value, [])
+    out += vocab.get(value, [])
+    return [p for p in dict.fromkeys(out) if p.strip()]
+
+
+def _label_spans(ctx: Context, phrasings: list[str]) -> list[tuple[int, int]]:
+    spans: list[tuple[int, int]] = []
+    for p in phrasings:
+        spans.extend(_id_spans(ctx, p) if p.isupper() else ctx.text.find(p))
+    return spans
+
+
+def _match_label(ctx: Context, path: str, fact: FactSpec, expected: str,
+                 vocab: Mapping[str, list[str]] | None = None,
+                 within_span: tuple[int, int] | None = None) -> Part:
+    vocab = vocab or {}
+    mine = _label_spans(ctx, label_phrasings(fact, expected, vocab))
+    other_values = [v for v in {*fact.labels, *vocab} if v != expected and v not in ("true",
+                                                                                     "false")]
+    others = {v: _label_spans(ctx, label_phrasings(fact, v, vocab)) for v in other_values}
+    longer = [s for spans in others.values() for s in spans]
+    if within_span:
+        mine = [s for s in mine if within_span[0] <= s[0] < within_span[1]]
+        longer_in = [s for s in longer if within_span[0] <= s[0] < within_span[1]]
+    else:
+        longer_in = longer
+    good = _asserted(ctx, mine, fact, inside=longer)
+    for a, b in good:
+        rivals = [s for s in longer_in if not ctx.text.negated(s[0])
+                  and not any(x <= s[0] and s[1] <= y for x, y in mine)]
+        if _hedged(ctx, (a, b), rivals):
+            return Part(path, False, expected, ctx.text.raw[a:b], "hedged with another label")
+        return Part(path, True, expected, ctx.text.raw[a:b], "label stated")
+    return Part(path, False, expected, None, "label not stated (or negated)")
+
+
+def _match_id(ctx: Context, path: str, fact: FactSpec, expected: str) -> Part:
+    spans = _id_spans(ctx, expected)
+    good = _asserted(ctx, spans, fact)
+    if not good:
+        return Part(path, False, expected, [s.text for s in ctx.text.ids[:5]] or None,
+                    "id not stated for this fact")
+    shape = _shape(expected)
+    same = [(s.start, s.end, s.text.upper()) for s in ctx.text.ids if _shape(s.text) == shape]
+    stated = _nearest_to_anchor(ctx, fact, same)
+    if stated and expected.upper() not in stated:
+        return Part(path, False, expected, sorted(stated), "another id is named for this fact")
+    rivals = [(a, b) for a, b, v in same if v != expected.upper()]
+    if _hedged(ctx, good[0], rivals):
+        return Part(path, False, expected, ctx.text.raw[good[0][0]:good[0][1]], "hedged")
+    return Part(path, True, expected, expected, "id stated")
+
+
+def _match_members(ctx: Context, path: str, fact: FactSpec, expected: list[Any],
+                   vocab: Mapping[str, list[str]]) -> list[Part]:
+    """A set (or ordered list) of ids or labels."""
+    if not expected:
+        return [_match_none(ctx, fact, path)]
+    parts: list[Part] = []
+    positions: list[int] = []
+    for i, value in enumerate(expected):
+        sub = f"{path}[{i}]"
+        if not isinstance(value, str):
+            parts.append(_match_scalar(ctx, sub, fact, value, vocab))
+            continue
+        if _expected_when(value) is not None:
+            part = _match_time(ctx, sub, fact, value)
+            spans = [(w.start, w.end) for w in ctx.text.whens if w.day == value[:10]]
+        elif fact.kind == "ids":
+            part = _match_id(ctx, sub, fact, value)
+            spans = _id_spans(ctx, value)
+        else:
+            part = _match_label(ctx, sub, fact, value, vocab)
+            spans = _label_spans(ctx, label_phrasings(fact, value, vocab))
+        parts.append(part)
+        if spans:
+            positions.append(min(a for a, _ in spans))
+    if fact.ordered and len(positions) == len(expected) and positions != sorted(positions):
+        parts.append(Part(f"{path}.order", False, expected, None, "not in the order asked"))
+    if fact.exact and all(p.ok for p in parts):
+        extra = _extra_members(ctx, fact, expected, vocab)
+        if extra:
+            parts.append(Part(f"{path}.extra", False, expected, extra,
+                              "states members beyond the reference"))
+    return parts
+
+
+def _extra_members(ctx: Context, fact: FactSpec, expected: list[Any],
+                   vocab: Mapping[str, list[str]]) -> list[str]:
+    want = {str(v).upper() for v in expected}
+    asked_ids = {s.text.upper() for s in ctx.question.ids}
+    if fact.kind == "ids":
+        shapes = {_shape(str(v)) for v in expected}
+        return sorted({
+            s.text for s in ctx.text.ids
+            if _shape(s.text) in shapes and s.text.upper() not in want
+            and s.text.upper() not in asked_ids and not ctx.text.negated(s.start)
+            and fact.key in (ctx.owners(s.start, s.end, "id") or set())
+        })
+    out = []
+    for value in {*fact.labels, *vocab} - {str(v) for v in expected}:
+        spans = _label_spans(ctx, label_phrasings(fact, value, vocab))
+        inside = [s for v in expected
+                  for s in _label_spans(ctx, label_phrasings(fact, str(v), vocab))]
+        if _asserted(ctx, spans, fact, inside=inside) and any(
+                fact.key in (ctx.owners(a, b, kind_group(fact)) or set()) for a, b in spans):
+            out.append(value)
+    return sorted(out)
+
+
+# -- booleans -----------------------------------------------------------------------------
+
+
+def _match_bool(ctx: Context, path: str, fact: FactSpec, expected: bool) -> Part:
+    t = ctx.text
+    votes: list[tuple[int, bool]] = []
+    for side in ("true", "false"):
+        for phrase in fact.labels.get(side, []):
+            for a, _b in t.find(phrase):
+                votes.append((a, (side == "true") != t.negated(a)))
+    if votes:
+        sides = {v for _, v in votes}
+        if len(sides) == 1:
+            value = sides.pop()
+            return Part(path, value == expected, expected, value, "stated by a phrasing")
+        # Both sides said: the first statement in the text counts unless they conflict in
+        # one sentence (a hedge).
+        votes.sort()
+        first = votes[0]
+        s = t.sentence_of(first[0])
+        if any(s[0] <= pos < s[1] and v != first[1] for pos, v in votes):
+            return Part(path, False, expected, None, "states both yes and no")
+        return Part(path, first[1] == expected, expected, first[1], "stated by a phrasing")
+    if fact.yes_no and t.leading is not None:
+        return Part(path, t.leading == expected, expected, t.leading, "leading yes/no")
+    for a, _b in sorted(s for spans in [ctx.anchors().get(fact.key, [])] for s in spans):
+        _c0, c1 = t.clause_of(a, a)
+        _s0, _s1 = t.sentence_of(a)
+        negated = t.negated(a) or re.search(
+            r"\b(?:not|no|never|none|nor|without|isn't|aren't|wasn't|weren't|didn't|doesn't|"
+            r"hasn't|haven't)\b", t.low[a:c1]) is not None
+        return Part(path, (not negated) == expected, expected, not negated,
+                    "read from the clause that names it")
+    if t.leading is not None and not fact.means:
+        return Part(path, t.leading == expected, expected, t.leading, "leading yes/no")
+    return Part(path, False, expected, None, "no statement of this yes/no found")
+
+
+# -- composite ----------------------------------------------------------------------------
+
+
+def _key_spans(ctx: Context, fact: FactSpec, key: str) -> list[tuple[int, int]]:
+    spans = _id_spans(ctx, key)
+    for p in fact.keys.get(key, []):
+        spans += _id_spans(ctx, p) if p.isupper() else ctx.text.find(p)
+    return sorted(spans)
+
+
+def _match_mapping(ctx: Context, path: str, fact: FactSpec, expected: Mapping[str, Any],
+                   vocab: Mapping[str, list[str]]) -> list[Part]:
+    if not expected:
+        return [_match_none(ctx, fact, path)]
+    spec = fact.value
+    assert spec is not None  # validated: a mapping has a value spec
+    all_keys = {k: _key_spans(ctx, fact, k) for k in expected}
+    starts = sorted(a for spans in all_keys.values() for a, _ in spans)
+    parts: list[Part] = []
+    for key, value in expected.items():
+        sub = f"{path}.{key}"
+        found = None
+        for a, b in all_keys[key]:
+            s0, s1 = ctx.text.sentence_of(a)
+            nxt = min([x for x in starts if x > a] + [s1])
+            prev = max([x for x in starts if x < a] + [s0])
+            prev_end = max([y for spans in all_keys.values() for x, y in spans if y <= a]
+                           + [s0]) if prev > s0 else s0
+            for span in ((b, nxt), (prev_end, a)):
+                part = _match_value(ctx, sub, spec, value, vocab, span)
+                if part.ok:
+                    found = part
+                    break
+            if found:
+                break
+        if found is None:
+            why = "key not named" if not all_keys[key] else "value not stated next to its key"
+            found = Part(sub, False, value, None, why)
+        parts.append(found)
+    return parts
+
+
+def _match_records(ctx: Context, path: str, fact: FactSpec, expected: list[Any],
+                   vocab: Mapping[str, list[str]]) -> list[Part]:
+    if not expected:
+        return [_match_none(ctx, fact, path)]
+    parts: list[Part] = []
+    for i, record in enumerate(expected):
+        if not isinstance(record, Mapping):
+            parts.append(_match_scalar(ctx, f"{path}[{i}]", fact, record, vocab))
+            continue
+        specs = [f for f in fact.fields if f.key in record and f.asked]
+        if not specs:
+            continue
+        head = specs[0]
+        head_part = _match_value(ctx, f"{path}[{i}].{head.key}", head, record[head.key], vocab)
+        parts.append(head_part)
+        sentence: tuple[int, int] | None = None
+        if head_part.ok:
+            where = _locate(ctx, head, record[head.key])
+            sentence = ctx.text.sentence_of(where) if where is not None else None
+        for f in specs[1:]:
+            sub = f"{path}[{i}].{f.key}"
+            part = _match_value(ctx, sub, f, record[f.key], vocab, sentence)
+            if not part.ok and sentence is not None:
+                part = _match_value(ctx, sub, f, record[f.key], vocab)
+            parts.append(part)
+    return parts
+
+
+def _locate(ctx: Context, fact: FactSpec, value: Any) -> int | None:
+    if isinstance(value, str):
+        parsed = _expected_when(value)
+        if parsed is not None:
+            for w in ctx.text.whens:
+                if _when_ok(w, *parsed, "day" if fact.kind == "date" else fact.granularity):
+                    return w.start
+        spans = _id_spans(ctx, value)
+        return spans[0][0] if spans else None
+    return None
+
+
+def _match_scalar(ctx: Context, path: str, fact: FactSpec, value: Any,
+                  vocab: Mapping[str, list[str]], within_span: tuple[int, int] | None = None,
+                  ) -> Part:
+    if isinstance(value, bool):
+        return _match_bool(ctx, path, fact, value)
+    if isinstance(value, int | float):
+        return _match_number(ctx, path.split(".")[0].split("[")[0], fact, float(value),
+                             within_span=within_span)
+    if isinstance(value, str):
+        if fact.kind in ("timestamp", "date") or _expected_when(value):
+            return _match_time(ctx, path, fact, value, within_span)
+        if fact.kind in ("id", "ids"):
+            return _match_id(ctx, path, fact, value)
+        return _match_label(ctx, path, fact, value, vocab, within_span)
+    return Part(path, False, value, None, "unsupported reference value")
+
+
+def _match_value(ctx: Context, path: str, fact: FactSpec, value: Any,
+                 vocab: Mapping[str, list[str]], within_span: tuple[int, int] | None = None,
+                 ) -> Part:
+    """One value of a mapping or a record (no set semantics)."""
+    if isinstance(value, list):
+        parts = _match_members(ctx, path, fact, value, vocab)
+        ok = all(p.ok for p in parts)
+        return Part(path, ok, value, None, "all members" if ok else "members missing")
+    return _match_scalar(ctx, path, fact, value, vocab, within_span)
+
+
+def match_fact(ctx: Context, fact: FactSpec, value: Any,
+               vocab: Mapping[str, list[str]]) -> list[Part]:
+    """The parts of one top-level fact, each matched or not."""
+    if value is None:
+        return []
+    if fact.kind == "mapping" and isinstance(value, Mapping):
+        return _match_mapping(ctx, fact.key, fact, value, vocab)
+    if fact.kind == "records" and isinstance(value, list):
+        return _match_records(ctx, fact.key, fact, value, vocab)
+    if isinstance(value, list):
+        if value and all(isinstance(v, Mapping) for v in value):
+            return _match_records(ctx, fact.key, fact, value, vocab)
+        return _match_members(ctx, fact.key, fact, value, vocab)
+    if isinstance(value, Mapping):
+        return _match_mapping(ctx, fact.key, fact.model_copy(update={
+            "value": fact.value or FactSpec(key=fact.key, kind="label")}), value, vocab)
+    if fact.kind == "id" and isinstance(value, str):
+        return [_match_id(ctx, fact.key, fact, value)]
+    if fact.kind == "text" and isinstance(value, str):
+        return [_match_text(ctx, fact, value)]
+    return [_match_scalar(ctx, fact.key, fact, value, vocab)]
+
+
+def _match_text(ctx: Context, fact: FactSpec, value: str) -> Part:
+    if fact.labels:
+        return _match_label(ctx, fact.key, fact, value)
+    words = {w for w in re.findall(r"[a-z0-9]+", value.lower().replace("_", " "))
+             if len(w) >= 3}
+    have = set(re.findall(r"[a-z0-9]+", ctx.text.low))
+    ok = bool(words) and len(words & have) >= 0.6 * len(words)
+    return Part(fact.key, ok, value, None, "content words found" if ok else "content missing")
+
+
+# -- the whole answer ---------------------------------------------------------------------
+
+
+def year_of(scenario: Mapping[str, Any]) -> int | None:
+    """The year a day written without one takes: the first year in the text or reference."""
+    for source in (scenario.get("text"), str(scenario.get("reference_answer"))):
+        if isinstance(source, str):
+            m = re.search(r"\b(19|20)\d{2}\b", source)
+            if m:
+                return int(m.group(0))
+    return None
+
+
+def grade_facts(scenario: Mapping[str, Any], contract: AnswerContract, answer_text: str,
+                structured: Mapping[str, Any] | None, abs_tol: dict[str, float],
+                rel_tol: dict[str, float], vocab_of: Callable[[FactSpec], dict[str, list[str]]],
+                ) -> tuple[float, list[Part], list[str]]:
+    """Score, the parts graded, and the supporting facts left ungraded.
+
+    Args:
+        scenario: The record (its text and reference).
+        contract: The record's resolved contract.
+        answer_text: The answer as text (a JSON answer as the text of keys and values).
+        structured: The answer as a JSON object, when it is one.
+        abs_tol: Absolute tolerance per top-level key.
+        rel_tol: Relative tolerance per top-level key.
+        vocab_of: A fact's vocabulary phrasings (failure modes, codes).
+    """
+    reference = scenario.get("reference_answer") or {}
+    year = year_of(scenario)
+    question = read(str(scenario.get("text") or ""), year=year)
+    whole = Context(read(answer_text, year=year), question, contract, abs_tol, rel_tol)
+    asked = [f for f in contract.facts if f.asked and reference.get(f.key) is not None]
+    supporting = [f.key for f in contract.facts if not f.asked and f.key in reference]
+    lowered = {str(k).lower(): k for k in structured} if structured else {}
+    score = 0.0
+    parts: list[Part] = []
+    for fact in asked:
+        value = reference[fact.key]
+        ctx = whole
+        if structured is not None and fact.key.lower() in lowered:
+            given = structured[lowered[fact.key.lower()]]
+            from eval.grade import safe_text
+
+            ctx = Context(read(given if isinstance(given, str) else safe_text(given),
+                               year=year), question, contract, abs_tol, rel_tol, bind=False)
+        fact_parts = match_fact(ctx, fact if ctx.bind else fact.model_copy(
+            update={"yes_no": True}), value, vocab_of(fact))
+        if not fact_parts:
+            continue
+        score += sum(p.ok for p in fact_parts) / len(fact_parts) / len(asked)
+        parts.extend(fact_parts)
+    return score, parts, supporting

@@ -1,0 +1,453 @@
+"""Reading a free-text answer as an engineer reads it: values with their places in the text.
+
+:func:`read` turns an answer into a :class:`Text`: the sentences and clauses, and every
+value written in it with its span, so the grader can ask what a value is written next to.
+
+- **Dates and times** in the forms people write: ISO (``2026-08-25 19:00``,
+  ``2026-08-25T19:00:00``), ``25 August 2026``, ``Aug 25th, 2026``, ``25 Aug``, with a time
+  before or after (``19:00 on 25 August 2026``, ``25 Aug 2026 at 7 pm``, ``7:30 p.m.``,
+  ``noon``). A day without a year takes the year of the question. A time written alone
+  belongs to the one date of its sentence, if there is one.
+- **Ids**: upper-case tokens joined by hyphens with a letter first (``EAST-TX01``,
+  ``CH-PLANT2-04``, ``WO-0012``, ``CH-EF``) or letters then digits (``CWC04013``). Their
+  digits never count as numbers, and neither do a date's or a time's.
+- **Numbers**: digits with thousands separators (``41,129``, ``41 129`` with a thin or
+  no-break space), decimals and exponents, signs; words (``none``, ``one`` to ``twenty``,
+  ``thirty`` … ``ninety`` and compounds, ``a dozen``, ``a single``, ``once``, ``twice``);
+  each with the unit written after it (or ``COP`` before it) and the precision it was
+  written with.
+- **Clauses**: a sentence splits at ``, ; :`` and at ``and / but / while / whereas / with /
+  which``; a negation (``not``, ``no``, ``never`` …) counts in the clause before a mention.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+from datetime import date
+
+MAX_CHARS = 100_000
+
+# Units: spelling -> (dimension, factor to the dimension's base, offset). Temperatures have
+# an offset (°F, K absolute); differences use `DIFFERENCE_UNITS`.
+UNITS: dict[str, tuple[str, float, float]] = {
+    "%": ("ratio", 0.01, 0.0), "percent": ("ratio", 0.01, 0.0), "per cent": ("ratio", 0.01, 0.0),
+    "pct": ("ratio", 0.01, 0.0), "pu": ("ratio", 1.0, 0.0), "p.u.": ("ratio", 1.0, 0.0),
+    "per unit": ("ratio", 1.0, 0.0), "x": ("ratio", 1.0, 0.0), "×": ("ratio", 1.0, 0.0),
+    "times": ("ratio", 1.0, 0.0),
+    "°c": ("temp", 1.0, 0.0), "° c": ("temp", 1.0, 0.0), "ºc": ("temp", 1.0, 0.0),
+    "degc": ("temp", 1.0, 0.0), "deg c": ("temp", 1.0, 0.0), "degrees c": ("temp", 1.0, 0.0),
+    "degrees celsius": ("temp", 1.0, 0.0), "celsius": ("temp", 1.0, 0.0), "c": ("temp", 1.0, 0.0),
+    "°f": ("temp", 5 / 9, -32 * 5 / 9), "° f": ("temp", 5 / 9, -32 * 5 / 9),
+    "degf": ("temp", 5 / 9, -32 * 5 / 9), "deg f": ("temp", 5 / 9, -32 * 5 / 9),
+    "degrees f": ("temp", 5 / 9, -32 * 5 / 9), "fahrenheit": ("temp", 5 / 9, -32 * 5 / 9),
+    "degrees fahrenheit": ("temp", 5 / 9, -32 * 5 / 9), "f": ("temp", 5 / 9, -32 * 5 / 9),
+    "k": ("temp", 1.0, -273.15), "kelvin": ("temp", 1.0, -273.15),
+    "ppm/day": ("ppm/d", 1.0, 0.0), "ppm per day": ("ppm/d", 1.0, 0.0),
+    "ppm/d": ("ppm/d", 1.0, 0.0), "ppm a day": ("ppm/d", 1.0, 0.0),
+    "ppm": ("ppm", 1.0, 0.0), "µl/l": ("ppm", 1.0, 0.0), "ul/l": ("ppm", 1.0, 0.0),
+    "μl/l": ("ppm", 1.0, 0.0),
+    "kv": ("V", 1e3, 0.0), "v": ("V", 1.0, 0.0), "volts": ("V", 1.0, 0.0),
+    "ka": ("A", 1e3, 0.0), "a": ("A", 1.0, 0.0), "amps": ("A", 1.0, 0.0),
+    "amperes": ("A", 1.0, 0.0),
+    "mva": ("VA", 1e6, 0.0), "kva": ("VA", 1e3, 0.0), "va": ("VA", 1.0, 0.0),
+    "mw": ("W", 1e6, 0.0), "kw": ("W", 1e3, 0.0), "w": ("W", 1.0, 0.0),
+    "kw/ton": ("kW/ton", 1.0, 0.0), "kw/tr": ("kW/ton", 1.0, 0.0),
+    "kw per ton": ("kW/ton", 1.0, 0.0), "kw/t": ("kW/ton", 1.0, 0.0),
+    "ton-hours": ("ton-h", 1.0, 0.0), "ton-hour": ("ton-h", 1.0, 0.0),
+    "ton hours": ("ton-h", 1.0, 0.0), "ton-h": ("ton-h", 1.0, 0.0), "ton·h": ("ton-h", 1.0, 0.0),
+    "tonne-hours": ("ton-h", 1.0, 0.0), "tr-h": ("ton-h", 1.0, 0.0), "trh": ("ton-h", 1.0, 0.0),
+    "tons of refrigeration": ("ton", 1.0, 0.0), "tons": ("ton", 1.0, 0.0),
+    "ton": ("ton", 1.0, 0.0), "tr": ("ton", 1.0, 0.0), "rt": ("ton", 1.0, 0.0),
+    "hours": ("h", 1.0, 0.0), "hour": ("h", 1.0, 0.0), "hrs": ("h", 1.0, 0.0),
+    "hr": ("h", 1.0, 0.0), "h": ("h", 1.0, 0.0),
+    "days": ("h", 24.0, 0.0), "day": ("h", 24.0, 0.0), "d": ("h", 24.0, 0.0),
+    "weeks": ("h", 168.0, 0.0), "week": ("h", 168.0, 0.0),
+    "years": ("y", 1.0, 0.0), "year": ("y", 1.0, 0.0),
+    "mn/m": ("mN/m", 1.0, 0.0), "dyn/cm": ("mN/m", 1.0, 0.0), "dynes/cm": ("mN/m", 1.0, 0.0),
+    "mg koh/g": ("mgKOH/g", 1.0, 0.0), "mgkoh/g": ("mgKOH/g", 1.0, 0.0),
+}
+# A temperature difference: °C and K are the same step, °F is 5/9 of one.
+DIFFERENCE_UNITS: dict[str, float] = {
+    "°c": 1.0, "° c": 1.0, "ºc": 1.0, "degc": 1.0, "deg c": 1.0, "degrees c": 1.0,
+    "degrees celsius": 1.0, "celsius": 1.0, "c": 1.0, "k": 1.0, "kelvin": 1.0,
+    "°f": 5 / 9, "° f": 5 / 9, "degf": 5 / 9, "deg f": 5 / 9, "degrees f": 5 / 9,
+    "fahrenheit": 5 / 9, "degrees fahrenheit": 5 / 9, "f": 5 / 9,
+}
+# The unit a contract names, as a dimension and factor (the contract's unit is the
+# reference value's unit).
+CONTRACT_UNITS: dict[str, tuple[str, float, float]] = {
+    "°C": ("temp", 1.0, 0.0), "K": ("dtemp", 1.0, 0.0), "%": ("ratio", 0.01, 0.0),
+    "pu": ("ratio", 1.0, 0.0), "ppm": ("ppm", 1.0, 0.0), "ppm/day": ("ppm/d", 1.0, 0.0),
+    "kW/ton": ("kW/ton", 1.0, 0.0), "ton": ("ton", 1.0, 0.0), "ton-h": ("ton-h", 1.0, 0.0),
+    "MVA": ("VA", 1e6, 0.0), "kVA": ("VA", 1e3, 0.0), "kV": ("V", 1e3, 0.0),
+    "V": ("V", 1.0, 0.0), "A": ("A", 1.0, 0.0), "kW": ("W", 1e3, 0.0), "MW": ("W", 1e6, 0.0),
+    "h": ("h", 1.0, 0.0), "days": ("h", 24.0, 0.0), "mN/m": ("mN/m", 1.0, 0.0),
+    "mgKOH/g": ("mgKOH/g", 1.0, 0.0), "years": ("y", 1.0, 0.0),
+}
+KW_PER_TON_COP = 3.51685  # kW of cooling in one ton of refrigeration: kW/ton = 3.517 / COP
+
+_MONTHS = {
+    name: i + 1
+    for i, names in enumerate([
+        ("january", "jan"), ("february", "feb"), ("march", "mar"), ("april", "apr"),
+        ("may",), ("june", "jun"), ("july", "jul"), ("august", "aug"),
+        ("september", "sep", "sept"), ("october", "oct"), ("november", "nov"),
+        ("december", "dec"),
+    ])
+    for name in names
+}
+_MONTH = "|".join(sorted(_MONTHS, key=len, reverse=True))
+_WEEKDAY = r"(?:(?:mon|tues?|wed(?:nes)?|thu(?:rs)?|fri|sat(?:ur)?|sun)(?:day)?\.?,?\s+)?"
+_ISO = re.compile(
+    r"(?<![\d-])(?P<y>\d{4})[-/](?P<m>\d{1,2})[-/](?P<d>\d{1,2})"
+    r"(?:(?:T|\s+(?:at\s+)?)(?P<h>\d{1,2}):(?P<mi>\d{2})(?::(?P<s>\d{2})(?:\.\d+)?)?"
+    r"(?:Z|[+-]\d{2}:?\d{2}|\s?UTC)?)?(?![\d])"
+)
+_DMY = re.compile(
+    rf"\b{_WEEKDAY}(?P<d>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<mon>{_MONTH})\b\.?"
+    r"(?:,?\s+(?P<y>\d{4})\b)?", re.IGNORECASE)
+_MDY = re.compile(
+    rf"\b{_WEEKDAY}(?P<mon>{_MONTH})\.?\s+(?P<d>\d{{1,2}})(?:st|nd|rd|th)?\b"
+    r"(?:,?\s+(?P<y>\d{4})\b)?", re.IGNORECASE)
+_TIME = re.compile(
+    r"(?<![\d:.])(?:(?P<h>\d{1,2}):(?P<mi>\d{2})(?::(?P<s>\d{2}))?(?:\s*(?P<ap>[ap])\.?m\.?\b)?"
+    r"(?:\s*(?:h|hrs|hours)\b)?"
+    r"|(?P<h2>\d{1,2})\s*(?P<ap2>[ap])\.?m\.?(?![a-z])"
+    r"|(?P<word>noon|midday|midnight))(?![\d])", re.IGNORECASE)
+_ID = re.compile(
+    r"(?<![\w-])(?:[A-Z][A-Z0-9]*(?:-[A-Z0-9]+)+|[A-Z]{2,}\d{2,}[A-Z0-9]*)(?![\w-])")
+_SEP = "[,\u00a0\u202f\u2009]"
+_NUM = re.compile(
+    rf"(?<![\w.])(?P<num>[-+−]?(?:\d{{1,3}}(?:{_SEP}\d{{3}})+|\d+)(?:\.\d+)?(?:[eE][-+]?\d+)?"
+    r"|[-+−]?\.\d+)")
+_UNIT_AFTER = re.compile(
+    r"\s?(?P<unit>" + "|".join(re.escape(u) for u in sorted(UNITS, key=len, reverse=True))
+    + r")(?![a-zA-Z0-9])", re.IGNORECASE)
+_COP = re.compile(r"\bCOP\b\s*(?:of|=|:|is|was|at|about|around|~|≈)?\s*$", re.IGNORECASE)
+_SMALL = {
+    "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+    "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13,
+    "fourteen": 14, "fifteen": 15, "sixteen": 16, "seventeen": 17, "eighteen": 18,
+    "nineteen": 19,
+}
+_TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70,
+         "eighty": 80, "ninety": 90}
+_WORD_NUM = re.compile(
+    r"\b(?:(?P<tens>" + "|".join(_TENS) + r")(?:[- ](?P<unit>" + "|".join(
+        k for k in _SMALL if _SMALL[k] < 10 and k != "zero") + r"))?"
+    r"|(?P<small>" + "|".join(sorted(_SMALL, key=len, reverse=True)) + r")"
+    r"|(?P<dozen>a dozen|one dozen)|(?P<single>a single|single|once)|(?P<twice>twice)"
+    r"|(?P<none>none|no|nil|nothing))\b", re.IGNORECASE)
+NEGATION = re.compile(
+    r"\b(?:not|no|never|none|nor|neither|without|isn't|aren't|wasn't|weren't|don't|doesn't|"
+    r"didn't|hasn't|haven't|hadn't|cannot|can't|won't|shouldn't|nothing|nobody|rather than|"
+    r"instead of|unlike|rule out|rules out|ruled out|excludes?|excluding|nowhere|false)\b",
+    re.IGNORECASE)
+_CLAUSE_END = re.compile(
+    r"[,;:()\[\]|]|\s[-–—]\s|\b(?:and|but|while|whereas|with|which|although|though|however|"
+    r"so|because|since|then)\b", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Num:
+    """A number written in the text."""
+
+    start: int
+    end: int
+    value: float
+    unit: str | None
+    decimals: int
+    sig: int
+    text: str
+    word: bool = False
+
+    def as_unit(self, contract_unit: str | None) -> list[float]:
+        """The value in the contract's unit: [] when the written unit is of another kind."""
+        if self.unit is None:
+            return [self.value]
+        unit = self.unit.lower()
+        if unit == "cop":
+            return [KW_PER_TON_COP / self.value] if contract_unit == "kW/ton" and self.value else []
+        if contract_unit is None:
+            return [self.value] if UNITS[unit][0] == "ratio" and unit != "%" else []
+        want = CONTRACT_UNITS.get(contract_unit)
+        if want is None:
+            return [self.value]
+        dim, factor, _ = want
+        if dim == "dtemp":
+            step = DIFFERENCE_UNITS.get(unit)
+            return [self.value * step] if step is not None else []
+        have = UNITS[unit]
+        if have[0] != dim:
+            return []
+        base = self.value * have[1] + have[2]
+        return [base / factor]
+
+
+@dataclass(frozen=True)
+class When:
+    """A date, with its time when one was written."""
+
+    start: int
+    end: int
+    day: str
+    hour: int | None = None
+    minute: int | None = None
+
+    def stamp(self) -> str | None:
+        """``YYYY-MM-DDTHH:MM`` when the time is known."""
+        if self.hour is None:
+            return None
+        return f"{self.day}T{self.hour:02d}:{self.minute or 0:02d}"
+
+
+@dataclass(frozen=True)
+class Span:
+    """A token (id, word) with its place."""
+
+    start: int
+    end: int
+    text: str
+
+
+@dataclass
+class Text:
+    """An answer read for grading."""
+
+    raw: str
+    low: str
+    sentences: list[tuple[int, int]] = field(default_factory=list)
+    whens: list[When] = field(default_factory=list)
+    times: list[When] = field(default_factory=list)
+    ids: list[Span] = field(default_factory=list)
+    numbers: list[Num] = field(default_factory=list)
+    leading: bool | None = None
+    truncated: bool = False
+
+    def sentence_of(self, pos: int) -> tuple[int, int]:
+        """The span of the sentence that holds ``pos``."""
+        for a, b in self.sentences:
+            if a <= pos < b:
+                return a, b
+        return 0, len(self.raw)
+
+    def clause_of(self, start: int, end: int) -> tuple[int, int]:
+        """The span of the clause that holds ``[start, end)``."""
+        s0, s1 = self.sentence_of(start)
+        lo, hi = s0, s1
+        for m in _CLAUSE_END.finditer(self.raw, s0, s1):
+            if m.end() <= start:
+                lo = max(lo, m.end())
+            elif m.start() >= end:
+                hi = min(hi, m.start())
+                break
+        return lo, hi
+
+    def negated(self, start: int, limit: int = 48) -> bool:
+        """True when the clause before ``start`` holds a negation."""
+        lo, _ = self.clause_of(start, start)
+        lo = max(lo, start - limit)
+        return NEGATION.search(self.low, lo, start) is not None
+
+    def find(self, phrase: str) -> list[tuple[int, int]]:
+        """Spans of a phrase as whole words (case-insensitive; ``_``/``-`` read as spaces)."""
+        words = [w for w in re.split(r"[\s_\-–]+", phrase.lower().strip()) if w]
+        if not words:
+            return []
+        pattern = r"[\s_\-–]+".join(re.escape(w) for w in words)
+        regex = re.compile(rf"(?<![a-z0-9]){pattern}(?![a-z0-9])")
+        return [m.span() for m in regex.finditer(self.low)]
+
+
+def _sentences(text: str) -> list[tuple[int, int]]:
+    out, start = [], 0
+    for m in re.finditer(r"(?<!\d)\.(?!\d)|[!?\n]|\.(?=\s)|;(?=\s*\n)", text):
+        if m.end() - start > 0:
+            out.append((start, m.end()))
+        start = m.end()
+    if start < len(text):
+        out.append((start, len(text)))
+    return out
+
+
+def _day(y: int, m: int, d: int) -> str | None:
+    try:
+        return date(y, m, d).isoformat()
+    except ValueError:
+        return None
+
+
+def _clock(m: re.Match[str]) -> tuple[int, int] | None:
+    if m.group("word"):
+        return (12, 0) if m.group("word").lower() in ("noon", "midday") else (0, 0)
+    h = int(m.group("h") or m.group("h2"))
+    mi = int(m.group("mi") or 0)
+    ap = (m.group("ap") or m.group("ap2") or "").lower()
+    if ap:
+        if not 1 <= h <= 12:
+            return None
+        h = h % 12 + (12 if ap == "p" else 0)
+    if h > 23 or mi > 59:
+        return None
+    return h, mi
+
+
+def _read_dates(text: str, year: int | None) -> list[When]:
+    found: list[When] = []
+    taken: list[tuple[int, int]] = []
+    for m in _ISO.finditer(text):
+        day = _day(int(m.group("y")), int(m.group("m")), int(m.group("d")))
+        if day is None:
+            continue
+        hour = int(m.group("h")) if m.group("h") else None
+        minute = int(m.group("mi")) if m.group("mi") else None
+        if hour is not None and (hour > 23 or (minute or 0) > 59):
+            hour = minute = None
+        found.append(When(m.start(), m.end(), day, hour, minute))
+        taken.append(m.span())
+    for regex in (_DMY, _MDY):
+        for m in regex.finditer(text):
+            if any(a < m.end() and m.start() < b for a, b in taken):
+                continue
+            y = int(m.group("y")) if m.group("y") else year
+            if y is None:
+                continue
+            day = _day(y, _MONTHS[m.group("mon").lower().rstrip(".")], int(m.group("d")))
+            if day is None:
+                continue
+            found.append(When(m.start(), m.end(), day))
+            taken.append(m.span())
+    return sorted(found, key=lambda w: w.start)
+
+
+def _attach_times(text: str, dates: list[When], sentences: list[tuple[int, int]],
+                  ) -> tuple[list[When], list[When], list[tuple[int, int]]]:
+    """Dates with their times; times with no date of their own; the spans the times took."""
+    out = list(dates)
+    loose: list[When] = []
+    spans: list[tuple[int, int]] = []
+    for m in _TIME.finditer(text):
+        if any(d.start <= m.start() < d.end for d in dates):
+            continue
+        clock = _clock(m)
+        if clock is None:
+            continue
+        spans.append(m.span())
+        # A date right before or after ("25 Aug 2026 at 19:00", "19:00 on 25 Aug 2026").
+        near = [i for i, d in enumerate(out) if d.hour is None and (
+            (0 <= m.start() - d.end <= 6 and re.fullmatch(r"[\s,]*(?:at)?[\s,]*",
+                                                         text[d.end:m.start()], re.I))
+            or (0 <= d.start - m.end() <= 6 and re.fullmatch(r"[\s,]*(?:on)?[\s,]*",
+                                                            text[m.end():d.start], re.I)))]
+        if not near:
+            s0, s1 = next(((a, b) for a, b in sentences if a <= m.start() < b), (0, len(text)))
+            in_sentence = [i for i, d in enumerate(out) if s0 <= d.start < s1]
+            near = in_sentence if len({out[i].day for i in in_sentence}) == 1 else []
+        if near:
+            i = near[0]
+            d = out[i]
+            if d.hour is None:
+                out[i] = When(min(d.start, m.start()), max(d.end, m.end()), d.day, *clock)
+            else:
+                out.append(When(m.start(), m.end(), d.day, *clock))
+        else:
+            loose.append(When(m.start(), m.end(), "", *clock))
+    return sorted(out, key=lambda w: w.start), loose, spans
+
+
+def parse_number(raw: str) -> float | None:
+    """A finite float from a written number (thousands separators, unicode minus)."""
+    cleaned = re.sub(_SEP, "", raw).replace("−", "-")
+    try:
+        value = float(cleaned)
+    except (ValueError, OverflowError):
+        return None
+    return value if math.isfinite(value) else None
+
+
+def precision(raw: str) -> tuple[int, int]:
+    """``(decimals, significant digits)`` of a written number, e.g. ``98.30`` → (2, 4)."""
+    mantissa = re.split(r"[eE]", re.sub(_SEP, "", raw).lstrip("+-−"))[0]
+    whole, _, frac = mantissa.partition(".")
+    digits = (whole + frac).lstrip("0")
+    if not frac:
+        digits = digits.rstrip("0") or digits
+    return len(frac), (len(digits) if digits else 1)
+
+
+def _blank(text: str, spans: list[tuple[int, int]]) -> str:
+    chars = list(text)
+    for a, b in spans:
+        for i in range(a, min(b, len(chars))):
+            chars[i] = " "
+    return "".join(chars)
+
+
+def _numbers(text: str, rest: str) -> list[Num]:
+    out: list[Num] = []
+    for m in _NUM.finditer(rest):
+        raw = m.group("num")
+        value = parse_number(raw)
+        if value is None:
+            continue
+        end = m.end()
+        unit = None
+        u = _UNIT_AFTER.match(rest, end)
+        if u:
+            unit = u.group("unit")
+            end = u.end()
+        if unit is None and _COP.search(rest[max(0, m.start() - 12):m.start()]):
+            unit = "COP"
+        decimals, sig = precision(raw)
+        out.append(Num(m.start(), end, value, unit, decimals, sig, text[m.start():end]))
+    for m in _WORD_NUM.finditer(rest):
+        g = m.groupdict()
+        if g["tens"]:
+            value = _TENS[g["tens"].lower()] + (_SMALL[g["unit"].lower()] if g["unit"] else 0)
+        elif g["small"]:
+            value = _SMALL[g["small"].lower()]
+        elif g["dozen"]:
+            value = 12
+        elif g["single"]:
+            value = 1
+        elif g["twice"]:
+            value = 2
+        else:
+            value = 0
+        if g["small"] and g["small"].lower() == "one" and re.match(
+                r"\s+(?:of|another)\b", rest[m.end():m.end() + 9], re.I):
+            continue  # "one of the units" names an item, it does not count them
+        out.append(Num(m.start(), m.end(), float(value), None, 0, 99, m.group(0), word=True))
+    return sorted(out, key=lambda n: n.start)
+
+
+def read(text: str, *, year: int | None = None) -> Text:
+    """Read an answer (its first :data:`MAX_CHARS` characters).
+
+    Args:
+        text: The answer text.
+        year: The year a day written without one takes (the question's).
+    """
+    truncated = len(text) > MAX_CHARS
+    text = text[:MAX_CHARS]
+    # Lower case that keeps every offset (a few characters lower to two).
+    low = "".join(c.lower() if len(c.lower()) == 1 else c for c in text)
+    out = Text(raw=text, low=low, truncated=truncated)
+    out.sentences = _sentences(text)
+    dates = _read_dates(text, year)
+    date_spans = [(d.start, d.end) for d in dates]
+    out.whens, out.times, time_spans = _attach_times(_blank(text, date_spans), dates,
+                                                     out.sentences)
+    rest = _blank(text, date_spans + time_spans)
+    ids = [m for m in _ID.finditer(rest)]
+    out.ids = [Span(m.start(), m.end(), m.group(0)) for m in ids]
+    rest = _blank(rest, [m.span() for m in ids])
+    out.numbers = _numbers(text, rest)
+    first = re.match(r"\s*\W*\s*([A-Za-z]+)", text)
+    if first:
+        word = first.group(1).lower()
+        out.leading = True if word in ("yes", "yep", "yeah", "correct", "true") else (
+            False if word in ("no", "nope", "false", "incorrect") else None)
+    return out

@@ -1,0 +1,207 @@
+"""Grading by an answer contract: right answers in people's words score 1, near misses do not.
+
+Every record here is built by hand with its contract inline, so the tests do not depend on
+the shipped contracts files; the answers are written as engineers write them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from eval.grade import grade
+from generator.contract import AnswerContract, parse_contracts, resolve
+from generator.errors import UserError
+
+LOADING = {
+    "can_carry": {
+        "kind": "boolean", "yes_no": True, "means": ["carry", "acceptable"],
+        "labels": {"true": ["can carry", "is acceptable"],
+                   "false": ["cannot carry", "can't carry", "not acceptable"]},
+    },
+    "limiting_quantity": {
+        "kind": "label", "means": ["limiting", "limited by"],
+        "labels": {"hot_spot": ["hot spot", "hot-spot"], "top_oil": ["top oil"],
+                   "current": ["current"]},
+    },
+    "peak_hot_spot_c": {"kind": "quantity", "unit": "°C", "means": ["hot spot", "hot-spot"]},
+    "peak_top_oil_c": {"kind": "quantity", "unit": "°C", "means": ["top oil", "top-oil"]},
+}
+
+
+def _record(reference: dict[str, Any], facts: dict[str, Any], text: str,
+            tolerance: dict[str, float] | None = None) -> dict[str, Any]:
+    contract = parse_contracts({"fam": facts}, "test")["fam"]
+    return {
+        "id": "s1", "type": "fmsr", "text": text, "reference_answer": reference,
+        "tolerance": tolerance or {}, "family": "fam",
+        "answer_contract": resolve(contract, text).model_dump(),
+    }
+
+
+LOADING_RECORD = _record(
+    {"can_carry": False, "limiting_quantity": "hot_spot", "peak_hot_spot_c": 145.197,
+     "peak_top_oil_c": 101.003},
+    LOADING,
+    "Is 150 % for 4 hours OK on NORTH-TX01 with 20 °C ambient? Tell me the limiting "
+    "quantity and both peak temperatures.",
+    {"peak_hot_spot_c": 0.5, "peak_top_oil_c": 0.5},
+)
+
+
+@pytest.mark.parametrize("answer", [
+    "No, it cannot carry it: the hot spot is the limiting quantity, peaking at 145.2 °C, "
+    "with top oil at 101.0 °C.",
+    "Not acceptable. Limited by hot spot: 145 °C peak hot spot and 101 °C top oil.",
+    "No - limited by hot spot: 293 °F hot spot, 101 °C top oil.",
+    {"verdict": "cannot carry", "limiting": "hot spot", "hot spot": "145.2 °C",
+     "top oil": "101 °C"},
+    {"can_carry": False, "limiting_quantity": "hot spot", "peak_hot_spot_c": 145.2,
+     "peak_top_oil_c": 101.0},
+])
+def test_right_loading_answers_score_one(answer: Any) -> None:
+    result = grade(LOADING_RECORD, answer)
+    assert result.score == 1.0, result.violations
+
+
+@pytest.mark.parametrize(("answer", "flaw"), [
+    ("No, it cannot carry it: the hot spot is the limiting quantity, peaking at 101.0 °C, "
+     "with top oil at 145.2 °C.", "values swapped between quantities"),
+    ("No - limited by hot spot: 145 °F hot spot, 101 °C top oil.", "°C value labelled °F"),
+    ("Yes, it can carry it. Limited by hot spot: 145 °C hot spot, 101 °C top oil.",
+     "inverted yes/no"),
+    ("No, it cannot carry it; limited by hot spot or top oil: 145 °C hot spot, "
+     "101 °C top oil.", "hedged label"),
+    ("No, it cannot carry it; limited by hot spot: 146 or 145 °C hot spot, 101 °C top oil.",
+     "hedged number"),
+])
+def test_near_misses_score_below_one(answer: str, flaw: str) -> None:
+    assert grade(LOADING_RECORD, answer).score < 1.0, flaw
+
+
+SITE_COOLING = _record(
+    {"unit": "CH-PLANT2-04", "ton_hours": {"CH-PLANT2-01": 16309.0, "CH-PLANT2-02": 26959.6,
+                                           "CH-PLANT2-04": 41128.6}},
+    {"unit": {"kind": "id", "means": ["most", "highest"]},
+     "ton_hours": {"kind": "mapping", "means": ["ton-hours"],
+                   "value": {"key": "ton_hours", "kind": "quantity", "unit": "ton-h"}}},
+    "Which unit delivered the most cooling at PLANT2? List all units' ton-hours.",
+    {"ton_hours": 0.5}) | {"rel_tolerance": {"ton_hours": 0.001}}
+
+
+def test_a_mapping_reads_each_value_next_to_its_key() -> None:
+    table = ("| unit | ton-h |\n|---|---|\n| CH-PLANT2-01 | 16,309 |\n"
+             "| CH-PLANT2-02 | 26,960 |\n| CH-PLANT2-04 | 41,129 (highest) |")
+    assert grade(SITE_COOLING, table).score == 1.0
+    prose = ("CH-PLANT2-04 delivered the most cooling, 41,129 ton-hours; CH-PLANT2-01 "
+             "16,309 and CH-PLANT2-02 26,960 ton-h.")
+    assert grade(SITE_COOLING, prose).score == 1.0
+
+
+def test_the_wrong_unit_named_is_wrong_even_when_the_right_id_appears() -> None:
+    answer = ("CH-PLANT2-02 delivered the most cooling, 26,960 ton-hours. The others: "
+              "CH-PLANT2-01 16,309; CH-PLANT2-04 41,129 ton-h.")
+    result = grade(SITE_COOLING, answer)
+    assert result.score < 1.0
+    assert any(v.path == "unit" for v in result.violations)
+
+
+ANOMALY = _record(
+    {"anomalies": 2, "first_anomaly": "2026-08-25T19:00:00", "corrective_work_orders": [],
+     "followed_by_corrective": False},
+    {"anomalies": {"kind": "count", "means": ["anomalies", "anomalous"]},
+     "first_anomaly": {"kind": "timestamp", "granularity": "hour",
+                       "means": ["first", "earliest"]},
+     "corrective_work_orders": {"kind": "ids", "means": ["corrective", "work order"]},
+     "followed_by_corrective": {
+         "kind": "boolean", "asked_when": ["follow|react"],
+         "means": ["followed", "reacted"],
+         "labels": {"true": ["followed by", "was followed"],
+                    "false": ["no corrective work followed", "not followed"]}}},
+    "Did the compressor power of CH-PLANT2-03 behave unusually over 20 to 28 August 2026? "
+    "Count the anomalies and give the first.")
+
+
+def test_a_fact_the_text_does_not_ask_is_not_graded() -> None:
+    answer = "Yes: two anomalies, the first at 19:00 on 25 August 2026. No work orders."
+    result = grade(ANOMALY, answer)
+    assert result.score == 1.0, result.violations
+    assert any("not asked" in e for e in result.evidence)
+
+
+def test_a_leading_yes_does_not_answer_another_yes_no() -> None:
+    record = _record(ANOMALY["reference_answer"], {
+        "anomalies": {"kind": "count", "means": ["anomalies"]},
+        "first_anomaly": {"kind": "timestamp", "granularity": "hour", "means": ["first"]},
+        "corrective_work_orders": {"kind": "ids", "means": ["corrective", "work order"]},
+        "followed_by_corrective": {"kind": "boolean", "means": ["followed"], "labels": {
+            "true": ["was followed"], "false": ["no corrective work followed"]}}},
+        "Did maintenance react to the anomalies of CH-PLANT2-03 over 20 to 28 August 2026? "
+        "Count them, give the first and say whether corrective work followed.")
+    right = ("Yes: the compressor power showed 2 anomalies, the first on 25 Aug 2026 at "
+             "7 pm; no corrective work followed.")
+    assert grade(record, right).score == 1.0
+    wrong = ("Yes: the compressor power showed 2 anomalies, the first on 25 Aug 2026 at "
+             "7 pm, and it was followed by corrective work order WO-0031.")
+    assert grade(record, wrong).score < 1.0
+
+
+def test_neighbouring_day_and_off_by_one_count_fail() -> None:
+    assert grade(ANOMALY, "Two anomalies, the first at 19:00 on 24 August 2026.").score < 1
+    assert grade(ANOMALY, "Three anomalies, the first at 19:00 on 25 August 2026.").score < 1
+
+
+def test_a_time_alone_counts_for_the_day_the_question_names() -> None:
+    record = _record({"timestamp": "2026-07-19T19:00:00", "load_factor_pct": 108.35},
+                     {"timestamp": {"kind": "timestamp", "granularity": "hour",
+                                    "means": ["busiest", "peak"]},
+                      "load_factor_pct": {"kind": "quantity", "unit": "%",
+                                          "means": ["load factor", "loading"]}},
+                     "Find the busiest hour of SOUTH-TX02 on July 19, 2026 and its load "
+                     "factor.", {"load_factor_pct": 0.1})
+    assert grade(record, "Peak at 19:00, load factor 108 %.").score == 1.0
+    assert grade(record, "Peak at 7 pm; loading 1.083 pu.").score == 1.0
+    assert grade(record, "Peak at 18:00, load factor 108 %.").score < 1.0
+
+
+def test_granularity_day_takes_the_date_alone() -> None:
+    record = _record({"sample_timestamp": "2026-08-13T10:00:00", "fault_type": "T2"},
+                     {"sample_timestamp": {"kind": "timestamp", "granularity": "day"},
+                      "fault_type": {"kind": "label", "vocabulary": "fault_codes"}},
+                     "On which day was the last oil sample of EAST-TX04, and its fault?")
+    assert grade(record, "13 August 2026: a thermal fault between 300 and 700 °C.").score == 1
+    assert grade(record, "Sampled Aug 13, 2026 - T2.").score == 1
+    assert grade(record, "Sampled Aug 13, 2026 - T2 or T3.").score < 1
+    assert grade(record, "Sampled Aug 13, 2026 - not T2, it is T3.").score < 1
+
+
+def test_mode_aware_answers() -> None:
+    negative = {"id": "n1", "type": "iot", "text": "Latest load of WEST-TX09?",
+                "negative": True,
+                "reference_answer": {"answerable": False, "kind": "unknown_asset"}}
+    assert grade(negative, {"abstain": "WEST-TX09 is not in the fleet"}).score == 1.0
+    assert grade(negative, '{"response": "12.4 MVA"}').score < 1.0
+    assert grade(LOADING_RECORD, {"abstain": "cannot tell"}).score == 0.0
+    assert grade(LOADING_RECORD, {"response": "No, it cannot carry it: limited by hot spot, "
+                                              "145 °C hot spot, 101 °C top oil."}).score == 1
+
+
+def test_contract_errors_name_the_family_and_the_fix() -> None:
+    with pytest.raises(UserError, match=r"fam.*kind"):
+        parse_contracts({"fam": {"x": {"kind": "colour"}}}, "f.yaml")
+    with pytest.raises(UserError, match="mapping needs `value`"):
+        parse_contracts({"fam": {"x": {"kind": "mapping"}}}, "f.yaml")
+    with pytest.raises(UserError, match="not a regular expression"):
+        parse_contracts({"fam": {"x": {"kind": "count", "asked_when": ["("]}}}, "f.yaml")
+
+
+def test_resolve_decides_asked_from_the_text() -> None:
+    contract = AnswerContract.model_validate({"family": "f", "facts": [
+        {"key": "a", "kind": "count"},
+        {"key": "b", "kind": "boolean", "asked_when": ["faster than 10"]},
+        {"key": "c", "kind": "date", "asked": False}]})
+    asked = {f.key: f.asked for f in resolve(contract, "Was it faster than 10 ppm?").facts}
+    assert asked == {"a": True, "b": True, "c": False}
+    asked = {f.key: f.asked for f in resolve(contract, "How fast was it?").facts}
+    assert asked == {"a": True, "b": False, "c": False}

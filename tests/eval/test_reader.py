@@ -1,0 +1,66 @@
+"""The free-text reader: values as people write them, with their places in the text."""
+
+from __future__ import annotations
+
+import pytest
+
+from eval.reader import read
+
+
+def _values(text: str) -> list[tuple[float, str | None]]:
+    return [(n.value, n.unit) for n in read(text, year=2026).numbers]
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("none of them", [(0.0, None)]),
+    ("three work orders and a dozen alerts", [(3.0, None), (12.0, None)]),
+    ("twenty-one hours", [(21.0, None)]),
+    ("41,129 ton-hours", [(41129.0, "ton-hours")]),
+    ("41\u202f129 tons", [(41129.0, "tons")]),
+    ("a single job", [(1.0, None)]),
+    ("COP of 5.5", [(5.5, "COP")]),
+    ("293 °F", [(293.0, "°F")]),
+])
+def test_numbers_as_people_write_them(text: str, expected: list[tuple[float, str | None]]) -> None:
+    assert _values(text) == expected
+
+
+def test_no_number_is_read_from_an_id_a_date_or_a_time() -> None:
+    t = read("WO-0012 on EAST-TX01 was reported at 19:00 on 25 August 2026.", year=2026)
+    assert t.numbers == []
+    assert [s.text for s in t.ids] == ["WO-0012", "EAST-TX01"]
+
+
+def test_one_of_names_an_item_and_does_not_count() -> None:
+    assert _values("one of the units failed") == []
+
+
+@pytest.mark.parametrize(("text", "day", "hour"), [
+    ("19:00 on 25 August 2026", "2026-08-25", 19),
+    ("25 Aug 2026 at 7 pm", "2026-08-25", 19),
+    ("Aug 25th, 2026, 7:30 p.m.", "2026-08-25", 19),
+    ("2026-08-25T19:00:00", "2026-08-25", 19),
+    ("On Tuesday 25 August the peak came at 19:00", "2026-08-25", 19),
+    ("25 August at noon", "2026-08-25", 12),
+])
+def test_dates_and_times_in_natural_forms(text: str, day: str, hour: int) -> None:
+    whens = read(text, year=2026).whens
+    assert [(w.day, w.hour) for w in whens] == [(day, hour)]
+
+
+def test_a_time_alone_stays_loose_when_its_sentence_has_no_date() -> None:
+    t = read("The busiest hour was 19:00.", year=2026)
+    assert t.whens == []
+    assert [(w.hour, w.minute) for w in t.times] == [(19, 0)]
+
+
+def test_clauses_and_negation() -> None:
+    t = read("The premise is not supported, and the sample was normal.")
+    assert t.negated(t.low.index("supported"))
+    assert not t.negated(t.low.index("normal"))
+
+
+def test_leading_yes_no() -> None:
+    assert read("Yes: two anomalies.").leading is True
+    assert read("No, it cannot.").leading is False
+    assert read("Two anomalies.").leading is None
