@@ -48,6 +48,8 @@ _HEDGE = re.compile(r"\s*,?\s*(?:or|/|or maybe|or possibly|or perhaps|and/or|eit
                     re.IGNORECASE)
 _NONE_PHRASE = re.compile(r"\b(?:not (?:a single|any|one)|no|none|zero|nil|nothing|"
                           r"neither)\b", re.IGNORECASE)
+# "very poor" is not the band "poor" (unless a label's own phrasing says "very").
+_INTENSIFIED = re.compile(r"\b(?:very|extremely|highly|severely|critically)\s+$")
 _ISO_STAMP = re.compile(r"^(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}):(\d{2}))?")
 
 
@@ -338,7 +340,8 @@ def _match_label(ctx: Context, path: str, fact: FactSpec, expected: str,
         longer_in = [s for s in longer if within_span[0] <= s[0] < within_span[1]]
     else:
         longer_in = longer
-    good = _asserted(ctx, mine, fact, inside=longer)
+    good = [(a, b) for a, b in _asserted(ctx, mine, fact, inside=longer)
+            if not _INTENSIFIED.search(ctx.text.low[max(0, a - 12):a])]
     for a, b in good:
         rivals = [s for s in longer_in if not ctx.text.negated(s[0])
                   and not any(x <= s[0] and s[1] <= y for x, y in mine)]

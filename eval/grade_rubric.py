@@ -124,22 +124,43 @@ def _number_in(fact: RubricFact, text: str) -> bool:
 
 
 def fact_found(fact: RubricFact, text: str) -> bool:
-    """True when the answer text states the required fact (see the module docstring)."""
-    if fact.kind in ("asset_id", "id"):
-        return _token_in(str(fact.expected), text)
-    if fact.kind == "fault_code":
-        code = str(fact.expected)
-        return any(c == code and not negated_at(text, at) for c, at in fault_code_spans(text))
-    if fact.kind == "number":
-        return _number_in(fact, text)
+    """True when the answer text states the required fact (see the module docstring).
+
+    Read with :mod:`eval.reader` as the contract grader reads facts: numbers in words or
+    with units, dates in the forms people write, labels by their synonyms and not negated,
+    a fault class by its code or its name.
+    """
+    from eval.grade_contract import Context, match_fact
+    from eval.reader import read
+    from generator.contract import AnswerContract, FactSpec
+
     if fact.kind == "date":
         stamp = normalise_timestamp(str(fact.expected))
         if stamp is None:
             return False
         want = date.fromisoformat(stamp[0])
-        return any(abs((date.fromisoformat(d) - want).days) <= fact.tolerance
-                   for d in extract(text).dates)
-    return _label_in(fact, normalise_text(text))
+        year = want.year
+        return any(abs((date.fromisoformat(w.day) - want).days) <= fact.tolerance
+                   for w in read(text, year=year).whens)
+    if fact.kind in ("asset_id", "id"):
+        spec = FactSpec(key=fact.id, kind="id")
+        vocab: dict[str, list[str]] = {}
+    elif fact.kind == "number":
+        spec = FactSpec(key=fact.id, kind="quantity")
+        vocab = {}
+    elif fact.kind == "fault_code":
+        from eval.grade import FAULT_NAMES
+
+        spec = FactSpec(key=fact.id, kind="label")
+        vocab = {code: [name] for code, name in FAULT_NAMES.items()}
+    else:
+        spec = FactSpec(key=fact.id, kind="label",
+                        labels={str(fact.expected): list(fact.synonyms)})
+        vocab = {}
+    ctx = Context(read(text), read(""), AnswerContract(family="rubric", facts=[spec]),
+                  {fact.id: fact.tolerance}, {}, bind=False)
+    parts = match_fact(ctx, spec, fact.expected, vocab)
+    return bool(parts) and all(p.ok for p in parts)
 
 
 def claim_made(claim: ForbiddenClaim, text: str) -> str | None:

@@ -28,7 +28,15 @@ from functools import cache
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    ValidationError,
+    model_serializer,
+    model_validator,
+)
 
 from generator.errors import UserError
 
@@ -111,6 +119,13 @@ class FactSpec(_Strict):
         description="Records: each record field; the first identifies a record in the text",
     )
 
+    @model_serializer(mode="wrap")
+    def _compact(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """Only what differs from the defaults: records carry their contract compactly."""
+        data: dict[str, Any] = handler(self)
+        return {k: v for k, v in data.items()
+                if k in ("key", "kind") or v != _default(k)}
+
     @model_validator(mode="after")
     def _shape(self) -> FactSpec:
         if self.kind == "mapping" and self.value is None:
@@ -132,6 +147,11 @@ class FactSpec(_Strict):
         if not self.asked_when:
             return True
         return any(re.search(p, text, re.IGNORECASE) for p in self.asked_when)
+
+
+def _default(name: str) -> Any:
+    info = FactSpec.model_fields[name]
+    return info.get_default(call_default_factory=True)
 
 
 class AnswerContract(_Strict):
@@ -224,6 +244,26 @@ def contract_for(family: str | None) -> AnswerContract | None:
     if not family:
         return None
     return all_contracts().get(family)
+
+
+def record_contract(family: str | None, text: str) -> AnswerContract | None:
+    """The contract a new record of ``family`` with this text carries (None: none declared).
+
+    Resolved contracts are kept per family and set of asked keys, so records share them.
+    """
+    contract = contract_for(family)
+    if contract is None:
+        return None
+    asked = tuple(f.asked_for(text) for f in contract.facts)
+    return _resolved(contract.family, asked)
+
+
+@cache
+def _resolved(family: str, asked: tuple[bool, ...]) -> AnswerContract:
+    contract = all_contracts()[family]
+    facts = [f.model_copy(update={"asked": a, "asked_when": []})
+             for f, a in zip(contract.facts, asked, strict=True)]
+    return contract.model_copy(update={"facts": facts})
 
 
 def contract_of_record(record: Mapping[str, Any]) -> AnswerContract | None:

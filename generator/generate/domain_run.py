@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from generator.concurrency import fan_out
+from generator.contract import record_contract
 from generator.generate.families import params_key
 from generator.generate.model import (
     GENERATOR_VERSION,
@@ -153,6 +154,7 @@ def make_record(
         family=seed.family if seed else None,
         grounding=seed.grounding if seed else {},
         rubric=seed.rubric if seed else None,
+        answer_contract=record_contract(seed.family if seed else None, draft.text),
         provenance=ScenarioProvenance(
             generator_version=GENERATOR_VERSION,
             run_id=job.folder.run_id,

@@ -12,6 +12,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from generator.contract import AnswerContract
+
 Difficulty = Literal["easy", "medium", "hard"]
 Role = Literal["operator", "manager"]
 HardFeature = Literal["multi_output", "constraint", "conditional"]
@@ -286,6 +288,12 @@ class ScenarioRecord(_Strict):
         default=None,
         description="Open scenarios generated from a seed: required facts (backed by "
         "reference_answer, which then holds the computed facts) and forbidden claims",
+    )
+    answer_contract: AnswerContract | None = Field(
+        default=None,
+        description="How an answer is graded: each reference key's kind, unit, phrasings "
+        "and whether this text asks for it (generator/contract.py); None for records whose "
+        "family declares none (negatives, clarifications, open scenarios without a seed)",
     )
     provenance: ScenarioProvenance = Field(description="How it was made")
 
