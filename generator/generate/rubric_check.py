@@ -145,12 +145,16 @@ def _noun_pattern(nouns: tuple[str, ...]) -> str:
 @lru_cache(maxsize=4096)
 def _count_pattern(key: str) -> re.Pattern[str] | None:
     """A count of a count key's noun: "4 alerts", "two corrective work orders", "zero
-    sites" (at most two words between the number and the noun); None without a noun."""
+    sites", "2 of 6 failure modes" (at most two words between the number and the noun);
+    None without a noun."""
     nouns = _noun_pattern(_key_nouns(key))
     if not nouns:
         return None
+    # "2 of 7 failure modes" counts 2 of them: the total after "of" is read with the count.
+    total = r"(?:\s+(?:out\s+)?of\s+(?:the\s+)?(?:\d+|" + "|".join(_NUMBER_WORDS) + r"))?"
     return re.compile(
-        r"(?<![\w.\-/:])" + _COUNT + r"\s+(?:[A-Za-z][\w-]*\s+){0,2}?(?:" + nouns + r")\b",
+        r"(?<![\w.\-/:])" + _COUNT + total + r"\s+(?:[A-Za-z][\w-]*\s+){0,2}?(?:" + nouns
+        + r")\b",
         re.IGNORECASE,
     )
 

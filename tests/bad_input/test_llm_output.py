@@ -71,6 +71,7 @@ ANSWER: dict[str, Any] = {
          "'2 units' but the computed asset_ids is 3"),
         ("It lists five alerts.", "'five alerts' but the computed alerts is 4"),
         ("Say there are no alerts.", "'no alerts' but the computed alerts is 4"),
+        ("It reveals 2 of 7 units.", "'2 of 7 units' but the computed asset_ids is 3"),
     ],
 )
 def test_count_contradictions(rubric: str, problem: str) -> None:
@@ -84,6 +85,7 @@ def test_count_contradictions(rubric: str, problem: str) -> None:
         "It says three transformers.",
         "If no alerts exist, say that no work is needed.",  # a condition, not a count
         "Report the alerts within 2 days of 2026-06-01.",  # numbers of other nouns
+        "It reveals 3 of 7 units, and 4 out of 9 alerts.",  # the total of "N of M"
     ],
 )
 def test_counts_that_agree_or_are_not_counts(rubric: str) -> None:
