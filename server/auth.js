@@ -11,12 +11,14 @@
 // - Admins (role `_admin`) may do anything else. Other users are read-only: GET/HEAD and
 //   the read-only POST endpoints (`_find`, `_all_docs`, `_bulk_get`, `_explain`), never on a
 //   hidden database (a name matching one of `hidden_db_patterns`, e.g. the truth database),
-//   never on system databases; `_all_dbs` leaves hidden databases out.
+//   never on system databases; `_all_dbs` leaves hidden databases out. The name checked is
+//   the one the storage layer opens (dbname.js); any other spelling is refused first.
 'use strict';
 
 const crypto = require('crypto');
 const fs = require('fs');
 const express = require('express');
+const { RequestError, requestTarget } = require('./dbname');
 
 const COOKIE = 'AuthSession';
 const READ_POSTS = new Set(['_find', '_all_docs', '_bulk_get', '_explain']);
@@ -24,7 +26,7 @@ const READ_POSTS = new Set(['_find', '_all_docs', '_bulk_get', '_explain']);
 function loadAuth(file) {
   const raw = JSON.parse(fs.readFileSync(file, 'utf8'));
   if (!raw || !Array.isArray(raw.users) || typeof raw.secret !== 'string' || typeof raw.instance_id !== 'string') {
-    throw new Error(`auth file ${file} lacks users, secret or instance_id`);
+    throw new Error('the auth file lacks users, secret or instance_id');
   }
   return {
     secret: raw.secret,
@@ -177,7 +179,15 @@ function makeAuth(auth) {
     const who = identify(req);
     if (who.bad) { unauthorized(res, 'Name or password is incorrect.'); return; }
     if (!who.user) { unauthorized(res); return; }
-    const segments = path.split('/').filter(Boolean).map((s) => decodeURIComponent(s));
+    let target;
+    try {
+      target = requestTarget(path);
+    } catch (err) {
+      if (!(err instanceof RequestError)) throw err;
+      send(res, err.status, err.body);
+      return;
+    }
+    const { segments, db } = target;
     if (segments.includes('_config')) {
       forbidden(res, 'the configuration of the bundled store is read-only over HTTP; edit the server\'s files and restart it');
       return;
@@ -187,8 +197,7 @@ function makeAuth(auth) {
     delete req.headers.authorization;
     delete req.headers.cookie;
     if (isAdmin(who.user)) { next(); return; }
-    const first = segments[0] || '';
-    if (first === '_all_dbs' && (req.method === 'GET' || req.method === 'HEAD')) {
+    if (segments[0] === '_all_dbs' && (req.method === 'GET' || req.method === 'HEAD')) {
       const originalSend = res.send.bind(res);
       res.send = (body) => {
         try {
@@ -200,11 +209,11 @@ function makeAuth(auth) {
       next();
       return;
     }
-    if (!first || first.startsWith('_')) {
+    if (db === null) {
       forbidden(res, `user ${who.user.name} may only read fleet databases`);
       return;
     }
-    if (hiddenDb(first)) {
+    if (hiddenDb(db)) {
       forbidden(res, 'You are not allowed to access this db.');
       return;
     }

@@ -22,9 +22,11 @@
 //   the only guard.
 //
 // The middleware is mounted AFTER auth.session and auth.guard: a request that is not
-// authenticated or not authorised never reaches it. Only successful (200) replies are
-// kept, at most `maxBytes` of them, least recently used first out; concurrent misses for
-// the same key share one computation.
+// authenticated or not authorised never reaches it. Entries are keyed by the database name
+// the guard checked (dbname.js's requestTarget of the same path); a spelling the storage
+// layer would read as another database is refused before it gets here. Only successful
+// (200) replies are kept, at most `maxBytes` of them, least recently used first out;
+// concurrent misses for the same key share one computation.
 //
 // For `_all_docs` only the query parameters in CACHED_PARAMS are cached (each at most
 // once, values JSON-decoded exactly as express-pouchdb decodes them); for `_find` only a
@@ -36,10 +38,10 @@
 'use strict';
 
 const { getOrCreateDB } = require('express-pouchdb/lib/create-or-delete-dbs');
+const { DB_NAME, requestTarget } = require('./dbname');
 
 const CACHED_PARAMS = new Set(['limit', 'include_docs', 'startkey', 'endkey', 'skip', 'descending', 'inclusive_end']);
 const READ_POSTS = new Set(['_find', '_all_docs', '_bulk_get', '_explain']);
-const DB_NAME = /^[a-z][a-z0-9_$()+-]*$/;
 const SERVER = '*'; // invalidation target of server-level requests: every database
 const HEADER = 'X-Scenariogen-Read-Cache';
 
@@ -65,9 +67,11 @@ function findKey(db, bodyText) {
   return `${db}\0_find\0${bodyText}`;
 }
 
-function segmentsOf(path) {
+// The request's segments and database (null for a server-level path), or null for a
+// path the guard refuses.
+function targetOf(req) {
   try {
-    return path.split('/').filter(Boolean).map((s) => decodeURIComponent(s));
+    return requestTarget(req.path);
   } catch (err) {
     return null;
   }
@@ -77,13 +81,10 @@ function segmentsOf(path) {
 // one we cannot parse), or null for a read.
 function writeTarget(req) {
   if (req.method === 'GET' || req.method === 'HEAD') return null;
-  const segments = segmentsOf(req.path);
-  if (!segments) return SERVER;
-  if (req.method === 'POST' && segments.length === 2 && READ_POSTS.has(segments[1]) && DB_NAME.test(segments[0])) {
-    return null;
-  }
-  const first = segments[0] || '';
-  return DB_NAME.test(first) ? first : SERVER;
+  const target = targetOf(req);
+  if (!target || target.db === null) return SERVER;
+  if (req.method === 'POST' && target.segments.length === 2 && READ_POSTS.has(target.segments[1])) return null;
+  return target.db;
 }
 
 function makeReadCache(PouchDB, options = {}) {
@@ -192,20 +193,20 @@ function makeReadCache(PouchDB, options = {}) {
       next();
       return;
     }
-    const segments = segmentsOf(req.path);
-    if (req.method === 'POST' && segments && segments.length === 2 && segments[1] === '_find'
-      && DB_NAME.test(segments[0]) && req._body === true && req.body && typeof req.body === 'object'
-      && !Array.isArray(req.body)) {
-      reply(segments[0], null, JSON.stringify(req.body)).then((out) => send(req, res, next, out), () => next());
+    const read = targetOf(req);
+    const db = read && read.segments.length === 2 ? read.db : null;
+    const action = db === null ? null : read.segments[1];
+    if (req.method === 'POST' && action === '_find' && req._body === true && req.body
+      && typeof req.body === 'object' && !Array.isArray(req.body)) {
+      reply(db, null, JSON.stringify(req.body)).then((out) => send(req, res, next, out), () => next());
       return;
     }
     const q = req.originalUrl.indexOf('?');
-    const opts = segments && segments.length === 2 && segments[1] === '_all_docs' && DB_NAME.test(segments[0])
-      && !req.headers['transfer-encoding'] && !(Number(req.headers['content-length']) > 0)
+    const opts = action === '_all_docs' && !req.headers['transfer-encoding'] && !(Number(req.headers['content-length']) > 0)
       ? parseQuery(q < 0 ? '' : req.originalUrl.slice(q + 1)) : null;
     if (!opts) { next(); return; }
     // On a failure here express-pouchdb answers (and reports) the request itself.
-    reply(segments[0], opts).then((out) => send(req, res, next, out), () => next());
+    reply(db, opts).then((out) => send(req, res, next, out), () => next());
   }
 
   function send(req, res, next, out) {

@@ -109,7 +109,9 @@ app.use('/', require('express-pouchdb')(LocalPouch, {
   configPath: path.join(opts.dataDir, 'config.json'),
   logPath: path.join(opts.dataDir, 'log.txt'),
   mode: 'fullCouchDB',
-  overrideMode: { exclude: ['routes/fauxton'] },
+  // Off: the parts that rewrite the URL after the guard has checked its database name
+  // (dbname.js); _rewrite even takes the database from anywhere in the URL.
+  overrideMode: { exclude: ['routes/fauxton', 'routes/vhosts', 'routes/rewrite', 'routes/cluster-rewrite'] },
 }));
 
 const server = app.listen(opts.port, opts.host, () => {
