@@ -17,6 +17,9 @@
 // replies need an Accept header; _bulk_docs results may come back out of
 // request order), but the Python client never relies on either fix, so it
 // runs unchanged against Apache CouchDB.
+//
+// Errors are answered as JSON and logged as one line, without stack or absolute path
+// (errors.js).
 'use strict';
 
 const fs = require('fs');
@@ -24,6 +27,9 @@ const path = require('path');
 const express = require('express');
 const { loadAuth, makeAuth } = require('./auth');
 const { makeReadCache } = require('./readcache');
+const errors = require('./errors');
+
+errors.quietConsole();
 const PouchDB = require('pouchdb-core')
   .plugin(require('pouchdb-adapter-leveldb'))
   .plugin(require('pouchdb-adapter-http'))
@@ -63,7 +69,7 @@ let auth;
 try {
   auth = makeAuth(loadAuth(opts.authFile));
 } catch (err) {
-  console.error(`cannot read the auth file ${opts.authFile}: ${err.message}`);
+  console.error(`cannot read the auth file given with --auth-file: ${errors.describe(err)}`);
   process.exit(2);
 }
 fs.mkdirSync(opts.dataDir, { recursive: true });
@@ -78,6 +84,7 @@ app.use((req, _res, next) => {
   req.headers.accept = 'application/json';
   next();
 });
+app.use(errors.scrubErrorReplies);
 app.use(auth.session);
 app.use(auth.guard);
 app.use((req, res, next) => {
@@ -113,22 +120,23 @@ app.use('/', require('express-pouchdb')(LocalPouch, {
   // (dbname.js); _rewrite even takes the database from anywhere in the URL.
   overrideMode: { exclude: ['routes/fauxton', 'routes/vhosts', 'routes/rewrite', 'routes/cluster-rewrite'] },
 }));
+app.use(errors.errorHandler);
 
 const server = app.listen(opts.port, opts.host, () => {
-  console.log(`scenariogen-couch listening on http://${opts.host}:${opts.port} data=${opts.dataDir} pid=${process.pid}`);
+  console.log(`scenariogen-couch listening on http://${opts.host}:${opts.port} pid=${process.pid}`);
   if (opts.warmPage > 0) {
     const started = Date.now();
     readCache.warm(opts.warmPage).then(() => {
       const { entries, bytes } = readCache.size();
       console.log(`read cache warmed: ${entries} replies, ${(bytes / 1e6).toFixed(1)} MB in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-    }, (err) => console.error(`read cache warming stopped: ${err.message}`));
+    }, (err) => console.error(`read cache warming stopped: ${errors.describe(err)}`));
   }
 });
 server.on('error', (err) => {
   if (err.code === 'EADDRINUSE') {
     console.error(`port ${opts.port} on ${opts.host} is already in use`);
   } else {
-    console.error(`server error: ${err.message}`);
+    console.error(`server error: ${errors.describe(err)}`);
   }
   process.exit(3);
 });

@@ -274,7 +274,10 @@ def up(
     url = f"http://{HOST}:{port}"
     instance_id = secrets.token_hex(16)
     auth_file = write_auth_file(ensure_credentials(), instance_id, session_timeout_s)
-    with log_path.open("ab") as log:
+    # Owner only, like the credentials: the log tells what the server did with whose requests.
+    fd = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    os.fchmod(fd, 0o600)  # a log an earlier version left readable by all
+    with os.fdopen(fd, "ab") as log:
         proc = subprocess.Popen(
             [
                 node, str(SERVER_JS), "--port", str(port), "--host", HOST,
