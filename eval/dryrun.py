@@ -47,7 +47,7 @@ from generator.errors import UserError
 if TYPE_CHECKING:
     from generator.config import StoreSettings
 
-AGENT_FORMS = ["reference", "llm:smollm2", "llm:openai:MODEL", "llm:ollama:MODEL",
+AGENT_FORMS = ["reference", "text", "llm:smollm2", "llm:openai:MODEL", "llm:ollama:MODEL",
                "llm:fake:PATH"]
 
 
@@ -92,7 +92,8 @@ def make_agent(
     errlog: Path | None = None,
     settings: StoreSettings | None = None,
 ) -> Agent:
-    """The agent named by ``spec``: ``reference`` or ``llm:SPEC``.
+    """The agent named by ``spec``: ``reference`` (replays the recorded calls), ``text``
+    (acts on what the text determines, :mod:`eval.dryrun_text`) or ``llm:SPEC``.
 
     Raises:
         UserError: Unknown form, or an invalid LLM spec.
@@ -101,6 +102,10 @@ def make_agent(
         from eval.dryrun_reference import ReferenceAgent
 
         return ReferenceAgent(scenarios_path, settings)
+    if spec == "text":
+        from eval.dryrun_text import TextAgent
+
+        return TextAgent(scenarios_path, settings)
     if spec.startswith("llm:") and spec[4:].strip():
         from eval.dryrun_llm import LLMAgent
 

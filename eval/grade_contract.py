@@ -609,6 +609,28 @@ def _match_text(ctx: Context, fact: FactSpec, value: str) -> Part:
 # -- the whole answer ---------------------------------------------------------------------
 
 
+def _same_value(fact: FactSpec, value: Any, given: Any, abs_tol: dict[str, float],
+                rel_tol: dict[str, float]) -> Part | None:
+    """A JSON value of the reference's own type compared directly (None: read it as text).
+
+    A boolean against a boolean, a number against a number (within the key's tolerance),
+    a string equal to the reference string; anything else is read as text.
+    """
+    if isinstance(value, bool) and isinstance(given, bool):
+        return Part(fact.key, given == value, value, given, "JSON boolean")
+    numbers = all(isinstance(v, int | float) and not isinstance(v, bool) for v in (value, given))
+    if numbers and (fact.kind != "count" or isinstance(given, int)):
+        ok = math.isfinite(float(given)) and (float(given) == float(value) or within(
+            float(value), float(given), abs_tol.get(fact.key, 0.0), rel_tol.get(fact.key, 0.0)))
+        return Part(fact.key, ok, value, given, "JSON number") if ok else None
+    if isinstance(value, str) and isinstance(given, str) and given.strip().lower().replace(
+            " ", "_") == value.strip().lower().replace(" ", "_"):
+        return Part(fact.key, True, value, given, "the reference's own string")
+    return None
+
+
+
+
 def year_of(scenario: Mapping[str, Any]) -> int | None:
     """The year a day written without one takes: the first year in the text or reference."""
     for source in (scenario.get("text"), str(scenario.get("reference_answer"))):
@@ -648,6 +670,11 @@ def grade_facts(scenario: Mapping[str, Any], contract: AnswerContract, answer_te
         ctx = whole
         if structured is not None and fact.key.lower() in lowered:
             given = structured[lowered[fact.key.lower()]]
+            direct = _same_value(fact, value, given, abs_tol, rel_tol)
+            if direct is not None:
+                score += direct.ok / len(asked)
+                parts.append(direct)
+                continue
             from eval.grade import safe_text
 
             ctx = Context(read(given if isinstance(given, str) else safe_text(given),

@@ -91,6 +91,11 @@ def _rating(criteria: list[_Criterion]) -> DimensionVerdict:
     return DimensionVerdict(rating=rating, reason=reason[:400])
 
 
+def _floor(name: str, problems: list[str]) -> DimensionVerdict:
+    """The lowest rating, for a criterion that invalidates the whole dimension."""
+    return DimensionVerdict(rating=1, reason=f"{name}: {'; '.join(problems)}"[:400])
+
+
 class RuleJudge:
     """Deterministic judge over the live tool registry and the domain policies."""
 
@@ -196,6 +201,13 @@ class RuleJudge:
         )
         answerability = [ref, tools_exist if not negative else _Criterion("tools", None),
                          named_entities]
+        # A text that does not determine the parameters its reference used (another
+        # scenario's text, a window it never states) asks a question its reference and
+        # its tool calls do not answer: both dimensions are then at the floor.
+        from eval.audit.text_params import undetermined
+
+        open_ended = negative or rec.get("deterministic") is False
+        loose = [] if open_ended else undetermined(rec)
 
         if dom == "multiagent":
             fit = _Criterion("domain_fit", len(tool_doms) >= 2 if existing else None,
@@ -280,8 +292,10 @@ class RuleJudge:
                        "placeholder, empty text or no sentence end"),
         ]
         dims = {
-            "answerability": _rating(answerability),
-            "tool_usability": _rating(usability),
+            "answerability": _floor("text_determines", loose) if loose else _rating(
+                answerability),
+            "tool_usability": _floor("text_determines", loose) if loose else _rating(
+                usability),
             "difficulty": _rating(difficulty_c),
             "characteristic_form": _rating(form_c),
             "clarity": _rating(clarity),

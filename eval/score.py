@@ -42,7 +42,7 @@ from generator.errors import UserError
 from generator.generate.language_stats import language_stats
 from generator.generate.policy import DomainPolicy, load_policies
 
-DRY_RUN_FORMS = ["reference", "llm:SPEC", "off"]
+DRY_RUN_FORMS = ["text", "reference", "llm:SPEC", "off"]
 
 
 def load_set(path: Path) -> list[dict[str, Any]]:
@@ -55,9 +55,14 @@ def load_set(path: Path) -> list[dict[str, Any]]:
 def manifest_beside(path: Path) -> dict[str, Any] | None:
     """The run manifest next to a scenario file, if there is a readable one."""
     candidate = path if path.name == "manifest.json" else path.parent / "manifest.json"
+    from generator.userfile import read_text
+
     try:
-        data = safeparse.loads(candidate.read_text(), safeparse.FILE)
-    except (OSError, ValueError):
+        data = safeparse.loads(
+            read_text(candidate, "run manifest", max_bytes=safeparse.FILE.max_bytes),
+            safeparse.FILE,
+        )
+    except (UserError, ValueError):
         return None
     return data if isinstance(data, dict) else None
 
@@ -159,6 +164,7 @@ def score_records(
     policies: dict[str, DomainPolicy] | None = None,
     usd_per_1k_tokens: float | None = None,
     threshold: float = 0.9,
+    check_failures: dict[str, list[str]] | None = None,
 ) -> SetScore:
     """Score a set with the given judges and (optional) dry-run report.
 
@@ -169,7 +175,8 @@ def score_records(
         raise UserError(f"{path} holds no scenario records", fix="score a non-empty file")
     policies = policies if policies is not None else load_policies()
     t = time.perf_counter()
-    static = score_static(records, policies, threshold=threshold)
+    static = score_static(records, policies, threshold=threshold,
+                          check_failures=check_failures)
     static_s = time.perf_counter() - t
 
     verdicts, judge_seconds = asyncio.run(_run_judges(judges, records))
@@ -180,6 +187,9 @@ def score_records(
     problems = [list(p) for p in static.problems]
     if dry_run is not None:
         dry, dry_pts, dry_problems = score_dry_run(records, dry_run)
+        if dry_run_note and dry.ran:
+            dry = dry.model_copy(update={"note": "; ".join(
+                n for n in (dry.note, dry_run_note) if n)})
         for i, extra in enumerate(dry_problems):
             problems[i] += extra
     else:
@@ -272,9 +282,10 @@ def _dry_run_for(records: list[dict[str, Any]], mode: str, file: Path | None,
         return load_dry_run(file), ""
     if mode == "off":
         return None, "--dry-run off"
-    if mode != "reference" and not mode.startswith("llm:"):
+    if mode not in ("reference", "text") and not mode.startswith("llm:"):
         raise UserError("unknown --dry-run value", value=mode, options=DRY_RUN_FORMS,
-                        fix="pass --dry-run reference, llm:SPEC or off (or --dry-run-file F)")
+                        fix="pass --dry-run text, reference, llm:SPEC or off (or "
+                        "--dry-run-file F)")
     if not any(isinstance(r.get("reference_answer"), dict) for r in records):
         return None, ("the set has no reference answers (an upstream-style file): a dry run "
                       "could not be graded, so the judge carries the weight")
@@ -293,11 +304,26 @@ def _dry_run_for(records: list[dict[str, Any]], mode: str, file: Path | None,
         kwargs["out"] = out / "dryrun"
     if "scenarios_path" in params:
         kwargs["scenarios_path"] = scenarios_path
-    result = dryrun.run_dry(records, mode, **kwargs)
-    report = asyncio.run(result) if inspect.iscoroutine(result) else result
-    if not isinstance(report, DryRunReport):
-        report = DryRunReport.model_validate(report)
-    return report, ""
+
+    def run(agent: str, folder: str) -> DryRunReport:
+        extra = {**kwargs, "out": out / folder} if "out" in kwargs and out else kwargs
+        result = dryrun.run_dry(records, agent, **extra)
+        report = asyncio.run(result) if inspect.iscoroutine(result) else result
+        return report if isinstance(report, DryRunReport) else DryRunReport.model_validate(
+            report)
+
+    if mode != "reference":
+        return run(mode, "dryrun"), ""
+    # The replay of the recorded calls never reads the text: it checks that the stored
+    # references still follow from the data, and earns no points. The points come from the
+    # agent that reads the text.
+    replay = run("reference", "dryrun-replay")
+    graded = [r for r in replay.results if r.grade.gradable]
+    held = sum(1 for r in graded if r.grade.score >= 1.0)
+    note = (f"points from the text agent (it reads only the request); the replay of the "
+            f"recorded tool calls reproduced {held} of {len(graded)} references (a "
+            f"consistency check, no points)")
+    return run("text", "dryrun"), note
 
 
 def score_path(
@@ -349,9 +375,14 @@ def score_path(
     else:
         refuse_self_judge([j.label for j in judges], model, allow=allow_self_judge)
     report, note = _dry_run_for(records, dry_run, dry_run_file, out, path)
+    from eval.score_static import check_findings
+    from generator.generate.validate import seeds_beside
+
+    policies = load_policies()
+    findings = check_findings(records, policies, seeds_beside(path))
     return score_records(records, path=str(path), judges=judges, dry_run=report,
-                         dry_run_note=note, manifest=manifest,
-                         usd_per_1k_tokens=usd_per_1k_tokens)
+                         dry_run_note=note, manifest=manifest, policies=policies,
+                         usd_per_1k_tokens=usd_per_1k_tokens, check_failures=findings)
 
 
 def dryrun_available() -> bool:

@@ -16,12 +16,13 @@ from generator.generate.language_stats import LanguageStats
 
 # The paper's weights. Static 20, judge 30, dry run 50.
 STATIC_WEIGHTS: dict[str, float] = {
-    "schema": 6.0,
-    "type_diversity": 4.0,
-    "category_alignment": 4.0,
+    "checks": 6.0,
+    "schema": 4.0,
+    "type_diversity": 3.0,
+    "category_alignment": 3.0,
     "text_length": 2.0,
-    "unique_id": 2.0,
-    "unique_text": 2.0,
+    "unique_id": 1.0,
+    "unique_text": 1.0,
 }
 JUDGE_WEIGHTS: dict[str, float] = {
     "answerability": 10.0,

@@ -1,25 +1,31 @@
-"""The static 20 points: schema 6, type diversity 4, category 4, text length 2, ids 2, texts 2.
+"""The static 20 points: checks 6, schema 4, type diversity 3, category 3, text length 2,
+ids 1, texts 1.
 
 Every component but type diversity is a per-record pass/fail; the set's points are the
 weight times the share of records that pass. How each is decided:
 
-- **schema (6)**: a record carrying any of our extra fields (``uuid``, ``tool_sequence``,
+- **checks (6)**: the record fails none of the deterministic checks ``validate`` runs
+  (:mod:`generator.generate.checks`: the text states the seed's values, no tool name or
+  answer in the text, a rubric that agrees with the reference, ...; near-duplicates and ids
+  are their own components). A rotated set, whose texts ask other scenarios' questions,
+  loses these points. Without check results (none given) every record passes.
+- **schema (4)**: a record carrying any of our extra fields (``uuid``, ``tool_sequence``,
   ...) is validated against ``schemas/scenario.schema.json``; any other record against
   ``schemas/assetopsbench_scenario.schema.json`` (the six AssetOpsBench fields, extra
   fields allowed). Both are the committed files, read with ``jsonschema``.
-- **type diversity (4)**, set level: 2 points for coverage (distinct domains present ÷
+- **type diversity (3)**, set level: 2 points for coverage (distinct domains present ÷
   the five AssetOpsBench focus groups iot, fmsr, tsfm, wo, multiagent, at most 1) and
   2 for evenness (Shannon entropy of the domain shares ÷ ln 5, at most 1). A record
   without a type counts toward neither (we never guess a domain the record does not
   state). Every record receives the set's diversity points.
-- **category alignment (4)**: a category fits when our policy lists it for the domain
+- **category alignment (3)**: a category fits when our policy lists it for the domain
   (``policies/<domain>.yaml``, the files the generator reads) OR the file itself uses it
   for at least two records of that domain: a vocabulary the file uses consistently is
   never rejected, a one-off spelling is. A record without a category does not fit.
 - **text length (2)**: the text's stripped length lies within the policy bounds of its
   domain; a record of unknown domain gets the widest bounds of any policy.
-- **unique id (2)**: the id is present and no earlier record has it.
-- **unique text (2)**: no earlier record has the same or a near-identical text
+- **unique id (1)**: the id is present and no earlier record has it.
+- **unique text (1)**: no earlier record has the same or a near-identical text
   (rapidfuzz ratio ≥ the threshold, 0.9 by default: the generator's dedup measure).
   The first of a pair passes, the second is marked.
 """
@@ -107,6 +113,7 @@ def score_static(
     policies: dict[str, DomainPolicy],
     *,
     threshold: float = 0.9,
+    check_failures: dict[str, list[str]] | None = None,
 ) -> StaticResult:
     """Score the static part of a set (see the module docstring for every rule).
 
@@ -114,6 +121,8 @@ def score_static(
         records: The set, in file order.
         policies: Domain policies (``load_policies()``).
         threshold: Near-duplicate similarity.
+        check_failures: Record id → the deterministic checks' findings on it (``check:
+            problem`` lines, from :func:`check_findings`); None: every record passes.
     """
     n = len(records)
     domains = [domain_of(r) for r in records]
@@ -132,6 +141,9 @@ def score_static(
     seen_ids: dict[str, int] = {}
     dedup = DedupIndex(threshold)
     for i, (rec, dom) in enumerate(zip(records, domains, strict=True)):
+        found = (check_failures or {}).get(str(rec.get("id", f"#{i}")), [])
+        passed["checks"].append(not found)
+        problems[i] += [f"checks: {p}" for p in found[:3]]
         issues = schema_problems(rec)
         passed["schema"].append(not issues)
         problems[i] += [f"schema: {p}" for p in issues]
@@ -205,3 +217,25 @@ def score_static(
     total = round(sum(c.points or 0.0 for c in components), 3)
     part = Part(name="static", max_points=20.0, ran=True, points=total, components=components)
     return StaticResult(part=part, per_record=per_record, problems=problems)
+
+
+# Checks with their own components (ids, near-duplicate texts) are not counted twice.
+_OWN_COMPONENTS = frozenset({"unique_id", "near_duplicate"})
+
+
+def check_findings(records: list[dict[str, Any]], policies: dict[str, DomainPolicy],
+                   seeds: dict[str, Any] | None = None) -> dict[str, list[str]]:
+    """Record id → ``check: problem`` lines of the deterministic checks ``validate`` runs
+    (no store: the checks that read only the record, its seed and the policies)."""
+    import asyncio
+
+    from generator.generate.checks import CheckContext
+    from generator.generate.validate import validate_records
+
+    ctx = CheckContext.with_registered_tools(policies, dedup=None)
+    report = asyncio.run(validate_records(records, ctx, seeds=seeds or {}))
+    out: dict[str, list[str]] = {}
+    for f in report.failures:
+        if f.check not in _OWN_COMPONENTS:
+            out.setdefault(f.id, []).append(f"{f.check}: {f.problem}")
+    return out

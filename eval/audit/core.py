@@ -43,6 +43,7 @@ class Case:
     answer: dict[str, Any]
     tolerance: dict[str, float]
     rel_tolerance: dict[str, float]
+    record: dict[str, Any] | None = None
 
     def p(self, key: str, default: Any = None) -> Any:
         """A parameter, read defensively (families change while the audit stays)."""

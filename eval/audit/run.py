@@ -27,9 +27,11 @@ from eval.audit.core import (
     differences,
 )
 from eval.audit.raw import RawStore
+from eval.audit.text_params import undetermined
 from generator import safeparse
 from generator.classmodule import class_module
 from generator.errors import UserError
+from generator.userfile import read_text
 
 Verdict = Literal["match", "reading_dependent", "mismatch", "unsupported", "error"]
 VERDICTS: tuple[str, ...] = ("match", "reading_dependent", "mismatch", "unsupported", "error")
@@ -80,6 +82,11 @@ class ScenarioAudit(_Strict):
     truth_check: TruthCheckResult | None = Field(
         description="Cross-check against a method and the truth, for classification references")
     note: str = Field(default="", description="Why unsupported / mismatch without readings")
+    text_undetermined: list[str] = Field(
+        default_factory=list,
+        description="Parameters of the reference the text alone does not determine (asset, "
+        "site, sensor, window days), or a text that names none of the facts it answers",
+    )
 
 
 class AuditReport(_Strict):
@@ -95,6 +102,8 @@ class AuditReport(_Strict):
         description="Classification references cross-checked against a method and the truth")
     truth_both_contradict: int = Field(
         description="Cross-checked references both the method and the truth contradict")
+    text_undetermined: int = Field(
+        default=0, description="Scenarios whose text does not determine their parameters")
     unsupported: dict[str, str] = Field(description="Family → why it has no re-derivation")
     deciding_readings: dict[str, dict[str, int]] = Field(
         description="family → single alternative reading (one choice changed from the primary) "
@@ -104,12 +113,13 @@ class AuditReport(_Strict):
 
     @property
     def exit_code(self) -> int:
-        """1 when any mismatch, reading_dependent, error or stray false premise; else 0."""
+        """1 when any mismatch, reading_dependent, error, stray false premise or text that
+        does not determine its task; else 0."""
         bad = any(
             n and v in ("mismatch", "reading_dependent", "error")
             for per in self.counts.values() for v, n in per.items()
         )
-        return 1 if bad or self.premise_false_outside_family else 0
+        return 1 if bad or self.premise_false_outside_family or self.text_undetermined else 0
 
 
 def _manifest_class(run_dir: Path) -> str | None:
@@ -117,7 +127,8 @@ def _manifest_class(run_dir: Path) -> str | None:
     if not path.exists():
         return None
     try:
-        manifest = safeparse.loads(path.read_text(), safeparse.FILE)
+        manifest = safeparse.loads(
+            read_text(path, "run manifest", max_bytes=safeparse.FILE.max_bytes), safeparse.FILE)
     except ValueError:
         raise UserError(f"{path} is not JSON",
                         fix="restore the file or audit another run") from None
@@ -140,7 +151,8 @@ def load_cases(run_dir: Path) -> tuple[str, list[Case]]:
     cases: list[Case] = []
     manifest_class = _manifest_class(run_dir)
     named: set[str] = set()
-    for i, raw in enumerate(path.read_text().splitlines()):
+    text = read_text(path, "accepted lines", max_bytes=safeparse.FILE.max_bytes)
+    for i, raw in enumerate(text.splitlines()):
         if not raw.strip():
             continue
         try:
@@ -162,6 +174,7 @@ def load_cases(run_dir: Path) -> tuple[str, list[Case]]:
             answer=dict(record.get("reference_answer") or seed.get("answer") or {}),
             tolerance=dict(record.get("tolerance") or seed.get("tolerance") or {}),
             rel_tolerance=dict(record.get("rel_tolerance") or seed.get("rel_tolerance") or {}),
+            record=record,
         ))
     if manifest_class is not None:
         named.add(manifest_class)
@@ -222,7 +235,14 @@ def _verdict(case: Case, derivation: Derivation) -> ScenarioAudit:
 
 
 def audit_case(ctx: AuditContext, case: Case) -> ScenarioAudit:
-    """Audit one scenario."""
+    """Audit one scenario: its re-derivation, and whether its text determines the task."""
+    result = _audit_derivation(ctx, case)
+    if case.record is not None:
+        result.text_undetermined = undetermined(case.record)
+    return result
+
+
+def _audit_derivation(ctx: AuditContext, case: Case) -> ScenarioAudit:
     def plain(verdict: Verdict, note: str) -> ScenarioAudit:
         return ScenarioAudit(id=case.id, family=case.family, verdict=verdict, readings_tried=0,
                              disagreeing=[], unverified_keys=sorted(case.answer),
@@ -262,6 +282,7 @@ def build_report(run: str, results: list[ScenarioAudit]) -> AuditReport:
         ),
         truth_checked=len(checks),
         truth_both_contradict=sum(1 for c in checks if c.both_contradict),
+        text_undetermined=sum(1 for r in results if r.text_undetermined),
         unsupported=dict(sorted(unsupported.items())),
         deciding_readings={f: dict(c.most_common()) for f, c in sorted(deciding.items())},
         scenarios=results,
@@ -314,7 +335,11 @@ def render(report: AuditReport, limit: int = 20) -> str:
     for fam_name, per in report.deciding_readings.items():
         lines.append(f"readings that change {fam_name} answers: " + ", ".join(
             f"{name} ({n})" for name, n in per.items()))
+    lines.append(f"texts that do not determine their task: {report.text_undetermined}")
     shown = 0
+    for r in [r for r in report.scenarios if r.text_undetermined][:limit]:
+        lines.append(f"{r.id} ({r.family}): the text does not determine it: "
+                     + "; ".join(r.text_undetermined))
     for r in report.scenarios:
         if r.verdict in ("match", "unsupported") and not r.premise_false:
             continue

@@ -32,25 +32,32 @@ def _set() -> list[dict[str, object]]:
 
 
 def test_static_points_by_hand() -> None:
-    result = score_static(_set(), load_policies())
+    # c fails a deterministic check; the others pass them.
+    result = score_static(_set(), load_policies(),
+                          check_failures={"c": ["no_tool_name_in_text: names get_events"]})
     comp = {c.name: c for c in result.part.components}
-    assert comp["schema"].points == pytest.approx(6 * 3 / 4)  # d lacks `type`
-    assert comp["category_alignment"].points == pytest.approx(4 * 3 / 4)  # d's typo fails
+    assert comp["checks"].points == pytest.approx(6 * 3 / 4)  # c
+    assert comp["schema"].points == pytest.approx(4 * 3 / 4)  # d lacks `type`
+    assert comp["category_alignment"].points == pytest.approx(3 * 3 / 4)  # d's typo fails
     assert comp["text_length"].points == pytest.approx(2 * 3 / 4)  # "Hello": 5 < 20
-    assert comp["unique_id"].points == pytest.approx(2 * 3 / 4)  # second "a"
-    assert comp["unique_text"].points == pytest.approx(2 * 3 / 4)  # b ~ a (ratio > 0.9)
+    assert comp["unique_id"].points == pytest.approx(1 * 3 / 4)  # second "a"
+    assert comp["unique_text"].points == pytest.approx(1 * 3 / 4)  # b ~ a (ratio > 0.9)
     # Domains: iot 1, wo 2, d unknown. Coverage 2/5 = 0.4.
     # Entropy -(1/3 ln 1/3 + 2/3 ln 2/3) = 0.63651; / ln 5 (1.60944) = 0.39548.
-    # Share 0.5*0.4 + 0.5*0.39548 = 0.39774; points 4 * 0.39774 = 1.59096.
+    # Share 0.5*0.4 + 0.5*0.39548 = 0.39774; points 3 * 0.39774 = 1.19322.
     entropy = -(1 / 3 * math.log(1 / 3) + 2 / 3 * math.log(2 / 3))
     assert entropy == pytest.approx(0.63651, abs=1e-5)
-    assert comp["type_diversity"].points == pytest.approx(1.591, abs=1e-3)
-    assert result.part.points == pytest.approx(4.5 + 1.591 + 3 + 1.5 + 1.5 + 1.5, abs=1e-3)
-    # Per record: a passes all five record checks: 6+4+2+2+2 + diversity 1.591.
-    assert result.per_record[0] == pytest.approx(16 + 1.591, abs=1e-3)
+    assert comp["type_diversity"].points == pytest.approx(1.193, abs=1e-3)
+    assert result.part.points == pytest.approx(4.5 + 3 + 1.193 + 2.25 + 1.5 + 0.75 + 0.75,
+                                               abs=1e-3)
+    # Per record: a passes all six record checks: 6+4+3+2+1+1 + diversity 1.193.
+    assert result.per_record[0] == pytest.approx(17 + 1.193, abs=1e-3)
     # b: fails unique id and unique text.
-    assert result.per_record[1] == pytest.approx(16 - 4 + 1.591, abs=1e-3)
+    assert result.per_record[1] == pytest.approx(17 - 2 + 1.193, abs=1e-3)
+    # c: fails the checks.
+    assert result.per_record[2] == pytest.approx(17 - 6 + 1.193, abs=1e-3)
     assert any("also used by record 1" in p for p in result.problems[1])
+    assert any("checks: no_tool_name_in_text" in p for p in result.problems[2])
     assert any("Fleet Trivai" in p for p in result.problems[3])
 
 
