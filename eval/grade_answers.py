@@ -66,14 +66,9 @@ def load_answers(path: Path) -> tuple[dict[str, Any], list[str]]:
     Raises:
         UserError: The file is missing or unreadable, or holds no usable entry.
     """
-    try:
-        raw = path.read_bytes()[:MAX_FILE_BYTES]
-    except FileNotFoundError:
-        raise UserError(f"answers file {path} does not exist", fix="give an existing path"
-                        ) from None
-    except OSError as exc:
-        raise UserError(f"cannot read answers file {path}: {exc.strerror}",
-                        fix="check the path and its permissions") from None
+    from generator.userfile import read_bytes
+
+    raw = read_bytes(path, "answers file", max_bytes=MAX_FILE_BYTES)
     text = raw.decode("utf-8", errors="replace").lstrip("\ufeff")
     problems: list[str] = []
     ok, data = _loads(text)

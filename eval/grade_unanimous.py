@@ -136,14 +136,16 @@ def load_dryrun(path: Path) -> DryRunReport:
     Raises:
         UserError: Missing, unreadable, or not a dry-run report.
     """
+    from generator.safeparse import FILE
+    from generator.userfile import read_text
+
     file = path / "dryrun.json" if path.is_dir() else path
-    try:
-        return DryRunReport.model_validate_json(file.read_text(encoding="utf-8"))
-    except FileNotFoundError:
+    if not file.exists():
         raise UserError(f"no dry-run report at {file}",
-                        fix="give a folder written by `scenariogen dryrun --out DIR`") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UserError(f"cannot read dry-run report {file}: {exc}") from None
+                        fix="give a folder written by `scenariogen dryrun --out DIR`")
+    text = read_text(file, "dry-run report", max_bytes=FILE.max_bytes)
+    try:
+        return DryRunReport.model_validate_json(text)
     except ValidationError as exc:
         raise UserError(f"{file} is not a dry-run report ({exc.error_count()} field errors)",
                         fix="give the dryrun.json that `scenariogen dryrun` wrote") from None

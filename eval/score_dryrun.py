@@ -44,12 +44,12 @@ def load_dry_run(path: Path) -> DryRunReport:
     Raises:
         UserError: The file is missing, not JSON, or not a DryRunReport.
     """
+    from generator.userfile import read_text
+
+    text = read_text(path, "dry-run file", max_bytes=safeparse.FILE.max_bytes)
     try:
-        data = safeparse.loads(path.read_text(encoding="utf-8"), safeparse.FILE)
-    except FileNotFoundError:
-        raise UserError(f"dry-run file {path} does not exist",
-                        fix="give the dryrun.json a dry run wrote") from None
-    except (OSError, ValueError) as exc:
+        data = safeparse.loads(text, safeparse.FILE)
+    except ValueError as exc:
         raise UserError(f"cannot read dry-run file {path}: {exc}",
                         fix="give the dryrun.json a dry run wrote") from None
     try:

@@ -15,6 +15,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from generator.config import PROJECT_ROOT
 from generator.errors import UserError
+from generator.safeparse import YAML
+from generator.userfile import read_text
 from generator.yamlfile import read_yaml
 
 # SCENARIOGEN_ASSETS_DIR (read once, at import) points discovery at another folder of asset
@@ -412,9 +414,10 @@ def is_draft(path: Path) -> bool:
     does not break discovery of the other classes).
     """
     try:
-        return bool(_DRAFT_LINE.search(path.read_text(encoding="utf-8", errors="replace")))
-    except OSError:
+        text = read_text(path, "asset.yaml", max_bytes=YAML.max_bytes, errors="replace")
+    except UserError:  # loading the class names the problem
         return False
+    return bool(_DRAFT_LINE.search(text))
 
 
 def available_asset_classes(root: Path = ASSETS_DIR, *, drafts: bool = False) -> list[str]:

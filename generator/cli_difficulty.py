@@ -27,11 +27,14 @@ def register(app: typer.Typer, bench_app: typer.Typer) -> None:
         refitted from the dry run (eval/difficulty_fit.py says how)."""
         from eval.difficulty_fit import calibrate, render
         from eval.grade_unanimous import load_dryrun
+        from generator.safeparse import FILE
+        from generator.userfile import read_text
 
         report = load_dryrun(run)
+        text = read_text(scenarios, "scenario file", max_bytes=FILE.max_bytes)
         try:
-            records = json.loads(scenarios.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
+            records = json.loads(text)
+        except ValueError as exc:
             raise UserError(f"cannot read {scenarios} as JSON: {exc}", value=str(scenarios),
                             fix="give the scenarios.json of the run the dry run attempted"
                             ) from None

@@ -14,6 +14,9 @@ from generator.errors import UserError
 
 def _records(path: Path) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """(records, seeds) of a run folder (accepted.jsonl) or a scenarios file (records only)."""
+    from generator.safeparse import FILE
+    from generator.userfile import read_text
+
     if path.is_dir():
         lines = path / "accepted.jsonl"
         if not lines.is_file():
@@ -21,11 +24,13 @@ def _records(path: Path) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
                 f"{path} is not a run folder (no accepted.jsonl)", value=str(path),
                 fix="give a run folder written by `scenariogen generate` or its scenarios.json",
             )
-        rows = [json.loads(x) for x in lines.read_text().splitlines() if x.strip()]
+        text = read_text(lines, "run file", max_bytes=FILE.max_bytes)
+        rows = [json.loads(x) for x in text.splitlines() if x.strip()]
         return [r["record"] for r in rows], [r["seed"] for r in rows if r.get("seed")]
+    text = read_text(path, "scenario file", max_bytes=FILE.max_bytes)
     try:
-        data = json.loads(path.read_text())
-    except (OSError, ValueError) as exc:
+        data = json.loads(text)
+    except ValueError as exc:
         raise UserError(f"cannot read {path} as JSON: {exc}", value=str(path),
                         fix="give a scenarios.json file or a run folder") from None
     records = data if isinstance(data, list) else [data]

@@ -26,6 +26,7 @@ import re
 from pathlib import Path
 
 from generator.errors import UserError
+from generator.userfile import check_regular, read_text
 
 ENV_FILE_VAR = "SCENARIOGEN_ENV_FILE"
 MAX_ENV_FILE_BYTES = 1_000_000
@@ -94,20 +95,7 @@ def parse_env_file(path: Path) -> dict[str, str]:
         EnvFileError: The file cannot be read, is too large, is not UTF-8, or a line is
             not ``KEY=VALUE`` (the message names ``file:line``).
     """
-    try:
-        size = path.stat().st_size
-        if size > MAX_ENV_FILE_BYTES:
-            raise EnvFileError(
-                f"{path}: {size} bytes is too large for a settings file",
-                fix=f"keep it under {MAX_ENV_FILE_BYTES} bytes",
-            )
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raise EnvFileError(f"{path}: not UTF-8 text ({exc.reason})",
-                           fix="save the file as UTF-8") from None
-    except OSError as exc:
-        raise EnvFileError(f"{path}: cannot read the settings file ({exc.strerror})",
-                           fix="check the path and its permissions") from None
+    text = read_text(path, "settings file", max_bytes=MAX_ENV_FILE_BYTES, error=EnvFileError)
     settings: dict[str, str] = {}
     for lineno, line in enumerate(text.splitlines(), start=1):
         stripped = line.strip()
@@ -145,15 +133,17 @@ def default_env_files(cwd: Path | None = None) -> list[Path]:
     named = os.environ.get(ENV_FILE_VAR)
     if named:
         named_path = Path(named).expanduser()
-        if not named_path.is_file():
+        if not named_path.exists():
             raise EnvFileError(
                 f"{ENV_FILE_VAR} names a settings file that does not exist",
                 value=named,
                 fix=f"create the file, or unset {ENV_FILE_VAR}",
             )
+        check_regular(named_path, f"{ENV_FILE_VAR} settings file", error=EnvFileError)
         files.append(named_path)
     for candidate in ((cwd or Path.cwd()) / ".env", _PROJECT_ROOT / ".env"):
-        if candidate.is_file() and all(
+        # a .env folder (a virtualenv) is not ours; a FIFO or device is refused when read
+        if candidate.exists() and not candidate.is_dir() and all(
             candidate.resolve() != seen.resolve() for seen in files
         ):
             files.append(candidate)
@@ -173,11 +163,7 @@ def load_env_file(path: Path | None = None) -> None:
             (one line naming ``file:line``).
     """
     if path is not None:
-        if not path.is_file():
-            raise EnvFileError(
-                "the settings file does not exist", value=str(path),
-                fix="pass the path of an existing .env file",
-            )
+        check_regular(path, "settings file", error=EnvFileError)
         _apply(path)
         return
     for file in default_env_files():

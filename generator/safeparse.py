@@ -17,7 +17,8 @@ with one line instead of a traceback:
 
 The JSON functions raise :class:`UnsafeInput` (a ``ValueError``, like
 ``json.JSONDecodeError``, so callers that treat bad JSON as data keep working);
-:func:`load_json_file` wraps every failure into one :class:`generator.errors.UserError`.
+:func:`load_json_file` wraps every failure into one :class:`generator.errors.UserError`
+(and reads through :mod:`generator.userfile`: regular files only, at most the size limit).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from typing import Any
 import yaml
 
 from generator.errors import UserError
+from generator.userfile import read_text
 
 
 @dataclass(frozen=True)
@@ -39,6 +41,12 @@ class Limits:
     max_chars: int = 1_000_000
     max_depth: int = 64
     max_int_digits: int = 100
+
+    @property
+    def max_bytes(self) -> int:
+        """The size bound in bytes of a file holding ``max_chars`` (UTF-8: at most 4 bytes
+        a character)."""
+        return self.max_chars * 4
 
 
 # Command-line arguments (``--args``) and single tool calls.
@@ -135,20 +143,7 @@ def load_json_file(path: Path, what: str, limits: Limits = FILE) -> Any:
         what: What the file is, for the message (e.g. ``"fake LLM script"``).
         limits: Bounds to apply.
     """
-    try:
-        size = path.stat().st_size
-        if size > limits.max_chars * 4:  # UTF-8: at most 4 bytes a character
-            raise UserError(
-                f"{what} {path} is {size:,} bytes, over the limit of {limits.max_chars:,}",
-                fix="give a smaller file",
-            )
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise UserError(f"{what} {path} does not exist", fix="give an existing path") from None
-    except IsADirectoryError:
-        raise UserError(f"{what} {path} is a directory", fix="give a file") from None
-    except (OSError, UnicodeDecodeError, ValueError) as exc:  # ValueError: a NUL in the path
-        raise UserError(f"cannot read {what} {path}: {exc}") from None
+    text = read_text(path, what, max_bytes=limits.max_bytes)
     try:
         return loads(text, limits)
     except ValueError as exc:

@@ -25,25 +25,12 @@ import yaml
 
 from generator.errors import UserError
 from generator.safeparse import YAML, UnsafeInput, yaml_loads
+from generator.userfile import read_text
 
 
 def read_yaml(path: Path) -> object:
     """Parse a YAML file; an unreadable file, bad syntax or a broken limit is one line."""
-    try:
-        size = path.stat().st_size
-        if size > YAML.max_chars * 4:
-            raise UserError(
-                f"{path} is {size:,} bytes, over the YAML limit of {YAML.max_chars:,} "
-                "characters",
-                fix="give a smaller file",
-            )
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise UserError(f"cannot read {path}: {exc.strerror}") from None
-    except ValueError as exc:  # a NUL in the path
-        raise UserError(f"cannot read {path!r}: {exc}") from None
-    except UnicodeDecodeError as exc:
-        raise UserError(f"cannot read {path}: not UTF-8 ({exc.reason})") from None
+    text = read_text(path, "YAML file", max_bytes=YAML.max_bytes)
     cached = _cache_file(text)
     if cached is not None:
         with contextlib.suppress(OSError, ValueError):

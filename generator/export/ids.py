@@ -27,6 +27,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from generator.errors import UserError
 from generator.generate.model import ScenarioRecord
+from generator.safeparse import FILE
+from generator.userfile import read_text
 
 DEFAULT_START = 1_000_000
 DEFAULT_END = 9_999_999
@@ -154,8 +156,9 @@ def build_map(run_id: str, records: list[ScenarioRecord], ids: dict[str, int],
 
 def read_map(path: Path) -> IdMap:
     """Read an earlier ``id_map.json`` (one error line when it is not one)."""
+    text = read_text(path, "--id-map file", max_bytes=FILE.max_bytes)
     try:
-        raw: Any = json.loads(path.read_text())
+        raw: Any = json.loads(text)
         return IdMap.model_validate(raw)
     except (OSError, ValueError, ValidationError) as exc:
         raise UserError(

@@ -44,6 +44,7 @@ from generator.tools.registry import (
     default_tool_class,
     tools_for,
 )
+from generator.userfile import read_text
 
 
 def system_prompt(asset_class: str) -> str:
@@ -63,7 +64,8 @@ def system_prompt(asset_class: str) -> str:
 def dataset_class(dataset: Path) -> str:
     """The one asset class the exported dataset's scenarios are about."""
     named = set()
-    for line in dataset.read_text().splitlines():
+    text = read_text(dataset, "dataset", max_bytes=safeparse.FILE.max_bytes)
+    for line in text.splitlines():
         if line.strip():
             sample = safeparse.loads(line, safeparse.FILE)
             named.add(scenario_class(sample.get("scenario") or {}))

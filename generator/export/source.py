@@ -17,6 +17,8 @@ from pydantic import ValidationError
 from generator.errors import UserError
 from generator.generate.model import ScenarioRecord
 from generator.generate.run_folder import RunFolder
+from generator.safeparse import FILE
+from generator.userfile import read_text
 
 
 @dataclass(frozen=True)
@@ -28,9 +30,10 @@ class RunScenarios:
 
 
 def _read_list(path: Path) -> list[ScenarioRecord]:
+    text = read_text(path, "scenario list", max_bytes=FILE.max_bytes)
     try:
-        raw = json.loads(path.read_text())
-    except (OSError, ValueError) as exc:
+        raw = json.loads(text)
+    except ValueError as exc:
         raise UserError(
             f"{path}: not a readable JSON scenario list ({type(exc).__name__})",
             fix="point RUN at a run folder written by `scenariogen generate`",

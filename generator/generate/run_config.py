@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -49,9 +48,14 @@ def option_flag(name: str) -> str:
 
 
 def _file_digest(path: str) -> str | None:
+    from generator.errors import UserError
+    from generator.safeparse import FILE
+    from generator.userfile import read_bytes
+
     try:
-        return hashlib.sha256(Path(path).read_bytes()).hexdigest()
-    except OSError:
+        return hashlib.sha256(read_bytes(path, "--against file", max_bytes=FILE.max_bytes)
+                              ).hexdigest()
+    except UserError:
         return None
 
 

@@ -36,6 +36,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from generator.errors import UserError
 from generator.generate.model import Rejection, ScenarioRecord, TaskSeed
+from generator.safeparse import FILE
+from generator.userfile import check_regular, read_bytes, read_text
 
 RUN_ID_PATTERN = r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}"
 _RUN_ID = re.compile(RUN_ID_PATTERN)
@@ -335,7 +337,7 @@ class RunFolder:
             path = self.path / name
             if not path.exists():
                 continue
-            data = path.read_bytes()
+            data = read_bytes(path, "run file", max_bytes=FILE.max_bytes)
             keep = data.rfind(b"\n") + 1
             if keep < len(data):
                 tail = data[keep:]
@@ -349,7 +351,7 @@ class RunFolder:
                 )
         path = self.path / "accepted.jsonl"
         if path.exists():
-            data = path.read_bytes()
+            data = read_bytes(path, "run file", max_bytes=FILE.max_bytes)
             start = data.rstrip(b"\n").rfind(b"\n") + 1
             last = data[start:].strip()
             if last:
@@ -371,7 +373,7 @@ class RunFolder:
         path = self.path / "accepted.jsonl"
         if not path.exists():
             return []
-        lines = path.read_text().splitlines()
+        lines = read_text(path, "run file", max_bytes=FILE.max_bytes).splitlines()
         out: list[AcceptedLine] = []
         for i, raw in enumerate(lines):
             if not raw.strip():
@@ -406,6 +408,7 @@ class RunFolder:
         path = self.path / "rejected.jsonl"
         if not path.exists():
             return 0
+        check_regular(path, "run file")  # a FIFO would block the open
         with path.open() as fh:
             return sum(1 for _ in fh)
 
@@ -451,13 +454,14 @@ class RunFolder:
     def manifest(self) -> dict[str, Any]:
         """The manifest, or a user error naming the folder when it is missing or broken."""
         path = self.path / "manifest.json"
-        try:
-            data: dict[str, Any] = json.loads(path.read_text())
-        except FileNotFoundError:
+        if not path.exists():
             raise UserError(
                 f"no run to resume at {self.path} (manifest.json missing)",
                 fix="check the run id under the --out folder or start a new run",
-            ) from None
+            )
+        try:
+            data: dict[str, Any] = json.loads(
+                read_text(path, "run manifest", max_bytes=FILE.max_bytes))
         except ValueError as exc:
             raise UserError(
                 f"{path} is not valid JSON ({exc})", fix="restore it or start a new run"

@@ -40,6 +40,7 @@ from generator.generate.checks import (
 from generator.generate.dedup import DedupIndex
 from generator.generate.model import TaskSeed, ToolCall
 from generator.generate.policy import DomainPolicy, load_policies
+from generator.userfile import read_text
 
 UNIQUE_ID = "unique_id"
 
@@ -94,13 +95,7 @@ def load_scenario_file(path: Path) -> list[dict[str, Any]]:
         UserError: the file is missing or unreadable, not valid JSON / JSONL (with the line
             number), or holds something other than objects.
     """
-    try:
-        content = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise UserError(f"scenario file {path} does not exist", fix="give an existing path"
-                        ) from None
-    except (OSError, UnicodeDecodeError, ValueError) as exc:  # ValueError: a NUL in the path
-        raise UserError(f"cannot read scenario file {path}: {exc}") from None
+    content = read_text(path, "scenario file", max_bytes=safeparse.FILE.max_bytes)
     jsonl = path.suffix.lower() in (".jsonl", ".ndjson") or (
         path.suffix.lower() != ".json" and not content.lstrip().startswith(("[", "{\n"))
     )

@@ -30,6 +30,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from generator.safeparse import FILE
+from generator.userfile import read_text
+
 MIN_STRING = 6
 MIN_DIGITS = 4
 
@@ -145,11 +148,11 @@ class LeakScanner:
         for p in paths:
             if p.is_dir():
                 files.extend(sorted(f for f in p.rglob("*") if f.is_file()))
-            elif p.is_file():
+            elif p.exists():  # a FIFO or device is refused by the read, never skipped
                 files.append(p)
         hits: list[LeakHit] = []
         for f in files:
-            text = f.read_bytes().decode("utf-8", errors="replace")
+            text = read_text(f, "file to scan", max_bytes=FILE.max_bytes, errors="replace")
             try:
                 name = str(f.relative_to(root))
             except ValueError:

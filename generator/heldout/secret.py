@@ -15,9 +15,12 @@ from datetime import date
 from pathlib import Path
 
 from generator.errors import UserError
+from generator.userfile import read_bytes
 
 ENV_VAR = "SCENARIOGEN_SECRET"
 MIN_LENGTH = 16
+# A secret is a few dozen bytes; the bound stops a runaway file (or /dev/zero).
+MAX_SECRET_FILE_BYTES = 65_536
 SEP = b"\x1f"  # unit separator: no label part can fake another's boundary
 
 
@@ -85,13 +88,7 @@ def load_secret(secret_file: Path | None = None) -> Secret:
             The message never repeats the secret.
     """
     if secret_file is not None:
-        try:
-            raw = secret_file.read_bytes().strip()
-        except OSError as exc:
-            raise UserError(
-                f"cannot read the secret file {secret_file} ({exc.strerror})",
-                fix="pass a readable file with --secret-file (mode 0600)",
-            ) from None
+        raw = read_bytes(secret_file, "secret file", max_bytes=MAX_SECRET_FILE_BYTES).strip()
         if not raw:
             raise UserError(f"the secret file {secret_file} is empty", fix="write a secret in it")
         return Secret(raw)

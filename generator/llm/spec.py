@@ -14,6 +14,7 @@ from urllib.parse import urlsplit
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from generator.errors import UserError
+from generator.userfile import check_regular
 
 Backend = Literal["none", "fake", "smollm2", "openai", "ollama"]
 
@@ -146,12 +147,7 @@ def parse_llm(
                 options=LLM_FORMS,
                 fix="write fake:PATH",
             )
-        if not Path(rest).is_file():
-            raise UserError(
-                "--llm fake: script file not found",
-                value=rest,
-                fix="point fake:PATH at an existing JSON file holding a list of reply strings",
-            )
+        check_regular(rest, "--llm fake: script")
         fields["fake_script"] = rest
     else:
         raise UserError("unknown --llm value", value=text, options=LLM_FORMS, fix=_FORMS_FIX)

@@ -38,6 +38,8 @@ from generator.profile.model import (
     GroundedInventory,
     ProfileProvenance,
 )
+from generator.safeparse import YAML
+from generator.userfile import read_bytes
 from generator.vocabulary import load_vocabulary
 
 if TYPE_CHECKING:
@@ -155,7 +157,7 @@ def _read(path: Path) -> bytes:
 @functools.lru_cache(maxsize=64)
 def _read_cached(path: Path, mtime_ns: int, size: int) -> bytes:
     # Keyed by mtime and size: an edited file is read again, an unchanged one never.
-    return path.read_bytes()
+    return read_bytes(path, "class definition file", max_bytes=YAML.max_bytes)
 
 
 @functools.lru_cache(maxsize=64)

@@ -74,7 +74,7 @@ def test_unknown_value_names_it_and_the_forms() -> None:
 
 
 def test_missing_fake_script(tmp_path: Path) -> None:
-    with pytest.raises(UserError, match="not found"):
+    with pytest.raises(UserError, match="does not exist"):
         parse_llm(f"fake:{tmp_path / 'nope.json'}")
 
 
