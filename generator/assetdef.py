@@ -501,10 +501,35 @@ def load_asset_file(path: Path) -> AssetClass:
     return asset
 
 
+# An asset class name: a folder under assets/, a Python package and part of database names.
+CLASS_NAME = r"[a-z][a-z0-9_]{0,39}"
+_CLASS_NAME = re.compile(CLASS_NAME)
+
+
+def class_folder(name: str, root: Path = ASSETS_DIR) -> Path:
+    """``root/<name>``, after checking that ``name`` can be a class name at all.
+
+    No path is built from anything else: ``../..``, ``transformer/``, a 300-character
+    name or a NUL would otherwise reach the file system.
+
+    Raises:
+        UserError: ``name`` is not a lowercase slug of at most 40 characters (lists the
+            classes).
+    """
+    if not _CLASS_NAME.fullmatch(name):
+        raise UserError(
+            f"asset class name {name!r} is not a class slug ({CLASS_NAME}: a lowercase "
+            "letter, then lowercase letters, digits or _; at most 40 characters)",
+            options=available_asset_classes(root, drafts=True),
+            fix="name one of the listed classes (a folder under assets/)",
+        )
+    return root / name
+
+
 @lru_cache(maxsize=32)
 def load_asset_class(name: str, root: Path = ASSETS_DIR) -> AssetClass:
     """Load the asset class ``name`` from ``assets/<name>/asset.yaml``."""
-    path = root / name / "asset.yaml"
+    path = class_folder(name, root) / "asset.yaml"
     if not path.exists():
         raise UserError(
             f"unknown asset class {name!r}",

@@ -65,9 +65,10 @@ def assets_check(
     """List what the class still lacks, each with its fix (exit 1 when anything does)."""
     import json
 
-    from generator.assetdef import ASSETS_DIR
+    from generator.assetdef import ASSETS_DIR, class_folder
     from generator.assets_check import exit_code, render, run_checks
 
+    class_folder(name, ASSETS_DIR)  # a bad name is refused before any path is built
     findings = run_checks(name, ASSETS_DIR)
     if as_json:
         typer.echo(json.dumps([f.model_dump(mode="json") for f in findings], indent=2))

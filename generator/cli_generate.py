@@ -200,6 +200,7 @@ def register(app: typer.Typer, bench_app: typer.Typer) -> None:
         from generator.assetdef import resolve_asset_class
         from generator.config import env_seed
         from generator.generate.budget import parse_budget
+        from generator.generate.preflight import check_options
         from generator.generate.run_config import GenerateConfig
         from generator.generate.run_folder import check_run_names
 
@@ -228,10 +229,7 @@ def register(app: typer.Typer, bench_app: typer.Typer) -> None:
             retriever=retriever,
             against=against,
         )
-        if llm.startswith("fake:"):
-            from generator.llm.fake import ScriptedChatModel
-
-            ScriptedChatModel.from_file(llm.removeprefix("fake:"))  # a bad script: one line
+        check_options(config, resume)  # every option before a run folder or the store
         if resume is None:
             require_seeded_store(asset)
         summary = _run(config, resume, show_progress=not no_progress)

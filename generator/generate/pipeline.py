@@ -27,6 +27,7 @@ from generator.generate.run_folder import (
     OutputUnwritable,
     RunFolder,
     check_run_names,
+    require_run,
     run_folder_path,
 )
 from generator.generate.run_key import seed_fingerprint
@@ -71,8 +72,8 @@ class Pipeline:
         """Set up the run; ``notice`` gets one-line notes (a torn line cut, a restart).
 
         Raises:
-            UserError: An invalid run id, ``--resume`` and another ``--run-id``, or an
-                unusable ``--out``.
+            UserError: An invalid run id, ``--resume`` and another ``--run-id``, a
+                ``--resume`` of a run that does not exist, or an unusable ``--out``.
         """
         if resume is not None:
             check_run_names(config.run_id, resume)
@@ -94,6 +95,8 @@ class Pipeline:
         run_id = resume or config.run_id or new_run_id(config)
         option = "--resume" if resume else "--run-id"
         self.folder = RunFolder(run_folder_path(config.out_dir, run_id, option=option))
+        if resume is not None:
+            require_run(config.out_dir, resume)
 
     def _client(self) -> LLMClient | None:
         if self.client is None and self.config.llm != "none":
@@ -181,7 +184,7 @@ class Pipeline:
         """Start the folder, or check and reopen it for a resume; the resumed lines."""
         folder = self.folder
         if self.resume and not folder.has_manifest() and folder.never_started():
-            # killed before its first manifest (or before its folder): nothing to keep
+            # killed before its first manifest: nothing to keep
             self.notice(
                 f"run {folder.run_id} stopped before writing its manifest; starting it afresh"
             )

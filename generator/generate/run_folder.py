@@ -148,6 +148,37 @@ def run_folder_path(out_dir: str | Path, run_id: str, *, option: str = "--run-id
     return path
 
 
+def resumable_runs(out_dir: str | Path) -> list[str]:
+    """The run ids under ``out_dir`` that ``--resume`` can finish (folders with a manifest)."""
+    try:
+        return sorted(p.name for p in Path(out_dir).iterdir()
+                      if _RUN_ID.fullmatch(p.name) and (p / "manifest.json").is_file())
+    except OSError:
+        return []
+
+
+def require_run(out_dir: str | Path, run_id: str) -> None:
+    """Refuse ``--resume run_id`` when no folder of that name exists under ``out_dir``.
+
+    A folder that died before its first manifest still exists (its lock file) and is
+    started afresh; a name that never existed is a typo or the wrong ``--out``.
+
+    Raises:
+        UserError: no such folder; names the runs that do exist.
+    """
+    path = Path(out_dir) / run_id
+    if path.exists() or path.is_symlink():  # a symlink is refused, with its own line, later
+        return
+    runs = resumable_runs(out_dir)
+    raise UserError(
+        f"--resume {run_id}: no run folder {path}"
+        + ("" if runs else f" (no runs under {out_dir})"),
+        options=runs or None,
+        fix="give the id of a run under --out (its folder name), pass the --out it was "
+        "written to, or drop --resume to start a new run",
+    )
+
+
 def _write_all(fd: int, data: bytes) -> None:
     """Write every byte of ``data`` to ``fd`` (a seam the fault tests patch)."""
     view = memoryview(data)

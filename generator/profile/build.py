@@ -129,6 +129,15 @@ def _definition_hash(asset_class: str) -> str:
     return digest.hexdigest()
 
 
+def check_retriever(retriever: str) -> None:
+    """Refuse a literature retriever that is not one of :data:`RETRIEVERS`."""
+    if retriever not in RETRIEVERS:
+        raise UserError(
+            f"unknown retriever {retriever!r}", options=list(RETRIEVERS),
+            fix="pass --retriever local, arxiv or semanticscholar",
+        )
+
+
 def llm_label(llm: Any) -> str:
     """The LLM's label for keys and provenance (never a secret), or ``none``."""
     if llm is None:
@@ -367,11 +376,7 @@ async def profile_for(
         UserError: unknown asset class or retriever, store unreachable, interrupted seed.
     """
     start = time.perf_counter()
-    if retriever not in RETRIEVERS:
-        raise UserError(
-            f"unknown retriever {retriever!r}", options=list(RETRIEVERS),
-            fix="pass --retriever local, arxiv or semanticscholar",
-        )
+    check_retriever(retriever)
     settings = settings or store_settings()
     timings: dict[str, float] = {}
 

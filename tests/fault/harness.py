@@ -112,9 +112,13 @@ class Harness:
         return proc.returncode, err
 
     def finish(self, case: Case, run_id: str, max_resumes: int = 4) -> None:
-        """Resume ``run_id`` until it completes (exit 0)."""
+        """Resume ``run_id`` until it completes (exit 0).
+
+        A run killed before it made its folder is started again with the same ``--run-id``
+        (``--resume`` of a run with no folder is refused).
+        """
         for _ in range(max_resumes):
-            rc, err = self.run(run_id, resume=True)
+            rc, err = self.run(run_id, resume=(self.out / run_id).exists())
             case.resumes += 1
             case.resume_rcs.append(rc)
             if rc == 0:

@@ -123,15 +123,18 @@ async def test_a_run_that_died_before_its_manifest_resumes_or_restarts(
     seeded_settings: StoreSettings, tmp_path: Path
 ) -> None:
     notes: list[str] = []
-    for run_id, resume in (("a", "a"), ("b", None), ("c", "c")):
+    for run_id, resume in (("a", "a"), ("b", None)):
         folder = tmp_path / run_id
-        if run_id != "c":  # c: killed before it made its folder
-            folder.mkdir()
-            (folder / "manifest.json.tmp").write_text('{"run_id": "')
+        folder.mkdir()
+        (folder / "manifest.json.tmp").write_text('{"run_id": "')
         cfg = _cfg(tmp_path, run_id, n=2, budget={"iot": 2}, negatives=0)
         summary = await Pipeline(cfg, settings=seeded_settings, resume=resume,
                                  notice=notes.append).run()
         assert summary.total == 2
         assert json.loads((folder / "manifest.json").read_text())["status"] == "complete"
-    assert notes == [f"run {r} stopped before writing its manifest; starting it afresh"
-                     for r in ("a", "c")]
+    assert notes == ["run a stopped before writing its manifest; starting it afresh"]
+    # c: no folder at all (never started, or a typo): --resume is refused, naming the runs
+    cfg = _cfg(tmp_path, "c", n=2, budget={"iot": 2}, negatives=0)
+    with pytest.raises(UserError, match=r"--resume c: no run folder .*; valid: a, b;"):
+        Pipeline(cfg, settings=seeded_settings, resume="c")
+    assert not (tmp_path / "c").exists()
