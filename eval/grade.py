@@ -684,6 +684,39 @@ FAULT_NAMES = {
 }
 
 
+# Sensor units as asset.yaml writes them -> the units a contract names.
+_SENSOR_UNITS = {"degC": "°C", "°C": "°C", "ton": "ton", "kW": "kW", "kW/ton": "kW/ton",
+                 "MVA": "MVA", "kV": "kV", "A": "A", "V": "V", "%": "%", "ppm": "ppm",
+                 "mN/m": "mN/m", "mgKOH/g": "mgKOH/g"}
+
+
+def _units_of_record(contract: AnswerContract, scenario: Mapping[str, Any]) -> AnswerContract:
+    """Facts whose unit is ``sensor`` take the unit of the sensor the record reads (its
+    grounding's ``sensor``, as the class's asset.yaml declares it); unknown: as written."""
+    if not any(f.unit == "sensor" or (f.value is not None and f.value.unit == "sensor")
+               for f in contract.facts):
+        return contract
+    from generator.assetdef import load_asset_class
+
+    unit: str | None = None
+    grounding = scenario.get("grounding")
+    sensor = grounding.get("sensor") if isinstance(grounding, dict) else None
+    asset_class = scenario.get("asset_class")
+    if isinstance(sensor, str) and isinstance(asset_class, str):
+        try:
+            declared = load_asset_class(asset_class).sensor(sensor).unit
+            unit = _SENSOR_UNITS.get(declared)
+        except (UserError, OSError, ValueError):
+            unit = None
+
+    def fix(f: FactSpec) -> FactSpec:
+        value = fix(f.value) if f.value is not None else None
+        return f.model_copy(update={"unit": unit if f.unit == "sensor" else f.unit,
+                                    "value": value})
+
+    return contract.model_copy(update={"facts": [fix(f) for f in contract.facts]})
+
+
 def _grade_by_contract(scenario: Mapping[str, Any], answer: Any, sid: str,
                        reference: dict[str, Any], contract: AnswerContract) -> GradeResult:
     """Grade the facts the text asks for, each read by its kind (see eval.grade_contract)."""
@@ -691,7 +724,7 @@ def _grade_by_contract(scenario: Mapping[str, Any], answer: Any, sid: str,
 
     family = contract.family or (scenario.get("family") if isinstance(
         scenario.get("family"), str) else None)
-    contract = complete(contract, family, reference)
+    contract = _units_of_record(complete(contract, family, reference), scenario)
     structured: dict[str, Any] | None = None
     if isinstance(answer, dict):
         structured = answer

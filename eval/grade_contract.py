@@ -44,7 +44,7 @@ from eval.reader import Num, Text, When, read
 from generator.contract import AnswerContract, FactSpec
 from generator.generate.tolerance import within
 
-_HEDGE = re.compile(r"\s*,?\s*(?:or|/|or maybe|or possibly|or perhaps|and/or|either)\s*",
+_HEDGE = re.compile(r"\s*,?\s*(?:or|or maybe|or possibly|or perhaps|and/or|either)\s*",
                     re.IGNORECASE)
 _NONE_PHRASE = re.compile(r"\b(?:not (?:a single|any|one)|no|none|zero|nil|nothing|"
                           r"neither)\b", re.IGNORECASE)
@@ -101,6 +101,8 @@ class Context:
             for a, b in spans:
                 if a <= start < b or a < end <= b:
                     continue
+                if a >= end and self._other_value_between(group, (start, end), (a, b)):
+                    continue  # that anchor names a nearer value ("192 hourly readings")
                 if c0 <= a and b <= c1:
                     dist = start - b if b <= start else a - end
                 elif s0 <= a and b <= start:
@@ -112,6 +114,20 @@ class Context:
             return None
         nearest = min(best.values())
         return {k for k, d in best.items() if d == nearest}
+
+    def _other_value_between(self, group: str | None, value: tuple[int, int],
+                             anchor: tuple[int, int]) -> bool:
+        """True when another value of the group stands between a value and an anchor."""
+        lo, hi = (value[1], anchor[0]) if anchor[0] >= value[1] else (anchor[1], value[0])
+        if group == "number":
+            spans = [(n.start, n.end) for n in self.text.numbers]
+        elif group == "time":
+            spans = [(w.start, w.end) for w in self.text.whens]
+        elif group == "id":
+            spans = [(i.start, i.end) for i in self.text.ids]
+        else:
+            return False
+        return any(lo <= x and y <= hi and (x, y) != value for x, y in spans)
 
     def groups(self) -> dict[str, str]:
         """Each fact's kind group: values only compete with facts of the same group."""
@@ -213,7 +229,7 @@ def _match_none(ctx: Context, fact: FactSpec, path: str) -> Part:
     spans += [(n.start, n.end) for n in ctx.text.numbers if n.value == 0 and not n.word]
     has_anchor = bool(ctx.anchors().get(fact.key)) and ctx.bind
     for a, b in spans:
-        owners = ctx.owners(a, b)
+        owners = ctx.owners(a, b, kind_group(fact))
         if owners is not None and fact.key in owners:
             return Part(path, True, "none", ctx.text.raw[a:b], "stated as none")
         if not has_anchor and (owners is None or not ctx.bind):
@@ -270,11 +286,15 @@ def _match_time(ctx: Context, path: str, fact: FactSpec, expected: str,
 
 
 def _id_spans(ctx: Context, value: str) -> list[tuple[int, int]]:
+    """Where an id (or a name) is written: an id token, or the words outside any id token
+    (the site "MAIN" is not written inside "CH-MAIN-03")."""
     if re.fullmatch(r"[A-Z][A-Z0-9]*(?:-[A-Z0-9]+)+|[A-Z]{2,}\d{2,}[A-Z0-9]*", value):
         spans = [(s.start, s.end) for s in ctx.text.ids if s.text.upper() == value.upper()]
         if spans:
             return spans
-    return ctx.text.find(value)
+    return [(a, b) for a, b in ctx.text.find(value)
+            if not any(i.start <= a and b <= i.end and (i.start, i.end) != (a, b)
+                       for i in ctx.text.ids)]
 
 
 def _shape(value: str) -> str:
@@ -328,30 +348,42 @@ def _label_spans(ctx: Context, phrasings: list[str]) -> list[tuple[int, int]]:
 
 def _match_label(ctx: Context, path: str, fact: FactSpec, expected: str,
                  vocab: Mapping[str, list[str]] | None = None,
-                 within_span: tuple[int, int] | None = None) -> Part:
+                 within_span: tuple[int, int] | None = None,
+                 also_expected: frozenset[str] = frozenset()) -> Part:
+    """A label stated as the fact's value: asserted, not a hedge with a rival label, and,
+    when the fact's words are written, the label nearest to them (``also_expected``: the
+    other members of a set, which are no rivals)."""
     vocab = vocab or {}
     mine = _label_spans(ctx, label_phrasings(fact, expected, vocab))
-    other_values = [v for v in {*fact.labels, *vocab} if v != expected and v not in ("true",
-                                                                                     "false")]
+    other_values = [v for v in {*fact.labels, *vocab}
+                    if v != expected and v not in ("true", "false")]
     others = {v: _label_spans(ctx, label_phrasings(fact, v, vocab)) for v in other_values}
     longer = [s for spans in others.values() for s in spans]
+    rival_spans = [s for v, spans in others.items() if v not in also_expected for s in spans]
     if within_span:
         mine = [s for s in mine if within_span[0] <= s[0] < within_span[1]]
-        longer_in = [s for s in longer if within_span[0] <= s[0] < within_span[1]]
-    else:
-        longer_in = longer
+        rival_spans = [s for s in rival_spans if within_span[0] <= s[0] < within_span[1]]
     good = [(a, b) for a, b in _asserted(ctx, mine, fact, inside=longer)
             if not _INTENSIFIED.search(ctx.text.low[max(0, a - 12):a])]
-    for a, b in good:
-        rivals = [s for s in longer_in if not ctx.text.negated(s[0])
-                  and not any(x <= s[0] and s[1] <= y for x, y in mine)]
-        if _hedged(ctx, (a, b), rivals):
-            return Part(path, False, expected, ctx.text.raw[a:b], "hedged with another label")
-        return Part(path, True, expected, ctx.text.raw[a:b], "label stated")
-    return Part(path, False, expected, None, "label not stated (or negated)")
+    if not good:
+        return Part(path, False, expected, None, "label not stated (or negated)")
+    rivals = [s for s in rival_spans if not ctx.text.negated(s[0])
+              and not any(x <= s[0] and s[1] <= y for x, y in mine)]
+    if _hedged(ctx, good[0], rivals):  # its first statement gives two answers
+        return Part(path, False, expected, None, "hedged with another label")
+    if fact.kind == "label" and within_span is None:
+        candidates = [(a, b, "mine") for a, b in good] + [(a, b, "rival") for a, b in rivals]
+        stated = _nearest_to_anchor(ctx, fact, candidates)
+        if stated == {"rival"}:
+            return Part(path, False, expected, None, "another label is given for this fact")
+    a, b = good[0]
+    return Part(path, True, expected, ctx.text.raw[a:b], "label stated")
 
 
-def _match_id(ctx: Context, path: str, fact: FactSpec, expected: str) -> Part:
+def _match_id(ctx: Context, path: str, fact: FactSpec, expected: str,
+              member: bool = False) -> Part:
+    """An id stated for the fact; a single id must also be the one nearest the fact's
+    words and not hedged with another (a set's members need only be stated)."""
     spans = _id_spans(ctx, expected)
     good = _asserted(ctx, spans, fact)
     if not good:
@@ -359,7 +391,7 @@ def _match_id(ctx: Context, path: str, fact: FactSpec, expected: str) -> Part:
                     "id not stated for this fact")
     shape = _shape(expected)
     same = [(s.start, s.end, s.text.upper()) for s in ctx.text.ids if _shape(s.text) == shape]
-    stated = _nearest_to_anchor(ctx, fact, same)
+    stated = set() if member else _nearest_to_anchor(ctx, fact, same)
     if stated and expected.upper() not in stated:
         return Part(path, False, expected, sorted(stated), "another id is named for this fact")
     rivals = [(a, b) for a, b, v in same if v != expected.upper()]
@@ -384,10 +416,11 @@ def _match_members(ctx: Context, path: str, fact: FactSpec, expected: list[Any],
             part = _match_time(ctx, sub, fact, value)
             spans = [(w.start, w.end) for w in ctx.text.whens if w.day == value[:10]]
         elif fact.kind == "ids":
-            part = _match_id(ctx, sub, fact, value)
+            part = _match_id(ctx, sub, fact, value, member=True)
             spans = _id_spans(ctx, value)
         else:
-            part = _match_label(ctx, sub, fact, value, vocab)
+            part = _match_label(ctx, sub, fact, value, vocab, also_expected=frozenset(
+                str(v) for v in expected))
             spans = _label_spans(ctx, label_phrasings(fact, value, vocab))
         parts.append(part)
         if spans:
@@ -685,4 +718,50 @@ def grade_facts(scenario: Mapping[str, Any], contract: AnswerContract, answer_te
             continue
         score += sum(p.ok for p in fact_parts) / len(fact_parts) / len(asked)
         parts.extend(fact_parts)
+    # A fact the text does not ask for is not graded, but an answer that states it wrong
+    # (a forecast for the wrong hour, the wrong band) is not right: it counts as a miss.
+    wrong = [c for f in contract.facts if not f.asked and reference.get(f.key) is not None
+             for c in [contradicted(whole, f, reference[f.key], vocab_of(f))] if c]
+    if wrong:
+        score = score * len(asked) / (len(asked) + len(wrong))
+        parts.extend(wrong)
     return score, parts, supporting
+
+
+def contradicted(ctx: Context, fact: FactSpec, value: Any,
+                 vocab: Mapping[str, list[str]]) -> Part | None:
+    """A miss when the answer states an unasked fact with another value than the reference.
+
+    Only what is plainly the fact's statement counts: times (and labels) tied to the fact's
+    words, or, for the one time fact of a contract, any time the answer gives; when one of
+    them is the reference's, nothing is contradicted.
+    """
+    if fact.kind in ("timestamp", "date") and isinstance(value, str):
+        parsed = _expected_when(value)
+        if parsed is None:
+            return None
+        times = [f for f in ctx.contract.facts if kind_group(f) == "time"]
+        granularity = "day" if fact.kind == "date" else fact.granularity
+        mine = []
+        for w in ctx.text.whens:
+            owners = ctx.owners(w.start, w.end, "time")
+            if (owners is not None and fact.key in owners) or (owners is None
+                                                                and times == [fact]):
+                mine.append(w)
+        # A day written without its time does not contradict the reference's time.
+        if mine and not any(_when_ok(w, *parsed, granularity if w.hour is not None else "day")
+                            for w in mine):
+            said = [ctx.text.raw[w.start:w.end] for w in mine[:3]]
+            return Part(fact.key, False, value, said,
+                        "not asked, but stated with another time")
+    if fact.kind == "label" and isinstance(value, str) and ctx.anchors().get(fact.key):
+        if _match_label(ctx, fact.key, fact, value, vocab).ok:
+            return None
+        rivals = [(a, b, v) for v in {*fact.labels, *vocab} - {value}
+                  for a, b in _label_spans(ctx, label_phrasings(fact, v, vocab))
+                  if not ctx.text.negated(a)]
+        stated = _nearest_to_anchor(ctx, fact, rivals)
+        if stated:
+            return Part(fact.key, False, value, sorted(stated),
+                        "not asked, but stated as another label")
+    return None

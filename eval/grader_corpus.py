@@ -11,16 +11,21 @@ disagreement with the grader's reasons.
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections import defaultdict
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from generator import safeparse
 from generator.config import PROJECT_ROOT
 from generator.errors import UserError
+
+if TYPE_CHECKING:
+    from eval.answer_judge_llm import LLMAnswerJudge
 
 CORPUS_DIR = PROJECT_ROOT / "tests" / "fixtures" / "grader_corpus"
 
@@ -91,9 +96,26 @@ class Disagreement(_Strict):
     answer: str
 
 
+class JudgeAgreement(_Strict):
+    """How one judge of open answers agrees with the hand labels."""
+
+    judge: str = Field(description="rules, or an LLM judge's label")
+    items: int = Field(description="Open answers judged")
+    unscored: int = Field(description="Answers the judge gave no usable verdict on")
+    tally: Tally = Field(description="Right answers passed, wrong answers failed")
+
+    @property
+    def agreement(self) -> float | None:
+        """Share of scored answers whose verdict matches the label."""
+        n = self.tally.right + self.tally.wrong
+        return (self.tally.right_ok + self.tally.wrong_ok) / n if n else None
+
+
 class GraderBenchReport(_Strict):
     """What `bench grader` prints."""
 
+    judges: list[JudgeAgreement] = Field(
+        default_factory=list, description="Agreement of each judge on the open answers")
     overall: Tally
     by_class: dict[str, Tally]
     by_domain: dict[str, Tally]
@@ -135,9 +157,15 @@ def load_corpus(root: Path = CORPUS_DIR) -> list[CorpusFile]:
     return out
 
 
-def run_corpus(files: list[CorpusFile], family: str | None = None) -> GraderBenchReport:
-    """Grade every answer of the corpus and tally the agreement with its label."""
+def run_corpus(files: list[CorpusFile], family: str | None = None,
+               judges: Sequence[LLMAnswerJudge] = ()) -> GraderBenchReport:
+    """Grade every answer of the corpus and tally the agreement with its label; with
+    ``judges``, also have each LLM judge grade the open answers (rubric scenarios)."""
     from eval.grade import grade, scenario_domain
+    from eval.grade_rubric import rubric_of
+
+    open_items: list[tuple[dict[str, Any], Any, str, str]] = []
+    rules = JudgeAgreement(judge="rules", items=0, unscored=0, tally=Tally())
 
     overall = Tally()
     by_class: dict[str, Tally] = defaultdict(Tally)
@@ -154,6 +182,11 @@ def run_corpus(files: list[CorpusFile], family: str | None = None) -> GraderBenc
             for tally in (overall, by_class[item.asset_class],
                           by_domain[scenario_domain(record)], by_family[item.family]):
                 tally.add(a.label, result.score)
+            if record.get("rubric") is not None:
+                rules.items += 1
+                rules.tally.add(a.label, result.score)
+                text = a.answer if isinstance(a.answer, str) else json.dumps(a.answer)
+                open_items.append((record, rubric_of(record), text, a.label))
             agrees = (result.score >= 1.0) == (a.label == "right")
             if not agrees:
                 reasons = [v.message for v in result.violations] or result.evidence[1:7]
@@ -162,7 +195,19 @@ def run_corpus(files: list[CorpusFile], family: str | None = None) -> GraderBenc
                     id=a.id, family=item.family, label=a.label,
                     style_or_flaw=a.style if a.label == "right" else a.flaw,
                     score=result.score, reasons=reasons[:6], answer=str(text)[:400]))
-    return GraderBenchReport(overall=overall, by_class=dict(sorted(by_class.items())),
+    agreements = [rules] if rules.items else []
+    for judge in judges:
+        verdicts = asyncio.run(judge.grade([(r, rb, t) for r, rb, t, _ in open_items]))
+        row = JudgeAgreement(judge=judge.label, items=len(open_items), unscored=0,
+                             tally=Tally())
+        for (_r, _rb, _t, label), v in zip(open_items, verdicts, strict=True):
+            if not v.scored:
+                row.unscored += 1
+                continue
+            row.tally.add(label, 1.0 if v.feasible else 0.0)
+        agreements.append(row)
+    return GraderBenchReport(judges=agreements, overall=overall,
+                             by_class=dict(sorted(by_class.items())),
                              by_domain=dict(sorted(by_domain.items())),
                              by_family=dict(sorted(by_family.items())),
                              disagreements=disagreements)
@@ -184,6 +229,11 @@ def render(report: GraderBenchReport) -> str:
     lines += [row(f"class {k}", t) for k, t in report.by_class.items()]
     lines += [row(f"domain {k}", t) for k, t in report.by_domain.items()]
     lines += [row(f"  {k}", t) for k, t in report.by_family.items()]
+    for j in report.judges:
+        rate = j.agreement
+        lines.append(f"judge {j.judge} on {j.items} open answers: agreement "
+                     f"{_pct(rate).strip()}, right passed {j.tally.right_ok}/{j.tally.right}, "
+                     f"wrong failed {j.tally.wrong_ok}/{j.tally.wrong}, unscored {j.unscored}")
     lines.append(f"disagreements: {len(report.disagreements)}")
     for d in report.disagreements:
         lines.append(f"- {d.id} [{d.label}, {d.style_or_flaw}] score {d.score:.3f}: "

@@ -65,6 +65,7 @@ UNITS: dict[str, tuple[str, float, float]] = {
     "days": ("h", 24.0, 0.0), "day": ("h", 24.0, 0.0), "d": ("h", 24.0, 0.0),
     "weeks": ("h", 168.0, 0.0), "week": ("h", 168.0, 0.0),
     "years": ("y", 1.0, 0.0), "year": ("y", 1.0, 0.0),
+    "kwh": ("ton-h", 1 / 3.51685, 0.0), "mwh": ("ton-h", 1e3 / 3.51685, 0.0),
     "mn/m": ("mN/m", 1.0, 0.0), "dyn/cm": ("mN/m", 1.0, 0.0), "dynes/cm": ("mN/m", 1.0, 0.0),
     "mg koh/g": ("mgKOH/g", 1.0, 0.0), "mgkoh/g": ("mgKOH/g", 1.0, 0.0),
 }
@@ -123,7 +124,8 @@ _NUM = re.compile(
     rf"(?<![\w.])(?P<num>[-+−]?(?:\d{{1,3}}(?:{_SEP}\d{{3}})+|\d+)(?:\.\d+)?(?:[eE][-+]?\d+)?"
     r"|[-+−]?\.\d+)")
 _UNIT_AFTER = re.compile(
-    r"\s?(?P<unit>" + "|".join(re.escape(u) for u in sorted(UNITS, key=len, reverse=True))
+    r"[ \t\u00a0\u202f]?(?P<unit>"
+    + "|".join(re.escape(u) for u in sorted(UNITS, key=len, reverse=True))
     + r")(?![a-zA-Z0-9])", re.IGNORECASE)
 _COP = re.compile(r"\bCOP\b\s*(?:of|=|:|is|was|at|about|around|~|≈)?\s*$", re.IGNORECASE)
 _SMALL = {
@@ -171,7 +173,7 @@ class Num:
         if unit == "cop":
             return [KW_PER_TON_COP / self.value] if contract_unit == "kW/ton" and self.value else []
         if contract_unit is None:
-            return [self.value] if UNITS[unit][0] == "ratio" and unit != "%" else []
+            return [self.value]  # the contract names no unit: the number as written
         want = CONTRACT_UNITS.get(contract_unit)
         if want is None:
             return [self.value]
@@ -342,9 +344,15 @@ def _attach_times(text: str, dates: list[When], sentences: list[tuple[int, int]]
             or (0 <= d.start - m.end() <= 6 and re.fullmatch(r"[\s,]*(?:on)?[\s,]*",
                                                             text[m.end():d.start], re.I)))]
         if not near:
+            # Else the day of its sentence: the one day it names, or in a list ("11 Aug
+            # 15:00, 16:00; 12 Aug 14:00") the nearest day written before the time.
             s0, s1 = next(((a, b) for a, b in sentences if a <= m.start() < b), (0, len(text)))
             in_sentence = [i for i, d in enumerate(out) if s0 <= d.start < s1]
-            near = in_sentence if len({out[i].day for i in in_sentence}) == 1 else []
+            before = [i for i in in_sentence if out[i].end <= m.start()]
+            if len({out[i].day for i in in_sentence}) == 1:
+                near = in_sentence
+            elif before:
+                near = [max(before, key=lambda i: out[i].end)]
         if near:
             i = near[0]
             d = out[i]

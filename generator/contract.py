@@ -78,7 +78,8 @@ class FactSpec(_Strict):
     unit: str | None = Field(
         default=None,
         description="Unit of the reference value (quantity): °C, K (a difference), %, ppm, "
-        "ppm/day, kW/ton, ton, ton-h, MVA, h, pu ...; answers in a convertible unit count",
+        "ppm/day, kW/ton, ton, ton-h, MVA, h, pu ...; answers in a convertible unit count. "
+        "`sensor`: the unit of the sensor the record reads (its grounding's sensor)",
     )
     granularity: Granularity = Field(
         default="minute",
