@@ -185,20 +185,30 @@ def _negation_pattern(label: str) -> re.Pattern[str]:
 
 
 def count_claims(rubric: str, answer: dict[str, Any]) -> list[str]:
-    """Counts in the rubric that differ from the reference's counts and list lengths."""
-    problems = []
+    """Counts in the rubric that differ from the reference's counts and list lengths.
+
+    Keys written with the same noun (``units_at_site`` and ``sites``, ``expected_hours``
+    and ``missing_hours``) share their counts: a count of that noun agrees when it is any
+    of theirs.
+    """
+    counts: list[tuple[str, int]] = []
     for key, value in _leaves(answer):
         if _EXEMPT_KEY.search(key) or isinstance(value, bool):
             continue
         if isinstance(value, list):
-            expected = len(value)
+            counts.append((key, len(value)))
         elif isinstance(value, int):
-            expected = value
-        else:
-            continue
+            counts.append((key, value))
+    shared: dict[str, set[int]] = {}
+    for key, n in counts:
+        for noun in _key_nouns(key):
+            shared.setdefault(noun, set()).add(n)
+    problems = []
+    for key, expected in counts:
         pattern = _count_pattern(key)
         if pattern is None:
             continue
+        allowed = set().union(*(shared[noun] for noun in _key_nouns(key)))
         for m in pattern.finditer(rubric):
             if _hypothetical(rubric, m.start()):
                 continue
@@ -207,7 +217,7 @@ def count_claims(rubric: str, answer: dict[str, Any]) -> list[str]:
                 rubric[max(0, m.start() - 30):m.start()]
             ):
                 continue  # "no work order exists" in an instruction is not a count
-            if said != expected:
+            if said not in allowed:
                 problems.append(
                     f"rubric says {m.group(0)!r} but the computed {key} is {expected}"
                 )

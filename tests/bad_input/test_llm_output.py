@@ -92,6 +92,16 @@ def test_counts_that_agree_or_are_not_counts(rubric: str) -> None:
     assert count_claims(rubric, ANSWER) == []
 
 
+def test_keys_of_one_noun_share_their_counts() -> None:
+    layout = {"site": "MAIN", "units_at_site": 4, "sites": 3}
+    assert count_claims("CH-MAIN-01 is at MAIN, one of 4 chillers there; the fleet has "
+                        "3 sites.", layout) == []
+    assert count_claims("The fleet has 5 sites.", layout) != []
+    gaps = {"expected_hours": 288, "records": 288, "missing_hours": 0}
+    assert count_claims("288 of 288 hourly records; 0 hours missing.", gaps) == []
+    assert count_claims("288 of 288 hourly records; 2 hours missing.", gaps) != []
+
+
 def test_values_agree_within_written_rounding_only() -> None:
     # 90.625 written with one decimal is 90.6 (|90.6 − 90.625| = 0.025 ≤ 0.05); 90 with none
     # is within 0.5 only if |90 − 90.625| ≤ 0.5, which it is not (0.625), so 90 disagrees.
