@@ -74,6 +74,8 @@ class Context:
     abs_tol: dict[str, float]
     rel_tol: dict[str, float]
     bind: bool = True
+    # While a list of records is matched: its fact's key, which its fields' values may bind to.
+    parent: str | None = None
     _anchors: dict[str, list[tuple[int, int]]] | None = None
 
     def anchors(self) -> dict[str, list[tuple[int, int]]]:
@@ -136,7 +138,7 @@ class Context:
     def bound(self, fact: FactSpec, start: int, end: int) -> bool:
         """True unless the value is bound to another fact's words (of the same group)."""
         owners = self.owners(start, end, kind_group(fact))
-        return owners is None or fact.key in owners
+        return owners is None or fact.key in owners or self.parent in owners
 
 
 def kind_group(fact: FactSpec) -> str:
@@ -542,6 +544,15 @@ def _match_records(ctx: Context, path: str, fact: FactSpec, expected: list[Any],
                    vocab: Mapping[str, list[str]]) -> list[Part]:
     if not expected:
         return [_match_none(ctx, fact, path)]
+    outer, ctx.parent = ctx.parent, fact.key
+    try:
+        return _match_record_list(ctx, path, fact, expected, vocab)
+    finally:
+        ctx.parent = outer
+
+
+def _match_record_list(ctx: Context, path: str, fact: FactSpec, expected: list[Any],
+                       vocab: Mapping[str, list[str]]) -> list[Part]:
     parts: list[Part] = []
     for i, record in enumerate(expected):
         if not isinstance(record, Mapping):
@@ -618,6 +629,15 @@ def match_fact(ctx: Context, fact: FactSpec, value: Any,
     if isinstance(value, list):
         if value and all(isinstance(v, Mapping) for v in value):
             return _match_records(ctx, fact.key, fact, value, vocab)
+        if value and all(isinstance(v, list) for v in value):
+            # Pairs such as [first, last] of a gap: records of their positions.
+            width = max(len(v) for v in value)
+            fields = [fact.model_copy(update={"key": str(j), "kind": fact.kind if fact.kind
+                                              in ("timestamp", "date") else "label"})
+                      for j in range(width)]
+            rows = [{str(j): x for j, x in enumerate(v)} for v in value]
+            return _match_records(ctx, fact.key, fact.model_copy(
+                update={"kind": "records", "fields": fields}), rows, vocab)
         return _match_members(ctx, fact.key, fact, value, vocab)
     if isinstance(value, Mapping):
         return _match_mapping(ctx, fact.key, fact.model_copy(update={

@@ -205,3 +205,17 @@ def test_resolve_decides_asked_from_the_text() -> None:
     assert asked == {"a": True, "b": True, "c": False}
     asked = {f.key: f.asked for f in resolve(contract, "How fast was it?").facts}
     assert asked == {"a": True, "b": False, "c": False}
+
+
+def test_pairs_and_records_are_read_item_by_item() -> None:
+    record = _record(
+        {"gaps": [["2025-06-03T04:00:00", "2025-06-03T06:00:00"],
+                  ["2025-06-05T10:00:00", "2025-06-05T10:00:00"]], "missing_hours": 4},
+        {"gaps": {"kind": "timestamp", "granularity": "hour", "means": ["gap", "missing"]},
+         "missing_hours": {"kind": "count", "unit": "h", "means": ["missing"]}},
+        "Where are the gaps in the records of CH-MAIN-01 over 1 to 12 June 2025, and how "
+        "many hours are missing?")
+    right = "Two gaps, 4 hours missing: 3 June 04:00-06:00 and 5 June at 10:00."
+    assert grade(record, right).score == 1.0
+    assert grade(record, right.replace("5 June", "6 June")).score < 1.0
+    assert grade(record, right.replace("4 hours", "five hours")).score < 1.0
