@@ -4,7 +4,10 @@ The SDK's stdio transport turns a line it cannot parse into an exception on its 
 stream and the server answers nothing, so a client waits forever. Here each line is
 checked first: text that is not JSON gets a JSON-RPC parse error (-32700), JSON that is
 not a JSON-RPC message the SDK accepts gets an invalid-request error (-32600, with the
-request's id when it has one); blank lines are framing, not requests, and are skipped.
+request's id when it has one), and so does a request whose id is neither a string nor an
+integer (``1.5``, ``true``, ``null``, ``[1]``, ``{}``: MCP allows no other; the SDK took
+them for notifications and never answered); blank lines are framing, not requests, and
+are skipped. A notification (no ``id`` at all) is never answered.
 Only well-formed lines reach the SDK.
 
 While serving, file descriptor 1 points at stderr and 0 at the null device, so a print
@@ -40,6 +43,16 @@ def _short(text: str) -> str:
     return text if len(text) <= _MAX_DETAIL else text[: _MAX_DETAIL - 3] + "..."
 
 
+def _json_kind(value: object) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, float):
+        return "a number with a fraction or exponent"
+    return "an array" if isinstance(value, list) else "an object"
+
+
 def check_frame(line: str) -> str | None:
     """The error frame to send back for ``line``, or ``None`` when the SDK may have it."""
     try:
@@ -52,7 +65,13 @@ def check_frame(line: str) -> str | None:
         return _error_frame(None, INVALID_REQUEST,
                             "Invalid Request: a message must be one JSON object (no batches)")
     raw_id = obj.get("id")
-    request_id = raw_id if isinstance(raw_id, str | int) and not isinstance(raw_id, bool) else None
+    valid_id = isinstance(raw_id, str | int) and not isinstance(raw_id, bool)
+    request_id = raw_id if valid_id else None
+    if "method" in obj and "id" in obj and not valid_id:
+        # The SDK reads such a frame as a notification and never answers it.
+        return _error_frame(None, INVALID_REQUEST,
+                            "Invalid Request: a request id must be a string or an integer, "
+                            f"not {_json_kind(raw_id)}")
     try:
         compat.parse_message(line)
     except Exception as exc:  # the SDK's validation error, whatever its class

@@ -37,8 +37,16 @@ BAD_FRAMES = [
     ('{"jsonrpc": "1.0", "id": "abc", "method": "ping"}', "abc", INVALID_REQUEST),
 ]  # fmt: skip
 
+# Issue 28.6: a request id must be a string or an integer (MCP: never null). The SDK read
+# these as notifications and sent nothing, so a client waiting for the reply hung.
+BAD_IDS = ["1.5", "true", "false", "null", "[1]", "{}", '{"a": 1}', "1.0", "1e3", "-0.5"]
+BAD_ID_FRAMES = [
+    (f'{{"jsonrpc": "2.0", "id": {rid}, "method": "{method}"}}', None, INVALID_REQUEST)
+    for rid in BAD_IDS for method in ("tools/list", "ping")
+]
 
-@pytest.mark.parametrize(("line", "want_id", "code"), BAD_FRAMES)
+
+@pytest.mark.parametrize(("line", "want_id", "code"), BAD_FRAMES + BAD_ID_FRAMES)
 def test_check_frame_answers_bad_lines(line: str, want_id: object, code: int) -> None:
     frame = check_frame(line)
     assert frame is not None
@@ -51,6 +59,10 @@ def test_check_frame_passes_good_messages() -> None:
     assert check_frame(json.dumps(INITIALIZE)) is None
     assert check_frame('{"jsonrpc": "2.0", "method": "notifications/initialized"}') is None
     assert check_frame('{"jsonrpc": "2.0", "id": 3, "result": {}}') is None
+    for rid in ('"abc"', '""', "0", "-7", str(2**53)):
+        assert check_frame(f'{{"jsonrpc": "2.0", "id": {rid}, "method": "ping"}}') is None
+    # a notification has no id at all, whatever its method: never answered
+    assert check_frame('{"jsonrpc": "2.0", "method": "notifications/nosuch"}') is None
 
 
 def test_over_long_string_arguments_are_refused_at_any_depth() -> None:
@@ -69,6 +81,8 @@ def test_strict_json_refuses_nan_and_infinity() -> None:
 
 
 async def _exchange(python: str, frames: list[str]) -> list[dict[str, object]]:
+    """Send each frame and read one reply line after it (a frame that is a notification
+    gets no reply: the next frame's reply would be read in its place)."""
     proc = await asyncio.create_subprocess_exec(
         python, str(PROJECT_ROOT / "generator" / "mcp" / "fmsr.py"),
         stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
@@ -100,3 +114,21 @@ async def test_the_server_answers_every_bad_frame_and_keeps_serving(
     for (_, want_id, code), reply in zip(BAD_FRAMES, replies[:-1], strict=True):
         assert reply["id"] == want_id and reply["error"]["code"] == code  # type: ignore[index]
     assert replies[-1]["id"] == 1 and "result" in replies[-1]
+
+
+@pytest.mark.parametrize("server_python", ["main", "mcp1"])
+async def test_a_request_with_a_bad_id_gets_invalid_request_and_notifications_nothing(
+    server_python: str, request: pytest.FixtureRequest
+) -> None:
+    python = (sys.executable if server_python == "main"
+              else str(request.getfixturevalue("mcp1_python")))
+    notification = '{"jsonrpc": "2.0", "method": "notifications/nosuch", "params": {}}'
+    frames = [json.dumps(INITIALIZE)]
+    for line, _, _ in BAD_ID_FRAMES:
+        frames += [notification + "\n" + line]  # the notification first: no reply to it
+    frames.append('{"jsonrpc": "2.0", "id": "last", "method": "ping"}')
+    replies = await _exchange(python, frames)
+    assert "result" in replies[0]
+    for reply in replies[1:-1]:
+        assert reply["id"] is None and reply["error"]["code"] == INVALID_REQUEST, reply  # type: ignore[index]
+    assert replies[-1] == {"jsonrpc": "2.0", "id": "last", "result": {}}
