@@ -53,7 +53,7 @@ def register(app: typer.Typer, bench_app: typer.Typer) -> None:
         """
         import json
 
-        from eval.grade import grade_set
+        from eval.grade import grade_set, scenario_id
         from eval.grade_answers import load_answers, load_scenarios
         from eval.grade_unanimous import attempts_from_evaluation, build_report, render
 
@@ -61,6 +61,9 @@ def register(app: typer.Typer, bench_app: typer.Typer) -> None:
         reports, sources = {}, []
         for path in answers:
             given, problems = load_answers(path)
+            known = {scenario_id(r, i) for i, r in enumerate(records)}
+            problems += [f"answer id {k!r} names no scenario of {scenarios}, ignored"
+                         for k in given if k not in known]
             for p in problems[:10]:
                 typer.echo(f"warning: {path}: {p}", err=True)
             if len(problems) > 10:
@@ -94,7 +97,8 @@ def register(app: typer.Typer, bench_app: typer.Typer) -> None:
             help="Scenario file or run folder (the reference agent reads accepted.jsonl "
             "beside it)")],
         agent: Annotated[str, typer.Option(
-            help="reference | llm:SPEC (SPEC is any --llm form: smollm2, openai:MODEL, "
+            help="reference (replays the recorded calls) | text (acts on what the text "
+            "determines) | llm:SPEC (SPEC is any --llm form: smollm2, openai:MODEL, "
             "ollama:MODEL, fake:PATH)")] = "reference",
         sample: Annotated[int | None, typer.Option(
             min=1, help="Attempt K scenarios spread over domains")] = None,

@@ -58,4 +58,25 @@ def test_unknown_agent_is_one_line_user_error(files: tuple[Path, Path, Path]) ->
     scenarios, _, _ = files
     out = CliRunner().invoke(app, ["dryrun", str(scenarios), "--agent", "gpt"])
     assert isinstance(out.exception, UserError)
-    assert "valid: reference, llm:smollm2" in str(out.exception)
+    assert "valid: reference, text, llm:smollm2" in str(out.exception)
+
+
+def test_bad_answers_are_one_line_each_and_never_a_traceback(tmp_path: Path) -> None:
+    scenarios = tmp_path / "s.json"
+    scenarios.write_text(json.dumps(RECORDS))
+    answers = tmp_path / "a.json"
+    answers.write_text(json.dumps([
+        {"id": 1, "answer": ""},                              # empty
+        {"id": 2, "answer": "T2 " * 350_000},                 # a 1 MB answer
+        {"id": "ghost", "answer": "13"},                      # an id no scenario has
+    ]))
+    out = CliRunner().invoke(app, ["evaluate", str(scenarios), str(answers)])
+    assert out.exit_code == 0, out.output
+    assert "Traceback" not in out.output
+    assert "answer id 'ghost' names no scenario" in out.stderr
+    assert "no answer was given for 1" in out.stdout
+    binary = tmp_path / "b.json"
+    binary.write_bytes(bytes(range(256)) * 64)
+    out = CliRunner().invoke(app, ["evaluate", str(scenarios), str(binary)])
+    assert isinstance(out.exception, UserError)  # the CLI prints it as one line, exit 2
+    assert "holds no usable" in str(out.exception)
