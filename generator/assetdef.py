@@ -11,7 +11,15 @@ from pathlib import Path
 from types import ModuleType
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import (
+    AllowInfNan,
+    BaseModel,
+    ConfigDict,
+    Field,
+    Strict,
+    ValidationError,
+    model_validator,
+)
 
 from generator.config import PROJECT_ROOT
 from generator.errors import UserError
@@ -31,6 +39,11 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
+# A number written as a YAML number: "5" in quotes, .inf and .nan are refused, not coerced.
+FiniteNumber = Annotated[float, Strict(), AllowInfNan(False)]
+# A YAML boolean (true / false, yes / no unquoted): "yes" in quotes or 1 is refused.
+YamlBool = Annotated[bool, Strict()]
+
 # A lower-case identifier: sensor names, source names, logical database keys, code schemes.
 SLUG = r"^[a-z][a-z0-9_]*$"
 # Logical database keys every class declares (the framework's generic readers use them).
@@ -48,7 +61,8 @@ class Sensor(_Strict):
         pattern=SLUG,
     )
     unit: str = Field(description="Engineering unit of the readings")
-    range: tuple[float, float] = Field(description="Plausible [low, high] of a reading")
+    range: tuple[FiniteNumber, FiniteNumber] = Field(
+        description="Plausible [low, high] of a reading: finite numbers, low below high")
     description: str = Field(description="What the sensor measures")
 
     @model_validator(mode="after")
@@ -123,7 +137,8 @@ class ContactDef(_Strict):
 
     flag: str = Field(description="The flag sensor (0/1) of the contact", pattern=SLUG)
     sensor: str = Field(description="The analog sensor whose reading drives it", pattern=SLUG)
-    setting: float = Field(description="The setting, in the sensor's unit: on at or above it")
+    setting: FiniteNumber = Field(
+        description="The setting, in the sensor's unit: on at or above it")
     description: str = Field(default="", description="What the contact signals")
 
 
@@ -136,14 +151,14 @@ class AssetClass(_Strict):
 
     asset_class: str = Field(description="Slug, equal to the folder name")
     display_name: str = Field(description="Human name")
-    draft: bool = Field(
+    draft: YamlBool = Field(
         default=False,
         description="True while the class is being built (`scenariogen assets new` writes it): "
         "commands that enumerate every class skip it and naming it is refused until "
         "`scenariogen assets check` passes and the line is deleted",
     )
     description: str = Field(description="What the class covers")
-    default: bool = Field(
+    default: YamlBool = Field(
         default=False,
         description="The class commands use when none is named (at most one class sets it)",
     )
@@ -453,6 +468,14 @@ def _field_options(model: type[BaseModel], loc: tuple[Any, ...]) -> list[str]:
     return list(current.model_fields)
 
 
+# The fix for a value of the wrong kind, by pydantic error type ({key}: the field's name).
+_VALUE_FIXES = {
+    "bool_type": "write {key}: true or {key}: false (a YAML boolean, without quotes)",
+    "finite_number": "give a finite number (no .inf or .nan), e.g. range: [0, 120]",
+    "float_type": "write the number without quotes",
+}
+
+
 def parse_asset_class(data: Any, source: str) -> AssetClass:
     """Validate raw YAML data; raise one :class:`UserError` naming file, field, value, options."""
     if not isinstance(data, dict):
@@ -482,7 +505,8 @@ def parse_asset_class(data: Any, source: str) -> AssetClass:
             if expected:
                 options = [o.strip(" '") for o in str(expected).replace(" or ", ",").split(",")]
             what = f"{source}: field {loc or '(top)'}: {err['msg']}"
-            fix = "correct the value in the file"
+            fix = _VALUE_FIXES.get(err["type"], "correct the value in the file").format(
+                key=str(err["loc"][-1]) if err["loc"] else "the key")
         value = None if err["type"] == "missing" else err.get("input")
         raise UserError(what, value=value, options=options, fix=fix) from None
 

@@ -199,3 +199,62 @@ def test_two_default_classes_are_an_error(tmp_path: Path) -> None:
     text = str(err.value)
     assert "\n" not in text and "several asset classes set `default: true` (fan, pump)" in text
     assert "fix: keep `default: true` in exactly one" in text
+
+
+# -- issue 28.7: finite ordered ranges, booleans only as YAML booleans -----------------------
+
+
+@pytest.mark.parametrize(
+    ("yaml_range", "expected"),
+    [
+        ("[-.inf, .inf]", "sensors.2.range.0: Input should be a finite number; got -inf"),
+        ("[0, .inf]", "sensors.2.range.1: Input should be a finite number; got inf"),
+        ("[.nan, 5]", "sensors.2.range.0: Input should be a finite number"),
+        ('["0", "5"]', "sensors.2.range.0: Input should be a valid number"),
+        ("[5, 5]", "range low must be below high"),
+    ],
+    ids=["inf", "upper-inf", "nan", "strings", "equal"],
+)
+def test_ranges_are_finite_numbers_and_ordered(yaml_range: str, expected: str) -> None:
+    data = copy.deepcopy(RAW)
+    data["sensors"][2]["range"] = yaml.safe_load(yaml_range)
+    text = _error(data)
+    assert "assets/x/asset.yaml: field " in text and expected in text, text
+    assert "fix: " in text
+
+
+def test_a_contact_setting_is_finite() -> None:
+    data = copy.deepcopy(RAW)
+    data["contacts"][0]["setting"] = float("inf")
+    text = _error(data)
+    assert "contacts.0.setting: Input should be a finite number" in text
+    assert "fix: give a finite number" in text
+
+
+@pytest.mark.parametrize("raw", ['"yes"', '"true"', '"no"', "1", "0", '"on"', "null"])
+@pytest.mark.parametrize("key", ["default", "draft"])
+def test_booleans_only_as_yaml_booleans(key: str, raw: str) -> None:
+    data = copy.deepcopy(RAW)
+    data[key] = yaml.safe_load(raw)
+    text = _error(data)
+    assert f"assets/x/asset.yaml: field {key}: Input should be a valid boolean" in text, text
+    assert f"fix: write {key}: true or {key}: false (a YAML boolean, without quotes)" in text
+
+
+def test_yaml_booleans_still_load() -> None:
+    for raw in ("true", "false", "yes", "no", "True"):  # YAML 1.1 booleans, as PyYAML reads
+        data = copy.deepcopy(RAW)
+        data["default"] = yaml.safe_load(raw)
+        assert parse_asset_class(data, "assets/x/asset.yaml").default is yaml.safe_load(raw)
+
+
+def test_inf_range_in_a_file_names_the_file(tmp_path: Path) -> None:
+    folder = tmp_path / "transformer"
+    folder.mkdir()
+    text = (ASSETS_DIR / "transformer" / "asset.yaml").read_text()
+    text = text.replace("range: [0, 100]", "range: [-.inf, .inf]", 1)
+    (folder / "asset.yaml").write_text(text)
+    with pytest.raises(UserError) as err:
+        load_asset_file(folder / "asset.yaml")
+    assert str(folder / "asset.yaml") in str(err.value)
+    assert "range.0: Input should be a finite number; got -inf" in str(err.value)
