@@ -255,9 +255,16 @@ def answer_lines(obj: Any) -> str:
         path, value, depth = stack.pop()
         if depth > MAX_DEPTH:
             continue
-        if isinstance(value, dict):
+        if isinstance(value, dict | list | tuple) and not value:
+            lines.append(f"{path} = none" if path else "none")  # [] and {} say "none"
+        elif isinstance(value, dict):
             stack.extend((f"{path} {k}".strip(), v, depth + 1)
                          for k, v in reversed(list(value.items())))
+        elif isinstance(value, list | tuple) and value and all(
+                isinstance(v, dict) and all(_is_scalar(x) for x in v.values()) for v in value):
+            # A record of scalars on one line, so its fields are read together.
+            lines.extend(f"{path} = " + ", ".join(f"{k} {safe_text(x)}" for k, x in v.items())
+                         for v in value)
         elif isinstance(value, list | tuple) and not all(_is_scalar(v) for v in value):
             stack.extend((path, v, depth + 1) for v in reversed(value))
         else:

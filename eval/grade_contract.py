@@ -89,7 +89,8 @@ class Context:
                 self._anchors[f.key] = spans
         return self._anchors
 
-    def owners(self, start: int, end: int, group: str | None = None) -> set[str] | None:
+    def owners(self, start: int, end: int, group: str | None = None,
+               num: Num | None = None) -> set[str] | None:
         """The facts (of the value's kind group) whose anchor is nearest to a value: in its
         clause, else before it in its sentence; None when no anchor is near (unbound)."""
         if not self.bind:
@@ -100,8 +101,10 @@ class Context:
         for key, spans in self.anchors().items():
             if group is not None and self.groups().get(key) != group:
                 continue
+            if num is not None and not _unit_fits(self.contract.fact(key), num):
+                continue  # "1.31 h" is no value of a unitless factor
             for a, b in spans:
-                if a <= start < b or a < end <= b:
+                if a <= start < b or a < end <= b or (start <= a and b <= end):
                     continue
                 if a >= end and self._other_value_between(group, (start, end), (a, b)):
                     continue  # that anchor names a nearer value ("192 hourly readings")
@@ -135,10 +138,21 @@ class Context:
         """Each fact's kind group: values only compete with facts of the same group."""
         return {f.key: kind_group(f) for f in self.contract.facts}
 
-    def bound(self, fact: FactSpec, start: int, end: int) -> bool:
+    def bound(self, fact: FactSpec, start: int, end: int, num: Num | None = None) -> bool:
         """True unless the value is bound to another fact's words (of the same group)."""
-        owners = self.owners(start, end, kind_group(fact))
+        owners = self.owners(start, end, kind_group(fact), num)
         return owners is None or fact.key in owners or self.parent in owners
+
+
+def _unit_fits(fact: FactSpec | None, num: Num) -> bool:
+    """Whether a written number could be a value of the fact, by its unit."""
+    if fact is None or num.unit is None:
+        return True
+    spec = fact.value if fact.kind == "mapping" and fact.value else fact
+    if spec.unit is None:
+        # A unitless quantity (a factor, a ratio) is not written with a physical unit.
+        return spec.kind != "quantity" or bool(num.as_unit("pu"))
+    return bool(num.as_unit(spec.unit))
 
 
 def kind_group(fact: FactSpec) -> str:
@@ -211,7 +225,7 @@ def _match_number(ctx: Context, top: str, fact: FactSpec, expected: float,
         elif n.as_unit(fact.unit) and not (fact.kind == "count" and n.decimals):
             others.append((n.start, n.end))
     for i, n in hits:
-        if not ctx.bound(fact, n.start, n.end):
+        if not ctx.bound(fact, n.start, n.end, n):
             continue
         if _hedged(ctx, (n.start, n.end), others):
             return Part(top, False, expected, n.text, "hedged: another value is given with 'or'")
@@ -490,7 +504,7 @@ def _match_bool(ctx: Context, path: str, fact: FactSpec, expected: bool) -> Part
         _s0, _s1 = t.sentence_of(a)
         negated = t.negated(a) or re.search(
             r"\b(?:not|no|never|none|nor|without|isn't|aren't|wasn't|weren't|didn't|doesn't|"
-            r"hasn't|haven't)\b", t.low[a:c1]) is not None
+            r"hasn't|haven't|false)\b", t.low[a:c1]) is not None
         return Part(path, (not negated) == expected, expected, not negated,
                     "read from the clause that names it")
     if t.leading is not None and not fact.means:
@@ -753,20 +767,17 @@ def contradicted(ctx: Context, fact: FactSpec, value: Any,
     """A miss when the answer states an unasked fact with another value than the reference.
 
     Only what is plainly the fact's statement counts: times (and labels) tied to the fact's
-    words, or, for the one time fact of a contract, any time the answer gives; when one of
-    them is the reference's, nothing is contradicted.
+    words; when one of them is the reference's, nothing is contradicted.
     """
     if fact.kind in ("timestamp", "date") and isinstance(value, str):
         parsed = _expected_when(value)
         if parsed is None:
             return None
-        times = [f for f in ctx.contract.facts if kind_group(f) == "time"]
         granularity = "day" if fact.kind == "date" else fact.granularity
         mine = []
         for w in ctx.text.whens:
             owners = ctx.owners(w.start, w.end, "time")
-            if (owners is not None and fact.key in owners) or (owners is None
-                                                                and times == [fact]):
+            if owners is not None and fact.key in owners:
                 mine.append(w)
         # A day written without its time does not contradict the reference's time.
         if mine and not any(_when_ok(w, *parsed, granularity if w.hour is not None else "day")

@@ -112,11 +112,19 @@ _DMY = re.compile(
 _MDY = re.compile(
     rf"\b{_WEEKDAY}(?P<mon>{_MONTH})\.?\s+(?P<d>\d{{1,2}})(?:st|nd|rd|th)?\b"
     r"(?:,?\s+(?P<y>\d{4})\b)?", re.IGNORECASE)
+_CLOCK_WORDS = {w: i + 1 for i, w in enumerate(
+    ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
+     "twelve"))}
+_HOUR = r"(?:\d{1,2}|" + "|".join(_CLOCK_WORDS) + r")"
 _TIME = re.compile(
     r"(?<![\d:.])(?:(?P<h>\d{1,2}):(?P<mi>\d{2})(?::(?P<s>\d{2}))?(?:\s*(?P<ap>[ap])\.?m\.?\b)?"
     r"(?:\s*(?:h|hrs|hours)\b)?"
     r"|(?P<h2>\d{1,2})\s*(?P<ap2>[ap])\.?m\.?(?![a-z])"
-    r"|(?P<word>noon|midday|midnight))(?![\d])", re.IGNORECASE)
+    # "five in the afternoon", "one in the morning", "seven o'clock in the evening",
+    # "half past five" (in the afternoon): hours in words, as people say them.
+    r"|\b(?P<half>half past\s+)?(?P<h3>" + _HOUR + r")(?:\s+o'?clock)?\s+(?P<part>in the "
+    r"morning|in the afternoon|in the evening|at night)\b"
+    r"|\b(?P<word>noon|midday|midnight))(?![\d])", re.IGNORECASE)
 _ID = re.compile(
     r"(?<![\w-])(?:[A-Z][A-Z0-9]*(?:-[A-Z0-9]+)+|[A-Z]{2,}\d{2,}[A-Z0-9]*)(?![\w-])")
 _SEP = "[,\u00a0\u202f\u2009]"
@@ -284,6 +292,14 @@ def _day(y: int, m: int, d: int) -> str | None:
 def _clock(m: re.Match[str]) -> tuple[int, int] | None:
     if m.group("word"):
         return (12, 0) if m.group("word").lower() in ("noon", "midday") else (0, 0)
+    if m.group("h3"):
+        raw = m.group("h3").lower()
+        h = _CLOCK_WORDS[raw] if raw in _CLOCK_WORDS else int(raw)
+        if not 1 <= h <= 12:
+            return None
+        part = m.group("part").lower()
+        late = part in ("in the afternoon", "in the evening") or (part == "at night" and h < 12)
+        return h % 12 + (12 if late else 0), 30 if m.group("half") else 0
     h = int(m.group("h") or m.group("h2"))
     mi = int(m.group("mi") or 0)
     ap = (m.group("ap") or m.group("ap2") or "").lower()
@@ -453,7 +469,9 @@ def read(text: str, *, year: int | None = None) -> Text:
     out.ids = [Span(m.start(), m.end(), m.group(0)) for m in ids]
     rest = _blank(rest, [m.span() for m in ids])
     out.numbers = _numbers(text, rest)
-    first = re.match(r"\s*\W*\s*([A-Za-z]+)", text)
+    # The first word, or the first after a leading id ("NORTH-TX04: yes - ...").
+    first = re.match(r"\s*\W*\s*(?:[A-Z][A-Z0-9]*(?:-[A-Z0-9]+)+\s*[:,\-–—]\s*)?([A-Za-z]+)",
+                     text)
     if first:
         word = first.group(1).lower()
         out.leading = True if word in ("yes", "yep", "yeah", "correct", "true") else (
