@@ -280,7 +280,7 @@ def _when_ok(w: When, day: str, hour: int | None, minute: int | None, granularit
 
 
 def _match_time(ctx: Context, path: str, fact: FactSpec, expected: str,
-                within_span: tuple[int, int] | None = None) -> Part:
+                within_span: tuple[int, int] | None = None, member: bool = False) -> Part:
     parsed = _expected_when(expected)
     if parsed is None:
         return _match_label(ctx, path, fact, expected)
@@ -294,6 +294,9 @@ def _match_time(ctx: Context, path: str, fact: FactSpec, expected: str,
             continue
         if _when_ok(w, day, hour, minute, granularity) and ctx.bound(fact, w.start, w.end):
             return Part(path, True, expected, ctx.text.raw[w.start:w.end], "date/time found")
+    if member and hour is not None and granularity == "hour" and within_span is None and any(
+            d == day and lo <= hour <= hi for d, lo, hi in ctx.text.ranges):
+        return Part(path, True, expected, f"{day} {hour:02d}:00", "inside a range of hours")
     given = [ctx.text.raw[w.start:w.end] for w in ctx.text.whens[:5]] or None
     return Part(path, False, expected, given, f"not stated at {granularity} precision")
 
@@ -429,7 +432,7 @@ def _match_members(ctx: Context, path: str, fact: FactSpec, expected: list[Any],
             parts.append(_match_scalar(ctx, sub, fact, value, vocab))
             continue
         if _expected_when(value) is not None:
-            part = _match_time(ctx, sub, fact, value)
+            part = _match_time(ctx, sub, fact, value, member=True)
             spans = [(w.start, w.end) for w in ctx.text.whens if w.day == value[:10]]
         elif fact.kind == "ids":
             part = _match_id(ctx, sub, fact, value, member=True)

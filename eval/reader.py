@@ -22,6 +22,7 @@ value written in it with its span, so the grader can ask what a value is written
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 from dataclasses import dataclass, field
@@ -235,6 +236,8 @@ class Text:
     numbers: list[Num] = field(default_factory=list)
     leading: bool | None = None
     truncated: bool = False
+    # Hour ranges on one day ("from 04:00 through 16:00 on 20 July"): (day, first, last).
+    ranges: list[tuple[str, int, int]] = field(default_factory=list)
 
     def sentence_of(self, pos: int) -> tuple[int, int]:
         """The span of the sentence that holds ``pos``."""
@@ -359,6 +362,7 @@ def _attach_times(text: str, dates: list[When], sentences: list[tuple[int, int]]
                                                          text[d.end:m.start()], re.I))
             or (0 <= d.start - m.end() <= 6 and re.fullmatch(r"[\s,]*(?:on)?[\s,]*",
                                                             text[m.end():d.start], re.I)))]
+        adjacent = bool(near)
         if not near:
             # Else the day of its sentence: the one day it names, or in a list ("11 Aug
             # 15:00, 16:00; 12 Aug 14:00") the nearest day written before the time.
@@ -372,13 +376,27 @@ def _attach_times(text: str, dates: list[When], sentences: list[tuple[int, int]]
         if near:
             i = near[0]
             d = out[i]
-            if d.hour is None:
+            if d.hour is None and adjacent:
                 out[i] = When(min(d.start, m.start()), max(d.end, m.end()), d.day, *clock)
-            else:
+            else:  # a time elsewhere in the sentence: its own mention, on that day
                 out.append(When(m.start(), m.end(), d.day, *clock))
         else:
             loose.append(When(m.start(), m.end(), "", *clock))
     return sorted(out, key=lambda w: w.start), loose, spans
+
+
+_RANGE_GAP = re.compile(r"\s*(?:to|through|thru|until|till|-|–|—)\s*", re.IGNORECASE)
+
+
+def _ranges(text: str, whens: list[When]) -> list[tuple[str, int, int]]:
+    """Hour ranges: two times of one day joined by to / through / until / a dash."""
+    out = []
+    timed = sorted((w for w in whens if w.hour is not None), key=lambda w: w.start)
+    for a, b in itertools.pairwise(timed):
+        if a.day == b.day and a.hour is not None and b.hour is not None and a.hour < b.hour \
+                and _RANGE_GAP.fullmatch(text[a.end:b.start]):
+            out.append((a.day, a.hour, b.hour))
+    return out
 
 
 def parse_number(raw: str) -> float | None:
@@ -464,6 +482,7 @@ def read(text: str, *, year: int | None = None) -> Text:
     date_spans = [(d.start, d.end) for d in dates]
     out.whens, out.times, time_spans = _attach_times(_blank(text, date_spans), dates,
                                                      out.sentences)
+    out.ranges = _ranges(text, out.whens)
     rest = _blank(text, date_spans + time_spans)
     ids = [m for m in _ID.finditer(rest)]
     out.ids = [Span(m.start(), m.end(), m.group(0)) for m in ids]

@@ -45,7 +45,7 @@ def test_one_of_names_an_item_and_does_not_count() -> None:
 ])
 def test_dates_and_times_in_natural_forms(text: str, day: str, hour: int) -> None:
     whens = read(text, year=2026).whens
-    assert [(w.day, w.hour) for w in whens] == [(day, hour)]
+    assert [(w.day, w.hour) for w in whens if w.hour is not None] == [(day, hour)]
 
 
 def test_a_time_alone_stays_loose_when_its_sentence_has_no_date() -> None:
@@ -64,3 +64,9 @@ def test_leading_yes_no() -> None:
     assert read("Yes: two anomalies.").leading is True
     assert read("No, it cannot.").leading is False
     assert read("Two anomalies.").leading is None
+
+
+def test_hour_ranges_on_one_day() -> None:
+    t = read("Anomalous every hour from 04:00 through 16:00 on 20 July 2026.", year=2026)
+    assert t.ranges == [("2026-07-20", 4, 16)]
+    assert read("At 04:00 and at 16:00 on 20 July 2026.", year=2026).ranges == []
