@@ -802,7 +802,11 @@ def fabricated_values(scenario: Mapping[str, Any], ex: Extracted) -> list[str]:
     unit numbers) do not.
     """
     dates, numbers = _allowed_values(scenario)
-    out = [d for d in ex.dates if d not in dates]
+    ref = scenario.get("reference_answer")
+    # Outside the stored window, the days the data does cover are facts of the store: an
+    # answer may say where the data ends (or starts) without inventing anything.
+    covered = str(ref.get("data_end") or "")[:10] if isinstance(ref, dict) else ""
+    out = [d for d in ex.dates if d not in dates and not (covered and d <= covered)]
     out.extend(
         q.text for q in ex.numbers
         if (q.unit is not None or q.decimals > 0) and q.value not in numbers

@@ -46,8 +46,8 @@ from generator.generate.tolerance import within
 
 _HEDGE = re.compile(r"\s*,?\s*(?:or|or maybe|or possibly|or perhaps|and/or|either)\s*",
                     re.IGNORECASE)
-_NONE_PHRASE = re.compile(r"\b(?:not (?:a single|any|one)|no|none|zero|nil|nothing|"
-                          r"neither)\b", re.IGNORECASE)
+_NONE_PHRASE = re.compile(r"\b(?:not (?:a single|any|one)|not applicable|n/a|no|none|zero|nil|"
+                          r"nothing|neither)\b", re.IGNORECASE)
 # "very poor" is not the band "poor" (unless a label's own phrasing says "very").
 _INTENSIFIED = re.compile(r"\b(?:very|extremely|highly|severely|critically)\s+$")
 _ISO_STAMP = re.compile(r"^(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}):(\d{2}))?")
@@ -74,6 +74,8 @@ class Context:
     abs_tol: dict[str, float]
     rel_tol: dict[str, float]
     bind: bool = True
+    # Keys the reference holds a value for: an absent fact's words bind nothing.
+    present: frozenset[str] | None = None
     # While a list of records is matched: its fact's key, which its fields' values may bind to.
     parent: str | None = None
     _anchors: dict[str, list[tuple[int, int]]] | None = None
@@ -83,6 +85,8 @@ class Context:
         if self._anchors is None:
             self._anchors = {}
             for f in self.contract.facts:
+                if self.present is not None and f.key not in self.present:
+                    continue
                 spans: list[tuple[int, int]] = []
                 for phrase in f.means:
                     spans.extend(self.text.find(phrase))
@@ -125,7 +129,7 @@ class Context:
         """True when another value of the group stands between a value and an anchor."""
         lo, hi = (value[1], anchor[0]) if anchor[0] >= value[1] else (anchor[1], value[0])
         if group == "number":
-            spans = [(n.start, n.end) for n in self.text.numbers]
+            spans = [(n.start, n.end) for n in self.text.numbers if not n.total]
         elif group == "time":
             spans = [(w.start, w.end) for w in self.text.whens]
         elif group == "id":
@@ -188,7 +192,8 @@ def number_matches(ctx: Context, top: str, fact: FactSpec, n: Num, expected: flo
     values = n.as_unit(fact.unit)
     if not values:
         return False
-    if fact.kind == "count" and (n.decimals > 0 or (n.unit is not None and fact.unit is None)):
+    if fact.kind == "count" and (n.decimals > 0 or n.total
+                                 or (n.unit is not None and fact.unit is None)):
         return False
     scale = 1.0
     if n.unit is not None and values:
@@ -343,10 +348,12 @@ def _nearest_to_anchor(ctx: Context, fact: FactSpec, candidates: list[tuple[int,
     if not ctx.bind:
         return stated
     for a, b in ctx.anchors().get(fact.key, []):
-        s0, s1 = ctx.text.sentence_of(a)
-        near = [(min(abs(x - b), abs(a - y)), v) for x, y, v in candidates if s0 <= x < s1]
-        if near:
-            stated.add(min(near)[1])
+        for lo, hi in (ctx.text.clause_of(a, b), ctx.text.sentence_of(a)):
+            near = [(min(abs(x - b), abs(a - y)), v) for x, y, v in candidates
+                    if lo <= x < hi]
+            if near:
+                stated.add(min(near)[1])
+                break
     return stated
 
 
@@ -571,6 +578,7 @@ def _match_records(ctx: Context, path: str, fact: FactSpec, expected: list[Any],
 def _match_record_list(ctx: Context, path: str, fact: FactSpec, expected: list[Any],
                        vocab: Mapping[str, list[str]]) -> list[Part]:
     parts: list[Part] = []
+    heads: list[int] = []
     for i, record in enumerate(expected):
         if not isinstance(record, Mapping):
             parts.append(_match_scalar(ctx, f"{path}[{i}]", fact, record, vocab))
@@ -585,12 +593,18 @@ def _match_record_list(ctx: Context, path: str, fact: FactSpec, expected: list[A
         if head_part.ok:
             where = _locate(ctx, head, record[head.key])
             sentence = ctx.text.sentence_of(where) if where is not None else None
+            if where is not None:
+                heads.append(where)
         for f in specs[1:]:
             sub = f"{path}[{i}].{f.key}"
             part = _match_value(ctx, sub, f, record[f.key], vocab, sentence)
             if not part.ok and sentence is not None:
                 part = _match_value(ctx, sub, f, record[f.key], vocab)
             parts.append(part)
+    # Records that carry their own times are ordered by them, in whatever order written.
+    timed = any(f.kind in ("timestamp", "date") for f in fact.fields)
+    if fact.ordered and not timed and len(heads) == len(expected) and heads != sorted(heads):
+        parts.append(Part(f"{path}.order", False, expected, None, "not in the order asked"))
     return parts
 
 
@@ -638,7 +652,7 @@ def match_fact(ctx: Context, fact: FactSpec, value: Any,
                vocab: Mapping[str, list[str]]) -> list[Part]:
     """The parts of one top-level fact, each matched or not."""
     if value is None:
-        return []
+        return [_match_none(ctx, fact, fact.key)]
     if fact.kind == "mapping" and isinstance(value, Mapping):
         return _match_mapping(ctx, fact.key, fact, value, vocab)
     if fact.kind == "records" and isinstance(value, list):
@@ -729,8 +743,12 @@ def grade_facts(scenario: Mapping[str, Any], contract: AnswerContract, answer_te
     reference = scenario.get("reference_answer") or {}
     year = year_of(scenario)
     question = read(str(scenario.get("text") or ""), year=year)
-    whole = Context(read(answer_text, year=year), question, contract, abs_tol, rel_tol)
-    asked = [f for f in contract.facts if f.asked and reference.get(f.key) is not None]
+    present = frozenset(k for k, v in reference.items() if v is not None)
+    whole = Context(read(answer_text, year=year), question, contract, abs_tol, rel_tol,
+                    present=present)
+    # An asked fact whose reference is null (no fault, no lead time) is answered by saying
+    # there is none.
+    asked = [f for f in contract.facts if f.asked and f.key in reference]
     supporting = [f.key for f in contract.facts if not f.asked and f.key in reference]
     lowered = {str(k).lower(): k for k in structured} if structured else {}
     score = 0.0

@@ -49,7 +49,7 @@ Graded = tuple[bool, float, list[Violation], list[str]]
 _NEGATED_CLAUSE = re.compile(
     r"\b(?:not|no|never|isn't|aren't|wasn't|don't|doesn't|didn't|cannot|can't|shouldn't|"
     r"without|neither|nor|rather than|instead of|unlike|rule out|rules out|ruled out|"
-    r"excludes?|excluding|against)\b",
+    r"excludes?|excluding|against|clear of|away from|short of)\b",
     re.IGNORECASE,
 )
 _CLAUSE_END = re.compile(r"[.;:!?,()\n]|\b(?:but|while|whereas|so|and)\b")
@@ -277,6 +277,16 @@ def grade_clarification(scenario: Mapping[str, Any], text: str,
         return False, 0.0, violations, evidence
     evidence.append("the answer asks back")
     named = [o for o in options if _option_named(o, text, norm)]
+    # An option offered that the reference does not hold (a third order of the same kind)
+    # is a wrong question back.
+    shapes = {re.sub(r"\d+$", "", str(o)) for o in options if re.search(r"[A-Z]-", str(o))}
+    extra = sorted({t for t in re.findall(r"(?<![\w-])[A-Z][A-Z0-9]*(?:-[A-Z0-9]+)+", text)
+                    if re.sub(r"\d+$", "", t) in shapes and t not in {str(o) for o in options}})
+    if extra:
+        violations.append(Violation(
+            name="wrong_option", path="options", expected=options, given=extra,
+            message=f"the answer offers options the data does not hold: {extra[:5]}"))
+        return False, 0.5, violations, evidence
     count_said = bool(options) and _number_in(RubricFact(
         id="n_options", key="options", kind="number", expected=float(len(options)),
         why="how many options"), text)

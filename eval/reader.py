@@ -145,12 +145,34 @@ _SMALL = {
 }
 _TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70,
          "eighty": 80, "ninety": 90}
+_DIGIT_WORDS = "|".join(k for k in _SMALL if _SMALL[k] < 10)
+_BELOW_100 = (r"(?:(?:" + "|".join(_TENS) + r")(?:[- ](?:" + _DIGIT_WORDS + r"))?|(?:"
+              + "|".join(sorted(_SMALL, key=len, reverse=True)) + r"))")
 _WORD_NUM = re.compile(
-    r"\b(?:(?P<tens>" + "|".join(_TENS) + r")(?:[- ](?P<unit>" + "|".join(
-        k for k in _SMALL if _SMALL[k] < 10 and k != "zero") + r"))?"
-    r"|(?P<small>" + "|".join(sorted(_SMALL, key=len, reverse=True)) + r")"
+    r"\b(?:(?P<number>(?:(?:a|one|two|three|four|five|six|seven|eight|nine)\s+hundred"
+    r"(?:\s+(?:and\s+)?" + _BELOW_100 + r")?|" + _BELOW_100 + r")"
+    r"(?:\s+point(?P<frac>(?:\s+(?:" + _DIGIT_WORDS + r"))+))?)"
     r"|(?P<dozen>a dozen|one dozen)|(?P<single>a single|single|once)|(?P<twice>twice)"
     r"|(?P<none>none|no|nil|nothing))\b", re.IGNORECASE)
+
+
+def _words_value(words: str) -> int:
+    """The whole number some number words say ("a hundred and sixteen" → 116)."""
+    total, current = 0, 0
+    for w in re.split(r"[\s-]+", words.lower()):
+        if w in ("and", ""):
+            continue
+        if w == "hundred":
+            current = max(current, 1) * 100
+        elif w == "a":
+            current += 1
+        elif w in _TENS:
+            current += _TENS[w]
+        elif w in _SMALL:
+            current += _SMALL[w]
+    return total + current
+
+
 NEGATION = re.compile(
     r"\b(?:not|no|never|none|nor|neither|without|isn't|aren't|wasn't|weren't|don't|doesn't|"
     r"didn't|hasn't|haven't|hadn't|cannot|can't|won't|shouldn't|nothing|nobody|rather than|"
@@ -173,6 +195,7 @@ class Num:
     sig: int
     text: str
     word: bool = False
+    total: bool = False  # the M of "N of M": a total, not a count of the thing
 
     def as_unit(self, contract_unit: str | None) -> list[float]:
         """The value in the contract's unit: [] when the written unit is of another kind."""
@@ -446,23 +469,39 @@ def _numbers(text: str, rest: str) -> list[Num]:
         out.append(Num(m.start(), end, value, unit, decimals, sig, text[m.start():end]))
     for m in _WORD_NUM.finditer(rest):
         g = m.groupdict()
-        if g["tens"]:
-            value = _TENS[g["tens"].lower()] + (_SMALL[g["unit"].lower()] if g["unit"] else 0)
-        elif g["small"]:
-            value = _SMALL[g["small"].lower()]
+        decimals = 0
+        if g["number"]:
+            whole = g["number"][: len(g["number"]) - len(g["frac"] or "")]
+            whole = re.sub(r"\s+point$", "", whole.strip())
+            value = float(_words_value(whole))
+            if g["frac"]:
+                digits = "".join(str(_SMALL[w]) for w in g["frac"].lower().split())
+                value += float("0." + digits)
+                decimals = len(digits)
         elif g["dozen"]:
-            value = 12
+            value = 12.0
         elif g["single"]:
-            value = 1
+            value = 1.0
         elif g["twice"]:
-            value = 2
+            value = 2.0
         else:
-            value = 0
-        if g["small"] and g["small"].lower() == "one" and re.match(
+            value = 0.0
+        if (g["number"] or "").strip().lower() == "one" and re.match(
                 r"\s+(?:of|another)\b", rest[m.end():m.end() + 9], re.I):
             continue  # "one of the units" names an item, it does not count them
-        out.append(Num(m.start(), m.end(), float(value), None, 0, 99, m.group(0), word=True))
-    return sorted(out, key=lambda n: n.start)
+        end, unit = m.end(), None
+        u = _UNIT_AFTER.match(rest, end) if g["number"] else None
+        if u:
+            unit, end = u.group("unit"), u.end()
+        out.append(Num(m.start(), end, value, unit, decimals, 99, text[m.start():end],
+                       word=True))
+    out.sort(key=lambda n: n.start)
+    # "two of the three methods", "165 of 168 records": the second number is a total.
+    for prev, num in itertools.pairwise(list(out)):
+        if re.fullmatch(r"\s+(?:out\s+)?of\s+(?:the\s+|all\s+)?", rest[prev.end:num.start]):
+            out[out.index(num)] = Num(num.start, num.end, num.value, num.unit, num.decimals,
+                                      num.sig, num.text, num.word, total=True)
+    return out
 
 
 def read(text: str, *, year: int | None = None) -> Text:

@@ -219,3 +219,22 @@ def test_pairs_and_records_are_read_item_by_item() -> None:
     assert grade(record, right).score == 1.0
     assert grade(record, right.replace("5 June", "6 June")).score < 1.0
     assert grade(record, right.replace("4 hours", "five hours")).score < 1.0
+
+
+def test_totals_and_null_facts() -> None:
+    record = _record({"agreeing": 2, "fault_type": None},
+                     {"agreeing": {"kind": "count", "means": ["agree", "methods"]},
+                      "fault_type": {"kind": "label", "means": ["fault"]}},
+                     "How many of the three methods agree on a fault class for EAST-TX01, "
+                     "and which class?")
+    assert grade(record, "Two of the three methods agree; no fault class is found.").score == 1
+    assert grade(record, "Three methods agree; no fault class is found.").score < 1
+    assert grade(record, "Two of the three methods agree, on T2.").score < 1
+
+
+def test_fractional_number_words() -> None:
+    record = _record({"degradation_pct": 3.75}, {"degradation_pct": {
+        "kind": "quantity", "unit": "%", "means": ["above", "degradation"]}},
+        "How far is CH-EASTPLANT-03 above its design kW per ton?", {"degradation_pct": 0.1})
+    assert grade(record, "About three point seven percent above design.").score == 1
+    assert grade(record, "About four point two percent above design.").score < 1

@@ -14,7 +14,9 @@ def _values(text: str) -> list[tuple[float, str | None]]:
 @pytest.mark.parametrize(("text", "expected"), [
     ("none of them", [(0.0, None)]),
     ("three work orders and a dozen alerts", [(3.0, None), (12.0, None)]),
-    ("twenty-one hours", [(21.0, None)]),
+    ("twenty-one hours", [(21.0, "hours")]),
+    ("a hundred and sixteen point six", [(116.6, None)]),
+    ("three point seven percent", [(3.7, "percent")]),
     ("41,129 ton-hours", [(41129.0, "ton-hours")]),
     ("41\u202f129 tons", [(41129.0, "tons")]),
     ("a single job", [(1.0, None)]),
