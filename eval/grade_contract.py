@@ -492,8 +492,10 @@ def _match_bool(ctx: Context, path: str, fact: FactSpec, expected: bool) -> Part
     votes: list[tuple[int, bool]] = []
     for side in ("true", "false"):
         for phrase in fact.labels.get(side, []):
-            for a, _b in t.find(phrase):
-                votes.append((a, (side == "true") != t.negated(a)))
+            for a, b in t.find(phrase):
+                # "tripped: no", "trip = false": the phrasing with its answer after it.
+                denied = re.match(r"\s*[:=]\s*(?:no|false|none|never)\b", t.low[b:b + 12])
+                votes.append((a, (side == "true") != (t.negated(a) or bool(denied))))
     if votes:
         sides = {v for _, v in votes}
         if len(sides) == 1:
@@ -749,6 +751,7 @@ def grade_facts(scenario: Mapping[str, Any], contract: AnswerContract, answer_te
     # An asked fact whose reference is null (no fault, no lead time) is answered by saying
     # there is none.
     asked = [f for f in contract.facts if f.asked and f.key in reference]
+    asked.sort(key=lambda f: bool(f.implied_by))  # what implies a yes/no is read first
     supporting = [f.key for f in contract.facts if not f.asked and f.key in reference]
     lowered = {str(k).lower(): k for k in structured} if structured else {}
     score = 0.0
@@ -771,6 +774,8 @@ def grade_facts(scenario: Mapping[str, Any], contract: AnswerContract, answer_te
             update={"yes_no": True}), value, vocab_of(fact))
         if not fact_parts:
             continue
+        if fact.kind == "boolean" and len(fact_parts) == 1 and fact_parts[0].given is None:
+            fact_parts = [_unstated_bool(fact, value, parts) or fact_parts[0]]
         score += sum(p.ok for p in fact_parts) / len(fact_parts) / len(asked)
         parts.extend(fact_parts)
     # A fact the text does not ask for is not graded, but an answer that states it wrong
@@ -781,6 +786,19 @@ def grade_facts(scenario: Mapping[str, Any], contract: AnswerContract, answer_te
         score = score * len(asked) / (len(asked) + len(wrong))
         parts.extend(wrong)
     return score, parts, supporting
+
+
+def _unstated_bool(fact: FactSpec, value: Any, done: list[Part]) -> Part | None:
+    """A yes/no the answer does not state: true when a fact that implies it was stated
+    (``implied_by``), else the contract's ``assumed`` value; None when neither applies."""
+    stated = {p.path.split(".")[0].split("[")[0] for p in done if p.ok}
+    if any(k in stated for k in fact.implied_by):
+        return Part(fact.key, value is True, value, True,
+                    f"implied by {', '.join(k for k in fact.implied_by if k in stated)}")
+    if fact.assumed is not None:
+        return Part(fact.key, value == fact.assumed, value, fact.assumed,
+                    "not disputed, so taken as " + str(fact.assumed).lower())
+    return None
 
 
 def contradicted(ctx: Context, fact: FactSpec, value: Any,

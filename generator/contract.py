@@ -108,6 +108,16 @@ class FactSpec(_Strict):
         description="Boolean: the text's yes/no question is this fact, so an answer's leading "
         "yes or no states it",
     )
+    assumed: bool | None = Field(
+        default=None,
+        description="Boolean: the value an answer that says nothing of it takes (a premise an "
+        "answer does not dispute holds: `assumed: true`)",
+    )
+    implied_by: list[str] = Field(
+        default_factory=list,
+        description="Boolean: keys whose value, once stated, states this fact as true (the "
+        "start of a fault states that a fault was found)",
+    )
     keys: dict[str, list[str]] = Field(
         default_factory=dict,
         description="Mapping: phrasings of its keys (a key itself always counts)",

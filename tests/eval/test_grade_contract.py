@@ -238,3 +238,23 @@ def test_fractional_number_words() -> None:
         "How far is CH-EASTPLANT-03 above its design kW per ton?", {"degradation_pct": 0.1})
     assert grade(record, "About three point seven percent above design.").score == 1
     assert grade(record, "About four point two percent above design.").score < 1
+
+
+def test_unstated_yes_no_implied_or_assumed() -> None:
+    facts = {"fault_found": {"kind": "boolean", "implied_by": ["fault_start"],
+                             "labels": {"true": ["fault found"], "false": ["no fault"]}},
+             "fault_start": {"kind": "timestamp", "granularity": "hour",
+                             "means": ["from", "since"]},
+             "premise_holds": {"kind": "boolean", "assumed": True,
+                               "labels": {"false": ["premise does not hold"]}}}
+    text = "Is the WTI contact of NORTH-TX04 faulty as the report says, and since when?"
+    record = _record({"fault_found": True, "fault_start": "2026-07-30T02:00:00",
+                      "premise_holds": True}, facts, text)
+    assert grade(record, "Faulty contact since 02:00 on 30 July 2026.").score == 1.0
+    assert grade(record, "The premise does not hold; faulty since 02:00 on 30 July 2026."
+                 ).score < 1.0
+    false_record = _record({"fault_found": True, "fault_start": "2026-07-30T02:00:00",
+                            "premise_holds": False}, facts, text)
+    assert grade(false_record, "Faulty since 02:00 on 30 July 2026.").score < 1.0
+    assert grade(record, "Trip: no; tripped: no; faulty since 02:00 on 30 July 2026."
+                 ).score == 1.0
