@@ -704,6 +704,10 @@ def _same_value(fact: FactSpec, value: Any, given: Any, abs_tol: dict[str, float
     """
     if isinstance(value, bool) and isinstance(given, bool):
         return Part(fact.key, given == value, value, given, "JSON boolean")
+    if isinstance(value, list | dict) and given == value:
+        return Part(fact.key, True, value, given, "the reference's own JSON")
+    if value in ([], {}) and given in ([], {}, None):
+        return Part(fact.key, True, value, given, "JSON empty")
     numbers = all(isinstance(v, int | float) and not isinstance(v, bool) for v in (value, given))
     if numbers and (fact.kind != "count" or isinstance(given, int)):
         ok = math.isfinite(float(given)) and (float(given) == float(value) or within(

@@ -83,9 +83,7 @@ def _anomaly_summary(params: dict[str, Any], answer: dict[str, Any]) -> str:
         f"in [{params['start']}, {params['end']}) (|robust z| > {params['threshold_text']})"
     )
     if answer["timestamps"]:
-        text += ": " + ", ".join(answer["timestamps"][:8])
-        if len(answer["timestamps"]) > 8:
-            text += ", ..."
+        text += ": " + ", ".join(answer["timestamps"])  # every hour: the form states it all
         text += f"; most severe {answer['worst']}"
     return text
 

@@ -176,7 +176,8 @@ def _disagreement_rubric(params: dict[str, Any], answer: dict[str, Any]) -> Rubr
 def _disagreement_summary(params: dict[str, Any], answer: dict[str, Any]) -> str:
     m = answer["methods"]
     return (
-        f"the IEC ratios give {m['iec']}, the Rogers ratios {m['rogers']} and Duval triangle 1 "
+        f"{answer['asset_id']}: the IEC ratios give {m['iec']}, the Rogers ratios "
+        f"{m['rogers']} and Duval triangle 1 "
         f"{m['duval']} for the sample of {answer['sample_timestamp'][:10]}, so the methods "
         f"disagree; the most severe reading is {answer['worst_class']}; a good answer explains "
         f"why such methods can differ (gas ratios near a boundary, a fault still developing), "
@@ -328,7 +329,8 @@ def _bundle_summary(params: dict[str, Any], answer: dict[str, Any]) -> str:
     pm = (f"the monthly inspection (last {answer['last_inspection']}, due "
           f"{answer['inspection_due']}) goes into the outage" if answer["bundle_inspection"]
           else f"the monthly inspection is due {answer['inspection_due']}, too late to bundle")
-    return (f"for the outage {answer['outage_start']} to {answer['outage_end']}: {work}; "
+    return (f"{answer['asset_id']}, for the outage {answer['outage_start']} to "
+            f"{answer['outage_end']}: {work}; "
             f"{pm}; a good answer lists this work, says why each item needs the outage and "
             f"orders it within the outage")
 
@@ -469,7 +471,8 @@ STEP_WORDS = {
 def _plan_summary(params: dict[str, Any], answer: dict[str, Any]) -> str:
     steps = "; then ".join(STEP_WORDS[s] for s in answer["steps"])
     return (
-        f"latest sample {answer['sample_timestamp'][:10]}: DGA class {answer['dga_class']} "
+        f"{answer['asset_id']}, latest sample {answer['sample_timestamp'][:10]}: DGA class "
+        f"{answer['dga_class']} "
         f"(IEEE condition {answer['ieee_condition']}, recommended '{answer['dga_action']}'), "
         f"rule-based health index {num(answer['health_index'], 1)} "
         f"({answer['health_condition']}), corrective work orders on record: "

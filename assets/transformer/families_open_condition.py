@@ -207,7 +207,8 @@ def _drivers_summary(params: dict[str, Any], answer: dict[str, Any]) -> str:
               else "both factors cost the same" if main == "both"
               else f"the {main} factor drives it")
     return (
-        f"sample of {str(answer['sample_timestamp'])[:10]}: rule-based health index "
+        f"{answer['asset_id']}, sample of {str(answer['sample_timestamp'])[:10]}: rule-based "
+        f"health index "
         f"{num(answer['health_index'], 1)} ({answer['condition']}); DGA factor rated "
         f"{r['dga']} (−{num(lost['dga'], 1)} points), oil quality rated {r['oil_quality']} "
         f"(−{num(lost['oil_quality'], 1)} points); {driver}"

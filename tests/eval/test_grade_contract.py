@@ -258,3 +258,15 @@ def test_unstated_yes_no_implied_or_assumed() -> None:
     assert grade(false_record, "Faulty since 02:00 on 30 July 2026.").score < 1.0
     assert grade(record, "Trip: no; tripped: no; faulty since 02:00 on 30 July 2026."
                  ).score == 1.0
+
+
+def test_the_reference_itself_scores_one() -> None:
+    for record in (LOADING_RECORD, SITE_COOLING, ANOMALY):
+        assert grade(record, record["reference_answer"]).score == 1.0, record["id"]
+    empty = _record({"count": 0, "work_orders": [], "by_code": {}},
+                    {"count": {"kind": "count", "means": ["jobs"]},
+                     "work_orders": {"kind": "ids", "means": ["orders"]},
+                     "by_code": {"kind": "mapping", "value": {"key": "by_code",
+                                                              "kind": "count"}}},
+                    "Which work orders, per code, did CH-MAIN-04 get in July?")
+    assert grade(empty, empty["reference_answer"]).score == 1.0
