@@ -103,12 +103,16 @@ def env_status() -> None:
             if doc is None:
                 typer.echo(f"  {cls}: not seeded (run `scenariogen env seed {cls}`)")
                 continue
-            spec = doc.get("spec", {})
+            spec = doc.get("spec")
             counts = doc.get("counts") or {}
+            fleet = (
+                f"seed {spec.get('seed')}, {spec.get('sites')}×{spec.get('units_per_site')} "
+                f"units, {spec.get('days')} days"
+                if isinstance(spec, dict)  # a held-out fleet's marker records no spec
+                else f"fingerprint {doc.get('fingerprint')}"
+            )
             typer.echo(
-                f"  {cls}: {doc.get('status')} (seed {spec.get('seed')}, "
-                f"{spec.get('sites')}×{spec.get('units_per_site')} units, "
-                f"{spec.get('days')} days; "
+                f"  {cls}: {doc.get('status')} ({fleet}; "
                 + ", ".join(f"{k} {v}" for k, v in sorted(counts.items()))
                 + ")"
             )

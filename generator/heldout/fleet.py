@@ -4,7 +4,12 @@ A class's simulator takes a fleet spec (its asset.yaml names the model) with a s
 number of sites and units per site, the days of data and the start day; the seed then fixes
 everything the simulator draws (each unit's nameplate, faults and onsets, loads, the sites'
 weather). All five come from the secret here, so a different secret gives a different fleet
-and the same secret the same one.
+and the same secret the same one. The seed is a 256-bit key (:meth:`Secret.key`, at least
+``2**255``); a simulator seeds every generator from all of its bits (a public seed, below
+``2**128``, keeps its 32-bit streams), so nothing an agent reads in the fleet narrows a
+search for it. The store's seed marker of a private fleet records no spec
+(:func:`generator.store.seed.seed` with ``record_spec=False``): only its fingerprint, a hash
+over the key, by which the next run recognises the fleet.
 
 Private databases are named ``heldout_<keyed digest>_<base prefix><physical name>``
 (e.g. ``heldout_3fa9c0e1d2_<telemetry database>``,
@@ -60,7 +65,7 @@ def fleet_spec(asset: AssetClass, secret: Secret, bounds: FleetBounds) -> BaseMo
     """The simulator's fleet spec, every field drawn from the secret."""
     start = EPOCH + timedelta(days=secret.uniform_int(0, bounds.start_spread_days, "start"))
     values: dict[str, Any] = {
-        "seed": secret.integer("fleet-seed", bits=31),
+        "seed": secret.key("fleet-seed"),
         "sites": secret.uniform_int(*bounds.sites, "sites"),
         "units_per_site": secret.uniform_int(*bounds.units_per_site, "units"),
         "days": secret.uniform_int(*bounds.days, "days"),
@@ -107,7 +112,8 @@ def seed_private_fleet(
         stale = marker is not None and marker.get("fingerprint") != fingerprint(
             asset, spec, _sim_version(asset)
         )
-        report = seed(client, asset, spec, prefix=priv.db_prefix, replace=stale)
+        report = seed(client, asset, spec, prefix=priv.db_prefix, replace=stale,
+                      record_spec=False)
     return priv, report
 
 

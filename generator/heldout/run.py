@@ -1,6 +1,6 @@
 """One held-out run: private fleet, gated draws, split output, leak scan.
 
-Per family ``f`` and instance index ``i`` the draw's generator comes from
+Per family ``f`` and instance index ``i`` the draw's generator comes from the 256-bit
 ``HMAC(secret, "instance", f, i)`` (the family context's run seed is set to it before the
 draw, so :func:`generator.generate.families.rng_for` derives the stream from it). A slot
 takes indices until an instance passes the gate (:mod:`generator.heldout.gate`), at most
@@ -175,7 +175,7 @@ class HeldoutRun:
         load_tools()
         ctx = FamilyContext(profile, ToolContext(asset, priv), 0)
         asset_ids = tuple(a.asset_id for a in ctx.assets)
-        verbaliser = TemplateVerbaliser(self.secret.integer("verbaliser"), cfg.asset_class)
+        verbaliser = TemplateVerbaliser(self.secret.key("verbaliser"), cfg.asset_class)
         families = eligible_families(asset, profile)
         want = ({f.name: cfg.per_family for f in families} if cfg.per_family
                 else quotas(families, cfg.n))
@@ -247,7 +247,7 @@ class HeldoutRun:
     async def _attempt(self, spec: FamilySpec, index: int, ctx: FamilyContext, verbaliser: Any,
                        asset_ids: tuple[str, ...], seen: set[str]
                        ) -> tuple[str, Instance | None]:
-        ctx.run_seed = self.secret.integer("instance", spec.name, index)
+        ctx.run_seed = self.secret.key("instance", spec.name, index)
         before = sum(sum(v.values()) for v in ctx.gate_drops.values())
         seed = await draw_seed(spec, ctx, index)
         if seed is None:

@@ -2,8 +2,9 @@
 
 Every random choice of a held-out run comes from ``HMAC-SHA256(secret, label parts)``: the
 private fleet's spec, the database prefix, each instance's generator (family, index), the
-fingerprints of accepted instances. The secret itself never appears in output; its
-``public_id`` (a keyed digest) names it in manifests.
+fingerprints of accepted instances. A generator's seed is the whole 256-bit digest
+(:meth:`Secret.key`), never a shorter integer an agent could search. The secret itself
+never appears in output; its ``public_id`` (a keyed digest) names it in manifests.
 """
 
 from __future__ import annotations
@@ -62,13 +63,20 @@ class Secret:
         """The first ``n`` hex digits of :meth:`digest`."""
         return self.digest(*parts).hex()[:n]
 
-    def integer(self, *parts: object, bits: int = 63) -> int:
-        """A non-negative integer of ``bits`` bits from :meth:`digest`."""
-        return int.from_bytes(self.digest(*parts)[:8], "big") >> (64 - bits)
+    def key(self, *parts: object) -> int:
+        """A seed of 255 secret bits from :meth:`digest`: at least ``2**255``, so a consumer
+        can tell it from a small public seed and no truncation hides in it.
+
+        Every generator a held-out run seeds (the private fleet's simulator, each draw, the
+        verbaliser) takes one of these: knowing the fleet's nameplates or an instance's text
+        leaves 2**255 candidates, not the 2**31 of the former integer seeds.
+        """
+        return int.from_bytes(self.digest(*parts), "big") | (1 << 255)
 
     def uniform_int(self, low: int, high: int, *parts: object) -> int:
-        """An integer in ``[low, high]`` (inclusive) from :meth:`digest`."""
-        return low + self.integer(*parts) % (high - low + 1)
+        """An integer in ``[low, high]`` (inclusive) from :meth:`digest` (a size, not a
+        seed: it is one of a few public values and narrows nothing else)."""
+        return low + (int.from_bytes(self.digest(*parts)[:8], "big") >> 1) % (high - low + 1)
 
     @property
     def public_id(self) -> str:

@@ -229,12 +229,15 @@ def seed(
     replace: bool = False,
     progress: Callable[[str, int, int], None] | None = None,
     root: Path = ASSETS_DIR,
+    record_spec: bool = True,
 ) -> SeedReport:
     """Simulate the fleet for ``spec`` and write it, resuming an interrupted seed.
 
     Every document written into a database shared with another class (the work-order
     database always) carries ``asset_class``, so readers and :func:`drop` can tell the
-    classes apart; ``root`` is where the other classes are discovered.
+    classes apart; ``root`` is where the other classes are discovered. The marker records
+    the spec unless ``record_spec`` is False (a held-out fleet, whose seed is its secret
+    key): then only the fingerprint, a hash over the whole spec, says which fleet it is.
 
     Raises:
         UserError: the store holds a different fleet and ``replace`` is False.
@@ -249,11 +252,16 @@ def seed(
     fp = fingerprint(asset, spec, sim_version)
     marker = read_marker(client, asset.asset_class, prefix)
     if marker is not None and marker.get("fingerprint") != fp and not replace:
-        held = marker.get("spec", {})
+        held = marker.get("spec")
+        shown = (
+            f"seed {held.get('seed')}, {held.get('sites')} sites × {held.get('units_per_site')} "
+            f"units, {held.get('days')} days"
+            if isinstance(held, dict)
+            else f"fingerprint {marker.get('fingerprint')}"
+        )
         raise UserError(
             f"the store already holds a different {asset.asset_class} fleet "
-            f"(seed {held.get('seed')}, {held.get('sites')} sites × {held.get('units_per_site')} "
-            f"units, {held.get('days')} days; status {marker.get('status')})",
+            f"({shown}; status {marker.get('status')})",
             fix="pass --drop to replace it, or set SCENARIOGEN_DB_PREFIX to keep both",
         )
     if replace:
@@ -293,7 +301,7 @@ def seed(
         "_id": marker_id(asset.asset_class),
         "status": "in_progress",
         "fingerprint": fp,
-        "spec": spec.model_dump(mode="json"),
+        **({"spec": spec.model_dump(mode="json")} if record_spec else {}),
         "simulator_version": sim_version,
         "counts": {k: len(v) for k, v in docs.items()},
         "databases": names,
