@@ -44,7 +44,8 @@ from eval.reader import Num, Text, When, read
 from generator.contract import AnswerContract, FactSpec
 from generator.generate.tolerance import within
 
-_HEDGE = re.compile(r"\s*,?\s*(?:or|or maybe|or possibly|or perhaps|and/or|either)\s*",
+_HEDGE = re.compile(r"\s*,?\s*(?:or|or maybe|or possibly|or perhaps|or about|or around|"
+                    r"and/or|either)\s*",
                     re.IGNORECASE)
 _NONE_PHRASE = re.compile(r"\b(?:not (?:a single|any|one)|not applicable|n/a|no|none|zero|nil|"
                           r"nothing|neither)\b", re.IGNORECASE)
@@ -153,6 +154,8 @@ def _unit_fits(fact: FactSpec | None, num: Num) -> bool:
     if fact is None or num.unit is None:
         return True
     spec = fact.value if fact.kind == "mapping" and fact.value else fact
+    if spec.kind == "count" and spec.unit is None:
+        return num.unit is None and not num.decimals  # counts are whole and bare
     if spec.unit is None:
         # A unitless quantity (a factor, a ratio) is not written with a physical unit.
         return spec.kind != "quantity" or bool(num.as_unit("pu"))
@@ -192,6 +195,8 @@ def number_matches(ctx: Context, top: str, fact: FactSpec, n: Num, expected: flo
     values = n.as_unit(fact.unit)
     if not values:
         return False
+    if n.falling and expected < 0:
+        values = [-abs(v) for v in values]  # "down 5.3 ppm" states a change of -5.3
     if fact.kind == "count" and (n.decimals > 0 or n.total
                                  or (n.unit is not None and fact.unit is None)):
         return False
@@ -528,6 +533,11 @@ def _match_bool(ctx: Context, path: str, fact: FactSpec, expected: bool) -> Part
 
 
 def _key_spans(ctx: Context, fact: FactSpec, key: str) -> list[tuple[int, int]]:
+    """Where a mapping's key is written: as itself or a phrasing; a day key as any form of
+    that day ("19 Aug" for 2026-08-19)."""
+    day = _expected_when(key)
+    if day is not None and day[1] is None:
+        return sorted((w.start, w.end) for w in ctx.text.whens if w.day == day[0])
     spans = _id_spans(ctx, key)
     for p in fact.keys.get(key, []):
         spans += _id_spans(ctx, p) if p.isupper() else ctx.text.find(p)
@@ -550,9 +560,10 @@ def _match_mapping(ctx: Context, path: str, fact: FactSpec, expected: Mapping[st
             s0, s1 = ctx.text.sentence_of(a)
             nxt = min([x for x in starts if x > a] + [s1])
             prev = max([x for x in starts if x < a] + [s0])
-            prev_end = max([y for spans in all_keys.values() for x, y in spans if y <= a]
-                           + [s0]) if prev > s0 else s0
-            for span in ((b, nxt), (prev_end, a)):
+            # The value after its key; before it only for the first key of its sentence
+            # ("good water content"), never reaching back into another key's value.
+            windows = [(b, nxt)] + ([(s0, a)] if prev == s0 else [])
+            for span in windows:
                 part = _match_value(ctx, sub, spec, value, vocab, span)
                 if part.ok:
                     found = part
@@ -779,7 +790,7 @@ def grade_facts(scenario: Mapping[str, Any], contract: AnswerContract, answer_te
         if not fact_parts:
             continue
         if fact.kind == "boolean" and len(fact_parts) == 1 and fact_parts[0].given is None:
-            fact_parts = [_unstated_bool(fact, value, parts) or fact_parts[0]]
+            fact_parts = [_unstated_bool(fact, value, parts, reference) or fact_parts[0]]
         score += sum(p.ok for p in fact_parts) / len(fact_parts) / len(asked)
         parts.extend(fact_parts)
     # A fact the text does not ask for is not graded, but an answer that states it wrong
@@ -792,10 +803,13 @@ def grade_facts(scenario: Mapping[str, Any], contract: AnswerContract, answer_te
     return score, parts, supporting
 
 
-def _unstated_bool(fact: FactSpec, value: Any, done: list[Part]) -> Part | None:
-    """A yes/no the answer does not state: true when a fact that implies it was stated
-    (``implied_by``), else the contract's ``assumed`` value; None when neither applies."""
-    stated = {p.path.split(".")[0].split("[")[0] for p in done if p.ok}
+def _unstated_bool(fact: FactSpec, value: Any, done: list[Part],
+                   reference: Mapping[str, Any]) -> Part | None:
+    """A yes/no the answer does not state: true when a fact that implies it was stated with
+    a value (``implied_by``; "none" implies nothing), else the contract's ``assumed`` value;
+    None when neither applies."""
+    stated = {p.path.split(".")[0].split("[")[0] for p in done if p.ok
+              and reference.get(p.path.split(".")[0].split("[")[0]) not in (None, [], {})}
     if any(k in stated for k in fact.implied_by):
         return Part(fact.key, value is True, value, True,
                     f"implied by {', '.join(k for k in fact.implied_by if k in stated)}")

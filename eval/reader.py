@@ -156,6 +156,15 @@ _WORD_NUM = re.compile(
     r"|(?P<none>none|no|nil|nothing))\b", re.IGNORECASE)
 
 
+# A change written as a fall: the number is the size of a negative change.
+_FALL_BEFORE = re.compile(r"\b(?:down|fell|fallen|dropped|decreased|declined|lower|less|"
+                          r"reduced|drop|decrease|decline|reduction|fall)\s+(?:by\s+|of\s+)?"
+                          r"(?:about\s+|around\s+|some\s+|~\s*)?$")
+_FALL_AFTER = re.compile(r"\s*(?:lower|less|better|below)\s+than\s+(?:the\s+)?(?:design|"
+                         r"expected|rated|nameplate|before|the previous|previous)|\s*(?:down|"
+                         r"lower)\b")
+
+
 def _words_value(words: str) -> int:
     """The whole number some number words say ("a hundred and sixteen" → 116)."""
     total, current = 0, 0
@@ -196,6 +205,7 @@ class Num:
     text: str
     word: bool = False
     total: bool = False  # the M of "N of M": a total, not a count of the thing
+    falling: bool = False  # written as a fall ("down 5.3 ppm", "37 % better than design")
 
     def as_unit(self, contract_unit: str | None) -> list[float]:
         """The value in the contract's unit: [] when the written unit is of another kind."""
@@ -496,11 +506,18 @@ def _numbers(text: str, rest: str) -> list[Num]:
         out.append(Num(m.start(), end, value, unit, decimals, 99, text[m.start():end],
                        word=True))
     out.sort(key=lambda n: n.start)
+    for i, n in enumerate(out):
+        before = rest[max(0, n.start - 24):n.start].lower()
+        after = rest[n.end:n.end + 28].lower()
+        if _FALL_BEFORE.search(before) or _FALL_AFTER.match(after):
+            out[i] = Num(n.start, n.end, n.value, n.unit, n.decimals, n.sig, n.text, n.word,
+                         n.total, falling=True)
     # "two of the three methods", "165 of 168 records": the second number is a total.
     for prev, num in itertools.pairwise(list(out)):
         if re.fullmatch(r"\s+(?:out\s+)?of\s+(?:the\s+|all\s+)?", rest[prev.end:num.start]):
             out[out.index(num)] = Num(num.start, num.end, num.value, num.unit, num.decimals,
-                                      num.sig, num.text, num.word, total=True)
+                                      num.sig, num.text, num.word, total=True,
+                                      falling=num.falling)
     return out
 
 
