@@ -106,6 +106,9 @@ REFUSAL_PATTERNS: tuple[str, ...] = (
     r"\bnot (?:found|in the (?:data|store|database))\b", r"\bunknown (?:asset|unit)\b",
     r"\bno such\b", r"\binsufficient\b", r"\bnot enough\b", r"\boutside (?:the )?(?:available|"
     r"data|recorded|stored)", r"\bno (?:available|registered) tool\b", r"\bnot supported\b",
+    r"\bnothing to report\b", r"\bno (?:figure|value|answer|number|result)\b",
+    r"\b(?:is|are|was|were)(?:n't| not) (?:a single|any)\b",
+    r"\bthere (?:is|are|was|were) no\b", r"\bnot (?:on record|in the (?:register|fleet|list))",
 )
 
 

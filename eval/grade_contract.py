@@ -33,6 +33,7 @@ text, without binding); a fact whose key it lacks is read from the whole answer'
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from collections.abc import Callable, Mapping
@@ -249,16 +250,38 @@ def _match_number(ctx: Context, top: str, fact: FactSpec, expected: float,
     return Part(top, False, expected, given, why)
 
 
+def _stated_for(ctx: Context, fact: FactSpec, vocab: Mapping[str, list[str]]) -> bool:
+    """Whether the answer gives a value of the fact's kind tied to the fact's words (a
+    label of its vocabulary anywhere it is not tied to another fact)."""
+    group = kind_group(fact)
+    if group == "word":
+        values = {*fact.labels, *vocab} - {"true", "false"}
+        spans = [sp for v in values for sp in _label_spans(ctx, label_phrasings(fact, v, vocab))]
+        return any(not ctx.text.negated(a) and ctx.bound(fact, a, b) for a, b in spans)
+    if group == "number":
+        spots = [(n.start, n.end) for n in ctx.text.numbers if n.value != 0]
+    elif group == "time":
+        spots = [(w.start, w.end) for w in ctx.text.whens]
+    elif group == "id":
+        spots = [(i.start, i.end) for i in ctx.text.ids]
+    else:
+        return False
+    return any(fact.key in (ctx.owners(a, b, group) or set()) for a, b in spots)
+
+
 def _match_none(ctx: Context, fact: FactSpec, path: str) -> Part:
     """An empty answer (0, [], {}): the text says none for the fact."""
     spans = [m.span() for m in _NONE_PHRASE.finditer(ctx.text.low)]
     spans += [(n.start, n.end) for n in ctx.text.numbers if n.value == 0 and not n.word]
     has_anchor = bool(ctx.anchors().get(fact.key)) and ctx.bind
+    others = [(n.start, n.end) for n in ctx.text.numbers if n.value != 0]
     for a, b in spans:
         owners = ctx.owners(a, b, kind_group(fact))
-        if owners is not None and fact.key in owners:
-            return Part(path, True, "none", ctx.text.raw[a:b], "stated as none")
-        if not has_anchor and (owners is None or not ctx.bind):
+        mine = (owners is not None and fact.key in owners) or (
+            not has_anchor and (owners is None or not ctx.bind))
+        if mine and _hedged(ctx, (a, b), others):
+            return Part(path, False, "none", ctx.text.raw[a:b], "hedged: none or a value")
+        if mine:
             return Part(path, True, "none", ctx.text.raw[a:b], "stated as none")
     return Part(path, False, "none", None, "the text does not say there are none")
 
@@ -499,7 +522,8 @@ def _match_bool(ctx: Context, path: str, fact: FactSpec, expected: bool) -> Part
         for phrase in fact.labels.get(side, []):
             for a, b in t.find(phrase):
                 # "tripped: no", "trip = false": the phrasing with its answer after it.
-                denied = re.match(r"\s*[:=]\s*(?:no|false|none|never)\b", t.low[b:b + 12])
+                denied = re.match(r"\s*\**\s*[:=]\s*\**\s*(?:no|false|none|never)\b\**\s*"
+                                  r"(?:[.;,)\n|]|$)", t.low[b:b + 20])
                 votes.append((a, (side == "true") != (t.negated(a) or bool(denied))))
     if votes:
         sides = {v for _, v in votes}
@@ -551,18 +575,22 @@ def _match_mapping(ctx: Context, path: str, fact: FactSpec, expected: Mapping[st
     spec = fact.value
     assert spec is not None  # validated: a mapping has a value spec
     all_keys = {k: _key_spans(ctx, fact, k) for k in expected}
-    starts = sorted(a for spans in all_keys.values() for a, _ in spans)
+    mentions = sorted(s for spans in all_keys.values() for s in spans)
     parts: list[Part] = []
     for key, value in expected.items():
         sub = f"{path}.{key}"
         found = None
         for a, b in all_keys[key]:
             s0, s1 = ctx.text.sentence_of(a)
-            nxt = min([x for x in starts if x > a] + [s1])
-            prev = max([x for x in starts if x < a] + [s0])
-            # The value after its key; before it only for the first key of its sentence
-            # ("good water content"), never reaching back into another key's value.
-            windows = [(b, nxt)] + ([(s0, a)] if prev == s0 else [])
+            nxt = min([x for x, _ in mentions if x > a] + [s1])
+            prev_end = max([y for _, y in mentions if y <= a] + [s0])
+            # A sentence writes its values after their keys ("EAST 4, NORTH 4") or before
+            # them ("three preventive and two corrective", "68.3 (19 Aug)"): its first key
+            # tells which; a value is never read from another key's side.
+            before = _values_before_keys(ctx, spec, [m for m in mentions if s0 <= m[0] < s1])
+            windows = [(prev_end, a)] if before else [(b, nxt)]
+            if not before and prev_end == s0 and spec.kind not in ("count", "quantity"):
+                windows.append((s0, a))  # "good water content": a label before its key
             for span in windows:
                 part = _match_value(ctx, sub, spec, value, vocab, span)
                 if part.ok:
@@ -577,6 +605,23 @@ def _match_mapping(ctx: Context, path: str, fact: FactSpec, expected: Mapping[st
     return parts
 
 
+def _values_before_keys(ctx: Context, spec: FactSpec, keys: list[tuple[int, int]]) -> bool:
+    """Whether a sentence writes its mapping values before their keys ("three preventive
+    and two corrective") rather than after them ("EAST 4, NORTH 4"): the side on which more
+    keys have a value of the kind (after, on a tie)."""
+    if not keys or spec.kind not in ("count", "quantity"):
+        return False  # labels and ids: after the key, or before the sentence's first key
+    s0, s1 = ctx.text.sentence_of(keys[0][0])
+    spots = [n.start for n in ctx.text.numbers if not n.total and _unit_fits(spec, n)]
+    after = before = 0
+    for j, (a, b) in enumerate(keys):
+        nxt = keys[j + 1][0] if j + 1 < len(keys) else s1
+        prv = keys[j - 1][1] if j else s0
+        after += any(b <= x < nxt for x in spots)
+        before += any(prv <= x < a for x in spots)
+    return before > after
+
+
 def _match_records(ctx: Context, path: str, fact: FactSpec, expected: list[Any],
                    vocab: Mapping[str, list[str]]) -> list[Part]:
     if not expected:
@@ -588,10 +633,78 @@ def _match_records(ctx: Context, path: str, fact: FactSpec, expected: list[Any],
         ctx.parent = outer
 
 
+def json_key(value: Any) -> str:
+    """A value as a comparable string."""
+    return json.dumps(value, sort_keys=True, default=str)
+
+
+def _head_spots(ctx: Context, fact: FactSpec, value: Any,
+                vocab: Mapping[str, list[str]]) -> list[int]:
+    """Every place a record's identifying value is written (a list: its first member)."""
+    if isinstance(value, list):
+        return _head_spots(ctx, fact, value[0], vocab) if value else []
+    if not isinstance(value, str):
+        return []
+    parsed = _expected_when(value)
+    if parsed is not None:
+        granularity = "day" if fact.kind == "date" else fact.granularity
+        return [w.start for w in ctx.text.whens if _when_ok(w, *parsed, granularity)]
+    spans = _id_spans(ctx, value)
+    if fact.kind in ("label", "labels"):
+        spans += _label_spans(ctx, label_phrasings(fact, value, vocab))
+    return sorted({a for a, _ in spans if not ctx.text.negated(a)})
+
+
 def _match_record_list(ctx: Context, path: str, fact: FactSpec, expected: list[Any],
                        vocab: Mapping[str, list[str]]) -> list[Part]:
+    """Each record found by its first asked field; its other fields read in that field's
+    clause or in its segment: up to the next record's first field when the records write
+    their values after it ("TX04 28.1, TX01 53.1"), from the previous one when before."""
+    rows = [(i, r, [f for f in fact.fields if f.key in r and f.asked])
+            for i, r in enumerate(expected) if isinstance(r, Mapping)]
+    spots = {i: _head_spots(ctx, specs[0], r[specs[0].key], vocab)
+             for i, r, specs in rows if specs}
+    starts = sorted({p for ps in spots.values() for p in ps})
+
+    def segments(where: int) -> tuple[tuple[int, int], tuple[int, int], tuple[int, int]]:
+        s0, s1 = ctx.text.sentence_of(where)
+        nxt = min([p for p in starts if p > where] + [s1])
+        prv = max([p + 1 for p in starts if p < where] + [s0])
+        return ctx.text.clause_of(where, where + 1), (where, max(nxt, where + 1)), (prv, where)
+
+    def shared(key: str) -> bool:
+        values = [json_key(r.get(key)) for _, r, _ in rows]
+        return len(values) > 1 and len(set(values)) == 1
+
+    def fields(i: int, record: Mapping[str, Any], specs: list[FactSpec], where: int | None,
+               mode: int) -> list[Part]:
+        out = []
+        for f in specs[1:]:
+            sub = f"{path}[{i}].{f.key}"
+            windows: list[tuple[int, int] | None] = [None]
+            if where is not None:
+                clause, after, before = segments(where)
+                windows = [clause, after if mode == 1 else before]
+                if shared(f.key):
+                    windows.append(None)  # one value for every record, said once
+            part = Part(sub, False, record[f.key], None, "not stated with its record")
+            for span in windows:
+                part = _match_value(ctx, sub, f, record[f.key], vocab, span)
+                if part.ok:
+                    break
+            out.append(part)
+        return out
+
+    # Do this text's records write their values after their first field, or before it?
+    mode = 1
+    first = min(((ps[0], i) for i, ps in spots.items() if ps), default=None)
+    if first is not None:
+        i0 = first[1]
+        _, r0, specs0 = next(row for row in rows if row[0] == i0)
+        if specs0[1:] and not all(p.ok for p in fields(i0, r0, specs0, first[0], 1)) and all(
+                p.ok for p in fields(i0, r0, specs0, first[0], -1)):
+            mode = -1
     parts: list[Part] = []
-    heads: list[int] = []
     for i, record in enumerate(expected):
         if not isinstance(record, Mapping):
             parts.append(_match_scalar(ctx, f"{path}[{i}]", fact, record, vocab))
@@ -602,26 +715,20 @@ def _match_record_list(ctx: Context, path: str, fact: FactSpec, expected: list[A
         head = specs[0]
         head_part = _match_value(ctx, f"{path}[{i}].{head.key}", head, record[head.key], vocab)
         parts.append(head_part)
-        sentence: tuple[int, int] | None = None
-        if head_part.ok:
-            where = _locate(ctx, head, record[head.key])
-            sentence = ctx.text.sentence_of(where) if where is not None else None
-            if where is not None:
-                heads.append(where)
-        for f in specs[1:]:
-            sub = f"{path}[{i}].{f.key}"
-            part = _match_value(ctx, sub, f, record[f.key], vocab, sentence)
-            if not part.ok and sentence is not None:
-                part = _match_value(ctx, sub, f, record[f.key], vocab)
-            parts.append(part)
-    # Records that carry their own times are ordered by them, in whatever order written.
-    timed = any(f.kind in ("timestamp", "date") for f in fact.fields)
-    if fact.ordered and not timed and len(heads) == len(expected) and heads != sorted(heads):
-        parts.append(Part(f"{path}.order", False, expected, None, "not in the order asked"))
+        best: list[Part] | None = None
+        candidates: list[int | None] = list(spots.get(i) or []) if head_part.ok else []
+        for where in candidates or [None]:
+            got = fields(i, record, specs, where, mode)
+            if best is None or sum(p.ok for p in got) > sum(p.ok for p in best):
+                best = got
+        parts.extend(best or [])
     return parts
 
 
 def _locate(ctx: Context, fact: FactSpec, value: Any) -> int | None:
+    """Where a record's identifying value is written (a list: its first member)."""
+    if isinstance(value, list) and value:
+        return _locate(ctx, fact, value[0])
     if isinstance(value, str):
         parsed = _expected_when(value)
         if parsed is not None:
@@ -665,7 +772,9 @@ def match_fact(ctx: Context, fact: FactSpec, value: Any,
                vocab: Mapping[str, list[str]]) -> list[Part]:
     """The parts of one top-level fact, each matched or not."""
     if value is None:
-        return [_match_none(ctx, fact, fact.key)]
+        part = _match_none(ctx, fact, fact.key)
+        return [part if part.ok or _stated_for(ctx, fact, vocab) else Part(
+            fact.key, True, None, None, "none, and nothing is stated for it")]
     if fact.kind == "mapping" and isinstance(value, Mapping):
         return _match_mapping(ctx, fact.key, fact, value, vocab)
     if fact.kind == "records" and isinstance(value, list):
@@ -760,7 +869,7 @@ def grade_facts(scenario: Mapping[str, Any], contract: AnswerContract, answer_te
     reference = scenario.get("reference_answer") or {}
     year = year_of(scenario)
     question = read(str(scenario.get("text") or ""), year=year)
-    present = frozenset(k for k, v in reference.items() if v is not None)
+    present = frozenset(reference)  # a null value is a fact too ("no lead time")
     whole = Context(read(answer_text, year=year), question, contract, abs_tol, rel_tol,
                     present=present)
     # An asked fact whose reference is null (no fault, no lead time) is answered by saying

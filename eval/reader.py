@@ -101,14 +101,26 @@ _MONTHS = {
     for name in names
 }
 _MONTH = "|".join(sorted(_MONTHS, key=len, reverse=True))
+_ORDINALS = {w: i + 1 for i, w in enumerate((
+    "first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth",
+    "tenth", "eleventh", "twelfth", "thirteenth", "fourteenth", "fifteenth", "sixteenth",
+    "seventeenth", "eighteenth", "nineteenth", "twentieth", "twenty-first", "twenty-second",
+    "twenty-third", "twenty-fourth", "twenty-fifth", "twenty-sixth", "twenty-seventh",
+    "twenty-eighth", "twenty-ninth", "thirtieth", "thirty-first"))}
+_ORDINAL = "|".join(sorted(_ORDINALS, key=len, reverse=True))
 _WEEKDAY = r"(?:(?:mon|tues?|wed(?:nes)?|thu(?:rs)?|fri|sat(?:ur)?|sun)(?:day)?\.?,?\s+)?"
 _ISO = re.compile(
     r"(?<![\d-])(?P<y>\d{4})[-/](?P<m>\d{1,2})[-/](?P<d>\d{1,2})"
     r"(?:(?:T|\s+(?:at\s+)?)(?P<h>\d{1,2}):(?P<mi>\d{2})(?::(?P<s>\d{2})(?:\.\d+)?)?"
     r"(?:Z|[+-]\d{2}:?\d{2}|\s?UTC)?)?(?![\d])"
 )
+_ORDINAL_DAY = re.compile(
+    rf"(?<![\w-])(?P<d>\d{{1,2}}(?=st|nd|rd|th)|{_ORDINAL})(?:st|nd|rd|th)?\b"
+    rf"(?!\s+(?:of\s+)?(?:{_MONTH})\b)(?!\s+(?:planned|time|place|quarter|week|unit|"
+    r"sample|job|order|alarm|alert|reading|hour|day|of\s+the))", re.IGNORECASE)
 _DMY = re.compile(
-    rf"\b{_WEEKDAY}(?P<d>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<mon>{_MONTH})\b\.?"
+    rf"\b{_WEEKDAY}(?:the\s+)?(?P<d>\d{{1,2}}|{_ORDINAL})(?:st|nd|rd|th)?\s+(?:of\s+)?"
+    rf"(?P<mon>{_MONTH})\b\.?"
     r"(?:,?\s+(?P<y>\d{4})\b)?", re.IGNORECASE)
 _MDY = re.compile(
     rf"\b{_WEEKDAY}(?P<mon>{_MONTH})\.?\s+(?P<d>\d{{1,2}})(?:st|nd|rd|th)?\b"
@@ -368,9 +380,24 @@ def _read_dates(text: str, year: int | None) -> list[When]:
             y = int(m.group("y")) if m.group("y") else year
             if y is None:
                 continue
-            day = _day(y, _MONTHS[m.group("mon").lower().rstrip(".")], int(m.group("d")))
+            raw_day = m.group("d").lower()
+            day_n = _ORDINALS[raw_day] if raw_day in _ORDINALS else int(raw_day)
+            day = _day(y, _MONTHS[m.group("mon").lower().rstrip(".")], day_n)
             if day is None:
                 continue
+            found.append(When(m.start(), m.end(), day))
+            taken.append(m.span())
+    # "the 20th", "on the 6th, 7th and 8th": a day of the month of the nearest day before.
+    for m in _ORDINAL_DAY.finditer(text):
+        if any(a < m.end() and m.start() < b for a, b in taken):
+            continue
+        earlier = [w for w in found if w.end <= m.start()]
+        if not earlier:
+            continue
+        last = date.fromisoformat(max(earlier, key=lambda w: w.end).day)
+        raw = m.group("d").lower()
+        day = _day(last.year, last.month, _ORDINALS[raw] if raw in _ORDINALS else int(raw))
+        if day is not None:
             found.append(When(m.start(), m.end(), day))
             taken.append(m.span())
     return sorted(found, key=lambda w: w.start)
@@ -393,8 +420,8 @@ def _attach_times(text: str, dates: list[When], sentences: list[tuple[int, int]]
         near = [i for i, d in enumerate(out) if d.hour is None and (
             (0 <= m.start() - d.end <= 6 and re.fullmatch(r"[\s,]*(?:at)?[\s,]*",
                                                          text[d.end:m.start()], re.I))
-            or (0 <= d.start - m.end() <= 6 and re.fullmatch(r"[\s,]*(?:on)?[\s,]*",
-                                                            text[m.end():d.start], re.I)))]
+            or (0 <= d.start - m.end() <= 10 and re.fullmatch(
+                r"[\s,]*(?:on)?\s*(?:the)?[\s,]*", text[m.end():d.start], re.I)))]
         adjacent = bool(near)
         if not near:
             # Else the day of its sentence: the one day it names, or in a list ("11 Aug

@@ -224,7 +224,8 @@ def test_pairs_and_records_are_read_item_by_item() -> None:
 def test_totals_and_null_facts() -> None:
     record = _record({"agreeing": 2, "fault_type": None},
                      {"agreeing": {"kind": "count", "means": ["agree", "methods"]},
-                      "fault_type": {"kind": "label", "means": ["fault"]}},
+                      "fault_type": {"kind": "label", "means": ["fault"],
+                                     "vocabulary": "fault_codes"}},
                      "How many of the three methods agree on a fault class for EAST-TX01, "
                      "and which class?")
     assert grade(record, "Two of the three methods agree; no fault class is found.").score == 1
