@@ -50,6 +50,8 @@ _HEDGE = re.compile(r"\s*,?\s*(?:or|or maybe|or possibly|or perhaps|or about|or 
                     re.IGNORECASE)
 _NONE_PHRASE = re.compile(r"\b(?:not (?:a single|any|one)|not applicable|n/a|no|none|zero|nil|"
                           r"nothing|neither)\b", re.IGNORECASE)
+_DOUBT = re.compile(r"\b(?:maybe|perhaps|possibly|might|may or may not|not sure|unclear|"
+                    r"uncertain|borderline)\b")
 # "very poor" is not the band "poor" (unless a label's own phrasing says "very").
 _INTENSIFIED = re.compile(r"\b(?:very|extremely|highly|severely|critically)\s+$")
 _ISO_STAMP = re.compile(r"^(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}):(\d{2}))?")
@@ -196,7 +198,7 @@ def number_matches(ctx: Context, top: str, fact: FactSpec, n: Num, expected: flo
     values = n.as_unit(fact.unit)
     if not values:
         return False
-    if n.falling and expected < 0:
+    if n.falling:
         values = [-abs(v) for v in values]  # "down 5.3 ppm" states a change of -5.3
     if fact.kind == "count" and (n.decimals > 0 or n.total
                                  or (n.unit is not None and fact.unit is None)):
@@ -363,6 +365,9 @@ def _asserted(ctx: Context, spans: list[tuple[int, int]], fact: FactSpec,
             continue
         if ctx.text.negated(a):
             continue
+        c0, c1 = ctx.text.clause_of(a, b)
+        if _DOUBT.search(ctx.text.low, c0, c1):
+            continue  # "EAST-TX02 maybe": a member the answer does not assert
         if not ctx.bound(fact, a, b):
             continue
         out.append((a, b))
@@ -506,8 +511,11 @@ def _extra_members(ctx: Context, fact: FactSpec, expected: list[Any],
         spans = _label_spans(ctx, label_phrasings(fact, value, vocab))
         inside = [s for v in expected
                   for s in _label_spans(ctx, label_phrasings(fact, str(v), vocab))]
-        if _asserted(ctx, spans, fact, inside=inside) and any(
-                fact.key in (ctx.owners(a, b, kind_group(fact)) or set()) for a, b in spans):
+        asserted = _asserted(ctx, spans, fact, inside=inside)
+        def mine(a: int, b: int) -> bool:
+            return fact.key in (ctx.owners(a, b, kind_group(fact)) or set())
+
+        if asserted and any(mine(a, b) for a, b in asserted):
             out.append(value)
     return sorted(out)
 
@@ -842,8 +850,11 @@ def _same_value(fact: FactSpec, value: Any, given: Any, abs_tol: dict[str, float
 
 
 def year_of(scenario: Mapping[str, Any]) -> int | None:
-    """The year a day written without one takes: the first year in the text or reference."""
-    for source in (scenario.get("text"), str(scenario.get("reference_answer"))):
+    """The year a day written without one takes: the first year in the text, else in the
+    reference, the grounding, the tool calls or the characteristic form (the data's year)."""
+    for source in (scenario.get("text"), str(scenario.get("reference_answer")),
+                   str(scenario.get("grounding")), str(scenario.get("tool_sequence")),
+                   scenario.get("characteristic_form")):
         if isinstance(source, str):
             m = re.search(r"\b(19|20)\d{2}\b", source)
             if m:
