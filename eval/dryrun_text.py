@@ -27,8 +27,9 @@ class TextAgent(ReferenceAgent):
     async def run(self, scenario: dict[str, Any], attempt: Attempt, max_steps: int) -> None:
         """Refuse to guess what the text leaves open; otherwise call the tools and derive."""
         from eval.audit.text_params import undetermined
+        from eval.grade import scenario_id
 
-        problems = undetermined(scenario)
+        problems = undetermined(scenario, seed=self.seeds.get(scenario_id(scenario)))
         if problems:
             text = ("I cannot answer this from the request as written: "
                     + "; ".join(problems) + ".")

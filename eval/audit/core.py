@@ -44,6 +44,7 @@ class Case:
     tolerance: dict[str, float]
     rel_tolerance: dict[str, float]
     record: dict[str, Any] | None = None
+    seed: dict[str, Any] | None = None
 
     def p(self, key: str, default: Any = None) -> Any:
         """A parameter, read defensively (families change while the audit stays)."""

@@ -13,7 +13,7 @@ import importlib
 import importlib.util
 from collections import Counter
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -32,6 +32,9 @@ from generator import safeparse
 from generator.classmodule import class_module
 from generator.errors import UserError
 from generator.userfile import read_text
+
+if TYPE_CHECKING:
+    from generator.generate.model import TaskSeed
 
 Verdict = Literal["match", "reading_dependent", "mismatch", "unsupported", "error"]
 VERDICTS: tuple[str, ...] = ("match", "reading_dependent", "mismatch", "unsupported", "error")
@@ -175,6 +178,7 @@ def load_cases(run_dir: Path) -> tuple[str, list[Case]]:
             tolerance=dict(record.get("tolerance") or seed.get("tolerance") or {}),
             rel_tolerance=dict(record.get("rel_tolerance") or seed.get("rel_tolerance") or {}),
             record=record,
+            seed=seed,
         ))
     if manifest_class is not None:
         named.add(manifest_class)
@@ -238,8 +242,19 @@ def audit_case(ctx: AuditContext, case: Case) -> ScenarioAudit:
     """Audit one scenario: its re-derivation, and whether its text determines the task."""
     result = _audit_derivation(ctx, case)
     if case.record is not None:
-        result.text_undetermined = undetermined(case.record)
+        result.text_undetermined = undetermined(case.record, seed=_seed_of(case))
     return result
+
+
+def _seed_of(case: Case) -> TaskSeed | None:
+    from pydantic import ValidationError
+
+    from generator.generate.model import TaskSeed as Seed
+
+    try:
+        return Seed.model_validate(case.seed) if case.seed else None
+    except ValidationError:
+        return None  # a seed of an older format: the grounding check alone
 
 
 def _audit_derivation(ctx: AuditContext, case: Case) -> ScenarioAudit:

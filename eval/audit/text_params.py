@@ -15,6 +15,10 @@ each of them must be recoverable from it:
   or it is N or N ± 1 days from the date the text calls today (``today is …``), N a number
   in the text ("the last 29 days").
 
+With the record's task seed (the run's ``accepted.jsonl``), every value the answer was
+computed for must be in the text too (the seed's mentions: a threshold, a stated reading, a
+window), verbatim or in the surface form the text recorded for it.
+
 A parameter the text does not determine is named in the result; a record with any is
 flagged by ``audit`` and its dry-run answer by the text agent is a refusal.
 """
@@ -25,9 +29,12 @@ import re
 from collections.abc import Mapping
 from datetime import date, timedelta
 from functools import cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from eval.reader import read
+
+if TYPE_CHECKING:
+    from generator.generate.model import TaskSeed
 
 DAY_KEYS = ("start", "end", "timestamp", "final", "date", "day")
 _TODAY = re.compile(r"\b(?:today|now)\b", re.IGNORECASE)
@@ -92,8 +99,11 @@ def _today(text: str, whens: list[Any]) -> date | None:
     return None
 
 
-def undetermined(record: Mapping[str, Any], asset_class: str | None = None) -> list[str]:
-    """The grounding parameters of a record its text does not determine (one line each)."""
+def undetermined(record: Mapping[str, Any], asset_class: str | None = None,
+                 seed: TaskSeed | None = None) -> list[str]:
+    """The parameters of a record its text does not determine (one line each): its
+    grounding's, and with its task seed every value the answer was computed for (the seed's
+    mentions: thresholds, stated readings, windows), written or in a recorded surface form."""
     text = str(record.get("text") or "")
     grounding = record.get("grounding")
     if not isinstance(grounding, Mapping) or not text:
@@ -135,34 +145,12 @@ def undetermined(record: Mapping[str, Any], asset_class: str | None = None) -> l
                                          for n in counts | {0}):
                 continue
             problems.append(f"{key} {str(value)[:16]} does not follow from the text's dates")
-    return problems + unasked(record)
+    if seed is not None:
+        from generator.generate.surface_forms import missing_mentions
 
-
-def unasked(record: Mapping[str, Any]) -> list[str]:
-    """The text names none of the facts its reference answers (a text of another task).
-
-    Read from the record's answer contract: every fact the text asks for has words that
-    name it (``means``); a text that names none of them asks something else.
-    """
-    from generator.contract import contract_of_record
-    from generator.errors import UserError
-
-    try:
-        contract = contract_of_record(record)
-    except UserError:  # a broken contracts file is the grader's finding, not this one's
-        return []
-    if contract is None:
-        return []
-    reference = record.get("reference_answer")
-    keys = set(reference) if isinstance(reference, Mapping) else set()
-    named = [f for f in contract.facts if f.key in keys and f.means]
-    if not named:
-        return []
-    low = str(record.get("text") or "").lower()
-    if any(_has(low, m) for f in named for m in f.means):
-        return []
-    return ["the text names none of the facts its reference answers ("
-            + ", ".join(f.key for f in named[:4]) + ")"]
+        problems += [f"the text does not state {m!r}" for m in missing_mentions(
+            text, seed, dict(surfaces), cls or None)]
+    return problems
 
 
 _STOP = frozenset({
