@@ -15,6 +15,10 @@ each of them must be recoverable from it:
   or it is N or N ± 1 days from the date the text calls today (``today is …``), N a number
   in the text ("the last 29 days").
 
+A task without parameters (the tool catalogue, the fleet's layout) must read as a request of
+its own family: among the two families whose template wording the text's distinctive words
+fit best.
+
 With the record's task seed (the run's ``accepted.jsonl``), every value the answer was
 computed for must be in the text too (the seed's mentions: a threshold, a stated reading, a
 window), verbatim or in the surface form the text recorded for it.
@@ -108,6 +112,7 @@ def undetermined(record: Mapping[str, Any], asset_class: str | None = None,
     grounding = record.get("grounding")
     if not isinstance(grounding, Mapping) or not text:
         return []
+    problems: list[str] = []
     prov = record.get("provenance")
     surfaces = prov.get("surfaces") if isinstance(prov, Mapping) else None
     surfaces = surfaces if isinstance(surfaces, Mapping) else {}
@@ -119,7 +124,6 @@ def undetermined(record: Mapping[str, Any], asset_class: str | None = None,
     today = _today(text, seen.whens)
     counts = {int(n.value) for n in seen.numbers if float(n.value).is_integer()}
     cls = asset_class or str(record.get("asset_class") or "")
-    problems: list[str] = []
     asset = grounding.get("asset_id")
     for key, value in grounding.items():
         said = surfaces.get(str(value))
@@ -145,6 +149,14 @@ def undetermined(record: Mapping[str, Any], asset_class: str | None = None,
                                          for n in counts | {0}):
                 continue
             problems.append(f"{key} {str(value)[:16]} does not follow from the text's dates")
+    family = record.get("family")
+    if not grounding and (seed is None or not seed.mentions) and isinstance(family, str):
+        # A task without parameters (the tool catalogue, the fleet's layout) is determined
+        # by its question alone: the text must read as one of its family's requests.
+        ranked = [name for name, _ in likely_families(text, cls)[:2]]
+        if ranked and family not in ranked:
+            problems.append(f"the text does not ask a {family} question (it reads as "
+                            f"{ranked[0]})")
     if seed is not None:
         from generator.generate.surface_forms import missing_mentions
 
