@@ -415,6 +415,39 @@ def _families(ctx: CheckContext) -> list[Finding]:
     return out
 
 
+@check("contracts")
+def _contracts(ctx: CheckContext) -> list[Finding]:
+    """Every family of the class has an answer contract (generator/contract.py)."""
+    asset = ctx.asset
+    if asset is None:
+        return []
+    if not ctx.families_loaded:
+        _load_family_specs(ctx)
+    from generator.contract import CONTRACTS_DIR, load_class_contracts
+
+    where = f"{ctx.name}/{CONTRACTS_DIR}/"
+    try:
+        contracts = load_class_contracts(ctx.folder)
+    except UserError as exc:
+        return [_user_error("contracts", exc, where)]
+    names = sorted(s.name for s in ctx.family_specs)
+    lacking = [n for n in names if n not in contracts]
+    stray = sorted(set(contracts) - set(names))
+    out: list[Finding] = []
+    if lacking:
+        out.append(_missing(
+            "contracts", f"families without an answer contract: {', '.join(lacking)}",
+            f"declare each reference key of these families (kind, unit, phrasings, asked) in "
+            f"a YAML file under assets/{where} (see generator/contract.py)", where))
+    if stray:
+        out.append(_error("contracts", f"contracts for families the class does not register: "
+                          f"{', '.join(stray)}", "remove them or fix the family names", where))
+    if not out:
+        out.append(_ok("contracts", f"{len(names)} families, each with an answer contract",
+                       where))
+    return out
+
+
 # --------------------------------------------------------------------------- templates
 
 
