@@ -50,6 +50,8 @@ _HEDGE = re.compile(r"\s*,?\s*(?:or|or maybe|or possibly|or perhaps|or about|or 
                     re.IGNORECASE)
 _NONE_PHRASE = re.compile(r"\b(?:not (?:a single|any|one)|not applicable|n/a|no|none|zero|nil|"
                           r"nothing|neither)\b", re.IGNORECASE)
+# Facts that are themselves totals ("264 of 264 expected hours", "0 of 6 modes").
+_TOTAL_FACT = re.compile(r"total|expected", re.IGNORECASE)
 _DOUBT = re.compile(r"\b(?:maybe|perhaps|possibly|might|may or may not|not sure|unclear|"
                     r"uncertain|borderline)\b")
 # "very poor" is not the band "poor" (unless a label's own phrasing says "very").
@@ -109,6 +111,8 @@ class Context:
         for key, spans in self.anchors().items():
             if group is not None and self.groups().get(key) != group:
                 continue
+            if self.kinds().get(key) == "mapping" and self.parent != key:
+                continue  # a mapping's values are read next to its keys, not its words
             if num is not None and not _unit_fits(self.contract.fact(key), num):
                 continue  # "1.31 h" is no value of a unitless factor
             for a, b in spans:
@@ -141,6 +145,10 @@ class Context:
         else:
             return False
         return any(lo <= x and y <= hi and (x, y) != value for x, y in spans)
+
+    def kinds(self) -> dict[str, str]:
+        """Each fact's kind."""
+        return {f.key: f.kind for f in self.contract.facts}
 
     def groups(self) -> dict[str, str]:
         """Each fact's kind group: values only compete with facts of the same group."""
@@ -200,7 +208,8 @@ def number_matches(ctx: Context, top: str, fact: FactSpec, n: Num, expected: flo
         return False
     if n.falling:
         values = [-abs(v) for v in values]  # "down 5.3 ppm" states a change of -5.3
-    if fact.kind == "count" and (n.decimals > 0 or n.total
+    totals = n.total and not _TOTAL_FACT.search(fact.key)
+    if fact.kind == "count" and (n.decimals > 0 or totals
                                  or (n.unit is not None and fact.unit is None)):
         return False
     scale = 1.0
@@ -461,9 +470,12 @@ def _match_id(ctx: Context, path: str, fact: FactSpec, expected: str,
 
 def _match_members(ctx: Context, path: str, fact: FactSpec, expected: list[Any],
                    vocab: Mapping[str, list[str]]) -> list[Part]:
-    """A set (or ordered list) of ids or labels."""
+    """A set (or ordered list) of ids or labels; an empty one is said as none, or by
+    stating nothing for it."""
     if not expected:
-        return [_match_none(ctx, fact, path)]
+        part = _match_none(ctx, fact, path)
+        return [part if part.ok or _stated_for(ctx, fact, vocab) else Part(
+            path, True, [], None, "none, and nothing is stated for it")]
     parts: list[Part] = []
     positions: list[int] = []
     for i, value in enumerate(expected):
@@ -554,6 +566,10 @@ def _match_bool(ctx: Context, path: str, fact: FactSpec, expected: bool) -> Part
         negated = t.negated(a) or re.search(
             r"\b(?:not|no|never|none|nor|without|isn't|aren't|wasn't|weren't|didn't|doesn't|"
             r"hasn't|haven't|false)\b", t.low[a:c1]) is not None
+        # "corrective work after the first anomaly: no" - the answer after the colon.
+        after = re.match(r"\s*[:=]\s*\**\s*(yes|no|true|false|none)\b", t.low[c1:c1 + 16])
+        if after:
+            negated = after.group(1) in ("no", "false", "none")
         return Part(path, (not negated) == expected, expected, not negated,
                     "read from the clause that names it")
     if t.leading is not None and not fact.means:
@@ -582,6 +598,16 @@ def _match_mapping(ctx: Context, path: str, fact: FactSpec, expected: Mapping[st
         return [_match_none(ctx, fact, path)]
     spec = fact.value
     assert spec is not None  # validated: a mapping has a value spec
+    outer, ctx.parent = ctx.parent, fact.key
+    try:
+        return _match_entries(ctx, path, fact, spec, expected, vocab)
+    finally:
+        ctx.parent = outer
+
+
+def _match_entries(ctx: Context, path: str, fact: FactSpec, spec: FactSpec,
+                   expected: Mapping[str, Any], vocab: Mapping[str, list[str]]) -> list[Part]:
+    """Each entry of a mapping: its key, and its value on the sentence's side of it."""
     all_keys = {k: _key_spans(ctx, fact, k) for k in expected}
     mentions = sorted(s for spans in all_keys.values() for s in spans)
     parts: list[Part] = []
@@ -928,8 +954,14 @@ def _unstated_bool(fact: FactSpec, value: Any, done: list[Part],
     """A yes/no the answer does not state: true when a fact that implies it was stated with
     a value (``implied_by``; "none" implies nothing), else the contract's ``assumed`` value;
     None when neither applies."""
-    stated = {p.path.split(".")[0].split("[")[0] for p in done if p.ok
-              and reference.get(p.path.split(".")[0].split("[")[0]) not in (None, [], {})}
+    def top(p: Part) -> str:
+        return p.path.split(".")[0].split("[")[0]
+
+    stated = {top(p) for p in done if p.ok and reference.get(top(p)) not in (None, [], {})}
+    said_none = {top(p) for p in done if p.ok and reference.get(top(p)) in (None, [], {})}
+    if fact.implied_by and all(k in said_none for k in fact.implied_by):
+        return Part(fact.key, value is False, value, False,
+                    f"implied false: no {', '.join(fact.implied_by)}")
     if any(k in stated for k in fact.implied_by):
         return Part(fact.key, value is True, value, True,
                     f"implied by {', '.join(k for k in fact.implied_by if k in stated)}")
