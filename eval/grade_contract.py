@@ -84,6 +84,8 @@ class Context:
     present: frozenset[str] | None = None
     # While a list of records is matched: its fact's key, which its fields' values may bind to.
     parent: str | None = None
+    # While a value is read inside its record's or mapping entry's window.
+    windowed: bool = False
     _anchors: dict[str, list[tuple[int, int]]] | None = None
 
     def anchors(self) -> dict[str, list[tuple[int, int]]]:
@@ -155,7 +157,10 @@ class Context:
         return {f.key: kind_group(f) for f in self.contract.facts}
 
     def bound(self, fact: FactSpec, start: int, end: int, num: Num | None = None) -> bool:
-        """True unless the value is bound to another fact's words (of the same group)."""
+        """True unless the value is bound to another fact's words (of the same group); a
+        value read in a record's or a mapping entry's own window is that entry's."""
+        if self.windowed:
+            return True
         owners = self.owners(start, end, kind_group(fact), num)
         return owners is None or fact.key in owners or self.parent in owners
 
@@ -626,7 +631,11 @@ def _match_entries(ctx: Context, path: str, fact: FactSpec, spec: FactSpec,
             if not before and prev_end == s0 and spec.kind not in ("count", "quantity"):
                 windows.append((s0, a))  # "good water content": a label before its key
             for span in windows:
-                part = _match_value(ctx, sub, spec, value, vocab, span)
+                ctx.windowed = True
+                try:
+                    part = _match_value(ctx, sub, spec, value, vocab, span)
+                finally:
+                    ctx.windowed = False
                 if part.ok:
                     found = part
                     break
@@ -723,7 +732,11 @@ def _match_record_list(ctx: Context, path: str, fact: FactSpec, expected: list[A
                     windows.append(None)  # one value for every record, said once
             part = Part(sub, False, record[f.key], None, "not stated with its record")
             for span in windows:
-                part = _match_value(ctx, sub, f, record[f.key], vocab, span)
+                ctx.windowed = span is not None
+                try:
+                    part = _match_value(ctx, sub, f, record[f.key], vocab, span)
+                finally:
+                    ctx.windowed = False
                 if part.ok:
                     break
             out.append(part)

@@ -26,7 +26,7 @@ import itertools
 import math
 import re
 from dataclasses import dataclass, field
-from datetime import date
+from datetime import date, timedelta
 
 MAX_CHARS = 100_000
 
@@ -115,7 +115,7 @@ _ISO = re.compile(
     r"(?:Z|[+-]\d{2}:?\d{2}|\s?UTC)?)?(?![\d])"
 )
 _ORDINAL_DAY = re.compile(
-    rf"(?<![\w-])(?P<d>\d{{1,2}}(?=st|nd|rd|th)|{_ORDINAL})(?:st|nd|rd|th)?\b"
+    rf"(?<![\w-])(?P<d>\d{{1,2}}(?=st|nd|rd|th)|(?<=the\s)(?:{_ORDINAL}))(?:st|nd|rd|th)?\b"
     rf"(?!\s+(?:of\s+)?(?:{_MONTH})\b)(?!\s+(?:planned|time|place|quarter|week|unit|"
     r"sample|job|order|alarm|alert|reading|hour|day|of\s+the))", re.IGNORECASE)
 _DMY = re.compile(
@@ -423,6 +423,16 @@ def _attach_times(text: str, dates: list[When], sentences: list[tuple[int, int]]
             or (0 <= d.start - m.end() <= 10 and re.fullmatch(
                 r"[\s,]*(?:on)?\s*(?:the)?[\s,]*", text[m.end():d.start], re.I)))]
         adjacent = bool(near)
+        relative = _RELATIVE_DAY.match(text, m.end())
+        if not near and relative:
+            # "19:03 the same evening", "04:18 the next morning": the day written last.
+            earlier = [d for d in out if d.end <= m.start()]
+            if earlier:
+                last = max(earlier, key=lambda d: d.end)
+                shift = 0 if relative.group(1).lower() == "same" else 1
+                day = (date.fromisoformat(last.day) + timedelta(days=shift)).isoformat()
+                out.append(When(m.start(), m.end(), day, *clock))
+                continue
         if not near:
             # Else the day of its sentence: the one day it names, or in a list ("11 Aug
             # 15:00, 16:00; 12 Aug 14:00") the nearest day written before the time.
@@ -445,6 +455,8 @@ def _attach_times(text: str, dates: list[When], sentences: list[tuple[int, int]]
     return sorted(out, key=lambda w: w.start), loose, spans
 
 
+_RELATIVE_DAY = re.compile(r"\s*(?:on\s+)?the\s+(same|next|following)\s+(?:day|morning|"
+                           r"afternoon|evening|night)\b", re.IGNORECASE)
 _RANGE_GAP = re.compile(r"\s*(?:to|through|thru|until|till|-|–|—)\s*", re.IGNORECASE)
 
 

@@ -72,3 +72,12 @@ def test_hour_ranges_on_one_day() -> None:
     t = read("Anomalous every hour from 04:00 through 16:00 on 20 July 2026.", year=2026)
     assert t.ranges == [("2026-07-20", 4, 16)]
     assert read("At 04:00 and at 16:00 on 20 July 2026.", year=2026).ranges == []
+
+
+def test_relative_days_and_ordinals() -> None:
+    t = read("The alarm came first at 16:57 on 20 July 2026; WO-5 at 19:03 the same evening "
+             "and WO-4 at 04:57 the next morning.", year=2026)
+    stamps = [w.stamp() for w in t.whens if w.hour is not None]
+    assert stamps == ["2026-07-20T16:57", "2026-07-20T19:03", "2026-07-21T04:57"]
+    t = read("Anomalies on 5 August 2025 at 17:00 and at noon on the 6th.", year=2025)
+    assert "2025-08-06T12:00" in [w.stamp() for w in t.whens]
