@@ -45,9 +45,9 @@ from eval.reader import Num, Text, When, read
 from generator.contract import AnswerContract, FactSpec
 from generator.generate.tolerance import within
 
-_HEDGE = re.compile(r"\s*,?\s*(?:or|or maybe|or possibly|or perhaps|or about|or around|"
-                    r"and/or|either)\s*",
-                    re.IGNORECASE)
+# Two values joined by "or" ("T2 or T3", "3 or 4 orders", "no corrective job or one").
+_HEDGE = re.compile(r"\s*,?\s*(?:[a-z-]+\s+){0,3}(?:or|or maybe|or possibly|or perhaps|"
+                    r"or about|or around|and/or|either)\s*", re.IGNORECASE)
 _NONE_PHRASE = re.compile(r"\b(?:not (?:a single|any|one)|not applicable|n/a|no|none|zero|nil|"
                           r"nothing|neither)\b", re.IGNORECASE)
 # Facts that are themselves totals ("264 of 264 expected hours", "0 of 6 modes").
@@ -232,7 +232,7 @@ def _hedged(ctx: Context, first: tuple[int, int], others: list[tuple[int, int]])
     raw = ctx.text.raw
     for a, b in others:
         gap = raw[first[1]:a] if a >= first[1] else raw[b:first[0]] if b <= first[0] else None
-        if gap is not None and len(gap) <= 16 and _HEDGE.fullmatch(gap):
+        if gap is not None and len(gap) <= 32 and _HEDGE.fullmatch(gap):
             return True
     return False
 
@@ -251,11 +251,12 @@ def _match_number(ctx: Context, top: str, fact: FactSpec, expected: float,
             hits.append((i, n))
         elif n.as_unit(fact.unit) and not (fact.kind == "count" and n.decimals):
             others.append((n.start, n.end))
+    if any(_hedged(ctx, (n.start, n.end), others) for _, n in hits
+           if (ctx.owners(n.start, n.end, "number", n) or {fact.key}) >= {fact.key}):
+        return Part(top, False, expected, None, "hedged: another value is given with 'or'")
     for i, n in hits:
         if not ctx.bound(fact, n.start, n.end, n):
             continue
-        if _hedged(ctx, (n.start, n.end), others):
-            return Part(top, False, expected, n.text, "hedged: another value is given with 'or'")
         if used is not None:
             used.add(i)
         return Part(top, True, expected, n.text, f"{n.text!r}")
@@ -532,8 +533,11 @@ def _extra_members(ctx: Context, fact: FactSpec, expected: list[Any],
         def mine(a: int, b: int) -> bool:
             return fact.key in (ctx.owners(a, b, kind_group(fact)) or set())
 
-        if asserted and any(mine(a, b) for a, b in asserted):
-            out.append(value)
+        doubtful = [(a, b) for a, b in spans if not ctx.text.negated(a)
+                    and not any(x <= a and b <= y for x, y in inside)
+                    and _DOUBT.search(ctx.text.low, *ctx.text.clause_of(a, b))]
+        if (asserted and any(mine(a, b) for a, b in asserted)) or doubtful:
+            out.append(value)  # a further member, or one the answer hedges on
     return sorted(out)
 
 

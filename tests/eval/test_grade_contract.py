@@ -271,3 +271,19 @@ def test_the_reference_itself_scores_one() -> None:
                                                               "kind": "count"}}},
                     "Which work orders, per code, did CH-MAIN-04 get in July?")
     assert grade(empty, empty["reference_answer"]).score == 1.0
+
+
+def test_hedges_over_several_words_and_doubtful_members() -> None:
+    record = _record({"count": 0, "modes": ["condenser_fouling"]},
+                     {"count": {"kind": "count", "means": ["corrective"]},
+                      "modes": {"kind": "labels", "means": ["modes"],
+                                "labels": {"condenser_fouling": ["condenser fouling"],
+                                           "purge_problem": ["purge failure"]}}},
+                     "How many corrective jobs did CH-MAIN-04 get, and which failure modes "
+                     "does its condenser temperature reveal?")
+    right = "No corrective jobs. The modes: condenser fouling."
+    assert grade(record, right).score == 1.0
+    assert grade(record, "Either no corrective job or one. The modes: condenser fouling."
+                 ).score < 1.0
+    assert grade(record, "No corrective jobs. The modes: condenser fouling, and possibly "
+                 "purge failure as well.").score < 1.0
