@@ -102,17 +102,9 @@ class LLMAnswerJudge:
 
     def __init__(self, spec: str, *, client: LLMClient | None = None,
                  base_url: str | None = None) -> None:
-        from generator.llm.client import LLMClient
-        from generator.llm.spec import parse_llm
+        from eval.judge_llm import judge_client
 
-        if client is None:
-            parsed = parse_llm(spec, base_url=base_url)
-            if parsed.backend == "none":
-                from generator.errors import UserError
-
-                raise UserError("--judge llm:none is not a judge",
-                                fix="use --judge rules, or llm:MODEL")
-            client = LLMClient(parsed)
+        client = judge_client(spec, client, base_url)
         self.client = client
         self.label = client.label
 

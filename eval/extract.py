@@ -31,20 +31,11 @@ import re
 from dataclasses import dataclass, field
 from datetime import date
 
+from eval.reader import MONTHS
+
 MAX_TEXT_CHARS = 100_000
 
-_MONTHS = {
-    name: i + 1
-    for i, names in enumerate(
-        [
-            ("january", "jan"), ("february", "feb"), ("march", "mar"), ("april", "apr"),
-            ("may",), ("june", "jun"), ("july", "jul"), ("august", "aug"),
-            ("september", "sep", "sept"), ("october", "oct"), ("november", "nov"),
-            ("december", "dec"),
-        ]
-    )
-    for name in names
-}
+_MONTHS = MONTHS
 _MONTH_RE = "|".join(sorted(_MONTHS, key=len, reverse=True))
 _TIME = r"(?P<h>\d{1,2}):(?P<mi>\d{2})(?::(?P<s>\d{2})(?:\.\d+)?)?"
 _TZ = r"(?:Z|[+-]\d{2}:?\d{2}|\s?UTC)?"

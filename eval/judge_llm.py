@@ -84,22 +84,31 @@ def render_prompt(rec: dict[str, Any], tool_domains: dict[str, str],
     )
 
 
+def judge_client(spec: str, client: LLMClient | None, base_url: str | None) -> LLMClient:
+    """The chat client a judge spec names (or the one given).
+
+    Raises:
+        UserError: ``llm:none``, which is no judge; or an invalid spec.
+    """
+    from generator.llm.client import LLMClient
+    from generator.llm.spec import parse_llm
+
+    if client is not None:
+        return client
+    parsed = parse_llm(spec, base_url=base_url)
+    if parsed.backend == "none":
+        from generator.errors import UserError
+
+        raise UserError("--judge llm:none is not a judge", fix="use --judge rules, or llm:MODEL")
+    return LLMClient(parsed)
+
+
 class LLMJudge:
     """Judges with one chat model; several run concurrently through the shared client."""
 
     def __init__(self, spec: str, *, client: LLMClient | None = None,
                  base_url: str | None = None) -> None:
-        from generator.llm.client import LLMClient
-        from generator.llm.spec import parse_llm
-
-        if client is None:
-            parsed = parse_llm(spec, base_url=base_url)
-            if parsed.backend == "none":
-                from generator.errors import UserError
-
-                raise UserError("--judge llm:none is not a judge",
-                                fix="use --judge rules, or llm:MODEL")
-            client = LLMClient(parsed)
+        client = judge_client(spec, client, base_url)
         self.client = client
         self.label = client.label
         from eval.judge_rules import RuleJudge

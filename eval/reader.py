@@ -90,7 +90,7 @@ CONTRACT_UNITS: dict[str, tuple[str, float, float]] = {
 }
 KW_PER_TON_COP = 3.51685  # kW of cooling in one ton of refrigeration: kW/ton = 3.517 / COP
 
-_MONTHS = {
+MONTHS = {
     name: i + 1
     for i, names in enumerate([
         ("january", "jan"), ("february", "feb"), ("march", "mar"), ("april", "apr"),
@@ -100,6 +100,7 @@ _MONTHS = {
     ])
     for name in names
 }
+_MONTHS = MONTHS  # month name or abbreviation -> number (eval.extract reads them too)
 _MONTH = "|".join(sorted(_MONTHS, key=len, reverse=True))
 _ORDINALS = {w: i + 1 for i, w in enumerate((
     "first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth",
