@@ -322,7 +322,7 @@ class Text:
 
 def _sentences(text: str) -> list[tuple[int, int]]:
     out, start = [], 0
-    for m in re.finditer(r"(?<!\d)\.(?!\d)|[!?\n]|\.(?=\s)|;(?=\s*\n)", text):
+    for m in re.finditer(r"(?<!\d)\.(?!\d)|[!?\n;]|\.(?=\s)", text):
         if m.end() - start > 0:
             out.append((start, m.end()))
         start = m.end()
