@@ -110,6 +110,7 @@ class Context:
         c0, c1 = self.text.clause_of(start, end)
         s0, _ = self.text.sentence_of(start)
         best: dict[str, int] = {}
+        totals = {f.key for f in self.contract.facts if _TOTAL_FACT.search(f.key)}
         for key, spans in self.anchors().items():
             if group is not None and self.groups().get(key) != group:
                 continue
@@ -117,6 +118,8 @@ class Context:
                 continue  # a mapping's values are read next to its keys, not its words
             if num is not None and not _unit_fits(self.contract.fact(key), num):
                 continue  # "1.31 h" is no value of a unitless factor
+            if num is not None and num.total and totals and key not in totals:
+                continue  # "264 of 264 records": the second is the expected count's
             for a, b in spans:
                 if a <= start < b or a < end <= b or (start <= a and b <= end):
                     continue
