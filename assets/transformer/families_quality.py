@@ -395,7 +395,7 @@ def _followup_summary(params: dict[str, Any], answer: dict[str, Any]) -> str:
         return f"no {params['kind']} fault on {params['asset_id']} in the window: nothing to do"
     if answer["instrument_orders"]:
         return (f"fault from {answer['fault_start']}; instrument order(s) already raised: "
-                f"{and_join(answer['instrument_orders'])}")
+                f"{and_join(answer['instrument_orders'])} (code {answer['code']})")
     return (f"fault from {answer['fault_start']}; no instrument order since: raise one with "
             f"code {answer['code']}")
 

@@ -443,7 +443,7 @@ def _window_derive(params: dict[str, Any], outputs: list[dict[str, Any]]) -> dic
 def _window_summary(params: dict[str, Any], answer: dict[str, Any]) -> str:
     return (
         f"{params['asset_id']} over [{params['start']}, {params['end']}) from the winding "
-        f"indicator: F_EQA {num(answer['f_eqa'], 3)}, equivalent ageing "
+        f"indicator: F_EQA {answer['f_eqa']:.3g}, equivalent ageing "
         f"{num(answer['equivalent_ageing_hours'], 2)} h, peak {num(answer['peak_winding_c'], 1)}"
         " °C; " + ("faster" if answer["faster_than_normal"] else "slower") + " than normal"
     )
