@@ -41,7 +41,7 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
-from eval.reader import Num, Text, When, read
+from eval.reader import NEGATION, Num, Text, When, read
 from generator.contract import AnswerContract, FactSpec
 from generator.generate.tolerance import within
 
@@ -552,11 +552,15 @@ def _match_bool(ctx: Context, path: str, fact: FactSpec, expected: bool) -> Part
     votes: list[tuple[int, bool]] = []
     for side in ("true", "false"):
         for phrase in fact.labels.get(side, []):
+            # A phrasing that says "no" itself ("no work order") is not negated again by a
+            # "none" before it ("none -> no work order").
+            self_negated = NEGATION.match(phrase.strip()) is not None
             for a, b in t.find(phrase):
                 # "tripped: no", "trip = false": the phrasing with its answer after it.
                 denied = re.match(r"\s*\**\s*[:=]\s*\**\s*(?:no|false|none|never)\b\**\s*"
                                   r"(?:[.;,)\n|]|$)", t.low[b:b + 20])
-                votes.append((a, (side == "true") != (t.negated(a) or bool(denied))))
+                negated = (not self_negated and t.negated(a)) or bool(denied)
+                votes.append((a, (side == "true") != negated))
     if votes:
         sides = {v for _, v in votes}
         if len(sides) == 1:
