@@ -533,7 +533,7 @@ _CLASS_NAME = re.compile(CLASS_NAME)
 def class_folder(name: str, root: Path = ASSETS_DIR) -> Path:
     """``root/<name>``, after checking that ``name`` can be a class name at all.
 
-    No path is built from anything else: ``../..``, ``transformer/``, a 300-character
+    No path is built from anything else: ``../..``, ``a/b``, a 300-character
     name or a NUL would otherwise reach the file system.
 
     Raises:
