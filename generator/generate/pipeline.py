@@ -195,14 +195,23 @@ class Pipeline:
             self._created_at = manifest.get("created_at")
             for line in folder.repair_tails():
                 self.notice(line)
-            resumed = folder.accepted()
+            resumed = folder.resume_accepted(manifest, self._chain_bind())
             folder.load_records(resumed)
             folder.write_scenarios(_ORDER)
             return resumed
-        folder.create()
+        folder.create(self._chain_bind())
         self._created_at = datetime.now(UTC).isoformat(timespec="seconds")
         folder.write_manifest(self._base_manifest("running"))
         return []
+
+    def _chain_bind(self) -> dict[str, str]:
+        """What accepted.jsonl's digest chain is bound to: this run and its options (the
+        options digest covers the output options, the seed's keyed fingerprint and the
+        generator version)."""
+        return {
+            "run_id": self.folder.run_id,
+            "options_digest": self.config.options_digest(self._fingerprint),
+        }
 
     def _stopped(self, exc: UserError, kind: type[UserError]) -> UserError:
         kept = len(self.folder.accepted())
@@ -451,6 +460,7 @@ class Pipeline:
             "options": cfg.output_options(),
             "options_digest": cfg.options_digest(self._fingerprint),
             "seed_fingerprint": self._fingerprint,
+            "accepted_chain": self.folder.chain_entry(),
             "versions": {
                 "scenariogen": __version__,
                 "generator": GENERATOR_VERSION,

@@ -2,16 +2,18 @@
 
 Files:
 - ``accepted.jsonl``: one line per accepted scenario (domain, slot, candidate cursor,
-  record, seed), appended with write + flush + fsync at acceptance, so a killed run keeps
-  its work. A torn last line (a kill or a full disk mid-write) is cut off when the run is
-  resumed and its candidate is redone.
+  record, seed, digest), appended with write + flush + fsync at acceptance, so a killed run
+  keeps its work. A torn last line (a kill or a full disk mid-write) is cut off when the run
+  is resumed and its candidate is redone. Each line's digest is chained to the line before
+  and to the manifest under the installation's run key (:mod:`generator.generate.run_chain`):
+  a resume refuses a file whose lines do not verify, naming the first bad line.
 - ``rejected.jsonl``: one :class:`Rejection` per line, with raw text, stage and reasons.
 - ``scenarios.json`` / ``negative_scenarios.json``: the AssetOpsBench record lists.
   ``scenarios.json`` is derived from ``accepted.jsonl``: rewritten atomically after every
   batch, on resume and at the end.
 - ``manifest.json``: config (the run seed only as a keyed fingerprint), versions, budget and
-  its reasoning, counts, shortfalls, timings and tokens; ``status`` is ``running`` until the
-  run completes.
+  its reasoning, counts, shortfalls, timings and tokens, the accepted chain's nonce
+  (``accepted_chain``); ``status`` is ``running`` until the run completes.
 - ``.lock``: the PID of the process working on the folder, held with an exclusive
   ``flock`` for the whole run (the kernel drops it when that process dies, so a killed
   run's lock is never in the way).
@@ -28,7 +30,7 @@ import json
 import os
 import re
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +38,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from generator.errors import UserError
 from generator.generate.model import Rejection, ScenarioRecord, TaskSeed
+from generator.generate.run_chain import AcceptedChain, chain_of, tampered, unverifiable
 from generator.safeparse import FILE
 from generator.userfile import check_regular, read_bytes, read_text
 
@@ -56,6 +59,12 @@ class AcceptedLine(BaseModel):
     cursor: int = Field(description="Candidate index within the domain's stream")
     record: ScenarioRecord = Field(description="The accepted record")
     seed: TaskSeed | None = Field(default=None, description="Its task seed (None: open scenario)")
+    digest: str | None = Field(
+        default=None,
+        exclude=True,  # a dump is the body the digest covers; the seal appends it
+        description="HMAC chained to the line before and the manifest (set when written; "
+        "None only in runs written before digests)",
+    )
 
 
 class RunBusy(UserError):
@@ -220,6 +229,9 @@ class RunFolder:
         # set is unchanged; a killed process loses nothing (its writes are in the kernel).
         self.group_commit = False
         self._unsynced: set[Path] = set()
+        # the digest chain of accepted.jsonl: started by create(), resumed (after every line
+        # verified) by resume_accepted()
+        self.chain: AcceptedChain | None = None
 
     @property
     def run_id(self) -> str:
@@ -281,11 +293,16 @@ class RunFolder:
         """Remove a half-written first manifest (the lock file stays)."""
         (self.path / "manifest.json.tmp").unlink(missing_ok=True)
 
-    def create(self) -> None:
-        """Make the folder; one holding a run is an error (use --resume).
+    def create(self, bind: Mapping[str, str] | None = None) -> None:
+        """Make the folder and start its digest chain; one holding a run is an error (use
+        --resume).
 
         A folder where a run died before its first manifest (nothing, or only
         ``manifest.json.tmp``) is taken over.
+
+        Args:
+            bind: What the chain is bound to besides its nonce (the pipeline: run id and
+                options digest); the resume must give the same.
         """
         if self.path.exists() and not self.never_started():
             raise UserError(
@@ -294,14 +311,25 @@ class RunFolder:
             )
         self.path.mkdir(parents=True, exist_ok=True)
         self.clear_start_debris()
+        self.chain = AcceptedChain.new(bind if bind is not None else {"run_id": self.run_id})
+
+    def chain_entry(self) -> dict[str, str]:
+        """The manifest's ``accepted_chain`` entry (scheme and nonce)."""
+        if self.chain is None:
+            raise RuntimeError("the accepted chain is not started: create() or resume first")
+        return self.chain.entry()
 
     # -- appends -----------------------------------------------------------------------
 
-    def _append(self, name: str, model: BaseModel) -> None:
-        """Append one line durably; on a failed write, cut the partial line and stop."""
-        data = (model.model_dump_json() + "\n").encode()
+    def _append(self, name: str, body: bytes, *, chain: AcceptedChain | None = None) -> bytes:
+        """Append one line durably, sealed by ``chain`` when given (its digest is returned,
+        else b""); on a failed write, cut the partial line and stop."""
         path = self.path / name
         with self._lock:
+            digest = b""
+            if chain is not None:
+                body, digest = chain.seal(body)
+            data = body + b"\n"
             try:
                 fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o644)
             except OSError as exc:
@@ -326,6 +354,9 @@ class RunFolder:
                     ) from None
             finally:
                 os.close(fd)
+            if chain is not None:
+                chain.advance(digest)
+            return digest
 
     def sync(self) -> None:
         """fsync the files appended to since the last sync (group commit).
@@ -349,14 +380,18 @@ class RunFolder:
                 ) from None
 
     def accept(self, line: AcceptedLine) -> None:
-        """Record an accepted scenario durably."""
-        self._append("accepted.jsonl", line)
+        """Record an accepted scenario durably, its digest chained to the line before."""
+        if self.chain is None:
+            raise RuntimeError("the accepted chain is not started: create() or resume first")
+        body = line.model_dump_json().encode()
+        digest = self._append("accepted.jsonl", body, chain=self.chain)
+        line = line.model_copy(update={"digest": digest.hex()})
         self._records[(line.domain, line.slot)] = _record_json(line.record)
         self._lines.append(line)
 
     def reject(self, rejection: Rejection) -> None:
         """Record a rejected candidate."""
-        self._append("rejected.jsonl", rejection)
+        self._append("rejected.jsonl", rejection.model_dump_json().encode())
 
     # -- resume ------------------------------------------------------------------------
 
@@ -419,6 +454,47 @@ class RunFolder:
                     f"({exc.errors()[0]['msg']})",
                     fix="restore the file or start a new run",
                 ) from None
+        return out
+
+    def resume_accepted(
+        self, manifest: dict[str, Any], bind: Mapping[str, str]
+    ) -> list[AcceptedLine]:
+        """The accepted lines of a run being resumed, every one verified against the digest
+        chain the manifest records; the chain then goes on from the last of them.
+
+        Args:
+            manifest: The run's manifest.json.
+            bind: What the chain was bound to when the run started (see :meth:`create`).
+
+        Raises:
+            UserError: The first line that does not verify (edited, moved, from another
+                run or other options; names the line and how to keep the lines before
+                it), or a run written before lines had digests.
+        """
+        path = self.path / "accepted.jsonl"
+        data = read_bytes(path, "run file", max_bytes=FILE.max_bytes) if path.exists() else b""
+        chain = chain_of(manifest, bind)
+        rows = data.split(b"\n")
+        out: list[AcceptedLine] = []
+        for i, raw in enumerate(rows):
+            if not raw.strip():
+                continue
+            try:
+                line = AcceptedLine.model_validate_json(raw)
+            except ValidationError as exc:
+                if i == len(rows) - 1:
+                    break  # the write the kill interrupted; the candidate is redone
+                raise UserError(
+                    f"{path}: line {i + 1} is not an accepted scenario "
+                    f"({exc.errors()[0]['msg']})",
+                    fix="restore the file or start a new run",
+                ) from None
+            if chain is None:
+                raise unverifiable(manifest, path, raw)
+            if not chain.check(raw):
+                raise tampered(manifest, path, i + 1)
+            out.append(line)
+        self.chain = chain or AcceptedChain.new(bind)  # nothing accepted yet: a new chain
         return out
 
     def load_records(self, lines: list[AcceptedLine]) -> None:

@@ -68,10 +68,11 @@ def test_the_lines_held_are_the_lines_the_file_holds(tmp_path: Path) -> None:
     """Resumed lines first, then those accepted since, in the file's order."""
     first = RunFolder(tmp_path / "run")
     first.create()
+    first.write_manifest({"accepted_chain": first.chain_entry()})
     for i in (1, 2):
         first.accept(_line(i))
     again = RunFolder(tmp_path / "run")
-    again.load_records(again.accepted())
+    again.load_records(again.resume_accepted(again.manifest(), {"run_id": "run"}))
     for i in (3, 4):
         again.accept(_line(i))
     assert [ln.slot for ln in again.lines_held] == [1, 2, 3, 4]
