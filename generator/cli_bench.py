@@ -35,10 +35,14 @@ def register(app: typer.Typer, bench_app: typer.Typer) -> None:
         import time
 
         from generator.bench.synthetic import clones, write_jsonl
+        from generator.errors import UserError
         from generator.generate.validate import load_scenario_file, validate_file
 
         sizes = sorted(records or [2000, 20000, 200000])
         base = load_scenario_file(source)
+        if not base:
+            raise UserError(f"{source} holds no scenario records to clone",
+                            fix="give a scenario file with at least one record")
         rows = []
         with tempfile.TemporaryDirectory(prefix="scenariogen-bench-") as tmp:
             for n in sizes:

@@ -222,3 +222,11 @@ def test_difficulty_cuts_unknown_class_is_one_line(cli: Any, offline: None) -> N
     assert out.code == 2
     line = out.one_line()
     assert "no-such-class" in line and "transformer" in line
+
+
+def test_bench_validate_of_an_empty_set_is_one_line(cli: Any, tmp_path: Path) -> None:
+    # Found by `bench fuzz` (special files: a FIFO read to its end gives an empty file).
+    empty = tmp_path / "empty.json"
+    empty.write_text("[]")
+    line = cli("bench", "validate", str(empty)).one_line()
+    assert "empty.json holds no scenario records to clone" in line
