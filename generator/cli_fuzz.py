@@ -13,7 +13,10 @@ def register(app: typer.Typer, bench_app: typer.Typer) -> None:
     @bench_app.command("fuzz")
     def bench_fuzz(
         n: Annotated[int, typer.Option("-n", "--n", min=1, max=100_000,
-                                       help="Inputs across cli, tools, yaml, json, llm")] = 1000,
+                                       help="Inputs, spread evenly over the targets")] = 1000,
+        targets: Annotated[str | None, typer.Option(
+            help="Comma-separated targets (default all: cli, tools, yaml, json, llm, "
+            "special, names, ids, scalars)")] = None,
         seed: Annotated[int, typer.Option(min=0, help="Fuzz seed (same seed, same inputs)")] = 0,
         mcp: Annotated[int, typer.Option(min=0, max=10_000,
                                          help="Raw MCP frames to `serve-tools` (0: skip)")] = 0,
@@ -28,9 +31,10 @@ def register(app: typer.Typer, bench_app: typer.Typer) -> None:
         """
         import json
 
-        from generator.fuzzing import fuzz, fuzz_mcp
+        from generator.fuzzing import TARGETS, fuzz, fuzz_mcp
 
-        report = fuzz(n, seed=seed, limit_s=limit)
+        chosen = tuple(t.strip() for t in (targets or "").split(",") if t.strip()) or TARGETS
+        report = fuzz(n, seed=seed, limit_s=limit, targets=chosen)
         mcp_counts = fuzz_mcp(mcp, seed=seed, reply_timeout_s=min(limit, 5.0)) if mcp else None
         if as_json:
             out = report.model_dump(mode="json")

@@ -9,7 +9,12 @@ Targets, each fed inputs built by a local ``random.Random`` from (seed, target, 
 * ``yaml``: mutated ``asset.yaml`` and policy files through their loaders;
 * ``json``: mutated scenario files (``validate`` / ``--against``) and ``fake:`` scripts;
 * ``llm``: mutated LLM replies through :func:`generator.llm.client.parse_reply`;
-* ``mcp`` (separate, :func:`fuzz_mcp`): raw JSON-RPC frames to ``scenariogen serve-tools``.
+* ``special``, ``names``, ``ids``, ``scalars`` (issue 28, :mod:`generator.fuzz_inputs`):
+  FIFOs, devices, folders, sockets and symlinks to them given as files; class names and
+  run ids with path pieces; JSON-RPC ids of every JSON type; inf / nan / quoted scalars
+  in asset.yaml ranges, settings and booleans;
+* ``mcp`` (separate, :func:`fuzz_mcp`): raw JSON-RPC frames to ``scenariogen serve-tools``
+  (a quarter of them requests, notifications and responses with ids of every JSON type).
 
 Every input ends in one outcome: ``ok``, ``user_error`` (a :class:`UserError`, or exit 2 with
 exactly one stderr line), ``other_exit`` (a documented non-zero code such as 1 or 3),
@@ -40,9 +45,10 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from generator import fuzz_inputs
 from generator.errors import UserError
 
-TARGETS = ("cli", "tools", "yaml", "json", "llm")
+TARGETS = ("cli", "tools", "yaml", "json", "llm", "special", "names", "ids", "scalars")
 OUTCOMES = (
     "ok", "user_error", "other_exit", "not_one_line", "non_strict_json", "traceback", "hang",
 )
@@ -173,6 +179,12 @@ class _Hang(BaseException):
     """Raised by the alarm when one input runs over the limit."""
 
 
+# Called when an input runs over its limit, before the hang is raised: a builder frees
+# what the alarm cannot interrupt (a worker thread blocked on a FIFO would otherwise keep
+# asyncio.run waiting for it, and the harness would hang instead of counting a hang).
+ON_HANG: list[Callable[[], None]] = []
+
+
 @contextlib.contextmanager
 def _time_limit(seconds: float) -> Iterator[None]:
     """SIGALRM-based limit in the main thread; elsewhere (or on Windows) no limit."""
@@ -188,10 +200,15 @@ def _time_limit(seconds: float) -> Iterator[None]:
         return
 
     def on_alarm(signum: int, frame: Any) -> None:
+        for hook in ON_HANG:
+            hook()
         raise _Hang
 
     previous = signal.signal(signal.SIGALRM, on_alarm)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
+    # Then again every second: asyncio swallows an exception raised inside one of its
+    # callbacks (Handle._run), so one alarm may be lost; a later one lands in the loop's
+    # select and ends the input.
+    signal.setitimer(signal.ITIMER_REAL, seconds, 1.0)
     try:
         yield
     finally:
@@ -304,7 +321,8 @@ def _unreachable_store() -> Iterator[None]:
             os.environ["COUCHDB_URL"] = previous
 
 
-def _run_cli(argv: list[str]) -> str:
+def run_cli(argv: list[str]) -> str:
+    """Run ``scenariogen argv`` in this process: its outcome (see the module doc)."""
     from generator.cli import main
 
     err = io.StringIO()
@@ -439,6 +457,36 @@ def _llm_case(rng: random.Random) -> tuple[Callable[[], str], str]:
     return run, text
 
 
+def _issue28_setup(work: Path) -> dict[str, Path]:
+    """The special files, and a good scenario file the commands take beside them."""
+    (work / "good.json").write_text(json.dumps([{
+        "id": "s1", "type": "IoT", "text": "List the sites.", "category": "Knowledge Query",
+        "characteristic_form": "uses sites", "reference_answer": {"sites": ["EAST"]}}]))
+    return fuzz_inputs.make_specials(work)
+
+
+@contextlib.contextmanager
+def _on_hang(specials: dict[str, Path]) -> Iterator[None]:
+    """While an input runs, a hang releases the FIFOs among ``specials``."""
+    hook = functools.partial(fuzz_inputs.release_fifos, fuzz_inputs.fifos(specials))
+    ON_HANG.append(hook)
+    try:
+        yield
+    finally:
+        ON_HANG.remove(hook)
+
+
+def _issue28_case(target: str, rng: random.Random, work: Path,
+                  specials: dict[str, Path]) -> tuple[Callable[[], str], str]:
+    if target == "special":
+        return fuzz_inputs.special_case(rng, work, specials)
+    if target == "names":
+        return fuzz_inputs.names_case(rng, work)
+    if target == "ids":
+        return fuzz_inputs.ids_case(rng)
+    return fuzz_inputs.scalars_case(rng, work)
+
+
 def fuzz(
     n: int = 1000,
     *,
@@ -467,9 +515,14 @@ def fuzz(
     registry = tools_for(ctx.asset.asset_class)
     share, extra = divmod(n, len(targets))
     reports = []
+    unknown = [t for t in targets if t not in TARGETS]
+    if unknown:
+        raise UserError(f"unknown fuzz target {unknown[0]!r}", options=TARGETS,
+                        fix="pick targets from the list")
     with tempfile.TemporaryDirectory(prefix="scenariogen-fuzz-") as tmp:
         work = Path(tmp)
         (work / "afile").write_text("x")
+        specials = _issue28_setup(work) if "special" in targets else {}
         for t_index, target in enumerate(targets):
             count = share + (1 if t_index < extra else 0)
             tally = _Tally(target)
@@ -478,7 +531,7 @@ def fuzz(
                 if target == "cli":
                     argv = _cli_argv(rng, work)
                     with _unreachable_store():
-                        tally.add(functools.partial(_run_cli, argv), " ".join(argv), limit_s)
+                        tally.add(functools.partial(run_cli, argv), " ".join(argv), limit_s)
                 elif target == "tools":
                     name = rng.choice(sorted(registry))
                     args = _tool_args(rng, registry[name].args.model_json_schema())
@@ -494,7 +547,10 @@ def fuzz(
                     run, shown = _llm_case(rng)
                     tally.add(run, shown, limit_s)
                 else:
-                    raise ValueError(f"unknown fuzz target {target!r}")
+                    run, shown = _issue28_case(target, rng, work, specials)
+                    with _unreachable_store(), fuzz_inputs.scratch_cache(work), \
+                            fuzz_inputs.bounded_memory(), _on_hang(specials):
+                        tally.add(run, shown, limit_s)
             reports.append(tally.result(count))
     if tool_ctx is None:
         ctx.close()
@@ -615,19 +671,30 @@ def fuzz_mcp(
         send(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}))
         for i in range(n):
             rng = random.Random(f"{seed}:mcp:{i}")
-            line, needs_reply = _mcp_frames(rng)
+            id_case = fuzz_inputs.id_frame(rng) if i % 4 == 3 else None
+            line, needs_reply = (id_case[1], id_case[0] == "request") if id_case else (
+                _mcp_frames(rng))
 
-            def exchange(line: str = line, needs_reply: bool = needs_reply) -> str:
+            def exchange(line: str = line, needs_reply: bool = needs_reply,
+                         id_case: tuple[str, str, Any] | None = id_case) -> str:
                 if proc.poll() is not None:
                     return "traceback|server exited with code " + str(proc.returncode)
                 try:
                     send(line)
                 except (BrokenPipeError, OSError):
                     return "traceback|server closed stdin"
+                if id_case is not None:  # an id of any JSON type: the reply is checked
+                    kind, _, rid = id_case
+                    reply = read_reply(reply_timeout_s if kind == "request"
+                                       else bad_frame_timeout_s)
+                    outcome = fuzz_inputs.check_id_reply(kind, rid, reply)
+                    return "ok" if outcome == "user_error" else outcome  # a reply came
                 well_formed = _is_request(line)
                 reply = read_reply(reply_timeout_s if well_formed else bad_frame_timeout_s)
                 if reply is None and _is_notification(line):
                     return "ok"  # JSON-RPC: a notification gets no reply
+                if reply is None and not line.strip():
+                    return "ok"  # a blank line is framing, not a message
                 if reply is None and not well_formed:
                     # JSON-RPC wants a Parse error / Invalid Request reply; counted apart.
                     return "unanswered_bad_frame"
@@ -651,4 +718,6 @@ def fuzz_mcp(
     return tally.result(n)
 
 
-__all__ = ["FuzzReport", "TargetCounts", "fuzz", "fuzz_mcp", "mutate_text", "random_value"]
+__all__ = [
+    "FuzzReport", "TargetCounts", "fuzz", "fuzz_mcp", "mutate_text", "random_value", "run_cli",
+]

@@ -174,3 +174,11 @@ def test_read_names_missing_unreadable_and_non_utf8_files(tmp_path: Path) -> Non
     with pytest.raises(UserError, match=r"latin1.json is not UTF-8 .*byte 5"):
         read_text(bad, "answers file", max_bytes=100)
     assert read_text(bad, "answers file", max_bytes=100, errors="replace") == '["caf\ufffd"]'
+
+
+def test_the_leak_scan_refuses_a_special_file_it_was_given(tmp_path: Path, fifo: Path) -> None:
+    from generator.heldout.leakscan import LeakScanner
+
+    # It skipped it before: a log named with --also that is a FIFO was reported clean.
+    with pytest.raises(UserError, match="is a FIFO, not a regular file"):
+        LeakScanner().scan([fifo], tmp_path)

@@ -1,6 +1,6 @@
 """Issue 13.8 (fuzz half): seeded fuzzing of every input boundary finds no traceback or hang.
 
-Bounded for CI: 30 inputs per target (150 in all) plus 30 raw MCP frames; the same seed
+Bounded for CI: 30 inputs per target (270 in all) plus 30 raw MCP frames; the same seed
 gives the same inputs, so a failure here reproduces with ``scenariogen bench fuzz --seed``.
 The 1 000-input measurement is ``scenariogen bench fuzz -n 1000 --mcp 200``.
 """
@@ -83,3 +83,21 @@ def test_mcp_server_answers_every_well_formed_frame(seeded_settings: StoreSettin
     assert counts.outcomes.get("unanswered_bad_frame", 0) == 0, counts.outcomes
     assert counts.outcomes.get("ok", 0) == 30, counts.outcomes
     assert os.environ["COUCHDB_URL"] == seeded_settings.url
+
+
+def test_the_id_class_reports_a_wire_that_ignores_bad_ids(monkeypatch: pytest.MonkeyPatch
+                                                          ) -> None:
+    import generator.mcp.wire as wire
+
+    monkeypatch.setattr(wire, "check_frame", lambda line: None)  # the wire before issue 28
+    report = fuzz(60, seed=SEED, targets=("ids",))
+    counts = report.per_target[0]
+    assert counts.outcomes.get("traceback", 0) > 5, counts.outcomes
+    assert any("no reply to a request with id" in ex for ex in counts.examples), counts.examples
+
+
+def test_an_unknown_target_is_one_line() -> None:
+    from generator.errors import UserError
+
+    with pytest.raises(UserError, match="unknown fuzz target 'nosuch'; valid: cli, tools"):
+        fuzz(5, targets=("nosuch",))
