@@ -542,8 +542,9 @@ def class_folder(name: str, root: Path = ASSETS_DIR) -> Path:
     """
     if not _CLASS_NAME.fullmatch(name):
         raise UserError(
-            f"asset class name {name!r} is not a class slug ({CLASS_NAME}: a lowercase "
-            "letter, then lowercase letters, digits or _; at most 40 characters)",
+            f"asset class name is not a class slug ({CLASS_NAME}: a lowercase letter, then "
+            "lowercase letters, digits or _; at most 40 characters)",
+            value=name,
             options=available_asset_classes(root, drafts=True),
             fix="name one of the listed classes (a folder under assets/)",
         )
