@@ -19,6 +19,7 @@ no hang", each class checks what the issue asked for, and a breach counts as a t
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import math
 import os
@@ -213,18 +214,32 @@ def special_case(rng: random.Random, work: Path, specials: dict[str, Path]) -> C
 # -- class names and run ids ---------------------------------------------------------------
 
 NAME_PARTS = (
-    "..", ".", "/", "//", "transformer", "chiller", "Transformer", "TRANSFORMER", "\x00", " ",
-    "\t", "\n", "~", "$HOME", "%2e%2e", "assets", "__init__", "__pycache__", "tránsformer",
-    "transformer\u200b", "ｔｒａｎｓｆｏｒｍｅｒ", "a" * 300, "a" * 41, "a" * 40, "_x", "1abc", "-",
-    "etc", "passwd", "\\", ":", "*", "?", "con", "nul", "\u202e", "..\\..", "x y", "run-01",
+    "..", ".", "/", "//", "\x00", " ", "\t", "\n", "~", "$HOME", "%2e%2e", "assets",
+    "__init__", "__pycache__", "a" * 300, "a" * 41, "a" * 40, "_x", "1abc", "-", "etc",
+    "passwd", "\\", ":", "*", "?", "con", "nul", "\u202e", "..\\..", "x y", "run-01",
 )
+
+
+@functools.cache
+def _class_variants() -> tuple[str, ...]:
+    """The shipped class names and look-alikes of them (case, accents, width, a zero-width
+    space), from the asset folders: the framework names no class itself."""
+    from generator.assetdef import available_asset_classes
+
+    out: list[str] = []
+    for name in available_asset_classes():
+        wide = "".join(chr(ord(c) + 0xFEE0) if c.isascii() and c.isalnum() else c for c in name)
+        out += [name, name.title(), name.upper(), name[:2] + "\u0301" + name[2:],
+                name + "\u200b", wide]
+    return tuple(out)
 
 
 def random_name(rng: random.Random) -> str:
     """A class name or run id: a valid one now and then, mostly pieces of trouble."""
+    classes = _class_variants()
     if rng.random() < 0.15:
-        return rng.choice(("transformer", "chiller", "pump", "run-01", "a" * 40))
-    return "".join(rng.choice(NAME_PARTS) for _ in range(rng.randint(1, 4)))
+        return rng.choice((*classes[::6], "pump", "run-01", "a" * 40))
+    return "".join(rng.choice(NAME_PARTS + classes) for _ in range(rng.randint(1, 4)))
 
 
 def names_case(rng: random.Random, work: Path) -> Case:
