@@ -52,6 +52,7 @@ class CorpusFile(_Strict):
     family: str = Field(description="The task family")
     asset_class: str = Field(description="Its asset class")
     remarks: str = Field(default="", description="What the writer noticed")
+    batch: int = Field(default=1, ge=1, description="Held-out batch it was written in")
     scenarios: list[dict[str, Any]] = Field(min_length=1, description="The records answered")
     answers: list[CorpusAnswer] = Field(min_length=1, description="The labelled answers")
 
