@@ -287,7 +287,9 @@ def _trip_summary(params: dict[str, Any], answer: dict[str, Any]) -> str:
         f"closed by {answer['closed_by']} finished {answer['closed_at']}"
         if answer["closed_by"] else "no corrective work within 24 h"
     )
-    return f"{params['asset_id']} on {params['day']}: {load}; {_chain_text(answer)}; {closed}"
+    trip = "tripped" if answer["tripped"] else "no trip"
+    return (f"{params['asset_id']} on {params['day']}: {load}; {_chain_text(answer)} "
+            f"({trip}); {closed}")
 
 
 def trip_outcome(answer: dict[str, Any]) -> str:

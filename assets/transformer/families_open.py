@@ -306,7 +306,8 @@ def _bundle_rubric(params: dict[str, Any], answer: dict[str, Any]) -> Rubric:
     else:
         required.append(RubricFact(
             id="inspection_not_due", key="bundle_inspection", kind="label", expected="False",
-            synonyms=["not due", "not needed", "later", "next cycle", "separately"],
+            synonyms=["not due", "not needed", "later", "next cycle", "separately", "too late",
+                      "after the outage"],
             why="the monthly inspection is not due until well after the outage",
         ))
     forbidden = []

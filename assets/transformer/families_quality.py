@@ -137,7 +137,8 @@ def stuck_outcome(answer: dict[str, Any]) -> str:
 
 def _stuck_summary(params: dict[str, Any], answer: dict[str, Any]) -> str:
     head = (f"{params['sensor']} of {params['asset_id']} in [{params['start']}, "
-            f"{params['end']}), runs of >= {params['min_run']} identical readings: ")
+            f"{params['end']}): " + ("stuck" if answer["runs"] else "not stuck")
+            + f", runs of >= {params['min_run']} identical readings: ")
     if not answer["runs"]:
         return head + "none"
     return head + "; ".join(

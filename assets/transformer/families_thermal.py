@@ -444,7 +444,7 @@ def _window_summary(params: dict[str, Any], answer: dict[str, Any]) -> str:
     return (
         f"{params['asset_id']} over [{params['start']}, {params['end']}) from the winding "
         f"indicator: F_EQA {answer['f_eqa']:.3g}, equivalent ageing "
-        f"{num(answer['equivalent_ageing_hours'], 2)} h, peak {num(answer['peak_winding_c'], 1)}"
+        f"{answer['equivalent_ageing_hours']:.3g} h, peak {num(answer['peak_winding_c'], 1)}"
         " °C; " + ("faster" if answer["faster_than_normal"] else "slower") + " than normal"
     )
 

@@ -247,9 +247,9 @@ def _next_derive(params: dict[str, Any], outputs: list[dict[str, Any]]) -> dict[
 
 def _next_summary(params: dict[str, Any], answer: dict[str, Any]) -> str:
     return (
-        f"next work order of {params['asset_id']} after {answer['last_code']}: "
-        f"{answer['predicted_code']} (p = {num(answer['probability'], 3)}, fleet-smoothed "
-        "first-order Markov estimate)"
+        f"{answer['predicted_code']} is the most likely next work order of "
+        f"{params['asset_id']} (p = {num(answer['probability'], 3)}, fleet-smoothed "
+        f"first-order Markov estimate from its last one, {answer['last_code']})"
     )
 
 

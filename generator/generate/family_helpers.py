@@ -185,7 +185,7 @@ def anomaly_workorder_derive(
 def anomaly_workorder_summary(params: dict[str, Any], answer: dict[str, Any]) -> str:
     """The answer in one sentence."""
     text = (
-        f"{answer['anomalies']} {params['sensor']} anomalies on {params['asset_id']} in "
+        f"{answer['anomalies']} anomalies of {params['sensor']} on {params['asset_id']} in "
         f"[{params['start']}, {params['end']})"
     )
     if answer["first_anomaly"]:
