@@ -26,12 +26,11 @@ reference's own string as whole words in the normalised text (:func:`normalise_t
 
 from __future__ import annotations
 
-import math
 import re
 from dataclasses import dataclass, field
 from datetime import date
 
-from eval.reader import MONTHS
+from eval.reader import MONTHS, parse_number, precision
 
 MAX_TEXT_CHARS = 100_000
 
@@ -188,27 +187,6 @@ def _blank(text: str, spans: list[tuple[int, int]]) -> str:
         for i in range(a, b):
             chars[i] = " "
     return "".join(chars)
-
-
-def parse_number(raw: str) -> float | None:
-    """A finite float from a written number (thousands commas, unicode minus), else None."""
-    cleaned = raw.replace(",", "").replace("−", "-")
-    try:
-        value = float(cleaned)
-    except (ValueError, OverflowError):
-        return None
-    return value if math.isfinite(value) else None
-
-
-def precision(raw: str) -> tuple[int, int]:
-    """``(decimals, significant digits)`` of a written number, e.g. ``98.30`` → (2, 4)."""
-    mantissa = re.split(r"[eE]", raw.replace(",", "").lstrip("+-−"))[0]
-    whole, _, frac = mantissa.partition(".")
-    digits = (whole + frac).lstrip("0")
-    if not frac:
-        digits = digits.rstrip("0") or digits
-    sig = len(digits) if digits else 1
-    return len(frac), sig
 
 
 def extract(text: str) -> Extracted:
