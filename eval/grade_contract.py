@@ -960,7 +960,8 @@ def grade_facts(scenario: Mapping[str, Any], contract: AnswerContract, answer_te
         if not fact_parts:
             continue
         if fact.kind == "boolean" and len(fact_parts) == 1 and fact_parts[0].given is None:
-            fact_parts = [_unstated_bool(fact, value, parts, reference) or fact_parts[0]]
+            fact_parts = [_unstated_bool(fact, value, parts + _unasked_stated(
+                ctx, contract, fact.implied_by, reference, vocab_of), reference) or fact_parts[0]]
         score += sum(p.ok for p in fact_parts) / len(fact_parts) / len(asked)
         parts.extend(fact_parts)
     # A fact the text does not ask for is not graded, but an answer that states it wrong
@@ -971,6 +972,22 @@ def grade_facts(scenario: Mapping[str, Any], contract: AnswerContract, answer_te
         score = score * len(asked) / (len(asked) + len(wrong))
         parts.extend(wrong)
     return score, parts, supporting
+
+
+def _unasked_stated(ctx: Context, contract: AnswerContract, keys: list[str],
+                    reference: Mapping[str, Any],
+                    vocab_of: Callable[[FactSpec], dict[str, list[str]]]) -> list[Part]:
+    """The parts of unasked facts among ``keys`` that the answer states in full (listed
+    orders imply that an order was raised even when the text does not ask which)."""
+    out: list[Part] = []
+    for key in keys:
+        spec = contract.fact(key)
+        if spec is None or spec.asked or reference.get(key) in (None, [], {}):
+            continue
+        got = match_fact(ctx, spec, reference[key], vocab_of(spec))
+        if got and all(p.ok for p in got):
+            out.extend(got)
+    return out
 
 
 def _unstated_bool(fact: FactSpec, value: Any, done: list[Part],

@@ -261,6 +261,18 @@ def test_unstated_yes_no_implied_or_assumed() -> None:
                  ).score == 1.0
 
 
+def test_a_yes_no_implied_by_a_fact_the_text_does_not_ask_for() -> None:
+    facts = {"order_raised": {"kind": "boolean", "yes_no": True, "implied_by": ["orders"],
+                              "labels": {"true": ["was raised"], "false": ["none raised"]}},
+             "orders": {"kind": "ids", "asked": False, "means": ["orders"]}}
+    text = "Did anyone raise corrective work on SOUTH-TX01 after its alarm?"
+    record = _record({"order_raised": True, "orders": ["WO-SOUTH-TX01-007"]}, facts, text)
+    assert grade(record, "Corrective orders since the alarm: WO-SOUTH-TX01-007.").score == 1.0
+    # a listed order that is not the reference's states nothing
+    assert grade(record, "Corrective orders since the alarm: WO-SOUTH-TX01-003.").score < 1.0
+    assert grade(record, "The alarm was logged at 14:00.").score < 1.0
+
+
 def test_the_reference_itself_scores_one() -> None:
     for record in (LOADING_RECORD, SITE_COOLING, ANOMALY):
         assert grade(record, record["reference_answer"]).score == 1.0, record["id"]
