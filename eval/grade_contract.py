@@ -56,6 +56,14 @@ _DOUBT = re.compile(r"\b(?:maybe|perhaps|possibly|might|may or may not|not sure|
                     r"uncertain|borderline)\b")
 # "very poor" is not the band "poor" (unless a label's own phrasing says "very").
 _INTENSIFIED = re.compile(r"\b(?:very|extremely|highly|severely|critically)\s+$")
+# A number said relative to another ("40 K above normal"): a difference, not the value.
+_RELATIVE = re.compile(r"\s*(?:above|below|over|under|higher than|lower than|more than|"
+                       r"less than|warmer than|cooler than|hotter than)\b")
+# One end of a range of numbers ("73-80 °C", "2 to 3 orders").
+_RANGED = re.compile(r"\s*(?:-|–|—|to|and)\s*\d")
+# An aside about what lies outside the window asked ("looking past the window, ...").
+_ASIDE = re.compile(r"\b(?:past|beyond|outside|after|before)\s+(?:the|this|that|your)\s+"
+                    r"(?:asked\s+)?(?:window|period|range|interval|time frame|timeframe)\b")
 _ISO_STAMP = re.compile(r"^(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}):(\d{2}))?")
 
 
@@ -631,17 +639,7 @@ def _match_entries(ctx: Context, path: str, fact: FactSpec, spec: FactSpec,
         sub = f"{path}.{key}"
         found = None
         for a, b in all_keys[key]:
-            s0, s1 = ctx.text.sentence_of(a)
-            nxt = min([x for x, _ in mentions if x > a] + [s1])
-            prev_end = max([y for _, y in mentions if y <= a] + [s0])
-            # A sentence writes its values after their keys ("EAST 4, NORTH 4") or before
-            # them ("three preventive and two corrective", "68.3 (19 Aug)"): its first key
-            # tells which; a value is never read from another key's side.
-            before = _values_before_keys(ctx, spec, [m for m in mentions if s0 <= m[0] < s1])
-            windows = [(prev_end, a)] if before else [(b, nxt)]
-            if not before and prev_end == s0 and spec.kind not in ("count", "quantity"):
-                windows.append((s0, a))  # "good water content": a label before its key
-            for span in windows:
+            for span in _entry_windows(ctx, spec, (a, b), mentions):
                 ctx.windowed = True
                 try:
                     part = _match_value(ctx, sub, spec, value, vocab, span)
@@ -657,6 +655,24 @@ def _match_entries(ctx: Context, path: str, fact: FactSpec, spec: FactSpec,
             found = Part(sub, False, value, None, why)
         parts.append(found)
     return parts
+
+
+def _entry_windows(ctx: Context, spec: FactSpec, key: tuple[int, int],
+                   mentions: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Where the value of a mapping key written at ``key`` is read, given every key's
+    mentions: after it up to the next key, or before it from the previous one."""
+    a, b = key
+    s0, s1 = ctx.text.sentence_of(a)
+    nxt = min([x for x, _ in mentions if x > a] + [s1])
+    prev_end = max([y for _, y in mentions if y <= a] + [s0])
+    # A sentence writes its values after their keys ("EAST 4, NORTH 4") or before
+    # them ("three preventive and two corrective", "68.3 (19 Aug)"): its first key
+    # tells which; a value is never read from another key's side.
+    before = _values_before_keys(ctx, spec, [m for m in mentions if s0 <= m[0] < s1])
+    windows = [(prev_end, a)] if before else [(b, nxt)]
+    if not before and prev_end == s0 and spec.kind not in ("count", "quantity"):
+        windows.append((s0, a))  # "good water content": a label before its key
+    return windows
 
 
 def _values_before_keys(ctx: Context, spec: FactSpec, keys: list[tuple[int, int]]) -> bool:
@@ -1028,4 +1044,128 @@ def contradicted(ctx: Context, fact: FactSpec, value: Any,
         if stated:
             return Part(fact.key, False, value, sorted(stated),
                         "not asked, but stated as another label")
+    return _contradicted_more(ctx, fact, value)
+
+
+def _contradicted_more(ctx: Context, fact: FactSpec, value: Any) -> Part | None:
+    """The other kinds of an unasked fact an answer can state wrong: a number (a count, a
+    quantity), the members of a list of times (none on record: any time stated for it), a
+    mapping's values next to their keys, a record's fields by their own words."""
+    if fact.kind in ("count", "quantity") and isinstance(value, int | float) \
+            and not isinstance(value, bool):
+        return _contradicted_values(ctx, fact.key, fact, [float(value)])
+    if fact.kind in ("timestamp", "date") and isinstance(value, list) \
+            and all(isinstance(v, str) and _expected_when(v) for v in value):
+        return _contradicted_values(ctx, fact.key, fact, value)
+    if fact.kind == "mapping" and isinstance(value, Mapping) and fact.value is not None:
+        return _contradicted_entries(ctx, fact, fact.value, value)
+    if fact.kind == "records" and isinstance(value, list) and value \
+            and all(isinstance(r, Mapping) for r in value):
+        return _contradicted_fields(ctx, fact, value)
+    return None
+
+
+def _stated_values(ctx: Context, key: str, fact: FactSpec) -> list[tuple[int, int, Any, bool]]:
+    """The values of the fact's kind the answer ties to the fact's words (``key``): whole
+    numbers of a count, times; each with whether it plainly states the fact, in the clause
+    of the fact's words and not said relative to another value ("40 K above normal") or as
+    one end of a range ("73-80"). A negated one ("no trip on 3 July") or one in an aside
+    about what lies outside the window asked ("past the window, it stays frozen until ...")
+    states nothing."""
+    if kind_group(fact) == "number" and fact.kind == "count":
+        found: list[tuple[int, int, Any, bool]] = [
+            (n.start, n.end, n, not _RELATIVE.match(ctx.text.low, n.end)
+             and not _RANGED.match(ctx.text.low, n.end)) for n in ctx.text.numbers
+            if not n.total and not (n.word and n.value == 0) and _unit_fits(fact, n)
+            and n.as_unit(fact.unit) and key in (ctx.owners(n.start, n.end, "number", n) or ())]
+    elif kind_group(fact) == "time":
+        found = [(w.start, w.end, w, True) for w in ctx.text.whens
+                 if key in (ctx.owners(w.start, w.end, "time") or ())]
+    else:
+        return []
+
+    def in_clause(a: int, b: int) -> bool:
+        c0, c1 = ctx.text.clause_of(a, b)
+        return any(c0 <= x and y <= c1 for x, y in ctx.anchors().get(key, []))
+
+    return [(a, b, v, plain and in_clause(a, b)) for a, b, v, plain in found
+            if not ctx.text.negated(a)
+            and not _ASIDE.search(ctx.text.low, *ctx.text.sentence_of(a))]
+
+
+def _contradicted_values(ctx: Context, key: str, fact: FactSpec, expected: list[Any],
+                         top: str | None = None) -> Part | None:
+    """A miss when the values tied to an unasked fact's words are none of the reference's
+    (an empty reference: any value), or one that is comes with another joined by "or"."""
+    stated = _stated_values(ctx, key, fact)
+    if not stated:
+        return None
+
+    def ok(v: Any) -> bool:
+        if isinstance(v, Num):
+            return any(number_matches(ctx, top or key, fact, v, float(e)) for e in expected)
+        parsed = [p for e in expected for p in [_expected_when(str(e))] if p]
+        granularity = "day" if fact.kind == "date" or v.hour is None else fact.granularity
+        return any(_when_ok(v, *p, granularity) for p in parsed)
+
+    hits = [(a, b) for a, b, v, _ in stated if ok(v)]
+    misses = [(a, b) for a, b, v, plain in stated if plain and not ok(v)]
+    if hits:
+        # A value of its kind joined to a right one by "or" ("three or four pick-ups").
+        kin: list[Any] = list(ctx.text.whens) if kind_group(fact) == "time" else [
+            n for n in ctx.text.numbers if _unit_fits(fact, n) and n.as_unit(fact.unit)]
+        rivals = [(v.start, v.end) for v in kin if not ok(v)]
+        misses = [h for h in hits if _hedged(ctx, h, rivals)]
+    if not misses:
+        return None
+    said = [ctx.text.raw[a:b] for a, b in misses[:3]]
+    why = "hedged with another value" if hits else "stated with another value"
+    return Part(key, False, expected if len(expected) != 1 else expected[0], said,
+                f"not asked, but {why}")
+
+
+def _contradicted_entries(ctx: Context, fact: FactSpec, spec: FactSpec,
+                          expected: Mapping[str, Any]) -> Part | None:
+    """A miss when a mapping key is written with a number of the value's kind next to it
+    and none of its mentions has the reference's value."""
+    if spec.kind not in ("count", "quantity"):
+        return None
+    spans = {k: _key_spans(ctx, fact, k) for k in expected}
+    mentions = sorted(s for ks in spans.values() for s in ks)
+    for key, value in expected.items():
+        if not isinstance(value, int | float) or isinstance(value, bool):
+            continue
+        written = [n for span in spans[key] for a, b in _entry_windows(ctx, spec, span, mentions)
+                   for n in ctx.text.numbers
+                   if a <= n.start < b and not n.total and _unit_fits(spec, n)
+                   and n.as_unit(spec.unit)]
+        if written and not any(number_matches(ctx, fact.key, spec, n, float(value))
+                               for n in written):
+            return Part(f"{fact.key}.{key}", False, value, [n.text for n in written[:3]],
+                        "not asked, but stated with another value next to its key")
+    return None
+
+
+def _contradicted_fields(ctx: Context, fact: FactSpec,
+                         expected: list[Mapping[str, Any]]) -> Part | None:
+    """A miss when a record field's own words ("from", "consecutive") carry a value that
+    no record has: the fields are read as facts of their own, beside the other facts."""
+    fields = [f.model_copy(update={"key": f"{fact.key}.{f.key}"}) for f in fact.fields]
+    others = [f for f in ctx.contract.facts if f.key != fact.key]
+    sub = ctx.contract.model_copy(update={"facts": others + fields})
+    present = (ctx.present or frozenset(f.key for f in others)) | {f.key for f in fields}
+    sctx = Context(ctx.text, ctx.question, sub, ctx.abs_tol, ctx.rel_tol, present=present)
+    for spec, field in zip(fact.fields, fields, strict=True):
+        values = [r[spec.key] for r in expected if r.get(spec.key) is not None]
+        if not values or kind_group(spec) not in ("number", "time"):
+            continue
+        if kind_group(spec) == "time" and not all(isinstance(v, str) and _expected_when(v)
+                                                  for v in values):
+            continue
+        if kind_group(spec) == "number" and not all(
+                isinstance(v, int | float) and not isinstance(v, bool) for v in values):
+            continue
+        miss = _contradicted_values(sctx, field.key, field, values, top=fact.key)
+        if miss is not None:
+            return miss
     return None

@@ -287,3 +287,63 @@ def test_hedges_over_several_words_and_doubtful_members() -> None:
                  ).score < 1.0
     assert grade(record, "No corrective jobs. The modes: condenser fouling, and possibly "
                  "purge failure as well.").score < 1.0
+
+
+def test_an_unasked_count_stated_wrong_or_hedged_fails() -> None:
+    record = _record({"pickups": 4, "faulty": True},
+                     {"pickups": {"kind": "count", "asked": False,
+                                  "means": ["pick-ups", "operations"]},
+                      "faulty": {"kind": "boolean", "yes_no": True, "means": ["faulty"]}},
+                     "Is the OTI alarm contact of WEST-TX07 faulty?")
+    assert grade(record, "Yes, faulty: four pick-ups, none at a high reading.").score == 1
+    assert grade(record, "Yes, faulty - the indicator never reached its setting.").score == 1
+    assert grade(record, "Yes, faulty: six pick-ups, none at a high reading.").score < 1
+    assert grade(record, "Yes, faulty: three or four pick-ups, none at a high reading."
+                 ).score < 1
+
+
+def test_an_unasked_empty_list_of_times_is_contradicted_by_any_time_stated() -> None:
+    record = _record({"premise_holds": False, "trips_on_record": []},
+                     {"premise_holds": {"kind": "boolean", "assumed": True, "labels": {
+                         "false": ["did not trip"]}},
+                      "trips_on_record": {"kind": "timestamp", "granularity": "day",
+                                          "asked": False, "means": ["its trip", "tripped on"]}},
+                     "After the trip of WEST-TX07 on 3 May 2026, was the cooling repaired?")
+    assert grade(record, "WEST-TX07 did not trip on 3 May; there is no trip on record."
+                 ).score == 1
+    assert grade(record, "WEST-TX07 did not trip on 3 May; its trip was on 9 May at 14:10."
+                 ).score < 1
+
+
+def test_unasked_mapping_values_written_next_to_their_keys_must_hold() -> None:
+    record = _record({"sensors": ["oti", "wti"], "latest": {"oti": 40.2, "wti": 47.9}},
+                     {"sensors": {"kind": "labels", "means": ["measures"], "labels": {
+                         "oti": ["top oil"], "wti": ["winding"]}},
+                      "latest": {"kind": "mapping", "asked": False,
+                                 "keys": {"oti": ["top oil"], "wti": ["winding"]},
+                                 "value": {"key": "latest", "kind": "quantity", "unit": "°C"}}},
+                     "What temperatures does WEST-TX07 measure?", {"latest": 0.2})
+    assert grade(record, "It measures top oil and winding temperature.").score == 1
+    assert grade(record, "It measures top oil and winding; now top oil 40.2 °C, winding "
+                 "47.9 °C.").score == 1
+    assert grade(record, "It measures top oil and winding; now top oil 44.0 °C, winding "
+                 "51.3 °C.").score < 1
+
+
+def test_unasked_record_fields_are_read_by_their_own_words() -> None:
+    record = _record({"frozen": True, "runs": [{"first": "2026-05-04T06:00:00",
+                                                "last": "2026-05-04T20:00:00", "count": 15}]},
+                     {"frozen": {"kind": "boolean", "yes_no": True, "implied_by": ["runs"]},
+                      "runs": {"kind": "records", "asked": False, "means": ["run"], "fields": [
+                          {"key": "first", "kind": "timestamp", "granularity": "hour",
+                           "means": ["from", "since"]},
+                          {"key": "last", "kind": "timestamp", "granularity": "hour",
+                           "means": ["to", "until"]},
+                          {"key": "count", "kind": "count", "means": ["readings in a row"]}]}},
+                     "Did the WTI of WEST-TX07 freeze in the week to 4 May 2026?")
+    right = "Yes: 15 readings in a row, from 06:00 to 20:00 on 4 May."
+    assert grade(record, right).score == 1
+    assert grade(record, right + " (Beyond the window, it stays put until 09:00 on 5 May.)"
+                 ).score == 1
+    assert grade(record, right.replace("06:00", "07:00")).score < 1
+    assert grade(record, right.replace("15", "14")).score < 1
