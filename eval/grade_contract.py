@@ -37,7 +37,7 @@ import json
 import math
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
@@ -94,6 +94,8 @@ class Context:
     parent: str | None = None
     # While a value is read inside its record's or mapping entry's window.
     windowed: bool = False
+    # The reference answer: a total's value is no size of a set ("the six modes").
+    reference: Mapping[str, Any] = field(default_factory=dict)
     _anchors: dict[str, list[tuple[int, int]]] | None = None
 
     def anchors(self) -> dict[str, list[tuple[int, int]]]:
@@ -844,6 +846,53 @@ def _match_value(ctx: Context, path: str, fact: FactSpec, value: Any,
 
 def match_fact(ctx: Context, fact: FactSpec, value: Any,
                vocab: Mapping[str, list[str]]) -> list[Part]:
+    """The parts of one top-level fact, each matched or not; a set or list also fails when
+    the answer states another size for it ("four sites", "18 gaps", "none of the modes")."""
+    parts = _fact_parts(ctx, fact, value, vocab)
+    if isinstance(value, list) and value:
+        size = _size_stated(ctx, fact, len(value))
+        if size is not None:
+            parts.append(size)
+    return parts
+
+
+# "none of the other modes", "no further gaps", "no models beyond these": a size of what is
+# beyond the members named, not of the set.
+_BEYOND = re.compile(r"\b(?:other|others|else|further|more|remaining|additional)\b")
+_BEYOND_AFTER = re.compile(r"\s*(?:beyond|besides|other than|apart from|except|but)\b")
+
+
+def _size_stated(ctx: Context, fact: FactSpec, size: int) -> Part | None:
+    """A miss when a whole number written right before the fact's words ("four sites", "no
+    gaps", "none of the six failure modes") is not the number of its members. A number of
+    the catalogue ("of the 6 modes", the value of a total) is no size."""
+    low = ctx.text.low
+    values = {float(v) for k, v in ctx.reference.items()
+              if _TOTAL_FACT.search(k) and isinstance(v, int | float)}
+    for n in ctx.text.numbers:
+        if n.total or n.unit or n.decimals or n.value == size or n.value in values \
+                or ctx.text.negated(n.start):
+            continue
+        said = n.text.lower()
+        if n.word and n.value == 0 and not (said == "no" or (
+                said == "none" and low.startswith(" of ", n.end))):
+            continue  # "genuine: none": a value, not a determiner of the fact's words
+        if re.search(r"\b(?:of|out of|from)\s+(?:the\s+|all\s+|its\s+)?$",
+                     low[max(0, n.start - 12):n.start]):
+            continue  # "of the 6 failure modes": the catalogue, not the answer
+        if ctx.owners(n.start, n.end, "number", n):
+            continue  # the value of a number fact
+        for a, b in ctx.anchors().get(fact.key, []):
+            gap = low[n.end:a]
+            if a >= n.end and re.fullmatch(r"\s+(?:[a-z-]+\s+){0,3}", gap) \
+                    and not _BEYOND.search(gap) and not _BEYOND_AFTER.match(low, b):
+                return Part(f"{fact.key}.size", False, size, n.text,
+                            "states another number of members")
+    return None
+
+
+def _fact_parts(ctx: Context, fact: FactSpec, value: Any,
+                vocab: Mapping[str, list[str]]) -> list[Part]:
     """The parts of one top-level fact, each matched or not."""
     if value is None:
         part = _match_none(ctx, fact, fact.key)
@@ -948,7 +997,7 @@ def grade_facts(scenario: Mapping[str, Any], contract: AnswerContract, answer_te
     question = read(str(scenario.get("text") or ""), year=year)
     present = frozenset(reference)  # a null value is a fact too ("no lead time")
     whole = Context(read(answer_text, year=year), question, contract, abs_tol, rel_tol,
-                    present=present)
+                    present=present, reference=reference)
     # An asked fact whose reference is null (no fault, no lead time) is answered by saying
     # there is none.
     asked = [f for f in contract.facts if f.asked and f.key in reference]
@@ -1155,7 +1204,7 @@ def _contradicted_fields(ctx: Context, fact: FactSpec,
     sub = ctx.contract.model_copy(update={"facts": others + fields})
     present = (ctx.present or frozenset(f.key for f in others)) | {f.key for f in fields}
     sctx = Context(ctx.text, ctx.question, sub, ctx.abs_tol, ctx.rel_tol, present=present)
-    for spec, field in zip(fact.fields, fields, strict=True):
+    for spec, own in zip(fact.fields, fields, strict=True):
         values = [r[spec.key] for r in expected if r.get(spec.key) is not None]
         if not values or kind_group(spec) not in ("number", "time"):
             continue
@@ -1165,7 +1214,7 @@ def _contradicted_fields(ctx: Context, fact: FactSpec,
         if kind_group(spec) == "number" and not all(
                 isinstance(v, int | float) and not isinstance(v, bool) for v in values):
             continue
-        miss = _contradicted_values(sctx, field.key, field, values, top=fact.key)
+        miss = _contradicted_values(sctx, own.key, own, values, top=fact.key)
         if miss is not None:
             return miss
     return None

@@ -347,3 +347,22 @@ def test_unasked_record_fields_are_read_by_their_own_words() -> None:
                  ).score == 1
     assert grade(record, right.replace("06:00", "07:00")).score < 1
     assert grade(record, right.replace("15", "14")).score < 1
+
+
+def test_a_set_or_list_stated_with_another_size_fails() -> None:
+    record = _record({"depots": ["ALPHA", "BRAVO"], "spans": [
+        {"first": "2026-03-02T05:00:00", "last": "2026-03-02T09:00:00"}], "depot_total": 5},
+        {"depots": {"kind": "ids", "means": ["depots"]},
+         "spans": {"kind": "records", "means": ["outage", "outages"], "fields": [
+             {"key": "first", "kind": "timestamp", "granularity": "hour"},
+             {"key": "last", "kind": "timestamp", "granularity": "hour"}]},
+         "depot_total": {"kind": "count", "asked": False, "means": ["in all"]}},
+        "Which depots hold spares, and when was the feed of ALPHA out on 2 March 2026?")
+    right = "Two depots, ALPHA and BRAVO; one outage, 05:00 to 09:00 on 2 March."
+    assert grade(record, right).score == 1
+    assert grade(record, "ALPHA and BRAVO, of the 5 depots; 05:00 to 09:00 on 2 March, no "
+                 "other outages.").score == 1
+    assert grade(record, right.replace("Two depots", "Three depots")).score < 1
+    assert grade(record, right.replace("one outage", "four outages")).score < 1
+    assert grade(record, "No depots hold spares: ALPHA and BRAVO are empty; one outage, "
+                 "05:00 to 09:00 on 2 March.").score < 1
