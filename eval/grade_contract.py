@@ -551,7 +551,39 @@ def _extra_members(ctx: Context, fact: FactSpec, expected: list[Any],
                     and _DOUBT.search(ctx.text.low, *ctx.text.clause_of(a, b))]
         if (asserted and any(mine(a, b) for a, b in asserted)) or doubtful:
             out.append(value)  # a further member, or one the answer hedges on
-    return sorted(out)
+    return sorted({*out, *_listed_extras(ctx, fact, expected, vocab)})
+
+
+# What joins the items of one list: commas, "and", slashes, brackets, a new bullet line.
+_LIST_SEP = re.compile(r"(?:[ \t,;/&+()\[\]*•]|\band\b|\bas well as\b|\bplus\b"
+                       r"|\n[ \t]*(?:[-*•]|\d+[.)])[ \t]+)*", re.IGNORECASE)
+
+
+def _listed_extras(ctx: Context, fact: FactSpec, expected: list[Any],
+                   vocab: Mapping[str, list[str]]) -> list[str]:
+    """Labels written in one list with the members ("condenser fouling, sensor drift and low
+    charge"): each is a further member, whatever words the list is written next to, when
+    that list holds every member and they are written nowhere else (a list of another
+    thing, "the gauge ties to A, B and C, but the contact only to C", is not the answer's)."""
+    want = {str(v) for v in expected}
+    spans = [(a, b, v) for v in {*fact.labels, *vocab} - {"true", "false"}
+             for a, b in _label_spans(ctx, label_phrasings(fact, v, vocab))]
+    spans = sorted((a, b, v) for a, b, v in spans
+                   if not any(x <= a and b <= y and (x, y) != (a, b) for x, y, _ in spans))
+    chains: list[list[tuple[int, int, str]]] = []
+    for a, b, v in spans:
+        last = chains[-1][-1] if chains else None
+        if last is not None and (a < last[1] or _LIST_SEP.fullmatch(ctx.text.raw[last[1]:a])):
+            chains[-1].append((a, b, v))
+        else:
+            chains.append([(a, b, v)])
+    out = []
+    for chain in chains:
+        inside = {v for _, _, v in chain}
+        elsewhere = any(v in want for c in chains if c is not chain for _, _, v in c)
+        if want <= inside and not elsewhere:
+            out += [v for a, _, v in chain if v not in want and not ctx.text.negated(a)]
+    return out
 
 
 # -- booleans -----------------------------------------------------------------------------

@@ -366,3 +366,19 @@ def test_a_set_or_list_stated_with_another_size_fails() -> None:
     assert grade(record, right.replace("one outage", "four outages")).score < 1
     assert grade(record, "No depots hold spares: ALPHA and BRAVO are empty; one outage, "
                  "05:00 to 09:00 on 2 March.").score < 1
+
+
+def test_a_label_listed_with_the_members_is_a_further_member() -> None:
+    record = _record({"causes": ["bearing_wear", "misalignment"]},
+                     {"causes": {"kind": "labels", "means": ["causes"], "labels": {
+                         "bearing_wear": ["bearing wear", "worn bearing"],
+                         "misalignment": ["misalignment", "misaligned shaft"],
+                         "cavitation": ["cavitation"], "imbalance": ["imbalance"]}}},
+                     "What can the vibration sensor of pump P-7 tell us about?")
+    assert grade(record, "It shows bearing wear and misalignment.").score == 1
+    assert grade(record, "It shows bearing wear and misalignment.\n\nCavitation shows up "
+                 "in the suction pressure instead.").score == 1
+    assert grade(record, "The pump as a whole suffers bearing wear, misalignment and "
+                 "cavitation, but vibration only sees bearing wear and misalignment.").score == 1
+    assert grade(record, "It shows bearing wear, misalignment and cavitation.").score < 1
+    assert grade(record, "It shows:\n- bearing wear\n- misalignment\n- imbalance").score < 1
