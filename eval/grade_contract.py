@@ -881,6 +881,9 @@ def match_fact(ctx: Context, fact: FactSpec, value: Any,
     """The parts of one top-level fact, each matched or not; a set or list also fails when
     the answer states another size for it ("four sites", "18 gaps", "none of the modes")."""
     parts = _fact_parts(ctx, fact, value, vocab)
+    misread = _stretch_misread(ctx, fact, value) if fact.stretch else None
+    if misread is not None:
+        parts.append(misread)
     if isinstance(value, list) and value:
         size = _size_stated(ctx, fact, len(value))
         if size is not None:
@@ -1109,6 +1112,7 @@ def contradicted(ctx: Context, fact: FactSpec, value: Any,
             owners = ctx.owners(w.start, w.end, "time")
             if owners is not None and fact.key in owners:
                 mine.append(w)
+        mine += [w for w in _times_of_value(ctx, fact) if w not in mine]
         # A day written without its time does not contradict the reference's time.
         if mine and not any(_when_ok(w, *parsed, granularity if w.hour is not None else "day")
                             for w in mine):
@@ -1126,6 +1130,41 @@ def contradicted(ctx: Context, fact: FactSpec, value: Any,
             return Part(fact.key, False, value, sorted(stated),
                         "not asked, but stated as another label")
     return _contradicted_more(ctx, fact, value)
+
+
+def _times_of_value(ctx: Context, fact: FactSpec) -> list[When]:
+    """The times written right after the stated value of the quantity a timestamp is the
+    time of (``time_of``): "83 kW at 05:00 on 30 June"."""
+    quantity = ctx.contract.fact(fact.time_of) if fact.time_of else None
+    value = ctx.reference.get(fact.time_of) if fact.time_of else None
+    if quantity is None or not isinstance(value, int | float) or isinstance(value, bool):
+        return []
+    out = []
+    for n in ctx.text.numbers:
+        if not number_matches(ctx, quantity.key, quantity, n, float(value)):
+            continue
+        out += [w for w in ctx.text.whens if w.start >= n.end and re.fullmatch(
+            r"\s*(?:at|on|for|by|around|@)?\s*", ctx.text.raw[n.end:w.start], re.IGNORECASE)]
+    return out
+
+
+def _stretch_misread(ctx: Context, fact: FactSpec, value: Any) -> Part | None:
+    """A miss when a range of hours that starts (ends) at the stretch's reference start
+    (end) ends (starts) at another hour than this end (start) of it (``stretch``)."""
+    other = next((f for f in ctx.contract.facts if f.stretch and f.stretch != fact.stretch),
+                 None)
+    mine = _expected_when(value) if isinstance(value, str) else None
+    theirs = ctx.reference.get(other.key) if other is not None else None
+    far = _expected_when(theirs) if isinstance(theirs, str) else None
+    if mine is None or far is None or mine[1] is None or far[1] is None:
+        return None
+    at = 1 if fact.stretch == "start" else 2  # the end of a range this fact sits at
+    for day, first, last in ctx.text.ranges:
+        ends = (day, first, last)
+        if day == far[0] and ends[3 - at] == far[1] and (day != mine[0] or ends[at] != mine[1]):
+            return Part(f"{fact.key}.range", False, value, f"{day} {first:02d}:00-{last:02d}:00",
+                        f"the range of hours written gives another {fact.stretch}")
+    return None
 
 
 def _contradicted_more(ctx: Context, fact: FactSpec, value: Any) -> Part | None:

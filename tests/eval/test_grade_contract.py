@@ -382,3 +382,30 @@ def test_a_label_listed_with_the_members_is_a_further_member() -> None:
                  "cavitation, but vibration only sees bearing wear and misalignment.").score == 1
     assert grade(record, "It shows bearing wear, misalignment and cavitation.").score < 1
     assert grade(record, "It shows:\n- bearing wear\n- misalignment\n- imbalance").score < 1
+
+
+def test_a_time_written_after_the_value_it_is_the_time_of_must_be_the_reference() -> None:
+    record = _record({"at": "2026-02-10T03:00:00", "level": 412.0},
+                     {"at": {"kind": "timestamp", "granularity": "hour", "asked": False,
+                             "time_of": "level"},
+                      "level": {"kind": "quantity", "unit": "A", "means": ["current"]}},
+                     "What current will feeder F-2 carry four hours after the last reading "
+                     "(9 February 2026, 23:00)?", {"level": 15.0})
+    assert grade(record, "About 412 A at 03:00 on 10 February.").score == 1
+    assert grade(record, "About 405 A, four hours ahead.").score == 1
+    assert grade(record, "About 405 A at 02:00 on 10 February.").score < 1
+    with pytest.raises(UserError, match="time_of 'lvl' is no fact"):
+        parse_contracts({"fam": {"at": {"kind": "timestamp", "time_of": "lvl"}}}, "f.yaml")
+
+
+def test_a_range_of_hours_from_the_right_start_states_the_end() -> None:
+    record = _record({"start": "2026-04-08T09:00:00", "end": "2026-04-08T12:00:00",
+                      "peak": 1.31},
+                     {"start": {"kind": "timestamp", "granularity": "hour", "stretch": "start"},
+                      "end": {"kind": "timestamp", "granularity": "hour", "stretch": "end"},
+                      "peak": {"kind": "quantity", "unit": "pu", "means": ["peak"]}},
+                     "When was WEST-TX07 above rating on 8 April 2026, and how high?",
+                     {"peak": 0.01})
+    assert grade(record, "09:00 to 12:00 on 8 April, peak 1.31 pu at 11:00.").score == 1
+    assert grade(record, "09:00 to 13:00 on 8 April, peak 1.31 pu at 12:00.").score < 1
+    assert grade(record, "08:00 to 12:00 on 8 April, peak 1.31 pu at 09:00.").score < 1
