@@ -27,6 +27,14 @@ appears must have its value as the nearest value of that kind to one of its anch
 **Hedges.** A value joined by "or" to another value of the same kind ("T2 or T3", "3 or 4
 orders") states two answers for one fact: no match.
 
+**Stated wrong.** A fact the text does not ask for is not graded, but one the answer states
+against the reference is a miss: a time or label tied to its words, a count in its words'
+clause, a list of times (none on record: any), a mapping value next to its key, a record
+field by its own words, a time right after the value it is the time of (``time_of``). An
+asked set or list also fails on another size written before its words ("four sites"), on a
+label in the one list that holds all its members, and a stretch on a range of hours that
+gives another end (``stretch``).
+
 A structured answer (a JSON object) that has a fact's key is read at that key (the value's
 text, without binding); a fact whose key it lacks is read from the whole answer's text.
 """
