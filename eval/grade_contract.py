@@ -27,6 +27,14 @@ appears must have its value as the nearest value of that kind to one of its anch
 **Hedges.** A value joined by "or" to another value of the same kind ("T2 or T3", "3 or 4
 orders") states two answers for one fact: no match.
 
+**Stated wrong.** A fact the text does not ask for is not graded, but one the answer states
+against the reference is a miss: a time or label tied to its words, a count in its words'
+clause, a list of times (none on record: any), a mapping value next to its key, a record
+field by its own words, a time right after the value it is the time of (``time_of``). An
+asked set or list also fails on another size written before its words ("four sites"), on a
+label in the one list that holds all its members, and a stretch on a range of hours that
+gives another end (``stretch``).
+
 A structured answer (a JSON object) that has a fact's key is read at that key (the value's
 text, without binding); a fact whose key it lacks is read from the whole answer's text.
 """
@@ -37,7 +45,7 @@ import json
 import math
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
@@ -56,6 +64,14 @@ _DOUBT = re.compile(r"\b(?:maybe|perhaps|possibly|might|may or may not|not sure|
                     r"uncertain|borderline)\b")
 # "very poor" is not the band "poor" (unless a label's own phrasing says "very").
 _INTENSIFIED = re.compile(r"\b(?:very|extremely|highly|severely|critically)\s+$")
+# A number said relative to another ("40 K above normal"): a difference, not the value.
+_RELATIVE = re.compile(r"\s*(?:above|below|over|under|higher than|lower than|more than|"
+                       r"less than|warmer than|cooler than|hotter than)\b")
+# One end of a range of numbers ("73-80 °C", "2 to 3 orders").
+_RANGED = re.compile(r"\s*(?:-|–|—|to|and)\s*\d")
+# An aside about what lies outside the window asked ("looking past the window, ...").
+_ASIDE = re.compile(r"\b(?:past|beyond|outside|after|before)\s+(?:the|this|that|your)\s+"
+                    r"(?:asked\s+)?(?:window|period|range|interval|time frame|timeframe)\b")
 _ISO_STAMP = re.compile(r"^(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}):(\d{2}))?")
 
 
@@ -86,6 +102,8 @@ class Context:
     parent: str | None = None
     # While a value is read inside its record's or mapping entry's window.
     windowed: bool = False
+    # The reference answer: a total's value is no size of a set ("the six modes").
+    reference: Mapping[str, Any] = field(default_factory=dict)
     _anchors: dict[str, list[tuple[int, int]]] | None = None
 
     def anchors(self) -> dict[str, list[tuple[int, int]]]:
@@ -541,7 +559,39 @@ def _extra_members(ctx: Context, fact: FactSpec, expected: list[Any],
                     and _DOUBT.search(ctx.text.low, *ctx.text.clause_of(a, b))]
         if (asserted and any(mine(a, b) for a, b in asserted)) or doubtful:
             out.append(value)  # a further member, or one the answer hedges on
-    return sorted(out)
+    return sorted({*out, *_listed_extras(ctx, fact, expected, vocab)})
+
+
+# What joins the items of one list: commas, "and", slashes, brackets, a new bullet line.
+_LIST_SEP = re.compile(r"(?:[ \t,;/&+()\[\]*•]|\band\b|\bas well as\b|\bplus\b"
+                       r"|\n[ \t]*(?:[-*•]|\d+[.)])[ \t]+)*", re.IGNORECASE)
+
+
+def _listed_extras(ctx: Context, fact: FactSpec, expected: list[Any],
+                   vocab: Mapping[str, list[str]]) -> list[str]:
+    """Labels written in one list with the members ("condenser fouling, sensor drift and low
+    charge"): each is a further member, whatever words the list is written next to, when
+    that list holds every member and they are written nowhere else (a list of another
+    thing, "the gauge ties to A, B and C, but the contact only to C", is not the answer's)."""
+    want = {str(v) for v in expected}
+    spans = [(a, b, v) for v in {*fact.labels, *vocab} - {"true", "false"}
+             for a, b in _label_spans(ctx, label_phrasings(fact, v, vocab))]
+    spans = sorted((a, b, v) for a, b, v in spans
+                   if not any(x <= a and b <= y and (x, y) != (a, b) for x, y, _ in spans))
+    chains: list[list[tuple[int, int, str]]] = []
+    for a, b, v in spans:
+        last = chains[-1][-1] if chains else None
+        if last is not None and (a < last[1] or _LIST_SEP.fullmatch(ctx.text.raw[last[1]:a])):
+            chains[-1].append((a, b, v))
+        else:
+            chains.append([(a, b, v)])
+    out = []
+    for chain in chains:
+        inside = {v for _, _, v in chain}
+        elsewhere = any(v in want for c in chains if c is not chain for _, _, v in c)
+        if want <= inside and not elsewhere:
+            out += [v for a, _, v in chain if v not in want and not ctx.text.negated(a)]
+    return out
 
 
 # -- booleans -----------------------------------------------------------------------------
@@ -631,17 +681,7 @@ def _match_entries(ctx: Context, path: str, fact: FactSpec, spec: FactSpec,
         sub = f"{path}.{key}"
         found = None
         for a, b in all_keys[key]:
-            s0, s1 = ctx.text.sentence_of(a)
-            nxt = min([x for x, _ in mentions if x > a] + [s1])
-            prev_end = max([y for _, y in mentions if y <= a] + [s0])
-            # A sentence writes its values after their keys ("EAST 4, NORTH 4") or before
-            # them ("three preventive and two corrective", "68.3 (19 Aug)"): its first key
-            # tells which; a value is never read from another key's side.
-            before = _values_before_keys(ctx, spec, [m for m in mentions if s0 <= m[0] < s1])
-            windows = [(prev_end, a)] if before else [(b, nxt)]
-            if not before and prev_end == s0 and spec.kind not in ("count", "quantity"):
-                windows.append((s0, a))  # "good water content": a label before its key
-            for span in windows:
+            for span in _entry_windows(ctx, spec, (a, b), mentions):
                 ctx.windowed = True
                 try:
                     part = _match_value(ctx, sub, spec, value, vocab, span)
@@ -657,6 +697,24 @@ def _match_entries(ctx: Context, path: str, fact: FactSpec, spec: FactSpec,
             found = Part(sub, False, value, None, why)
         parts.append(found)
     return parts
+
+
+def _entry_windows(ctx: Context, spec: FactSpec, key: tuple[int, int],
+                   mentions: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Where the value of a mapping key written at ``key`` is read, given every key's
+    mentions: after it up to the next key, or before it from the previous one."""
+    a, b = key
+    s0, s1 = ctx.text.sentence_of(a)
+    nxt = min([x for x, _ in mentions if x > a] + [s1])
+    prev_end = max([y for _, y in mentions if y <= a] + [s0])
+    # A sentence writes its values after their keys ("EAST 4, NORTH 4") or before
+    # them ("three preventive and two corrective", "68.3 (19 Aug)"): its first key
+    # tells which; a value is never read from another key's side.
+    before = _values_before_keys(ctx, spec, [m for m in mentions if s0 <= m[0] < s1])
+    windows = [(prev_end, a)] if before else [(b, nxt)]
+    if not before and prev_end == s0 and spec.kind not in ("count", "quantity"):
+        windows.append((s0, a))  # "good water content": a label before its key
+    return windows
 
 
 def _values_before_keys(ctx: Context, spec: FactSpec, keys: list[tuple[int, int]]) -> bool:
@@ -828,6 +886,56 @@ def _match_value(ctx: Context, path: str, fact: FactSpec, value: Any,
 
 def match_fact(ctx: Context, fact: FactSpec, value: Any,
                vocab: Mapping[str, list[str]]) -> list[Part]:
+    """The parts of one top-level fact, each matched or not; a set or list also fails when
+    the answer states another size for it ("four sites", "18 gaps", "none of the modes")."""
+    parts = _fact_parts(ctx, fact, value, vocab)
+    misread = _stretch_misread(ctx, fact, value) if fact.stretch else None
+    if misread is not None:
+        parts.append(misread)
+    if isinstance(value, list) and value:
+        size = _size_stated(ctx, fact, len(value))
+        if size is not None:
+            parts.append(size)
+    return parts
+
+
+# "none of the other modes", "no further gaps", "no models beyond these": a size of what is
+# beyond the members named, not of the set.
+_BEYOND = re.compile(r"\b(?:other|others|else|further|more|remaining|additional)\b")
+_BEYOND_AFTER = re.compile(r"\s*(?:beyond|besides|other than|apart from|except|but)\b")
+
+
+def _size_stated(ctx: Context, fact: FactSpec, size: int) -> Part | None:
+    """A miss when a whole number written right before the fact's words ("four sites", "no
+    gaps", "none of the six failure modes") is not the number of its members. A number of
+    the catalogue ("of the 6 modes", the value of a total) is no size."""
+    low = ctx.text.low
+    values = {float(v) for k, v in ctx.reference.items()
+              if _TOTAL_FACT.search(k) and isinstance(v, int | float)}
+    for n in ctx.text.numbers:
+        if n.total or n.unit or n.decimals or n.value == size or n.value in values \
+                or ctx.text.negated(n.start):
+            continue
+        said = n.text.lower()
+        if n.word and n.value == 0 and not (said == "no" or (
+                said == "none" and low.startswith(" of ", n.end))):
+            continue  # "genuine: none": a value, not a determiner of the fact's words
+        if re.search(r"\b(?:of|out of|from)\s+(?:the\s+|all\s+|its\s+)?$",
+                     low[max(0, n.start - 12):n.start]):
+            continue  # "of the 6 failure modes": the catalogue, not the answer
+        if ctx.owners(n.start, n.end, "number", n):
+            continue  # the value of a number fact
+        for a, b in ctx.anchors().get(fact.key, []):
+            gap = low[n.end:a]
+            if a >= n.end and re.fullmatch(r"\s+(?:[a-z-]+\s+){0,3}", gap) \
+                    and not _BEYOND.search(gap) and not _BEYOND_AFTER.match(low, b):
+                return Part(f"{fact.key}.size", False, size, n.text,
+                            "states another number of members")
+    return None
+
+
+def _fact_parts(ctx: Context, fact: FactSpec, value: Any,
+                vocab: Mapping[str, list[str]]) -> list[Part]:
     """The parts of one top-level fact, each matched or not."""
     if value is None:
         part = _match_none(ctx, fact, fact.key)
@@ -932,7 +1040,7 @@ def grade_facts(scenario: Mapping[str, Any], contract: AnswerContract, answer_te
     question = read(str(scenario.get("text") or ""), year=year)
     present = frozenset(reference)  # a null value is a fact too ("no lead time")
     whole = Context(read(answer_text, year=year), question, contract, abs_tol, rel_tol,
-                    present=present)
+                    present=present, reference=reference)
     # An asked fact whose reference is null (no fault, no lead time) is answered by saying
     # there is none.
     asked = [f for f in contract.facts if f.asked and f.key in reference]
@@ -1029,6 +1137,7 @@ def contradicted(ctx: Context, fact: FactSpec, value: Any,
             owners = ctx.owners(w.start, w.end, "time")
             if owners is not None and fact.key in owners:
                 mine.append(w)
+        mine += [w for w in _times_of_value(ctx, fact) if w not in mine]
         # A day written without its time does not contradict the reference's time.
         if mine and not any(_when_ok(w, *parsed, granularity if w.hour is not None else "day")
                             for w in mine):
@@ -1045,4 +1154,163 @@ def contradicted(ctx: Context, fact: FactSpec, value: Any,
         if stated:
             return Part(fact.key, False, value, sorted(stated),
                         "not asked, but stated as another label")
+    return _contradicted_more(ctx, fact, value)
+
+
+def _times_of_value(ctx: Context, fact: FactSpec) -> list[When]:
+    """The times written right after the stated value of the quantity a timestamp is the
+    time of (``time_of``): "83 kW at 05:00 on 30 June"."""
+    quantity = ctx.contract.fact(fact.time_of) if fact.time_of else None
+    value = ctx.reference.get(fact.time_of) if fact.time_of else None
+    if quantity is None or not isinstance(value, int | float) or isinstance(value, bool):
+        return []
+    out = []
+    for n in ctx.text.numbers:
+        if not number_matches(ctx, quantity.key, quantity, n, float(value)):
+            continue
+        out += [w for w in ctx.text.whens if w.start >= n.end and re.fullmatch(
+            r"\s*(?:at|on|for|by|around|@)?\s*", ctx.text.raw[n.end:w.start], re.IGNORECASE)]
+    return out
+
+
+def _stretch_misread(ctx: Context, fact: FactSpec, value: Any) -> Part | None:
+    """A miss when a range of hours that starts (ends) at the stretch's reference start
+    (end) ends (starts) at another hour than this end (start) of it (``stretch``)."""
+    other = next((f for f in ctx.contract.facts if f.stretch and f.stretch != fact.stretch),
+                 None)
+    mine = _expected_when(value) if isinstance(value, str) else None
+    theirs = ctx.reference.get(other.key) if other is not None else None
+    far = _expected_when(theirs) if isinstance(theirs, str) else None
+    if mine is None or far is None or mine[1] is None or far[1] is None:
+        return None
+    at = 1 if fact.stretch == "start" else 2  # the end of a range this fact sits at
+    for day, first, last in ctx.text.ranges:
+        ends = (day, first, last)
+        if day == far[0] and ends[3 - at] == far[1] and (day != mine[0] or ends[at] != mine[1]):
+            return Part(f"{fact.key}.range", False, value, f"{day} {first:02d}:00-{last:02d}:00",
+                        f"the range of hours written gives another {fact.stretch}")
+    return None
+
+
+def _contradicted_more(ctx: Context, fact: FactSpec, value: Any) -> Part | None:
+    """The other kinds of an unasked fact an answer can state wrong: a number (a count, a
+    quantity), the members of a list of times (none on record: any time stated for it), a
+    mapping's values next to their keys, a record's fields by their own words."""
+    if fact.kind in ("count", "quantity") and isinstance(value, int | float) \
+            and not isinstance(value, bool):
+        return _contradicted_values(ctx, fact.key, fact, [float(value)])
+    if fact.kind in ("timestamp", "date") and isinstance(value, list) \
+            and all(isinstance(v, str) and _expected_when(v) for v in value):
+        return _contradicted_values(ctx, fact.key, fact, value)
+    if fact.kind == "mapping" and isinstance(value, Mapping) and fact.value is not None:
+        return _contradicted_entries(ctx, fact, fact.value, value)
+    if fact.kind == "records" and isinstance(value, list) and value \
+            and all(isinstance(r, Mapping) for r in value):
+        return _contradicted_fields(ctx, fact, value)
+    return None
+
+
+def _stated_values(ctx: Context, key: str, fact: FactSpec) -> list[tuple[int, int, Any, bool]]:
+    """The values of the fact's kind the answer ties to the fact's words (``key``): whole
+    numbers of a count, times; each with whether it plainly states the fact, in the clause
+    of the fact's words and not said relative to another value ("40 K above normal") or as
+    one end of a range ("73-80"). A negated one ("no trip on 3 July") or one in an aside
+    about what lies outside the window asked ("past the window, it stays frozen until ...")
+    states nothing."""
+    if kind_group(fact) == "number" and fact.kind == "count":
+        found: list[tuple[int, int, Any, bool]] = [
+            (n.start, n.end, n, not _RELATIVE.match(ctx.text.low, n.end)
+             and not _RANGED.match(ctx.text.low, n.end)) for n in ctx.text.numbers
+            if not n.total and not (n.word and n.value == 0) and _unit_fits(fact, n)
+            and n.as_unit(fact.unit) and key in (ctx.owners(n.start, n.end, "number", n) or ())]
+    elif kind_group(fact) == "time":
+        found = [(w.start, w.end, w, True) for w in ctx.text.whens
+                 if key in (ctx.owners(w.start, w.end, "time") or ())]
+    else:
+        return []
+
+    def in_clause(a: int, b: int) -> bool:
+        c0, c1 = ctx.text.clause_of(a, b)
+        return any(c0 <= x and y <= c1 for x, y in ctx.anchors().get(key, []))
+
+    return [(a, b, v, plain and in_clause(a, b)) for a, b, v, plain in found
+            if not ctx.text.negated(a)
+            and not _ASIDE.search(ctx.text.low, *ctx.text.sentence_of(a))]
+
+
+def _contradicted_values(ctx: Context, key: str, fact: FactSpec, expected: list[Any],
+                         top: str | None = None) -> Part | None:
+    """A miss when the values tied to an unasked fact's words are none of the reference's
+    (an empty reference: any value), or one that is comes with another joined by "or"."""
+    stated = _stated_values(ctx, key, fact)
+    if not stated:
+        return None
+
+    def ok(v: Any) -> bool:
+        if isinstance(v, Num):
+            return any(number_matches(ctx, top or key, fact, v, float(e)) for e in expected)
+        parsed = [p for e in expected for p in [_expected_when(str(e))] if p]
+        granularity = "day" if fact.kind == "date" or v.hour is None else fact.granularity
+        return any(_when_ok(v, *p, granularity) for p in parsed)
+
+    hits = [(a, b) for a, b, v, _ in stated if ok(v)]
+    misses = [(a, b) for a, b, v, plain in stated if plain and not ok(v)]
+    if hits:
+        # A value of its kind joined to a right one by "or" ("three or four pick-ups").
+        kin: list[Any] = list(ctx.text.whens) if kind_group(fact) == "time" else [
+            n for n in ctx.text.numbers if _unit_fits(fact, n) and n.as_unit(fact.unit)]
+        rivals = [(v.start, v.end) for v in kin if not ok(v)]
+        misses = [h for h in hits if _hedged(ctx, h, rivals)]
+    if not misses:
+        return None
+    said = [ctx.text.raw[a:b] for a, b in misses[:3]]
+    why = "hedged with another value" if hits else "stated with another value"
+    return Part(key, False, expected if len(expected) != 1 else expected[0], said,
+                f"not asked, but {why}")
+
+
+def _contradicted_entries(ctx: Context, fact: FactSpec, spec: FactSpec,
+                          expected: Mapping[str, Any]) -> Part | None:
+    """A miss when a mapping key is written with a number of the value's kind next to it
+    and none of its mentions has the reference's value."""
+    if spec.kind not in ("count", "quantity"):
+        return None
+    spans = {k: _key_spans(ctx, fact, k) for k in expected}
+    mentions = sorted(s for ks in spans.values() for s in ks)
+    for key, value in expected.items():
+        if not isinstance(value, int | float) or isinstance(value, bool):
+            continue
+        written = [n for span in spans[key] for a, b in _entry_windows(ctx, spec, span, mentions)
+                   for n in ctx.text.numbers
+                   if a <= n.start < b and not n.total and _unit_fits(spec, n)
+                   and n.as_unit(spec.unit)]
+        if written and not any(number_matches(ctx, fact.key, spec, n, float(value))
+                               for n in written):
+            return Part(f"{fact.key}.{key}", False, value, [n.text for n in written[:3]],
+                        "not asked, but stated with another value next to its key")
+    return None
+
+
+def _contradicted_fields(ctx: Context, fact: FactSpec,
+                         expected: list[Mapping[str, Any]]) -> Part | None:
+    """A miss when a record field's own words ("from", "consecutive") carry a value that
+    no record has: the fields are read as facts of their own, beside the other facts."""
+    fields = [f.model_copy(update={"key": f"{fact.key}.{f.key}"}) for f in fact.fields]
+    others = [f for f in ctx.contract.facts if f.key != fact.key]
+    sub = ctx.contract.model_copy(update={"facts": others + fields})
+    present = (ctx.present or frozenset(f.key for f in others)) | {f.key for f in fields}
+    sctx = Context(ctx.text, ctx.question, sub, ctx.abs_tol, ctx.rel_tol, present=present)
+    for spec, own in zip(fact.fields, fields, strict=True):
+        values = [r[spec.key] for r in expected if r.get(spec.key) is not None]
+        if not values or kind_group(spec) not in ("number", "time"):
+            continue
+        if kind_group(spec) == "time" and not all(isinstance(v, str) and _expected_when(v)
+                                                  for v in values):
+            continue
+        if kind_group(spec) == "number" and not all(
+                isinstance(v, int | float) and not isinstance(v, bool) for v in values):
+            continue
+        miss = _contradicted_values(sctx, own.key, own, values, top=fact.key)
+        if miss is not None:
+            return miss
     return None

@@ -118,6 +118,17 @@ class FactSpec(_Strict):
         description="Boolean: keys whose value, once stated, states this fact as true (the "
         "start of a fault states that a fault was found)",
     )
+    time_of: str | None = Field(
+        default=None,
+        description="Timestamp: the key of the quantity it is the time of; a time written "
+        "right after that quantity's value ('83 kW at 05:00 on 30 June') states it too",
+    )
+    stretch: Literal["start", "end"] | None = Field(
+        default=None,
+        description="Timestamp: the first or last hour of the stretch asked; a range of hours "
+        "written from the other end ('17:00 to 19:00' for a stretch that starts at 17:00) "
+        "states this end, whatever hour is written elsewhere",
+    )
     keys: dict[str, list[str]] = Field(
         default_factory=dict,
         description="Mapping: phrasings of its keys (a key itself always counts)",
@@ -170,6 +181,15 @@ class AnswerContract(_Strict):
 
     family: str = Field(description="The task family it belongs to")
     facts: list[FactSpec] = Field(description="One spec per top-level reference key")
+
+    @model_validator(mode="after")
+    def _links(self) -> AnswerContract:
+        keys = {f.key for f in self.facts}
+        for f in self.facts:
+            if f.time_of is not None and f.time_of not in keys:
+                raise ValueError(f"fact {f.key!r}: time_of {f.time_of!r} is no fact of the "
+                                 f"family (facts: {', '.join(sorted(keys))})")
+        return self
 
     def fact(self, key: str) -> FactSpec | None:
         """The spec of a top-level key, or None."""

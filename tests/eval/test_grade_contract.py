@@ -299,3 +299,125 @@ def test_hedges_over_several_words_and_doubtful_members() -> None:
                  ).score < 1.0
     assert grade(record, "No corrective jobs. The modes: condenser fouling, and possibly "
                  "purge failure as well.").score < 1.0
+
+
+def test_an_unasked_count_stated_wrong_or_hedged_fails() -> None:
+    record = _record({"pickups": 4, "faulty": True},
+                     {"pickups": {"kind": "count", "asked": False,
+                                  "means": ["pick-ups", "operations"]},
+                      "faulty": {"kind": "boolean", "yes_no": True, "means": ["faulty"]}},
+                     "Is the OTI alarm contact of WEST-TX07 faulty?")
+    assert grade(record, "Yes, faulty: four pick-ups, none at a high reading.").score == 1
+    assert grade(record, "Yes, faulty - the indicator never reached its setting.").score == 1
+    assert grade(record, "Yes, faulty: six pick-ups, none at a high reading.").score < 1
+    assert grade(record, "Yes, faulty: three or four pick-ups, none at a high reading."
+                 ).score < 1
+
+
+def test_an_unasked_empty_list_of_times_is_contradicted_by_any_time_stated() -> None:
+    record = _record({"premise_holds": False, "trips_on_record": []},
+                     {"premise_holds": {"kind": "boolean", "assumed": True, "labels": {
+                         "false": ["did not trip"]}},
+                      "trips_on_record": {"kind": "timestamp", "granularity": "day",
+                                          "asked": False, "means": ["its trip", "tripped on"]}},
+                     "After the trip of WEST-TX07 on 3 May 2026, was the cooling repaired?")
+    assert grade(record, "WEST-TX07 did not trip on 3 May; there is no trip on record."
+                 ).score == 1
+    assert grade(record, "WEST-TX07 did not trip on 3 May; its trip was on 9 May at 14:10."
+                 ).score < 1
+
+
+def test_unasked_mapping_values_written_next_to_their_keys_must_hold() -> None:
+    record = _record({"sensors": ["oti", "wti"], "latest": {"oti": 40.2, "wti": 47.9}},
+                     {"sensors": {"kind": "labels", "means": ["measures"], "labels": {
+                         "oti": ["top oil"], "wti": ["winding"]}},
+                      "latest": {"kind": "mapping", "asked": False,
+                                 "keys": {"oti": ["top oil"], "wti": ["winding"]},
+                                 "value": {"key": "latest", "kind": "quantity", "unit": "°C"}}},
+                     "What temperatures does WEST-TX07 measure?", {"latest": 0.2})
+    assert grade(record, "It measures top oil and winding temperature.").score == 1
+    assert grade(record, "It measures top oil and winding; now top oil 40.2 °C, winding "
+                 "47.9 °C.").score == 1
+    assert grade(record, "It measures top oil and winding; now top oil 44.0 °C, winding "
+                 "51.3 °C.").score < 1
+
+
+def test_unasked_record_fields_are_read_by_their_own_words() -> None:
+    record = _record({"frozen": True, "runs": [{"first": "2026-05-04T06:00:00",
+                                                "last": "2026-05-04T20:00:00", "count": 15}]},
+                     {"frozen": {"kind": "boolean", "yes_no": True, "implied_by": ["runs"]},
+                      "runs": {"kind": "records", "asked": False, "means": ["run"], "fields": [
+                          {"key": "first", "kind": "timestamp", "granularity": "hour",
+                           "means": ["from", "since"]},
+                          {"key": "last", "kind": "timestamp", "granularity": "hour",
+                           "means": ["to", "until"]},
+                          {"key": "count", "kind": "count", "means": ["readings in a row"]}]}},
+                     "Did the WTI of WEST-TX07 freeze in the week to 4 May 2026?")
+    right = "Yes: 15 readings in a row, from 06:00 to 20:00 on 4 May."
+    assert grade(record, right).score == 1
+    assert grade(record, right + " (Beyond the window, it stays put until 09:00 on 5 May.)"
+                 ).score == 1
+    assert grade(record, right.replace("06:00", "07:00")).score < 1
+    assert grade(record, right.replace("15", "14")).score < 1
+
+
+def test_a_set_or_list_stated_with_another_size_fails() -> None:
+    record = _record({"depots": ["ALPHA", "BRAVO"], "spans": [
+        {"first": "2026-03-02T05:00:00", "last": "2026-03-02T09:00:00"}], "depot_total": 5},
+        {"depots": {"kind": "ids", "means": ["depots"]},
+         "spans": {"kind": "records", "means": ["outage", "outages"], "fields": [
+             {"key": "first", "kind": "timestamp", "granularity": "hour"},
+             {"key": "last", "kind": "timestamp", "granularity": "hour"}]},
+         "depot_total": {"kind": "count", "asked": False, "means": ["in all"]}},
+        "Which depots hold spares, and when was the feed of ALPHA out on 2 March 2026?")
+    right = "Two depots, ALPHA and BRAVO; one outage, 05:00 to 09:00 on 2 March."
+    assert grade(record, right).score == 1
+    assert grade(record, "ALPHA and BRAVO, of the 5 depots; 05:00 to 09:00 on 2 March, no "
+                 "other outages.").score == 1
+    assert grade(record, right.replace("Two depots", "Three depots")).score < 1
+    assert grade(record, right.replace("one outage", "four outages")).score < 1
+    assert grade(record, "No depots hold spares: ALPHA and BRAVO are empty; one outage, "
+                 "05:00 to 09:00 on 2 March.").score < 1
+
+
+def test_a_label_listed_with_the_members_is_a_further_member() -> None:
+    record = _record({"causes": ["bearing_wear", "misalignment"]},
+                     {"causes": {"kind": "labels", "means": ["causes"], "labels": {
+                         "bearing_wear": ["bearing wear", "worn bearing"],
+                         "misalignment": ["misalignment", "misaligned shaft"],
+                         "cavitation": ["cavitation"], "imbalance": ["imbalance"]}}},
+                     "What can the vibration sensor of pump P-7 tell us about?")
+    assert grade(record, "It shows bearing wear and misalignment.").score == 1
+    assert grade(record, "It shows bearing wear and misalignment.\n\nCavitation shows up "
+                 "in the suction pressure instead.").score == 1
+    assert grade(record, "The pump as a whole suffers bearing wear, misalignment and "
+                 "cavitation, but vibration only sees bearing wear and misalignment.").score == 1
+    assert grade(record, "It shows bearing wear, misalignment and cavitation.").score < 1
+    assert grade(record, "It shows:\n- bearing wear\n- misalignment\n- imbalance").score < 1
+
+
+def test_a_time_written_after_the_value_it_is_the_time_of_must_be_the_reference() -> None:
+    record = _record({"at": "2026-02-10T03:00:00", "level": 412.0},
+                     {"at": {"kind": "timestamp", "granularity": "hour", "asked": False,
+                             "time_of": "level"},
+                      "level": {"kind": "quantity", "unit": "A", "means": ["current"]}},
+                     "What current will feeder F-2 carry four hours after the last reading "
+                     "(9 February 2026, 23:00)?", {"level": 15.0})
+    assert grade(record, "About 412 A at 03:00 on 10 February.").score == 1
+    assert grade(record, "About 405 A, four hours ahead.").score == 1
+    assert grade(record, "About 405 A at 02:00 on 10 February.").score < 1
+    with pytest.raises(UserError, match="time_of 'lvl' is no fact"):
+        parse_contracts({"fam": {"at": {"kind": "timestamp", "time_of": "lvl"}}}, "f.yaml")
+
+
+def test_a_range_of_hours_from_the_right_start_states_the_end() -> None:
+    record = _record({"start": "2026-04-08T09:00:00", "end": "2026-04-08T12:00:00",
+                      "peak": 1.31},
+                     {"start": {"kind": "timestamp", "granularity": "hour", "stretch": "start"},
+                      "end": {"kind": "timestamp", "granularity": "hour", "stretch": "end"},
+                      "peak": {"kind": "quantity", "unit": "pu", "means": ["peak"]}},
+                     "When was WEST-TX07 above rating on 8 April 2026, and how high?",
+                     {"peak": 0.01})
+    assert grade(record, "09:00 to 12:00 on 8 April, peak 1.31 pu at 11:00.").score == 1
+    assert grade(record, "09:00 to 13:00 on 8 April, peak 1.31 pu at 12:00.").score < 1
+    assert grade(record, "08:00 to 12:00 on 8 April, peak 1.31 pu at 09:00.").score < 1
