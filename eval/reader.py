@@ -389,8 +389,11 @@ def _read_dates(text: str, year: int | None) -> list[When]:
             found.append(When(m.start(), m.end(), day))
             taken.append(m.span())
     # "the 20th", "on the 6th, 7th and 8th": a day of the month of the nearest day before.
+    listed_end = -1
     for m in _ORDINAL_DAY.finditer(text):
         if any(a < m.end() and m.start() < b for a, b in taken):
+            continue
+        if not _ordinal_is_day(text, m, listed_end):
             continue
         earlier = [w for w in found if w.end <= m.start()]
         if not earlier:
@@ -401,7 +404,27 @@ def _read_dates(text: str, year: int | None) -> list[When]:
         if day is not None:
             found.append(When(m.start(), m.end(), day))
             taken.append(m.span())
+            listed_end = m.end()
     return sorted(found, key=lambda w: w.start)
+
+
+# A word ordinal is a day when a preposition of time puts it there ("on the fifth", "until
+# the ninth") or it continues a list of days ("on the fifth, the sixth"); otherwise it names
+# an item ("the first at 11:00 on 23 August", "The fourth is a corrective job").
+_DAY_PREPOSITION = re.compile(r"\b(?:on|from|to|until|till|through|thru|by|since|"
+                              r"between)\s+the\s+$", re.IGNORECASE)
+_LIST_JOIN = re.compile(r"\s*(?:,|,?\s*and|,?\s*or)\s+the\s+$", re.IGNORECASE)
+
+
+def _ordinal_is_day(text: str, m: re.Match[str], listed_end: int) -> bool:
+    """Whether an ordinal without a month is a day of the month (digits always are)."""
+    if m.group("d")[0].isdigit():
+        return True
+    before = text[max(0, m.start() - 24):m.start()]
+    if _DAY_PREPOSITION.search(before):
+        return True
+    joined = _LIST_JOIN.search(before)
+    return joined is not None and listed_end == m.start() - len(joined.group(0))
 
 
 def _attach_times(text: str, dates: list[When], sentences: list[tuple[int, int]],
@@ -566,7 +589,8 @@ def read(text: str, *, year: int | None = None) -> Text:
 
     Args:
         text: The answer text.
-        year: The year a day written without one takes (the question's).
+        year: The year a day written without one takes (the question's); without one,
+            the first year the answer writes.
     """
     truncated = len(text) > MAX_CHARS
     text = text[:MAX_CHARS]
@@ -574,6 +598,9 @@ def read(text: str, *, year: int | None = None) -> Text:
     low = "".join(c.lower() if len(c.lower()) == 1 else c for c in text)
     out = Text(raw=text, low=low, truncated=truncated)
     out.sentences = _sentences(text)
+    if year is None:  # no year in the question: the one the answer writes, if any
+        written = re.search(r"(?<![\w-])(?:19|20)\d{2}(?![\w-])", text)
+        year = int(written.group(0)) if written else None
     dates = _read_dates(text, year)
     date_spans = [(d.start, d.end) for d in dates]
     out.whens, out.times, time_spans = _attach_times(_blank(text, date_spans), dates,

@@ -81,3 +81,18 @@ def test_relative_days_and_ordinals() -> None:
     assert stamps == ["2026-07-20T16:57", "2026-07-20T19:03", "2026-07-21T04:57"]
     t = read("Anomalies on 5 August 2025 at 17:00 and at noon on the 6th.", year=2025)
     assert "2025-08-06T12:00" in [w.stamp() for w in t.whens]
+
+
+def test_a_word_ordinal_is_a_day_only_where_a_preposition_or_a_list_puts_it() -> None:
+    t = read("Five trips from 3 to 9 May, the first at ten in the morning on Sunday 4 May. "
+             "The second came later.", year=2026)
+    assert [(w.day, w.hour) for w in t.whens] == [("2026-05-09", None), ("2026-05-04", 10)]
+    t = read("Inspected on 2 May and again on the fourth, the fifth and the ninth.", year=2026)
+    assert [w.day for w in t.whens] == ["2026-05-02", "2026-05-04", "2026-05-05",
+                                        "2026-05-09"]
+
+
+def test_a_day_without_a_year_takes_the_year_the_answer_writes_when_none_is_given() -> None:
+    t = read("Record for 2024: orders on 3 March and 9 April.")
+    assert [w.day for w in t.whens] == ["2024-03-03", "2024-04-09"]
+    assert [n.value for n in t.numbers] == [2024.0]
