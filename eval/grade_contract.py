@@ -780,7 +780,31 @@ def _match_record_list(ctx: Context, path: str, fact: FactSpec, expected: list[A
             if best is None or sum(p.ok for p in got) > sum(p.ok for p in best):
                 best = got
         parts.extend(best or [])
+    if fact.ordered and _sequence_reversed(ctx, [spots.get(i, []) for i, _, _ in rows]):
+        parts.append(Part(f"{path}.order", False, expected, None,
+                          "states a sequence against the order asked"))
     return parts
+
+
+_THEN = re.compile(r"\b(?:then|followed by|after which|and after that|next came)\b",
+                   re.IGNORECASE)
+
+
+def _sequence_reversed(ctx: Context, spots: list[list[int]]) -> bool:
+    """Whether the answer says one record came before another ("A, then B") when the
+    reference has them the other way round."""
+    heads = sorted((p, i) for i, ps in enumerate(spots) for p in ps)
+    for m in _THEN.finditer(ctx.text.low):
+        s0, s1 = ctx.text.sentence_of(m.start())
+        before = [(p, i) for p, i in heads if s0 <= p < m.start()]
+        after = [(p, i) for p, i in heads if m.end() <= p < s1]
+        if not before or not after:
+            continue
+        first = {i for p, i in before if p == before[-1][0]}
+        second = {i for p, i in after if p == after[0][0]}
+        if min(first) > max(second):
+            return True
+    return False
 
 
 def _locate(ctx: Context, fact: FactSpec, value: Any) -> int | None:

@@ -138,7 +138,10 @@ _TIME = re.compile(
     # "half past five" (in the afternoon): hours in words, as people say them.
     r"|\b(?P<half>half past\s+)?(?P<h3>" + _HOUR + r")(?:\s+o'?clock)?\s+(?P<part>in the "
     r"morning|in the afternoon|in the evening|at night)\b"
-    r"|\b(?P<word>noon|midday|midnight))(?![\d])", re.IGNORECASE)
+    r"|\b(?P<word>noon|midday|midnight)"
+    # "half past five", "seven o'clock" with no part of the day: the sentence's says it.
+    r"|\b(?P<past>half past|quarter past|quarter to)\s+(?P<h4>" + _HOUR + r")\b"
+    r"|\b(?P<h5>" + _HOUR + r")\s+o'?clock\b)(?![\d])", re.IGNORECASE)
 _ID = re.compile(
     r"(?<![\w-])(?:[A-Z][A-Z0-9]*(?:-[A-Z0-9]+)+|[A-Z]{2,}\d{2,}[A-Z0-9]*)(?![\w-])")
 _SEP = "[,\u00a0\u202f\u2009]"
@@ -339,6 +342,8 @@ def _day(y: int, m: int, d: int) -> str | None:
 
 
 def _clock(m: re.Match[str]) -> tuple[int, int] | None:
+    if m.group("h4") or m.group("h5"):
+        return None  # read with its sentence's part of the day (_word_clock)
     if m.group("word"):
         return (12, 0) if m.group("word").lower() in ("noon", "midday") else (0, 0)
     if m.group("h3"):
@@ -359,6 +364,29 @@ def _clock(m: re.Match[str]) -> tuple[int, int] | None:
     if h > 23 or mi > 59:
         return None
     return h, mi
+
+
+_PART_OF_DAY = re.compile(r"\b(?:(?:in|during) the|this|that|on the same|the next|the following)\s+"
+                          r"(morning|afternoon|evening|night)\b|\b(tonight|overnight)\b",
+                          re.IGNORECASE)
+
+
+def _word_clock(m: re.Match[str], text: str, s0: int) -> tuple[int, int] | None:
+    """A clock said in words with no part of the day ("half past five", "six o'clock"):
+    the part of the day written last before it in its sentence ("in the evening: ... at
+    half past five" is 17:30); None when the sentence names none."""
+    raw = (m.group("h4") or m.group("h5")).lower()
+    h = _CLOCK_WORDS[raw] if raw in _CLOCK_WORDS else int(raw)
+    parts = list(_PART_OF_DAY.finditer(text, s0, m.start()))
+    if not 1 <= h <= 12 or not parts:
+        return None
+    part = (parts[-1].group(1) or parts[-1].group(2)).lower()
+    late = part in ("afternoon", "evening", "tonight") or (part == "night" and h >= 6)
+    past = (m.group("past") or "").lower()
+    minute = {"half past": 30, "quarter past": 15, "quarter to": 45}.get(past, 0)
+    if past == "quarter to":
+        h = h - 1 or 12
+    return h % 12 + (12 if late else 0), minute
 
 
 def _read_dates(text: str, year: int | None) -> list[When]:
@@ -427,36 +455,91 @@ def _ordinal_is_day(text: str, m: re.Match[str], listed_end: int) -> bool:
     return joined is not None and listed_end == m.start() - len(joined.group(0))
 
 
+def _date_before(text: str, d: When, m: re.Match[str]) -> bool:
+    """A date written right before a time ("25 Aug 2026 at 19:00")."""
+    return 0 <= m.start() - d.end <= 6 and re.fullmatch(
+        r"[\s,]*(?:at)?[\s,]*", text[d.end:m.start()], re.I) is not None
+
+
+def _date_after(text: str, d: When, m: re.Match[str]) -> bool:
+    """A date written right after a time ("19:00 on 25 Aug 2026", "noon on the 6th")."""
+    return 0 <= d.start - m.end() <= 10 and re.fullmatch(
+        r"[\s,]*(?:on)?\s*(?:the)?[\s,]*", text[m.end():d.start], re.I) is not None
+
+
+_TIME_LIST_JOIN = re.compile(r"\s*(?:,|and|or|,\s*and|,\s*or)\s*(?:at\s+)?", re.IGNORECASE)
+_DAY_LIST_JOIN = re.compile(r"\s*(?:,|and|,\s*and)\s*(?:the\s+)?", re.IGNORECASE)
+_RELATIVE_BEFORE = re.compile(r"(?:on\s+)?the\s+(same|next|following)\s+(?:day|morning|"
+                              r"afternoon|evening|night)\s*,?\s*(?:at\s+)?$", re.IGNORECASE)
+
+
+def _listed_date(text: str, k: int, times: list[re.Match[str]], dates: list[When]) -> int | None:
+    """The date a list of times shares ("2 pm and 6 pm on 11 August"): the one written
+    right after the list's last time, for each time of the list."""
+    j = k
+    while j + 1 < len(times) and _TIME_LIST_JOIN.fullmatch(
+            text[times[j].end():times[j + 1].start()]):
+        j += 1
+    if j == k:
+        return None
+    return next((i for i, d in enumerate(dates) if _date_after(text, d, times[j])), None)
+
+
+def _listed_days(text: str, out: list[When], first: When) -> list[int]:
+    """The days listed after a day that a time is written before ("noon on the 6th, 7th
+    and 8th"): the time is each day's too."""
+    found, end = [], first.end
+    while True:
+        nxt = next((i for i, d in enumerate(out) if d.hour is None and d.start >= end
+                    and _DAY_LIST_JOIN.fullmatch(text[end:d.start])), None)
+        if nxt is None:
+            return found
+        found.append(nxt)
+        end = out[nxt].end
+
+
 def _attach_times(text: str, dates: list[When], sentences: list[tuple[int, int]],
                   ) -> tuple[list[When], list[When], list[tuple[int, int]]]:
     """Dates with their times; times with no date of their own; the spans the times took."""
     out = list(dates)
     loose: list[When] = []
     spans: list[tuple[int, int]] = []
+    times: list[re.Match[str]] = []
+    clocks: list[tuple[int, int]] = []
     for m in _TIME.finditer(text):
         if any(d.start <= m.start() < d.end for d in dates):
             continue
-        clock = _clock(m)
-        if clock is None:
-            continue
+        s0 = next((a for a, b in sentences if a <= m.start() < b), 0)
+        clock = _word_clock(m, text, s0) if m.group("h4") or m.group("h5") else _clock(m)
+        if clock is not None:
+            times.append(m)
+            clocks.append(clock)
+    # The dates that a time is written right next to: their sentences' other times are not
+    # theirs when written before them ("-005 at 18:30, ..., finished at 08:18 on 3 July").
+    timed = {i for i, d in enumerate(dates)
+             if any(_date_before(text, d, m) or _date_after(text, d, m) for m in times)}
+    bare = _blank(text, [m.span() for m in times])  # "16:00" holds no clause's colon
+    for k, m in enumerate(times):
+        clock = clocks[k]
         spans.append(m.span())
         # A date right before or after ("25 Aug 2026 at 19:00", "19:00 on 25 Aug 2026").
         near = [i for i, d in enumerate(out) if d.hour is None and (
-            (0 <= m.start() - d.end <= 6 and re.fullmatch(r"[\s,]*(?:at)?[\s,]*",
-                                                         text[d.end:m.start()], re.I))
-            or (0 <= d.start - m.end() <= 10 and re.fullmatch(
-                r"[\s,]*(?:on)?\s*(?:the)?[\s,]*", text[m.end():d.start], re.I)))]
+            _date_before(text, d, m) or _date_after(text, d, m))]
         adjacent = bool(near)
-        relative = _RELATIVE_DAY.match(text, m.end())
+        relative = _RELATIVE_DAY.match(text, m.end()) or _RELATIVE_BEFORE.search(
+            text, max(0, m.start() - 40), m.start())
         if not near and relative:
-            # "19:03 the same evening", "04:18 the next morning": the day written last.
-            earlier = [d for d in out if d.end <= m.start()]
+            # "19:03 the same evening", "the next morning at 04:18": the day written last.
+            earlier = [d for d in out if d.end <= m.start() and d.day]
             if earlier:
                 last = max(earlier, key=lambda d: d.end)
                 shift = 0 if relative.group(1).lower() == "same" else 1
                 day = (date.fromisoformat(last.day) + timedelta(days=shift)).isoformat()
                 out.append(When(m.start(), m.end(), day, *clock))
                 continue
+        if not near:
+            listed = _listed_date(text, k, times, dates)
+            near = [] if listed is None else [listed]
         if not near:
             # Else the day of its sentence: the one day it names, or in a list ("11 Aug
             # 15:00, 16:00; 12 Aug 14:00") the nearest day written before the time.
@@ -465,6 +548,12 @@ def _attach_times(text: str, dates: list[When], sentences: list[tuple[int, int]]
             before = [i for i in in_sentence if out[i].end <= m.start()]
             if len({out[i].day for i in in_sentence}) == 1:
                 near = in_sentence
+                if not before and all(i in timed for i in in_sentence) and _CLAUSE_END.search(
+                        bare, m.end(), min(out[i].start for i in in_sentence)):
+                    # That day has a time of its own in a later clause: this one is on the
+                    # day written last.
+                    earlier = [i for i, d in enumerate(out) if d.end <= m.start()]
+                    near = [max(earlier, key=lambda i: out[i].end)] if earlier else []
             elif before:
                 near = [max(before, key=lambda i: out[i].end)]
         if near:
@@ -472,6 +561,9 @@ def _attach_times(text: str, dates: list[When], sentences: list[tuple[int, int]]
             d = out[i]
             if d.hour is None and adjacent:
                 out[i] = When(min(d.start, m.start()), max(d.end, m.end()), d.day, *clock)
+                if m.end() <= d.start:  # "noon on the 6th, 7th and 8th"
+                    for j in _listed_days(text, out, d):
+                        out[j] = When(out[j].start, out[j].end, out[j].day, *clock)
             else:  # a time elsewhere in the sentence: its own mention, on that day
                 out.append(When(m.start(), m.end(), d.day, *clock))
         else:

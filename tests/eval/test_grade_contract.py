@@ -287,3 +287,22 @@ def test_hedges_over_several_words_and_doubtful_members() -> None:
                  ).score < 1.0
     assert grade(record, "No corrective jobs. The modes: condenser fouling, and possibly "
                  "purge failure as well.").score < 1.0
+
+
+def test_a_sequence_said_against_the_order_asked() -> None:
+    facts = {"steps": {"kind": "records", "ordered": True, "means": ["sequence"], "fields": [
+        {"key": "step", "kind": "label", "labels": {
+            "PUMP_STOP": ["pump stop"], "LOW_FLOW": ["low flow alarm"],
+            "HIGH_TEMP": ["high temperature alarm"]}},
+        {"key": "time", "kind": "timestamp", "granularity": "minute"}]}}
+    record = _record({"steps": [
+        {"step": "PUMP_STOP", "time": "2026-05-02T10:05:00"},
+        {"step": "LOW_FLOW", "time": "2026-05-02T10:07:00"},
+        {"step": "HIGH_TEMP", "time": "2026-05-02T10:31:00"}]}, facts,
+        "On 2 May 2026, what happened on CH-MAIN-02, in order?")
+    right = ("The high temperature alarm (10:31) was the end of it. Pump stop at 10:05, then "
+             "low flow alarm at 10:07, then high temperature alarm at 10:31.")
+    assert grade(record, right).score == 1.0
+    wrong = ("Pump stop at 10:05, high temperature alarm at 10:31, then the low flow alarm "
+             "at 10:07.")
+    assert grade(record, wrong).score < 1.0

@@ -96,3 +96,24 @@ def test_a_day_without_a_year_takes_the_year_the_answer_writes_when_none_is_give
     t = read("Record for 2024: orders on 3 March and 9 April.")
     assert [w.day for w in t.whens] == ["2024-03-03", "2024-04-09"]
     assert [n.value for n in t.numbers] == [2024.0]
+
+
+def test_times_shared_by_a_list_of_days_and_days_shared_by_a_list_of_times() -> None:
+    t = read("Peaks at 9 am and 3 pm on Friday 12 June, then at 8 pm on the 13th, 14th and "
+             "15th.", year=2026)
+    assert [w.stamp() for w in t.whens] == ["2026-06-12T09:00", "2026-06-12T15:00",
+                                            "2026-06-13T20:00", "2026-06-14T20:00",
+                                            "2026-06-15T20:00"]
+
+
+def test_a_clock_in_words_takes_the_part_of_the_day_its_sentence_names() -> None:
+    t = read("In the afternoon: pump stop at 13:10 and restart at quarter past two.")
+    assert [(w.hour, w.minute) for w in t.times] == [(13, 10), (14, 15)]
+    assert read("Restart at half past five.").times == []
+
+
+def test_a_time_before_a_day_that_has_its_own_time_is_on_the_day_written_last() -> None:
+    t = read("The fault came on 2 May 2026. Order A was raised at 21:40 and order B the "
+             "next morning at 06:10, both closed by 09:00 on 4 May.", year=2026)
+    assert [w.stamp() for w in t.whens if w.hour is not None] == [
+        "2026-05-02T21:40", "2026-05-03T06:10", "2026-05-04T09:00"]
