@@ -488,7 +488,8 @@ def _listed_date(text: str, k: int, times: list[re.Match[str]], dates: list[When
 def _listed_days(text: str, out: list[When], first: When) -> list[int]:
     """The days listed after a day that a time is written before ("noon on the 6th, 7th
     and 8th"): the time is each day's too."""
-    found, end = [], first.end
+    found: list[int] = []
+    end = first.end
     while True:
         nxt = next((i for i, d in enumerate(out) if d.hour is None and d.start >= end
                     and _DAY_LIST_JOIN.fullmatch(text[end:d.start])), None)
@@ -552,8 +553,8 @@ def _attach_times(text: str, dates: list[When], sentences: list[tuple[int, int]]
                         bare, m.end(), min(out[i].start for i in in_sentence)):
                     # That day has a time of its own in a later clause: this one is on the
                     # day written last.
-                    earlier = [i for i, d in enumerate(out) if d.end <= m.start()]
-                    near = [max(earlier, key=lambda i: out[i].end)] if earlier else []
+                    written = [i for i, d in enumerate(out) if d.end <= m.start()]
+                    near = [max(written, key=lambda i: out[i].end)] if written else []
             elif before:
                 near = [max(before, key=lambda i: out[i].end)]
         if near:
