@@ -4,7 +4,8 @@
 value written in it with its span, so the grader can ask what a value is written next to.
 
 - **Dates and times** in the forms people write: ISO (``2026-08-25 19:00``,
-  ``2026-08-25T19:00:00``), ``25 August 2026``, ``Aug 25th, 2026``, ``25 Aug``, with a time
+  ``2026-08-25T19:00:00``; ``08-25 19:00`` in the question's year), ``25 August 2026``,
+  ``Aug 25th, 2026``, ``25 Aug``, with a time
   before or after (``19:00 on 25 August 2026``, ``25 Aug 2026 at 7 pm``, ``7:30 p.m.``,
   ``noon``). A day without a year takes the year of the question. A time written alone
   belongs to the one date of its sentence, if there is one.
@@ -115,6 +116,8 @@ _ISO = re.compile(
     r"(?:(?:T|\s+(?:at\s+)?)(?P<h>\d{1,2}):(?P<mi>\d{2})(?::(?P<s>\d{2})(?:\.\d+)?)?"
     r"(?:Z|[+-]\d{2}:?\d{2}|\s?UTC)?)?(?![\d])"
 )
+_MONTH_DAY_TIME = re.compile(r"(?<![\w./:-])(?P<m>\d{1,2})-(?P<d>\d{1,2})(?:T|\s+)"
+                             r"(?P<h>\d{1,2}):(?P<mi>\d{2})(?![\d:-])")
 _ORDINAL_DAY = re.compile(
     rf"(?<![\w-])(?P<d>\d{{1,2}}(?=st|nd|rd|th)|(?<=the\s)(?:{_ORDINAL}))(?:st|nd|rd|th)?\b"
     rf"(?!\s+(?:of\s+)?(?:{_MONTH})\b)(?!\s+(?:planned|time|place|quarter|week|unit|"
@@ -401,6 +404,13 @@ def _read_dates(text: str, year: int | None) -> list[When]:
         if hour is not None and (hour > 23 or (minute or 0) > 59):
             hour = minute = None
         found.append(When(m.start(), m.end(), day, hour, minute))
+        taken.append(m.span())
+    for m in _MONTH_DAY_TIME.finditer(text):  # "08-23 11:00": ISO without its year
+        day = _day(year, int(m.group("m")), int(m.group("d"))) if year is not None else None
+        if day is None or int(m.group("h")) > 23 or int(m.group("mi")) > 59 or any(
+                a < m.end() and m.start() < b for a, b in taken):
+            continue
+        found.append(When(m.start(), m.end(), day, int(m.group("h")), int(m.group("mi"))))
         taken.append(m.span())
     for regex in (_DMY, _MDY):
         for m in regex.finditer(text):

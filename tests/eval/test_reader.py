@@ -117,3 +117,8 @@ def test_a_time_before_a_day_that_has_its_own_time_is_on_the_day_written_last() 
              "next morning at 06:10, both closed by 09:00 on 4 May.", year=2026)
     assert [w.stamp() for w in t.whens if w.hour is not None] == [
         "2026-05-02T21:40", "2026-05-03T06:10", "2026-05-04T09:00"]
+
+
+def test_a_month_and_day_with_a_time_takes_the_question_year() -> None:
+    t = read("hours: 05-30 22:00, 05-31T03:00; range 10-20 kW", year=2026)
+    assert [w.stamp() for w in t.whens] == ["2026-05-30T22:00", "2026-05-31T03:00"]
