@@ -224,7 +224,10 @@ def number_matches(ctx: Context, top: str, fact: FactSpec, n: Num, expected: flo
     if n.unit is not None and values:
         bumped = Num(n.start, n.end, n.value + 1.0, n.unit, 0, 0, "").as_unit(fact.unit)
         scale = abs(bumped[0] - values[0]) if bumped else 1.0
-    slack = 0.5 * 10.0 ** (-n.decimals) * scale if (n.sig >= 2 and not n.word) else 0.0
+    # Digits are read to the rounding they were written with; words too when they say a
+    # fraction ("twenty-five point eight"), whole number words only as they are.
+    rounded = n.sig >= 2 and (not n.word or n.decimals > 0)
+    slack = 0.5 * 10.0 ** (-n.decimals) * scale if rounded else 0.0
     if fact.kind == "count":
         slack = 0.0
     return any(_tol_ok(ctx, top, expected, v, slack) for v in values)

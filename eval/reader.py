@@ -167,9 +167,11 @@ _TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "sev
 _DIGIT_WORDS = "|".join(k for k in _SMALL if _SMALL[k] < 10)
 _BELOW_100 = (r"(?:(?:" + "|".join(_TENS) + r")(?:[- ](?:" + _DIGIT_WORDS + r"))?|(?:"
               + "|".join(sorted(_SMALL, key=len, reverse=True)) + r"))")
+_BELOW_1000 = (r"(?:(?:a|one|two|three|four|five|six|seven|eight|nine)\s+hundred"
+               r"(?:\s+(?:and\s+)?" + _BELOW_100 + r")?|" + _BELOW_100 + r")")
 _WORD_NUM = re.compile(
-    r"\b(?:(?P<number>(?:(?:a|one|two|three|four|five|six|seven|eight|nine)\s+hundred"
-    r"(?:\s+(?:and\s+)?" + _BELOW_100 + r")?|" + _BELOW_100 + r")"
+    r"\b(?:(?P<number>(?:(?:a|" + _BELOW_1000 + r")\s+thousand(?:,?\s+(?:and\s+)?"
+    + _BELOW_1000 + r")?|" + _BELOW_1000 + r")"
     r"(?:\s+point(?P<frac>(?:\s+(?:" + _DIGIT_WORDS + r"))+))?)"
     r"|(?P<dozen>a dozen|one dozen)|(?P<single>a single|single|once)|(?P<twice>twice)"
     r"|(?P<none>none|no|nil|nothing))\b", re.IGNORECASE)
@@ -185,13 +187,16 @@ _FALL_AFTER = re.compile(r"\s*(?:lower|less|better|below)\s+than\s+(?:the\s+)?(?
 
 
 def _words_value(words: str) -> int:
-    """The whole number some number words say ("a hundred and sixteen" → 116)."""
+    """The whole number some number words say ("a hundred and sixteen" → 116, "two
+    thousand one hundred and sixty" → 2160)."""
     total, current = 0, 0
-    for w in re.split(r"[\s-]+", words.lower()):
+    for w in re.split(r"[\s,-]+", words.lower()):
         if w in ("and", ""):
             continue
         if w == "hundred":
             current = max(current, 1) * 100
+        elif w == "thousand":
+            total, current = total + max(current, 1) * 1000, 0
         elif w == "a":
             current += 1
         elif w in _TENS:

@@ -239,6 +239,11 @@ def test_fractional_number_words() -> None:
         "How far is CH-EASTPLANT-03 above its design kW per ton?", {"degradation_pct": 0.1})
     assert grade(record, "About three point seven percent above design.").score == 1
     assert grade(record, "About four point two percent above design.").score < 1
+    exact = _record({"peak_mva": 31.46}, {"peak_mva": {"kind": "quantity", "unit": "MVA",
+                                                       "means": ["peak"]}},
+                    "What was the peak load of NORTH-TX01 on 3 May 2026?")
+    assert grade(exact, "The peak was thirty-one point five MVA.").score == 1
+    assert grade(exact, "The peak was thirty-one point three MVA.").score < 1
 
 
 def test_unstated_yes_no_implied_or_assumed() -> None:

@@ -122,3 +122,8 @@ def test_a_time_before_a_day_that_has_its_own_time_is_on_the_day_written_last() 
 def test_a_month_and_day_with_a_time_takes_the_question_year() -> None:
     t = read("hours: 05-30 22:00, 05-31T03:00; range 10-20 kW", year=2026)
     assert [w.stamp() for w in t.whens] == ["2026-05-30T22:00", "2026-05-31T03:00"]
+
+
+def test_thousands_in_words() -> None:
+    assert _values("one thousand and forty readings, two thousand three hundred and six "
+                   "hours") == [(1040.0, None), (2306.0, "hours")]
