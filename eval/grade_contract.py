@@ -528,8 +528,9 @@ def _extra_members(ctx: Context, fact: FactSpec, expected: list[Any],
             s.text for s in ctx.text.ids
             if _shape(s.text) in shapes and s.text.upper() not in want
             and s.text.upper() not in asked_ids and not ctx.text.negated(s.start)
-            and fact.key in (ctx.owners(s.start, s.end, "id") or set())
-        })
+            and (fact.key in (ctx.owners(s.start, s.end, "id") or set())
+                 or _DOUBT.search(ctx.text.low, *ctx.text.clause_of(s.start, s.end)))
+        })  # a further member stated for the fact, or one the answer hedges on
     out = []
     for value in {*fact.labels, *vocab} - {str(v) for v in expected}:
         spans = _label_spans(ctx, label_phrasings(fact, value, vocab))

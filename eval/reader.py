@@ -11,7 +11,9 @@ value written in it with its span, so the grader can ask what a value is written
   belongs to the one date of its sentence, if there is one.
 - **Ids**: upper-case tokens joined by hyphens with a letter first (``EAST-TX01``,
   ``CH-PLANT2-04``, ``WO-0012``, ``CH-EF``) or letters then digits (``CWC04013``). Their
-  digits never count as numbers, and neither do a date's or a time's.
+  digits never count as numbers, and neither do a date's or a time's. An id written by its
+  end after a full one (``CH-MAIN-03 … then -04``) is that id with this end; a range
+  (``EAST-TX01 through EAST-TX04``) names the ids between.
 - **Numbers**: digits with thousands separators (``41,129``, ``41 129`` with a thin or
   no-break space), decimals and exponents, signs; words (``none``, ``one`` to ``twenty``,
   ``thirty`` … ``ninety`` and compounds, ``a dozen``, ``a single``, ``once``, ``twice``);
@@ -692,6 +694,49 @@ def _numbers(text: str, rest: str) -> list[Num]:
     return out
 
 
+_SHORT_ID = re.compile(r"(?<![\w.,-])-(?P<tail>0\d+)(?![\w-]|[.,]\d)")
+_ID_TAIL = re.compile(r"(?P<head>.+-)(?P<tail>\d+)")
+_ID_NUMBER = re.compile(r"(?P<head>.*\D)(?P<tail>\d+)")
+_ID_RANGE_GAP = re.compile(r"\s*(?:through|thru|to|–|—|\.\.)\s*", re.IGNORECASE)
+MAX_RANGE = 50
+
+
+def _sibling_ids(rest: str, ids: list[Span]) -> list[Span]:
+    """Ids written by their last part after a full one ("CH-MAIN-03 ..., then -04"): a
+    hyphen and digits with a leading zero, as wide as the numeric end of an id written
+    before it (else after it), are that id with this end."""
+    out = []
+    for m in _SHORT_ID.finditer(rest):
+        if _UNIT_AFTER.match(rest, m.end()):
+            continue  # "-05 °C" is a number with its unit
+        tail = m.group("tail")
+        fits = [(s, t) for s in ids for t in [_ID_TAIL.fullmatch(s.text)]
+                if t and len(t.group("tail")) == len(tail)]
+        before = [(s, t) for s, t in fits if s.end <= m.start()]
+        after = [(s, t) for s, t in fits if s.start >= m.end()]
+        pick = max(before, key=lambda f: f[0].end) if before else (
+            min(after, key=lambda f: f[0].start) if after else None)
+        if pick is not None:
+            out.append(Span(m.start(), m.end(), pick[1].group("head") + tail))
+    return out
+
+
+def _id_ranges(text: str, ids: list[Span]) -> list[Span]:
+    """The ids inside a range of two ("EAST-TX01 through EAST-TX04" names TX02 and TX03),
+    each placed at the range."""
+    out = []
+    for a, b in itertools.pairwise(ids):
+        ta, tb = _ID_NUMBER.fullmatch(a.text), _ID_NUMBER.fullmatch(b.text)
+        if not (ta and tb and ta.group("head") == tb.group("head")
+                and _ID_RANGE_GAP.fullmatch(text[a.end:b.start])):
+            continue
+        lo, hi, width = int(ta.group("tail")), int(tb.group("tail")), len(ta.group("tail"))
+        if lo < hi <= lo + MAX_RANGE:
+            out.extend(Span(a.start, b.end, f"{ta.group('head')}{n:0{width}d}")
+                       for n in range(lo + 1, hi))
+    return out
+
+
 def read(text: str, *, year: int | None = None) -> Text:
     """Read an answer (its first :data:`MAX_CHARS` characters).
 
@@ -718,6 +763,10 @@ def read(text: str, *, year: int | None = None) -> Text:
     ids = [m for m in _ID.finditer(rest)]
     out.ids = [Span(m.start(), m.end(), m.group(0)) for m in ids]
     rest = _blank(rest, [m.span() for m in ids])
+    siblings = _sibling_ids(rest, out.ids)
+    rest = _blank(rest, [(s.start, s.end) for s in siblings])
+    out.ids = sorted(out.ids + siblings, key=lambda s: s.start)
+    out.ids = sorted(out.ids + _id_ranges(text, out.ids), key=lambda s: s.start)
     out.numbers = _numbers(text, rest)
     # The first word, or the first after a leading id ("NORTH-TX04: yes - ...").
     first = re.match(r"\s*\W*\s*(?:[A-Z][A-Z0-9]*(?:-[A-Z0-9]+)+\s*[:,\-–—]\s*)?([A-Za-z]+)",

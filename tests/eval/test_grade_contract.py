@@ -311,3 +311,12 @@ def test_a_sequence_said_against_the_order_asked() -> None:
     wrong = ("Pump stop at 10:05, high temperature alarm at 10:31, then the low flow alarm "
              "at 10:07.")
     assert grade(record, wrong).score < 1.0
+
+
+def test_an_id_range_states_its_members_and_a_hedged_extra_id_is_wrong() -> None:
+    record = _record({"units": ["WEST-T07", "WEST-T08", "WEST-T09"]},
+                     {"units": {"kind": "ids", "means": ["units"]}},
+                     "Which units does site WEST have?")
+    assert grade(record, "WEST has WEST-T07 through WEST-T09.").score == 1.0
+    assert grade(record, "Its units are WEST-T07 through WEST-T10.").score < 1.0
+    assert grade(record, "WEST-T07 to WEST-T09, perhaps WEST-T11 too.").score < 1.0

@@ -127,3 +127,12 @@ def test_a_month_and_day_with_a_time_takes_the_question_year() -> None:
 def test_thousands_in_words() -> None:
     assert _values("one thousand and forty readings, two thousand three hundred and six "
                    "hours") == [(1040.0, None), (2306.0, "hours")]
+
+
+def test_ids_written_by_their_end_and_ranges_of_ids() -> None:
+    t = read("WO-0107 was first, -0109 came after it; cooled to -05 °C.")
+    assert [s.text for s in t.ids] == ["WO-0107", "WO-0109"]
+    assert [(n.value, n.unit) for n in t.numbers] == [(-5.0, "°C")]
+    t = read("Units WEST-T07 to WEST-T10 are in service, as is WEST-T12.")
+    assert [s.text for s in t.ids] == ["WEST-T07", "WEST-T08", "WEST-T09", "WEST-T10",
+                                       "WEST-T12"]
