@@ -705,7 +705,7 @@ def _sibling_ids(rest: str, ids: list[Span]) -> list[Span]:
     """Ids written by their last part after a full one ("CH-MAIN-03 ..., then -04"): a
     hyphen and digits with a leading zero, as wide as the numeric end of an id written
     before it (else after it), are that id with this end."""
-    out = []
+    out: list[Span] = []
     for m in _SHORT_ID.finditer(rest):
         if _UNIT_AFTER.match(rest, m.end()):
             continue  # "-05 °C" is a number with its unit
@@ -724,7 +724,7 @@ def _sibling_ids(rest: str, ids: list[Span]) -> list[Span]:
 def _id_ranges(text: str, ids: list[Span]) -> list[Span]:
     """The ids inside a range of two ("EAST-TX01 through EAST-TX04" names TX02 and TX03),
     each placed at the range."""
-    out = []
+    out: list[Span] = []
     for a, b in itertools.pairwise(ids):
         ta, tb = _ID_NUMBER.fullmatch(a.text), _ID_NUMBER.fullmatch(b.text)
         if not (ta and tb and ta.group("head") == tb.group("head")
