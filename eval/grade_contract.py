@@ -730,12 +730,18 @@ def _match_record_list(ctx: Context, path: str, fact: FactSpec, expected: list[A
         prv = max([p + 1 for p in starts if p < where] + [s0])
         return ctx.text.clause_of(where, where + 1), (where, max(nxt, where + 1)), (prv, where)
 
+    def alone(where: int) -> bool:
+        """Whether a record's first field is the only one written in its sentence (a line
+        of a JSON answer): the whole sentence is that record's."""
+        s0, s1 = ctx.text.sentence_of(where)
+        return not any(s0 <= p < s1 and p != where for p in starts)
+
     def shared(key: str) -> bool:
         values = [json_key(r.get(key)) for _, r, _ in rows]
         return len(values) > 1 and len(set(values)) == 1
 
     def fields(i: int, record: Mapping[str, Any], specs: list[FactSpec], where: int | None,
-               mode: int) -> list[Part]:
+               mode: int, whole: bool = True) -> list[Part]:
         out = []
         for f in specs[1:]:
             sub = f"{path}[{i}].{f.key}"
@@ -743,6 +749,8 @@ def _match_record_list(ctx: Context, path: str, fact: FactSpec, expected: list[A
             if where is not None:
                 clause, after, before = segments(where)
                 windows = [clause, after if mode == 1 else before]
+                if whole and alone(where):
+                    windows.append(ctx.text.sentence_of(where))
                 if shared(f.key):
                     windows.append(None)  # one value for every record, said once
             part = Part(sub, False, record[f.key], None, "not stated with its record")
@@ -763,8 +771,8 @@ def _match_record_list(ctx: Context, path: str, fact: FactSpec, expected: list[A
     if first is not None:
         i0 = first[1]
         _, r0, specs0 = next(row for row in rows if row[0] == i0)
-        if specs0[1:] and not all(p.ok for p in fields(i0, r0, specs0, first[0], 1)) and all(
-                p.ok for p in fields(i0, r0, specs0, first[0], -1)):
+        if specs0[1:] and not all(p.ok for p in fields(i0, r0, specs0, first[0], 1, False)) \
+                and all(p.ok for p in fields(i0, r0, specs0, first[0], -1, False)):
             mode = -1
     parts: list[Part] = []
     for i, record in enumerate(expected):
@@ -927,6 +935,17 @@ def _same_value(fact: FactSpec, value: Any, given: Any, abs_tol: dict[str, float
 
 
 
+def _stem_key(key: str) -> tuple[str, ...]:
+    """A JSON key's words without their endings ("tripped" and "trip", "was_tripped" too):
+    a key written in another form of the fact's own word names the fact."""
+    words = [w for w in re.split(r"[\s_\-]+", key.lower()) if w not in ("", "is", "was", "has")]
+    out = []
+    for w in words:
+        w = re.sub(r"(?:ed|ing|es|s)$", "", w) if len(w) > 4 else w
+        out.append(re.sub(r"([b-df-hj-np-tv-z])\1$", r"\1", w))
+    return tuple(out)
+
+
 def year_of(scenario: Mapping[str, Any]) -> int | None:
     """The year a day written without one takes: the first year in the text, else in the
     reference, the grounding, the tool calls or the characteristic form (the data's year)."""
@@ -983,6 +1002,15 @@ def grade_facts(scenario: Mapping[str, Any], contract: AnswerContract, answer_te
 
             ctx = Context(read(given if isinstance(given, str) else safe_text(given),
                                year=year), question, contract, abs_tol, rel_tol, bind=False)
+        elif structured is not None:
+            stem = _stem_key(fact.key)
+            same = [k for k in structured if _stem_key(str(k)) == stem]
+            direct = _same_value(fact, value, structured[same[0]], abs_tol, rel_tol) \
+                if len(same) == 1 and isinstance(value, bool) else None
+            if direct is not None:  # "trip": false for the fact "tripped"
+                score += direct.ok / len(asked)
+                parts.append(direct)
+                continue
         fact_parts = match_fact(ctx, fact if ctx.bind else fact.model_copy(
             update={"yes_no": True}), value, vocab_of(fact))
         if not fact_parts:

@@ -152,7 +152,7 @@ _ID = re.compile(
 _SEP = "[,\u00a0\u202f\u2009]"
 _NUM = re.compile(
     rf"(?<![\w.])(?P<num>[-+−]?(?:\d{{1,3}}(?:{_SEP}\d{{3}})+|\d+)(?:\.\d+)?(?:[eE][-+]?\d+)?"
-    r"|[-+−]?\.\d+)")
+    r"|[-+−]?\.\d+)(?!\d|(?:st|nd|rd|th)\b)")  # "the 5th" is an ordinal, not a number
 _UNIT_AFTER = re.compile(
     r"[ \t\u00a0\u202f]?(?P<unit>"
     + "|".join(re.escape(u) for u in sorted(UNITS, key=len, reverse=True))

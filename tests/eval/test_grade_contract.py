@@ -320,3 +320,20 @@ def test_an_id_range_states_its_members_and_a_hedged_extra_id_is_wrong() -> None
     assert grade(record, "WEST has WEST-T07 through WEST-T09.").score == 1.0
     assert grade(record, "Its units are WEST-T07 through WEST-T10.").score < 1.0
     assert grade(record, "WEST-T07 to WEST-T09, perhaps WEST-T11 too.").score < 1.0
+
+
+def test_json_records_on_their_own_lines_and_a_yes_no_under_another_form_of_its_key() -> None:
+    facts = {"events": {"kind": "records", "means": ["events"], "fields": [
+        {"key": "what", "kind": "label", "labels": {"PUMP_STOP": ["pump stop"]}},
+        {"key": "time", "kind": "timestamp", "granularity": "minute"}]},
+        "restarted": {"kind": "boolean", "asked_when": ["restarted"]}}
+    record = _record({"events": [{"what": "PUMP_STOP", "time": "2026-05-02T10:05:00"},
+                                 {"what": "WO-0201", "time": "2026-05-03T08:40:00"}],
+                      "restarted": False}, facts,
+                     "What happened on CH-MAIN-02 on 2026-05-02, and was it restarted?")
+    answer = {"day": "2026-05-02", "log": [{"at": "10:05", "type": "pump stop"}],
+              "restart": False, "orders": [{"id": "WO-0201", "opened": "2026-05-03 08:40"}]}
+    assert grade(record, answer).score == 1.0
+    assert grade(record, {**answer, "restart": True}).score < 1.0
+    late = {**answer, "orders": [{"id": "WO-0201", "opened": "2026-05-03 09:40"}]}
+    assert grade(record, late).score < 1.0

@@ -136,3 +136,7 @@ def test_ids_written_by_their_end_and_ranges_of_ids() -> None:
     t = read("Units WEST-T07 to WEST-T10 are in service, as is WEST-T12.")
     assert [s.text for s in t.ids] == ["WEST-T07", "WEST-T08", "WEST-T09", "WEST-T10",
                                        "WEST-T12"]
+
+
+def test_a_number_with_an_ordinal_ending_is_no_count() -> None:
+    assert _values("jobs on the 3rd and the 21st, 2 in all") == [(2.0, None)]
