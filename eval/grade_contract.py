@@ -657,10 +657,35 @@ def _match_entries(ctx: Context, path: str, fact: FactSpec, spec: FactSpec,
             if found:
                 break
         if found is None:
+            found = _distributed(ctx, sub, spec, value, vocab, all_keys[key])
+        if found is None:
             why = "key not named" if not all_keys[key] else "value not stated next to its key"
             found = Part(sub, False, value, None, why)
         parts.append(found)
     return parts
+
+
+_EACH = re.compile(r"\s+(?:[a-z-]+\s+){0,2}(?:each|apiece|a piece)\b", re.IGNORECASE)
+
+
+def _distributed(ctx: Context, path: str, spec: FactSpec, value: Any,
+                 vocab: Mapping[str, list[str]], keys: list[tuple[int, int]]) -> Part | None:
+    """A value said once for every key of its sentence ("East, North and South, with four
+    transformers apiece"): a number followed by "each" / "apiece" in a key's sentence."""
+    if spec.kind not in ("count", "quantity"):
+        return None
+    for a, _ in keys:
+        s0, s1 = ctx.text.sentence_of(a)
+        for n in ctx.text.numbers:
+            if s0 <= n.start < s1 and _EACH.match(ctx.text.raw, n.end, s1):
+                ctx.windowed = True
+                try:
+                    part = _match_value(ctx, path, spec, value, vocab, (n.start, n.end))
+                finally:
+                    ctx.windowed = False
+                if part.ok:
+                    return part
+    return None
 
 
 def _values_before_keys(ctx: Context, spec: FactSpec, keys: list[tuple[int, int]]) -> bool:

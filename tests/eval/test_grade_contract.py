@@ -337,3 +337,12 @@ def test_json_records_on_their_own_lines_and_a_yes_no_under_another_form_of_its_
     assert grade(record, {**answer, "restart": True}).score < 1.0
     late = {**answer, "orders": [{"id": "WO-0201", "opened": "2026-05-03 09:40"}]}
     assert grade(record, late).score < 1.0
+
+
+def test_a_value_said_once_for_every_key_with_each_or_apiece() -> None:
+    record = _record({"pumps": {"LOOP-A": 3, "LOOP-B": 3}},
+                     {"pumps": {"kind": "mapping", "means": ["pumps"],
+                                "value": {"key": "pumps", "kind": "count"}}},
+                     "How many pumps does each chilled-water loop have?")
+    assert grade(record, "LOOP-A and LOOP-B have three pumps each.").score == 1.0
+    assert grade(record, "LOOP-A and LOOP-B, with two pumps apiece.").score < 1.0
