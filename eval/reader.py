@@ -18,7 +18,8 @@ value written in it with its span, so the grader can ask what a value is written
   no-break space), decimals and exponents, signs; words (``none``, ``one`` to ``twenty``,
   ``thirty`` … ``ninety`` and compounds, ``a dozen``, ``a single``, ``once``, ``twice``);
   each with the unit written after it (or ``COP`` before it) and the precision it was
-  written with.
+  written with. An ordinal said of the latest item (``last serviced on 5 August, the third
+  job on record``) is a count.
 - **Clauses**: a sentence splits at ``, ; :`` and at ``and / but / while / whereas / with /
   which``; a negation (``not``, ``no``, ``never`` …) counts in the clause before a mention.
 """
@@ -678,6 +679,7 @@ def _numbers(text: str, rest: str) -> list[Num]:
             unit, end = u.group("unit"), u.end()
         out.append(Num(m.start(), end, value, unit, decimals, 99, text[m.start():end],
                        word=True))
+    out.extend(_ordinal_counts(text, rest))
     out.sort(key=lambda n: n.start)
     for i, n in enumerate(out):
         before = rest[max(0, n.start - 24):n.start].lower()
@@ -734,6 +736,26 @@ def _id_ranges(text: str, ids: list[Span]) -> list[Span]:
         if lo < hi <= lo + MAX_RANGE:
             out.extend(Span(a.start, b.end, f"{ta.group('head')}{n:0{width}d}")
                        for n in range(lo + 1, hi))
+    return out
+
+
+_ORDINAL_COUNT = re.compile(
+    rf"\bthe\s+(?P<o>{_ORDINAL}|\d{{1,3}}(?:st|nd|rd|th))\s+(?:[a-z-]+\s+){{0,2}}"
+    r"(?:on record|in the record|on file|so far|to date)\b", re.IGNORECASE)
+_LATEST = re.compile(r"\b(?:last|latest|most recent|final)\b", re.IGNORECASE)
+
+
+def _ordinal_counts(text: str, rest: str) -> list[Num]:
+    """The count an ordinal says of the latest item ("last serviced on 5 August; that is
+    the third planned job on record": three on record)."""
+    out = []
+    for m in _ORDINAL_COUNT.finditer(rest):
+        if not _LATEST.search(rest, max(0, m.start() - 120), m.start()):
+            continue
+        raw = m.group("o").lower()
+        value = _ORDINALS[raw] if raw in _ORDINALS else int(raw[:-2])
+        a, b = m.span("o")
+        out.append(Num(a, b, float(value), None, 0, 99, text[a:b], word=True))
     return out
 
 

@@ -140,3 +140,8 @@ def test_ids_written_by_their_end_and_ranges_of_ids() -> None:
 
 def test_a_number_with_an_ordinal_ending_is_no_count() -> None:
     assert _values("jobs on the 3rd and the 21st, 2 in all") == [(2.0, None)]
+
+
+def test_an_ordinal_said_of_the_latest_item_is_a_count() -> None:
+    assert _values("Its last flush was on 9 May; the fourth flush on record.") == [(4.0, None)]
+    assert _values("The fourth flush on record was on 9 May.") == []
