@@ -242,7 +242,10 @@ def number_matches(ctx: Context, top: str, fact: FactSpec, n: Num, expected: flo
     if n.unit is not None and values:
         bumped = Num(n.start, n.end, n.value + 1.0, n.unit, 0, 0, "").as_unit(fact.unit)
         scale = abs(bumped[0] - values[0]) if bumped else 1.0
-    slack = 0.5 * 10.0 ** (-n.decimals) * scale if (n.sig >= 2 and not n.word) else 0.0
+    # Digits are read to the rounding they were written with; words too when they say a
+    # fraction ("twenty-five point eight"), whole number words only as they are.
+    rounded = n.sig >= 2 and (not n.word or n.decimals > 0)
+    slack = 0.5 * 10.0 ** (-n.decimals) * scale if rounded else 0.0
     if fact.kind == "count":
         slack = 0.0
     return any(_tol_ok(ctx, top, expected, v, slack) for v in values)
@@ -543,8 +546,9 @@ def _extra_members(ctx: Context, fact: FactSpec, expected: list[Any],
             s.text for s in ctx.text.ids
             if _shape(s.text) in shapes and s.text.upper() not in want
             and s.text.upper() not in asked_ids and not ctx.text.negated(s.start)
-            and fact.key in (ctx.owners(s.start, s.end, "id") or set())
-        })
+            and (fact.key in (ctx.owners(s.start, s.end, "id") or set())
+                 or _DOUBT.search(ctx.text.low, *ctx.text.clause_of(s.start, s.end)))
+        })  # a further member stated for the fact, or one the answer hedges on
     out = []
     for value in {*fact.labels, *vocab} - {str(v) for v in expected}:
         spans = _label_spans(ctx, label_phrasings(fact, value, vocab))
@@ -693,6 +697,8 @@ def _match_entries(ctx: Context, path: str, fact: FactSpec, spec: FactSpec,
             if found:
                 break
         if found is None:
+            found = _distributed(ctx, sub, spec, value, vocab, all_keys[key])
+        if found is None:
             why = "key not named" if not all_keys[key] else "value not stated next to its key"
             found = Part(sub, False, value, None, why)
         parts.append(found)
@@ -715,6 +721,27 @@ def _entry_windows(ctx: Context, spec: FactSpec, key: tuple[int, int],
     if not before and prev_end == s0 and spec.kind not in ("count", "quantity"):
         windows.append((s0, a))  # "good water content": a label before its key
     return windows
+_EACH = re.compile(r"\s+(?:[a-z-]+\s+){0,2}(?:each|apiece|a piece)\b", re.IGNORECASE)
+
+
+def _distributed(ctx: Context, path: str, spec: FactSpec, value: Any,
+                 vocab: Mapping[str, list[str]], keys: list[tuple[int, int]]) -> Part | None:
+    """A value said once for every key of its sentence ("East, North and South, with four
+    transformers apiece"): a number followed by "each" / "apiece" in a key's sentence."""
+    if spec.kind not in ("count", "quantity"):
+        return None
+    for a, _ in keys:
+        s0, s1 = ctx.text.sentence_of(a)
+        for n in ctx.text.numbers:
+            if s0 <= n.start < s1 and _EACH.match(ctx.text.raw, n.end, s1):
+                ctx.windowed = True
+                try:
+                    part = _match_value(ctx, path, spec, value, vocab, (n.start, n.end))
+                finally:
+                    ctx.windowed = False
+                if part.ok:
+                    return part
+    return None
 
 
 def _values_before_keys(ctx: Context, spec: FactSpec, keys: list[tuple[int, int]]) -> bool:
@@ -784,12 +811,18 @@ def _match_record_list(ctx: Context, path: str, fact: FactSpec, expected: list[A
         prv = max([p + 1 for p in starts if p < where] + [s0])
         return ctx.text.clause_of(where, where + 1), (where, max(nxt, where + 1)), (prv, where)
 
+    def alone(where: int) -> bool:
+        """Whether a record's first field is the only one written in its sentence (a line
+        of a JSON answer): the whole sentence is that record's."""
+        s0, s1 = ctx.text.sentence_of(where)
+        return not any(s0 <= p < s1 and p != where for p in starts)
+
     def shared(key: str) -> bool:
         values = [json_key(r.get(key)) for _, r, _ in rows]
         return len(values) > 1 and len(set(values)) == 1
 
     def fields(i: int, record: Mapping[str, Any], specs: list[FactSpec], where: int | None,
-               mode: int) -> list[Part]:
+               mode: int, whole: bool = True) -> list[Part]:
         out = []
         for f in specs[1:]:
             sub = f"{path}[{i}].{f.key}"
@@ -797,6 +830,8 @@ def _match_record_list(ctx: Context, path: str, fact: FactSpec, expected: list[A
             if where is not None:
                 clause, after, before = segments(where)
                 windows = [clause, after if mode == 1 else before]
+                if whole and alone(where):
+                    windows.append(ctx.text.sentence_of(where))
                 if shared(f.key):
                     windows.append(None)  # one value for every record, said once
             part = Part(sub, False, record[f.key], None, "not stated with its record")
@@ -817,8 +852,8 @@ def _match_record_list(ctx: Context, path: str, fact: FactSpec, expected: list[A
     if first is not None:
         i0 = first[1]
         _, r0, specs0 = next(row for row in rows if row[0] == i0)
-        if specs0[1:] and not all(p.ok for p in fields(i0, r0, specs0, first[0], 1)) and all(
-                p.ok for p in fields(i0, r0, specs0, first[0], -1)):
+        if specs0[1:] and not all(p.ok for p in fields(i0, r0, specs0, first[0], 1, False)) \
+                and all(p.ok for p in fields(i0, r0, specs0, first[0], -1, False)):
             mode = -1
     parts: list[Part] = []
     for i, record in enumerate(expected):
@@ -838,7 +873,31 @@ def _match_record_list(ctx: Context, path: str, fact: FactSpec, expected: list[A
             if best is None or sum(p.ok for p in got) > sum(p.ok for p in best):
                 best = got
         parts.extend(best or [])
+    if fact.ordered and _sequence_reversed(ctx, [spots.get(i, []) for i, _, _ in rows]):
+        parts.append(Part(f"{path}.order", False, expected, None,
+                          "states a sequence against the order asked"))
     return parts
+
+
+_THEN = re.compile(r"\b(?:then|followed by|after which|and after that|next came)\b",
+                   re.IGNORECASE)
+
+
+def _sequence_reversed(ctx: Context, spots: list[list[int]]) -> bool:
+    """Whether the answer says one record came before another ("A, then B") when the
+    reference has them the other way round."""
+    heads = sorted((p, i) for i, ps in enumerate(spots) for p in ps)
+    for m in _THEN.finditer(ctx.text.low):
+        s0, s1 = ctx.text.sentence_of(m.start())
+        before = [(p, i) for p, i in heads if s0 <= p < m.start()]
+        after = [(p, i) for p, i in heads if m.end() <= p < s1]
+        if not before or not after:
+            continue
+        first = {i for p, i in before if p == before[-1][0]}
+        second = {i for p, i in after if p == after[0][0]}
+        if min(first) > max(second):
+            return True
+    return False
 
 
 def _locate(ctx: Context, fact: FactSpec, value: Any) -> int | None:
@@ -1007,6 +1066,17 @@ def _same_value(fact: FactSpec, value: Any, given: Any, abs_tol: dict[str, float
 
 
 
+def _stem_key(key: str) -> tuple[str, ...]:
+    """A JSON key's words without their endings ("tripped" and "trip", "was_tripped" too):
+    a key written in another form of the fact's own word names the fact."""
+    words = [w for w in re.split(r"[\s_\-]+", key.lower()) if w not in ("", "is", "was", "has")]
+    out = []
+    for w in words:
+        w = re.sub(r"(?:ed|ing|es|s)$", "", w) if len(w) > 4 else w
+        out.append(re.sub(r"([b-df-hj-np-tv-z])\1$", r"\1", w))
+    return tuple(out)
+
+
 def year_of(scenario: Mapping[str, Any]) -> int | None:
     """The year a day written without one takes: the first year in the text, else in the
     reference, the grounding, the tool calls or the characteristic form (the data's year)."""
@@ -1063,6 +1133,15 @@ def grade_facts(scenario: Mapping[str, Any], contract: AnswerContract, answer_te
 
             ctx = Context(read(given if isinstance(given, str) else safe_text(given),
                                year=year), question, contract, abs_tol, rel_tol, bind=False)
+        elif structured is not None:
+            stem = _stem_key(fact.key)
+            same = [k for k in structured if _stem_key(str(k)) == stem]
+            direct = _same_value(fact, value, structured[same[0]], abs_tol, rel_tol) \
+                if len(same) == 1 and isinstance(value, bool) else None
+            if direct is not None:  # "trip": false for the fact "tripped"
+                score += direct.ok / len(asked)
+                parts.append(direct)
+                continue
         fact_parts = match_fact(ctx, fact if ctx.bind else fact.model_copy(
             update={"yes_no": True}), value, vocab_of(fact))
         if not fact_parts:

@@ -4,18 +4,22 @@
 value written in it with its span, so the grader can ask what a value is written next to.
 
 - **Dates and times** in the forms people write: ISO (``2026-08-25 19:00``,
-  ``2026-08-25T19:00:00``), ``25 August 2026``, ``Aug 25th, 2026``, ``25 Aug``, with a time
+  ``2026-08-25T19:00:00``; ``08-25 19:00`` in the question's year), ``25 August 2026``,
+  ``Aug 25th, 2026``, ``25 Aug``, with a time
   before or after (``19:00 on 25 August 2026``, ``25 Aug 2026 at 7 pm``, ``7:30 p.m.``,
   ``noon``). A day without a year takes the year of the question. A time written alone
   belongs to the one date of its sentence, if there is one.
 - **Ids**: upper-case tokens joined by hyphens with a letter first (``EAST-TX01``,
   ``CH-PLANT2-04``, ``WO-0012``, ``CH-EF``) or letters then digits (``CWC04013``). Their
-  digits never count as numbers, and neither do a date's or a time's.
+  digits never count as numbers, and neither do a date's or a time's. An id written by its
+  end after a full one (``CH-MAIN-03 … then -04``) is that id with this end; a range
+  (``EAST-TX01 through EAST-TX04``) names the ids between.
 - **Numbers**: digits with thousands separators (``41,129``, ``41 129`` with a thin or
   no-break space), decimals and exponents, signs; words (``none``, ``one`` to ``twenty``,
   ``thirty`` … ``ninety`` and compounds, ``a dozen``, ``a single``, ``once``, ``twice``);
   each with the unit written after it (or ``COP`` before it) and the precision it was
-  written with.
+  written with. An ordinal said of the latest item (``last serviced on 5 August, the third
+  job on record``) is a count.
 - **Clauses**: a sentence splits at ``, ; :`` and at ``and / but / while / whereas / with /
   which``; a negation (``not``, ``no``, ``never`` …) counts in the clause before a mention.
 """
@@ -115,6 +119,8 @@ _ISO = re.compile(
     r"(?:(?:T|\s+(?:at\s+)?)(?P<h>\d{1,2}):(?P<mi>\d{2})(?::(?P<s>\d{2})(?:\.\d+)?)?"
     r"(?:Z|[+-]\d{2}:?\d{2}|\s?UTC)?)?(?![\d])"
 )
+_MONTH_DAY_TIME = re.compile(r"(?<![\w./:-])(?P<m>\d{1,2})-(?P<d>\d{1,2})(?:T|\s+)"
+                             r"(?P<h>\d{1,2}):(?P<mi>\d{2})(?![\d:-])")
 _ORDINAL_DAY = re.compile(
     rf"(?<![\w-])(?P<d>\d{{1,2}}(?=st|nd|rd|th)|(?<=the\s)(?:{_ORDINAL}))(?:st|nd|rd|th)?\b"
     rf"(?!\s+(?:of\s+)?(?:{_MONTH})\b)(?!\s+(?:planned|time|place|quarter|week|unit|"
@@ -138,13 +144,16 @@ _TIME = re.compile(
     # "half past five" (in the afternoon): hours in words, as people say them.
     r"|\b(?P<half>half past\s+)?(?P<h3>" + _HOUR + r")(?:\s+o'?clock)?\s+(?P<part>in the "
     r"morning|in the afternoon|in the evening|at night)\b"
-    r"|\b(?P<word>noon|midday|midnight))(?![\d])", re.IGNORECASE)
+    r"|\b(?P<word>noon|midday|midnight)"
+    # "half past five", "seven o'clock" with no part of the day: the sentence's says it.
+    r"|\b(?P<past>half past|quarter past|quarter to)\s+(?P<h4>" + _HOUR + r")\b"
+    r"|\b(?P<h5>" + _HOUR + r")\s+o'?clock\b)(?![\d])", re.IGNORECASE)
 _ID = re.compile(
     r"(?<![\w-])(?:[A-Z][A-Z0-9]*(?:-[A-Z0-9]+)+|[A-Z]{2,}\d{2,}[A-Z0-9]*)(?![\w-])")
 _SEP = "[,\u00a0\u202f\u2009]"
 _NUM = re.compile(
     rf"(?<![\w.])(?P<num>[-+−]?(?:\d{{1,3}}(?:{_SEP}\d{{3}})+|\d+)(?:\.\d+)?(?:[eE][-+]?\d+)?"
-    r"|[-+−]?\.\d+)")
+    r"|[-+−]?\.\d+)(?!\d|(?:st|nd|rd|th)\b)")  # "the 5th" is an ordinal, not a number
 _UNIT_AFTER = re.compile(
     r"[ \t\u00a0\u202f]?(?P<unit>"
     + "|".join(re.escape(u) for u in sorted(UNITS, key=len, reverse=True))
@@ -161,9 +170,11 @@ _TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "sev
 _DIGIT_WORDS = "|".join(k for k in _SMALL if _SMALL[k] < 10)
 _BELOW_100 = (r"(?:(?:" + "|".join(_TENS) + r")(?:[- ](?:" + _DIGIT_WORDS + r"))?|(?:"
               + "|".join(sorted(_SMALL, key=len, reverse=True)) + r"))")
+_BELOW_1000 = (r"(?:(?:a|one|two|three|four|five|six|seven|eight|nine)\s+hundred"
+               r"(?:\s+(?:and\s+)?" + _BELOW_100 + r")?|" + _BELOW_100 + r")")
 _WORD_NUM = re.compile(
-    r"\b(?:(?P<number>(?:(?:a|one|two|three|four|five|six|seven|eight|nine)\s+hundred"
-    r"(?:\s+(?:and\s+)?" + _BELOW_100 + r")?|" + _BELOW_100 + r")"
+    r"\b(?:(?P<number>(?:(?:a|" + _BELOW_1000 + r")\s+thousand(?:,?\s+(?:and\s+)?"
+    + _BELOW_1000 + r")?|" + _BELOW_1000 + r")"
     r"(?:\s+point(?P<frac>(?:\s+(?:" + _DIGIT_WORDS + r"))+))?)"
     r"|(?P<dozen>a dozen|one dozen)|(?P<single>a single|single|once)|(?P<twice>twice)"
     r"|(?P<none>none|no|nil|nothing))\b", re.IGNORECASE)
@@ -179,13 +190,16 @@ _FALL_AFTER = re.compile(r"\s*(?:lower|less|better|below)\s+than\s+(?:the\s+)?(?
 
 
 def _words_value(words: str) -> int:
-    """The whole number some number words say ("a hundred and sixteen" → 116)."""
+    """The whole number some number words say ("a hundred and sixteen" → 116, "two
+    thousand one hundred and sixty" → 2160)."""
     total, current = 0, 0
-    for w in re.split(r"[\s-]+", words.lower()):
+    for w in re.split(r"[\s,-]+", words.lower()):
         if w in ("and", ""):
             continue
         if w == "hundred":
             current = max(current, 1) * 100
+        elif w == "thousand":
+            total, current = total + max(current, 1) * 1000, 0
         elif w == "a":
             current += 1
         elif w in _TENS:
@@ -339,6 +353,8 @@ def _day(y: int, m: int, d: int) -> str | None:
 
 
 def _clock(m: re.Match[str]) -> tuple[int, int] | None:
+    if m.group("h4") or m.group("h5"):
+        return None  # read with its sentence's part of the day (_word_clock)
     if m.group("word"):
         return (12, 0) if m.group("word").lower() in ("noon", "midday") else (0, 0)
     if m.group("h3"):
@@ -361,6 +377,29 @@ def _clock(m: re.Match[str]) -> tuple[int, int] | None:
     return h, mi
 
 
+_PART_OF_DAY = re.compile(r"\b(?:(?:in|during) the|this|that|on the same|the next|the following)\s+"
+                          r"(morning|afternoon|evening|night)\b|\b(tonight|overnight)\b",
+                          re.IGNORECASE)
+
+
+def _word_clock(m: re.Match[str], text: str, s0: int) -> tuple[int, int] | None:
+    """A clock said in words with no part of the day ("half past five", "six o'clock"):
+    the part of the day written last before it in its sentence ("in the evening: ... at
+    half past five" is 17:30); None when the sentence names none."""
+    raw = (m.group("h4") or m.group("h5")).lower()
+    h = _CLOCK_WORDS[raw] if raw in _CLOCK_WORDS else int(raw)
+    parts = list(_PART_OF_DAY.finditer(text, s0, m.start()))
+    if not 1 <= h <= 12 or not parts:
+        return None
+    part = (parts[-1].group(1) or parts[-1].group(2)).lower()
+    late = part in ("afternoon", "evening", "tonight") or (part == "night" and h >= 6)
+    past = (m.group("past") or "").lower()
+    minute = {"half past": 30, "quarter past": 15, "quarter to": 45}.get(past, 0)
+    if past == "quarter to":
+        h = h - 1 or 12
+    return h % 12 + (12 if late else 0), minute
+
+
 def _read_dates(text: str, year: int | None) -> list[When]:
     found: list[When] = []
     taken: list[tuple[int, int]] = []
@@ -373,6 +412,13 @@ def _read_dates(text: str, year: int | None) -> list[When]:
         if hour is not None and (hour > 23 or (minute or 0) > 59):
             hour = minute = None
         found.append(When(m.start(), m.end(), day, hour, minute))
+        taken.append(m.span())
+    for m in _MONTH_DAY_TIME.finditer(text):  # "08-23 11:00": ISO without its year
+        day = _day(year, int(m.group("m")), int(m.group("d"))) if year is not None else None
+        if day is None or int(m.group("h")) > 23 or int(m.group("mi")) > 59 or any(
+                a < m.end() and m.start() < b for a, b in taken):
+            continue
+        found.append(When(m.start(), m.end(), day, int(m.group("h")), int(m.group("mi"))))
         taken.append(m.span())
     for regex in (_DMY, _MDY):
         for m in regex.finditer(text):
@@ -389,8 +435,11 @@ def _read_dates(text: str, year: int | None) -> list[When]:
             found.append(When(m.start(), m.end(), day))
             taken.append(m.span())
     # "the 20th", "on the 6th, 7th and 8th": a day of the month of the nearest day before.
+    listed_end = -1
     for m in _ORDINAL_DAY.finditer(text):
         if any(a < m.end() and m.start() < b for a, b in taken):
+            continue
+        if not _ordinal_is_day(text, m, listed_end):
             continue
         earlier = [w for w in found if w.end <= m.start()]
         if not earlier:
@@ -401,7 +450,71 @@ def _read_dates(text: str, year: int | None) -> list[When]:
         if day is not None:
             found.append(When(m.start(), m.end(), day))
             taken.append(m.span())
+            listed_end = m.end()
     return sorted(found, key=lambda w: w.start)
+
+
+# A word ordinal is a day when a preposition of time puts it there ("on the fifth", "until
+# the ninth") or it continues a list of days ("on the fifth, the sixth"); otherwise it names
+# an item ("the first at 11:00 on 23 August", "The fourth is a corrective job").
+_DAY_PREPOSITION = re.compile(r"\b(?:on|from|to|until|till|through|thru|by|since|"
+                              r"between)\s+the\s+$", re.IGNORECASE)
+_LIST_JOIN = re.compile(r"\s*(?:,|,?\s*and|,?\s*or)\s+the\s+$", re.IGNORECASE)
+
+
+def _ordinal_is_day(text: str, m: re.Match[str], listed_end: int) -> bool:
+    """Whether an ordinal without a month is a day of the month (digits always are)."""
+    if m.group("d")[0].isdigit():
+        return True
+    before = text[max(0, m.start() - 24):m.start()]
+    if _DAY_PREPOSITION.search(before):
+        return True
+    joined = _LIST_JOIN.search(before)
+    return joined is not None and listed_end == m.start() - len(joined.group(0))
+
+
+def _date_before(text: str, d: When, m: re.Match[str]) -> bool:
+    """A date written right before a time ("25 Aug 2026 at 19:00")."""
+    return 0 <= m.start() - d.end <= 6 and re.fullmatch(
+        r"[\s,]*(?:at)?[\s,]*", text[d.end:m.start()], re.I) is not None
+
+
+def _date_after(text: str, d: When, m: re.Match[str]) -> bool:
+    """A date written right after a time ("19:00 on 25 Aug 2026", "noon on the 6th")."""
+    return 0 <= d.start - m.end() <= 10 and re.fullmatch(
+        r"[\s,]*(?:on)?\s*(?:the)?[\s,]*", text[m.end():d.start], re.I) is not None
+
+
+_TIME_LIST_JOIN = re.compile(r"\s*(?:,|and|or|,\s*and|,\s*or)\s*(?:at\s+)?", re.IGNORECASE)
+_DAY_LIST_JOIN = re.compile(r"\s*(?:,|and|,\s*and)\s*(?:the\s+)?", re.IGNORECASE)
+_RELATIVE_BEFORE = re.compile(r"(?:on\s+)?the\s+(same|next|following)\s+(?:day|morning|"
+                              r"afternoon|evening|night)\s*,?\s*(?:at\s+)?$", re.IGNORECASE)
+
+
+def _listed_date(text: str, k: int, times: list[re.Match[str]], dates: list[When]) -> int | None:
+    """The date a list of times shares ("2 pm and 6 pm on 11 August"): the one written
+    right after the list's last time, for each time of the list."""
+    j = k
+    while j + 1 < len(times) and _TIME_LIST_JOIN.fullmatch(
+            text[times[j].end():times[j + 1].start()]):
+        j += 1
+    if j == k:
+        return None
+    return next((i for i, d in enumerate(dates) if _date_after(text, d, times[j])), None)
+
+
+def _listed_days(text: str, out: list[When], first: When) -> list[int]:
+    """The days listed after a day that a time is written before ("noon on the 6th, 7th
+    and 8th"): the time is each day's too."""
+    found: list[int] = []
+    end = first.end
+    while True:
+        nxt = next((i for i, d in enumerate(out) if d.hour is None and d.start >= end
+                    and _DAY_LIST_JOIN.fullmatch(text[end:d.start])), None)
+        if nxt is None:
+            return found
+        found.append(nxt)
+        end = out[nxt].end
 
 
 def _attach_times(text: str, dates: list[When], sentences: list[tuple[int, int]],
@@ -410,30 +523,42 @@ def _attach_times(text: str, dates: list[When], sentences: list[tuple[int, int]]
     out = list(dates)
     loose: list[When] = []
     spans: list[tuple[int, int]] = []
+    times: list[re.Match[str]] = []
+    clocks: list[tuple[int, int]] = []
     for m in _TIME.finditer(text):
         if any(d.start <= m.start() < d.end for d in dates):
             continue
-        clock = _clock(m)
-        if clock is None:
-            continue
+        s0 = next((a for a, b in sentences if a <= m.start() < b), 0)
+        clock = _word_clock(m, text, s0) if m.group("h4") or m.group("h5") else _clock(m)
+        if clock is not None:
+            times.append(m)
+            clocks.append(clock)
+    # The dates that a time is written right next to: their sentences' other times are not
+    # theirs when written before them ("-005 at 18:30, ..., finished at 08:18 on 3 July").
+    timed = {i for i, d in enumerate(dates)
+             if any(_date_before(text, d, m) or _date_after(text, d, m) for m in times)}
+    bare = _blank(text, [m.span() for m in times])  # "16:00" holds no clause's colon
+    for k, m in enumerate(times):
+        clock = clocks[k]
         spans.append(m.span())
         # A date right before or after ("25 Aug 2026 at 19:00", "19:00 on 25 Aug 2026").
         near = [i for i, d in enumerate(out) if d.hour is None and (
-            (0 <= m.start() - d.end <= 6 and re.fullmatch(r"[\s,]*(?:at)?[\s,]*",
-                                                         text[d.end:m.start()], re.I))
-            or (0 <= d.start - m.end() <= 10 and re.fullmatch(
-                r"[\s,]*(?:on)?\s*(?:the)?[\s,]*", text[m.end():d.start], re.I)))]
+            _date_before(text, d, m) or _date_after(text, d, m))]
         adjacent = bool(near)
-        relative = _RELATIVE_DAY.match(text, m.end())
+        relative = _RELATIVE_DAY.match(text, m.end()) or _RELATIVE_BEFORE.search(
+            text, max(0, m.start() - 40), m.start())
         if not near and relative:
-            # "19:03 the same evening", "04:18 the next morning": the day written last.
-            earlier = [d for d in out if d.end <= m.start()]
+            # "19:03 the same evening", "the next morning at 04:18": the day written last.
+            earlier = [d for d in out if d.end <= m.start() and d.day]
             if earlier:
                 last = max(earlier, key=lambda d: d.end)
                 shift = 0 if relative.group(1).lower() == "same" else 1
                 day = (date.fromisoformat(last.day) + timedelta(days=shift)).isoformat()
                 out.append(When(m.start(), m.end(), day, *clock))
                 continue
+        if not near:
+            listed = _listed_date(text, k, times, dates)
+            near = [] if listed is None else [listed]
         if not near:
             # Else the day of its sentence: the one day it names, or in a list ("11 Aug
             # 15:00, 16:00; 12 Aug 14:00") the nearest day written before the time.
@@ -442,6 +567,12 @@ def _attach_times(text: str, dates: list[When], sentences: list[tuple[int, int]]
             before = [i for i in in_sentence if out[i].end <= m.start()]
             if len({out[i].day for i in in_sentence}) == 1:
                 near = in_sentence
+                if not before and all(i in timed for i in in_sentence) and _CLAUSE_END.search(
+                        bare, m.end(), min(out[i].start for i in in_sentence)):
+                    # That day has a time of its own in a later clause: this one is on the
+                    # day written last.
+                    written = [i for i, d in enumerate(out) if d.end <= m.start()]
+                    near = [max(written, key=lambda i: out[i].end)] if written else []
             elif before:
                 near = [max(before, key=lambda i: out[i].end)]
         if near:
@@ -449,6 +580,9 @@ def _attach_times(text: str, dates: list[When], sentences: list[tuple[int, int]]
             d = out[i]
             if d.hour is None and adjacent:
                 out[i] = When(min(d.start, m.start()), max(d.end, m.end()), d.day, *clock)
+                if m.end() <= d.start:  # "noon on the 6th, 7th and 8th"
+                    for j in _listed_days(text, out, d):
+                        out[j] = When(out[j].start, out[j].end, out[j].day, *clock)
             else:  # a time elsewhere in the sentence: its own mention, on that day
                 out.append(When(m.start(), m.end(), d.day, *clock))
         else:
@@ -545,6 +679,7 @@ def _numbers(text: str, rest: str) -> list[Num]:
             unit, end = u.group("unit"), u.end()
         out.append(Num(m.start(), end, value, unit, decimals, 99, text[m.start():end],
                        word=True))
+    out.extend(_ordinal_counts(text, rest))
     out.sort(key=lambda n: n.start)
     for i, n in enumerate(out):
         before = rest[max(0, n.start - 24):n.start].lower()
@@ -561,12 +696,76 @@ def _numbers(text: str, rest: str) -> list[Num]:
     return out
 
 
+_SHORT_ID = re.compile(r"(?<![\w.,-])-(?P<tail>0\d+)(?![\w-]|[.,]\d)")
+_ID_TAIL = re.compile(r"(?P<head>.+-)(?P<tail>\d+)")
+_ID_NUMBER = re.compile(r"(?P<head>.*\D)(?P<tail>\d+)")
+_ID_RANGE_GAP = re.compile(r"\s*(?:through|thru|to|–|—|\.\.)\s*", re.IGNORECASE)
+MAX_RANGE = 50
+
+
+def _sibling_ids(rest: str, ids: list[Span]) -> list[Span]:
+    """Ids written by their last part after a full one ("CH-MAIN-03 ..., then -04"): a
+    hyphen and digits with a leading zero, as wide as the numeric end of an id written
+    before it (else after it), are that id with this end."""
+    out: list[Span] = []
+    for m in _SHORT_ID.finditer(rest):
+        if _UNIT_AFTER.match(rest, m.end()):
+            continue  # "-05 °C" is a number with its unit
+        tail = m.group("tail")
+        fits = [(s, t) for s in ids for t in [_ID_TAIL.fullmatch(s.text)]
+                if t and len(t.group("tail")) == len(tail)]
+        before = [(s, t) for s, t in fits if s.end <= m.start()]
+        after = [(s, t) for s, t in fits if s.start >= m.end()]
+        pick = max(before, key=lambda f: f[0].end) if before else (
+            min(after, key=lambda f: f[0].start) if after else None)
+        if pick is not None:
+            out.append(Span(m.start(), m.end(), pick[1].group("head") + tail))
+    return out
+
+
+def _id_ranges(text: str, ids: list[Span]) -> list[Span]:
+    """The ids inside a range of two ("EAST-TX01 through EAST-TX04" names TX02 and TX03),
+    each placed at the range."""
+    out: list[Span] = []
+    for a, b in itertools.pairwise(ids):
+        ta, tb = _ID_NUMBER.fullmatch(a.text), _ID_NUMBER.fullmatch(b.text)
+        if not (ta and tb and ta.group("head") == tb.group("head")
+                and _ID_RANGE_GAP.fullmatch(text[a.end:b.start])):
+            continue
+        lo, hi, width = int(ta.group("tail")), int(tb.group("tail")), len(ta.group("tail"))
+        if lo < hi <= lo + MAX_RANGE:
+            out.extend(Span(a.start, b.end, f"{ta.group('head')}{n:0{width}d}")
+                       for n in range(lo + 1, hi))
+    return out
+
+
+_ORDINAL_COUNT = re.compile(
+    rf"\bthe\s+(?P<o>{_ORDINAL}|\d{{1,3}}(?:st|nd|rd|th))\s+(?:[a-z-]+\s+){{0,2}}"
+    r"(?:on record|in the record|on file|so far|to date)\b", re.IGNORECASE)
+_LATEST = re.compile(r"\b(?:last|latest|most recent|final)\b", re.IGNORECASE)
+
+
+def _ordinal_counts(text: str, rest: str) -> list[Num]:
+    """The count an ordinal says of the latest item ("last serviced on 5 August; that is
+    the third planned job on record": three on record)."""
+    out = []
+    for m in _ORDINAL_COUNT.finditer(rest):
+        if not _LATEST.search(rest, max(0, m.start() - 120), m.start()):
+            continue
+        raw = m.group("o").lower()
+        value = _ORDINALS[raw] if raw in _ORDINALS else int(raw[:-2])
+        a, b = m.span("o")
+        out.append(Num(a, b, float(value), None, 0, 99, text[a:b], word=True))
+    return out
+
+
 def read(text: str, *, year: int | None = None) -> Text:
     """Read an answer (its first :data:`MAX_CHARS` characters).
 
     Args:
         text: The answer text.
-        year: The year a day written without one takes (the question's).
+        year: The year a day written without one takes (the question's); without one,
+            the first year the answer writes.
     """
     truncated = len(text) > MAX_CHARS
     text = text[:MAX_CHARS]
@@ -574,6 +773,9 @@ def read(text: str, *, year: int | None = None) -> Text:
     low = "".join(c.lower() if len(c.lower()) == 1 else c for c in text)
     out = Text(raw=text, low=low, truncated=truncated)
     out.sentences = _sentences(text)
+    if year is None:  # no year in the question: the one the answer writes, if any
+        written = re.search(r"(?<![\w-])(?:19|20)\d{2}(?![\w-])", text)
+        year = int(written.group(0)) if written else None
     dates = _read_dates(text, year)
     date_spans = [(d.start, d.end) for d in dates]
     out.whens, out.times, time_spans = _attach_times(_blank(text, date_spans), dates,
@@ -583,6 +785,10 @@ def read(text: str, *, year: int | None = None) -> Text:
     ids = [m for m in _ID.finditer(rest)]
     out.ids = [Span(m.start(), m.end(), m.group(0)) for m in ids]
     rest = _blank(rest, [m.span() for m in ids])
+    siblings = _sibling_ids(rest, out.ids)
+    rest = _blank(rest, [(s.start, s.end) for s in siblings])
+    out.ids = sorted(out.ids + siblings, key=lambda s: s.start)
+    out.ids = sorted(out.ids + _id_ranges(text, out.ids), key=lambda s: s.start)
     out.numbers = _numbers(text, rest)
     # The first word, or the first after a leading id ("NORTH-TX04: yes - ...").
     first = re.match(r"\s*\W*\s*(?:[A-Z][A-Z0-9]*(?:-[A-Z0-9]+)+\s*[:,\-–—]\s*)?([A-Za-z]+)",

@@ -239,6 +239,11 @@ def test_fractional_number_words() -> None:
         "How far is CH-EASTPLANT-03 above its design kW per ton?", {"degradation_pct": 0.1})
     assert grade(record, "About three point seven percent above design.").score == 1
     assert grade(record, "About four point two percent above design.").score < 1
+    exact = _record({"peak_mva": 31.46}, {"peak_mva": {"kind": "quantity", "unit": "MVA",
+                                                       "means": ["peak"]}},
+                    "What was the peak load of NORTH-TX01 on 3 May 2026?")
+    assert grade(exact, "The peak was thirty-one point five MVA.").score == 1
+    assert grade(exact, "The peak was thirty-one point three MVA.").score < 1
 
 
 def test_unstated_yes_no_implied_or_assumed() -> None:
@@ -421,3 +426,55 @@ def test_a_range_of_hours_from_the_right_start_states_the_end() -> None:
     assert grade(record, "09:00 to 12:00 on 8 April, peak 1.31 pu at 11:00.").score == 1
     assert grade(record, "09:00 to 13:00 on 8 April, peak 1.31 pu at 12:00.").score < 1
     assert grade(record, "08:00 to 12:00 on 8 April, peak 1.31 pu at 09:00.").score < 1
+def test_a_sequence_said_against_the_order_asked() -> None:
+    facts = {"steps": {"kind": "records", "ordered": True, "means": ["sequence"], "fields": [
+        {"key": "step", "kind": "label", "labels": {
+            "PUMP_STOP": ["pump stop"], "LOW_FLOW": ["low flow alarm"],
+            "HIGH_TEMP": ["high temperature alarm"]}},
+        {"key": "time", "kind": "timestamp", "granularity": "minute"}]}}
+    record = _record({"steps": [
+        {"step": "PUMP_STOP", "time": "2026-05-02T10:05:00"},
+        {"step": "LOW_FLOW", "time": "2026-05-02T10:07:00"},
+        {"step": "HIGH_TEMP", "time": "2026-05-02T10:31:00"}]}, facts,
+        "On 2 May 2026, what happened on CH-MAIN-02, in order?")
+    right = ("The high temperature alarm (10:31) was the end of it. Pump stop at 10:05, then "
+             "low flow alarm at 10:07, then high temperature alarm at 10:31.")
+    assert grade(record, right).score == 1.0
+    wrong = ("Pump stop at 10:05, high temperature alarm at 10:31, then the low flow alarm "
+             "at 10:07.")
+    assert grade(record, wrong).score < 1.0
+
+
+def test_an_id_range_states_its_members_and_a_hedged_extra_id_is_wrong() -> None:
+    record = _record({"units": ["WEST-T07", "WEST-T08", "WEST-T09"]},
+                     {"units": {"kind": "ids", "means": ["units"]}},
+                     "Which units does site WEST have?")
+    assert grade(record, "WEST has WEST-T07 through WEST-T09.").score == 1.0
+    assert grade(record, "Its units are WEST-T07 through WEST-T10.").score < 1.0
+    assert grade(record, "WEST-T07 to WEST-T09, perhaps WEST-T11 too.").score < 1.0
+
+
+def test_json_records_on_their_own_lines_and_a_yes_no_under_another_form_of_its_key() -> None:
+    facts = {"events": {"kind": "records", "means": ["events"], "fields": [
+        {"key": "what", "kind": "label", "labels": {"PUMP_STOP": ["pump stop"]}},
+        {"key": "time", "kind": "timestamp", "granularity": "minute"}]},
+        "restarted": {"kind": "boolean", "asked_when": ["restarted"]}}
+    record = _record({"events": [{"what": "PUMP_STOP", "time": "2026-05-02T10:05:00"},
+                                 {"what": "WO-0201", "time": "2026-05-03T08:40:00"}],
+                      "restarted": False}, facts,
+                     "What happened on CH-MAIN-02 on 2026-05-02, and was it restarted?")
+    answer = {"day": "2026-05-02", "log": [{"at": "10:05", "type": "pump stop"}],
+              "restart": False, "orders": [{"id": "WO-0201", "opened": "2026-05-03 08:40"}]}
+    assert grade(record, answer).score == 1.0
+    assert grade(record, {**answer, "restart": True}).score < 1.0
+    late = {**answer, "orders": [{"id": "WO-0201", "opened": "2026-05-03 09:40"}]}
+    assert grade(record, late).score < 1.0
+
+
+def test_a_value_said_once_for_every_key_with_each_or_apiece() -> None:
+    record = _record({"pumps": {"LOOP-A": 3, "LOOP-B": 3}},
+                     {"pumps": {"kind": "mapping", "means": ["pumps"],
+                                "value": {"key": "pumps", "kind": "count"}}},
+                     "How many pumps does each chilled-water loop have?")
+    assert grade(record, "LOOP-A and LOOP-B have three pumps each.").score == 1.0
+    assert grade(record, "LOOP-A and LOOP-B, with two pumps apiece.").score < 1.0

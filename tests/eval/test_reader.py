@@ -81,3 +81,67 @@ def test_relative_days_and_ordinals() -> None:
     assert stamps == ["2026-07-20T16:57", "2026-07-20T19:03", "2026-07-21T04:57"]
     t = read("Anomalies on 5 August 2025 at 17:00 and at noon on the 6th.", year=2025)
     assert "2025-08-06T12:00" in [w.stamp() for w in t.whens]
+
+
+def test_a_word_ordinal_is_a_day_only_where_a_preposition_or_a_list_puts_it() -> None:
+    t = read("Five trips from 3 to 9 May, the first at ten in the morning on Sunday 4 May. "
+             "The second came later.", year=2026)
+    assert [(w.day, w.hour) for w in t.whens] == [("2026-05-09", None), ("2026-05-04", 10)]
+    t = read("Inspected on 2 May and again on the fourth, the fifth and the ninth.", year=2026)
+    assert [w.day for w in t.whens] == ["2026-05-02", "2026-05-04", "2026-05-05",
+                                        "2026-05-09"]
+
+
+def test_a_day_without_a_year_takes_the_year_the_answer_writes_when_none_is_given() -> None:
+    t = read("Record for 2024: orders on 3 March and 9 April.")
+    assert [w.day for w in t.whens] == ["2024-03-03", "2024-04-09"]
+    assert [n.value for n in t.numbers] == [2024.0]
+
+
+def test_times_shared_by_a_list_of_days_and_days_shared_by_a_list_of_times() -> None:
+    t = read("Peaks at 9 am and 3 pm on Friday 12 June, then at 8 pm on the 13th, 14th and "
+             "15th.", year=2026)
+    assert [w.stamp() for w in t.whens] == ["2026-06-12T09:00", "2026-06-12T15:00",
+                                            "2026-06-13T20:00", "2026-06-14T20:00",
+                                            "2026-06-15T20:00"]
+
+
+def test_a_clock_in_words_takes_the_part_of_the_day_its_sentence_names() -> None:
+    t = read("In the afternoon: pump stop at 13:10 and restart at quarter past two.")
+    assert [(w.hour, w.minute) for w in t.times] == [(13, 10), (14, 15)]
+    assert read("Restart at half past five.").times == []
+
+
+def test_a_time_before_a_day_that_has_its_own_time_is_on_the_day_written_last() -> None:
+    t = read("The fault came on 2 May 2026. Order A was raised at 21:40 and order B the "
+             "next morning at 06:10, both closed by 09:00 on 4 May.", year=2026)
+    assert [w.stamp() for w in t.whens if w.hour is not None] == [
+        "2026-05-02T21:40", "2026-05-03T06:10", "2026-05-04T09:00"]
+
+
+def test_a_month_and_day_with_a_time_takes_the_question_year() -> None:
+    t = read("hours: 05-30 22:00, 05-31T03:00; range 10-20 kW", year=2026)
+    assert [w.stamp() for w in t.whens] == ["2026-05-30T22:00", "2026-05-31T03:00"]
+
+
+def test_thousands_in_words() -> None:
+    assert _values("one thousand and forty readings, two thousand three hundred and six "
+                   "hours") == [(1040.0, None), (2306.0, "hours")]
+
+
+def test_ids_written_by_their_end_and_ranges_of_ids() -> None:
+    t = read("WO-0107 was first, -0109 came after it; cooled to -05 °C.")
+    assert [s.text for s in t.ids] == ["WO-0107", "WO-0109"]
+    assert [(n.value, n.unit) for n in t.numbers] == [(-5.0, "°C")]
+    t = read("Units WEST-T07 to WEST-T10 are in service, as is WEST-T12.")
+    assert [s.text for s in t.ids] == ["WEST-T07", "WEST-T08", "WEST-T09", "WEST-T10",
+                                       "WEST-T12"]
+
+
+def test_a_number_with_an_ordinal_ending_is_no_count() -> None:
+    assert _values("jobs on the 3rd and the 21st, 2 in all") == [(2.0, None)]
+
+
+def test_an_ordinal_said_of_the_latest_item_is_a_count() -> None:
+    assert _values("Its last flush was on 9 May; the fourth flush on record.") == [(4.0, None)]
+    assert _values("The fourth flush on record was on 9 May.") == []
