@@ -253,6 +253,11 @@ def safe_text(obj: Any) -> str:
     return " ".join(parts)
 
 
+def _flat(value: Any) -> bool:
+    """A scalar, or a list of scalars (a record field such as the units of a tie)."""
+    return _is_scalar(value) or (isinstance(value, list) and all(_is_scalar(v) for v in value))
+
+
 def answer_lines(obj: Any) -> str:
     """A JSON answer as text, one ``key = value`` line per scalar (nested keys joined by
     spaces), so each value is read next to its own key."""
@@ -268,8 +273,9 @@ def answer_lines(obj: Any) -> str:
             stack.extend((f"{path} {k}".strip(), v, depth + 1)
                          for k, v in reversed(list(value.items())))
         elif isinstance(value, list | tuple) and value and all(
-                isinstance(v, dict) and all(_is_scalar(x) for x in v.values()) for v in value):
-            # A record of scalars on one line, so its fields are read together.
+                isinstance(v, dict) and all(_flat(x) for x in v.values()) for v in value):
+            # A record of scalars (or lists of them) on one line, so its fields are read
+            # together.
             lines.extend(f"{path} = " + ", ".join(f"{k} {safe_text(x)}" for k, x in v.items())
                          for v in value)
         elif isinstance(value, list | tuple) and not all(_is_scalar(v) for v in value):

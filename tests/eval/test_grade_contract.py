@@ -287,3 +287,19 @@ def test_hedges_over_several_words_and_doubtful_members() -> None:
                  ).score < 1.0
     assert grade(record, "No corrective jobs. The modes: condenser fouling, and possibly "
                  "purge failure as well.").score < 1.0
+
+
+def test_json_records_with_a_list_field_are_read_one_record_at_a_time() -> None:
+    record = _record(
+        {"groups": [{"units": ["WEST-TX02"], "score": 21.0},
+                    {"units": ["WEST-TX01", "WEST-TX03"], "score": 55.5}]},
+        {"groups": {"kind": "records", "ordered": True, "means": ["ranking"],
+                    "fields": [{"key": "units", "kind": "ids"},
+                               {"key": "score", "kind": "quantity", "means": ["pts", "score"]}]}},
+        "Rank the WEST units by score, worst first, ties together.")
+    right = {"worst_first": [{"units": ["WEST-TX02"], "pts": 21.0},
+                             {"units": ["WEST-TX01", "WEST-TX03"], "pts": 55.5}]}
+    assert grade(record, right).score == 1.0
+    swapped = {"worst_first": [{"units": ["WEST-TX02"], "pts": 55.5},
+                               {"units": ["WEST-TX01", "WEST-TX03"], "pts": 21.0}]}
+    assert grade(record, swapped).score < 1.0
