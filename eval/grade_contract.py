@@ -653,10 +653,35 @@ def _match_entries(ctx: Context, path: str, fact: FactSpec, spec: FactSpec,
             if found:
                 break
         if found is None:
+            found = _label_for_all(ctx, sub, spec, value, vocab, all_keys[key])
+        if found is None:
             why = "key not named" if not all_keys[key] else "value not stated next to its key"
             found = Part(sub, False, value, None, why)
         parts.append(found)
     return parts
+
+
+_FOR_ALL = re.compile(r"\b(?:all|each|every|both)\b", re.IGNORECASE)
+
+
+def _label_for_all(ctx: Context, path: str, spec: FactSpec, value: Any,
+                   vocab: Mapping[str, list[str]], key_spans: list[tuple[int, int]],
+                   ) -> Part | None:
+    """A label said once for every entry ("all four are in good shape: water at 16 ppm,
+    ..."): the key's sentence says all / each / every / both and states that one label of
+    the mapping, and no other."""
+    if spec.kind != "label" or not isinstance(value, str):
+        return None
+    for a, _b in key_spans:
+        s0, s1 = ctx.text.sentence_of(a)
+        if not _FOR_ALL.search(ctx.text.low, s0, s1):
+            continue
+        stated = {v for v in {*spec.labels, *vocab} if any(
+            s0 <= x < s1 and not ctx.text.negated(x)
+            for x, _y in _label_spans(ctx, label_phrasings(spec, v, vocab)))}
+        if stated == {value}:
+            return Part(path, True, value, value, "one label said for all entries")
+    return None
 
 
 def _values_before_keys(ctx: Context, spec: FactSpec, keys: list[tuple[int, int]]) -> bool:

@@ -303,3 +303,22 @@ def test_json_records_with_a_list_field_are_read_one_record_at_a_time() -> None:
     swapped = {"worst_first": [{"units": ["WEST-TX02"], "pts": 55.5},
                                {"units": ["WEST-TX01", "WEST-TX03"], "pts": 21.0}]}
     assert grade(record, swapped).score < 1.0
+
+
+def test_one_label_said_for_every_entry_of_a_mapping() -> None:
+    record = _record(
+        {"grades": {"vibration": "normal", "noise": "normal", "leakage": "normal"}},
+        {"grades": {"kind": "mapping", "means": ["condition"],
+                    "keys": {"vibration": ["vibration"], "noise": ["noise"],
+                             "leakage": ["leakage", "leaks"]},
+                    "value": {"key": "grades", "kind": "label",
+                              "labels": {"normal": ["normal"], "abnormal": ["abnormal"]}}}},
+        "Grade the vibration, noise and leakage checks of pump P-7.")
+    assert grade(record, "Every check came back normal: vibration at 2.1 mm/s, noise at 71 "
+                         "dB and leakage nil.").score == 1.0
+    assert grade(record, "Each of vibration, noise and leakage is normal.").score == 1.0
+    # Two labels in the sentence: neither is said for all.
+    assert grade(record, "All checks done: vibration, noise and leakage are abnormal or "
+                         "normal.").score < 1.0
+    assert grade(record, "Vibration, noise and leakage were all checked, and leakage is "
+                         "abnormal.").score < 1.0
