@@ -381,7 +381,7 @@ def _asserted(ctx: Context, spans: list[tuple[int, int]], fact: FactSpec,
     for a, b in spans:
         if any(x <= a and b <= y and (x, y) != (a, b) for x, y in inside):
             continue
-        if ctx.text.negated(a):
+        if ctx.text.negated(a) or _DENIED.match(ctx.text.low, b):
             continue
         c0, c1 = ctx.text.clause_of(a, b)
         if _DOUBT.search(ctx.text.low, c0, c1):
@@ -423,6 +423,26 @@ def _label_spans(ctx: Context, phrasings: list[str]) -> list[tuple[int, int]]:
     return spans
 
 
+# "tripped: no", "inspection_needed = false": a phrasing with its answer (no) after it.
+_DENIED = re.compile(r"\s*\**\s*[:=]\s*\**\s*(?:no|false|none|never)\b\**\s*(?:[.;,)\n|]|$)")
+_NEGATIVE_PHRASING = re.compile(r"(?:no|not)\s+(.+)", re.IGNORECASE)
+
+
+def _denied_stems(ctx: Context, phrasings: list[str],
+                  within_span: tuple[int, int] | None) -> list[tuple[int, int]]:
+    """Where a negative phrasing ("no inspection needed") is written as its stem with the
+    answer no after it ("inspection needed: no", "inspection_needed = false")."""
+    out = []
+    for p in phrasings:
+        m = _NEGATIVE_PHRASING.fullmatch(p.strip())
+        if m is None:
+            continue
+        out += [(a, b) for a, b in ctx.text.find(m.group(1))
+                if _DENIED.match(ctx.text.low, b) and not ctx.text.negated(a) and (
+                    within_span is None or within_span[0] <= a < within_span[1])]
+    return out
+
+
 def _match_label(ctx: Context, path: str, fact: FactSpec, expected: str,
                  vocab: Mapping[str, list[str]] | None = None,
                  within_span: tuple[int, int] | None = None,
@@ -440,11 +460,17 @@ def _match_label(ctx: Context, path: str, fact: FactSpec, expected: str,
     if within_span:
         mine = [s for s in mine if within_span[0] <= s[0] < within_span[1]]
         rival_spans = [s for s in rival_spans if within_span[0] <= s[0] < within_span[1]]
-    good = [(a, b) for a, b in _asserted(ctx, mine, fact, inside=longer)
+    # A phrasing answered no ("repair needed: no") asserts none of the words inside it.
+    denied = [s for s in mine + longer if _DENIED.match(ctx.text.low, s[1])]
+    denied += [s for v in other_values
+               for s in _denied_stems(ctx, label_phrasings(fact, v, vocab), None)]
+    good = [(a, b) for a, b in _asserted(ctx, mine, fact, inside=longer + denied)
             if not _INTENSIFIED.search(ctx.text.low[max(0, a - 12):a])]
+    good += _denied_stems(ctx, label_phrasings(fact, expected, vocab), within_span)
     if not good:
         return Part(path, False, expected, None, "label not stated (or negated)")
     rivals = [s for s in rival_spans if not ctx.text.negated(s[0])
+              and not _DENIED.match(ctx.text.low, s[1])
               and not any(x <= s[0] and s[1] <= y for x, y in mine)]
     if _hedged(ctx, good[0], rivals):  # its first statement gives two answers
         return Part(path, False, expected, None, "hedged with another label")
@@ -557,8 +583,7 @@ def _match_bool(ctx: Context, path: str, fact: FactSpec, expected: bool) -> Part
             self_negated = NEGATION.match(phrase.strip()) is not None
             for a, b in t.find(phrase):
                 # "tripped: no", "trip = false": the phrasing with its answer after it.
-                denied = re.match(r"\s*\**\s*[:=]\s*\**\s*(?:no|false|none|never)\b\**\s*"
-                                  r"(?:[.;,)\n|]|$)", t.low[b:b + 20])
+                denied = _DENIED.match(t.low[b:b + 20])
                 negated = (not self_negated and t.negated(a)) or bool(denied)
                 votes.append((a, (side == "true") != negated))
     if votes:

@@ -322,3 +322,16 @@ def test_one_label_said_for_every_entry_of_a_mapping() -> None:
                          "normal.").score < 1.0
     assert grade(record, "Vibration, noise and leakage were all checked, and leakage is "
                          "abnormal.").score < 1.0
+
+
+def test_a_negative_label_written_as_its_stem_with_no_after_it() -> None:
+    facts = {"action": {"kind": "label", "means": ["action"],
+                        "labels": {"leave": ["no repair needed", "leave it"],
+                                   "repair": ["repair needed", "repair it"]}}}
+    record = _record({"action": "leave"}, facts, "Does pump P-7 need a repair?")
+    assert grade(record, {"pump": "P-7", "repair_needed": False}).score == 1.0
+    assert grade(record, "Pump P-7 - repair needed: no.").score == 1.0
+    assert grade(record, {"pump": "P-7", "repair_needed": True}).score < 1.0
+    repair = _record({"action": "repair"}, facts, "Does pump P-7 need a repair?")
+    assert grade(repair, {"pump": "P-7", "repair_needed": False}).score < 1.0
+    assert grade(repair, "Pump P-7 - repair needed: yes.").score == 1.0
