@@ -881,6 +881,8 @@ def match_fact(ctx: Context, fact: FactSpec, value: Any,
     """The parts of one top-level fact, each matched or not."""
     if value is None:
         part = _match_none(ctx, fact, fact.key)
+        if not part.ok:
+            part = _none_by_denial(ctx, fact) or part
         return [part if part.ok or _stated_for(ctx, fact, vocab) else Part(
             fact.key, True, None, None, "none, and nothing is stated for it")]
     if fact.kind == "mapping" and isinstance(value, Mapping):
@@ -908,6 +910,20 @@ def match_fact(ctx: Context, fact: FactSpec, value: Any,
     if fact.kind == "text" and isinstance(value, str):
         return [_match_text(ctx, fact, value)]
     return [_match_scalar(ctx, fact.key, fact, value, vocab)]
+
+
+def _none_by_denial(ctx: Context, fact: FactSpec) -> Part | None:
+    """A fact that would imply a yes/no (its ``implied_by``: the start of a fault implies
+    a fault) is said as none when the answer says no to that yes/no ("never stuck, so
+    nothing to order" has no start of a run, whatever it adds about later data)."""
+    for f in ctx.contract.facts:
+        if f.kind != "boolean" or fact.key not in f.implied_by or (
+                ctx.present is not None and f.key not in ctx.present):
+            continue
+        said = _match_bool(ctx, f.key, f, False)
+        if said.ok and said.given is False:
+            return Part(fact.key, True, None, False, f"none: the answer says no to {f.key}")
+    return None
 
 
 def _match_text(ctx: Context, fact: FactSpec, value: str) -> Part:

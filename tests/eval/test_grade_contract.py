@@ -335,3 +335,15 @@ def test_a_negative_label_written_as_its_stem_with_no_after_it() -> None:
     repair = _record({"action": "repair"}, facts, "Does pump P-7 need a repair?")
     assert grade(repair, {"pump": "P-7", "repair_needed": False}).score < 1.0
     assert grade(repair, "Pump P-7 - repair needed: yes.").score == 1.0
+
+
+def test_no_to_a_yes_no_says_none_for_the_fact_that_implies_it() -> None:
+    facts = {"fault_found": {"kind": "boolean", "implied_by": ["fault_start"],
+                             "labels": {"true": ["stuck", "froze"], "false": ["never stuck"]}},
+             "fault_start": {"kind": "timestamp", "granularity": "hour",
+                             "means": ["since", "froze"]}}
+    record = _record({"fault_found": False, "fault_start": None}, facts,
+                     "Was the WTI of NORTH-TX04 stuck during 1-7 July 2026, and since when?")
+    assert grade(record, "The WTI was never stuck in that week. Later on it froze, at 05:00 "
+                         "on 9 July 2026, outside the week.").score == 1.0
+    assert grade(record, "The WTI froze at 05:00 on 3 July 2026.").score < 1.0
