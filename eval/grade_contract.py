@@ -423,8 +423,10 @@ def _label_spans(ctx: Context, phrasings: list[str]) -> list[tuple[int, int]]:
     return spans
 
 
-# "tripped: no", "inspection_needed = false": a phrasing with its answer (no) after it.
-_DENIED = re.compile(r"\s*\**\s*[:=]\s*\**\s*(?:no|false|none|never)\b\**\s*(?:[.;,)\n|]|$)")
+# "tripped: no", "inspection_needed = false": a phrasing with its answer (no) after it; a
+# JSON key may qualify it with a date or number first ("trip_on_2026-08-10": false).
+_DENIED = re.compile(r"(?:[_-]\d[\w-]*)?\s*\**\s*[:=]\s*\**\s*(?:no|false|none|never)\b\**\s*"
+                     r"(?:[.;,)\n|]|$)")
 _NEGATIVE_PHRASING = re.compile(r"(?:no|not)\s+(.+)", re.IGNORECASE)
 
 
@@ -583,9 +585,11 @@ def _match_bool(ctx: Context, path: str, fact: FactSpec, expected: bool) -> Part
             self_negated = NEGATION.match(phrase.strip()) is not None
             for a, b in t.find(phrase):
                 # "tripped: no", "trip = false": the phrasing with its answer after it.
-                denied = _DENIED.match(t.low[b:b + 20])
+                denied = _DENIED.match(t.low, b)
                 negated = (not self_negated and t.negated(a)) or bool(denied)
                 votes.append((a, (side == "true") != negated))
+            # "no trip on" written as "trip on ...: no": the negative phrasing's side.
+            votes += [(a, side == "true") for a, _ in _denied_stems(ctx, [phrase], None)]
     if votes:
         sides = {v for _, v in votes}
         if len(sides) == 1:

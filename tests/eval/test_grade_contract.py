@@ -347,3 +347,15 @@ def test_no_to_a_yes_no_says_none_for_the_fact_that_implies_it() -> None:
     assert grade(record, "The WTI was never stuck in that week. Later on it froze, at 05:00 "
                          "on 9 July 2026, outside the week.").score == 1.0
     assert grade(record, "The WTI froze at 05:00 on 3 July 2026.").score < 1.0
+
+
+def test_a_json_key_qualified_by_a_date_answers_its_yes_no() -> None:
+    facts = {"premise_holds": {"kind": "boolean", "assumed": True,
+                               "labels": {"false": ["no leak on", "did not leak"]}}}
+    text = "Which order followed the oil leak of pump P-7 on 2026-05-02?"
+    record = _record({"premise_holds": False}, facts, text)
+    assert grade(record, {"pump": "P-7", "leak_on_2026-05-02": False, "orders": []}
+                 ).score == 1.0
+    assert grade(record, "Leak on: no.").score == 1.0
+    assert grade(record, {"pump": "P-7", "leak_on_2026-05-02": True, "orders": []}
+                 ).score < 1.0
