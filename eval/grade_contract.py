@@ -56,6 +56,9 @@ _DOUBT = re.compile(r"\b(?:maybe|perhaps|possibly|might|may or may not|not sure|
                     r"uncertain|borderline)\b")
 # "very poor" is not the band "poor" (unless a label's own phrasing says "very").
 _INTENSIFIED = re.compile(r"\b(?:very|extremely|highly|severely|critically)\s+$")
+# "that's also the", "which is also the": what follows names the value before it again.
+_ALSO_THE = re.compile(r"\b(?:that|which|this|it)(?:'s|’s|\s+is|\s+was|\s+being)\s+also\s+"
+                       r"(?:the\s+)?$")
 _ISO_STAMP = re.compile(r"^(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}):(\d{2}))?")
 
 
@@ -165,7 +168,19 @@ class Context:
         if self.windowed:
             return True
         owners = self.owners(start, end, kind_group(fact), num)
-        return owners is None or fact.key in owners or self.parent in owners
+        return owners is None or fact.key in owners or self.parent in owners or (
+            self.restated_as(fact, end))
+
+    def restated_as(self, fact: FactSpec, end: int) -> bool:
+        """True when the value is restated as this fact right after it, before any other
+        number: "9.2 °C at 05:00; that's also the peak", "…, which is also the maximum"."""
+        numbers = [n.start for n in self.text.numbers]
+        for a, _b in self.anchors().get(fact.key, []):
+            if not end <= a <= end + 80 or any(end <= x < a for x in numbers):
+                continue
+            if _ALSO_THE.search(self.text.low, max(end, a - 40), a):
+                return True
+        return False
 
 
 def _unit_fits(fact: FactSpec | None, num: Num) -> bool:

@@ -359,3 +359,14 @@ def test_a_json_key_qualified_by_a_date_answers_its_yes_no() -> None:
     assert grade(record, "Leak on: no.").score == 1.0
     assert grade(record, {"pump": "P-7", "leak_on_2026-05-02": True, "orders": []}
                  ).score < 1.0
+
+
+def test_a_value_restated_as_another_fact() -> None:
+    record = _record({"final": 41.5, "peak": 41.5},
+                     {"final": {"kind": "quantity", "unit": "°C", "means": ["final", "ends"]},
+                      "peak": {"kind": "quantity", "unit": "°C", "means": ["peak", "highest"]}},
+                     "Forecast the bearing temperature of pump P-7 for 4 hours: final value "
+                     "and peak?")
+    assert grade(record, "Final value 41.5 °C at 04:00; that's also the peak.").score == 1.0
+    assert grade(record, "It ends at 41.5 °C, which was also the highest.").score == 1.0
+    assert grade(record, "Final value 41.5 °C; from 39.0 °C it is also the peak.").score < 1.0
