@@ -253,6 +253,25 @@ def safe_text(obj: Any) -> str:
     return " ".join(parts)
 
 
+# A JSON key's last word that names the unit of its number ("life_consumed_min": 671 is
+# 671 minutes); counts never carry these (hours and days may be counts, so they are not here).
+_KEY_SUFFIX_UNITS = {
+    "min": "min", "mins": "min", "minutes": "min", "degc": "°C", "c": "°C", "degf": "°F",
+    "f": "°F", "k": "K", "pct": "%", "percent": "%", "ppm": "ppm", "kv": "kV", "kw": "kW",
+    "mw": "MW", "mva": "MVA", "kva": "kVA", "kwh": "kWh", "mwh": "MWh", "ton": "tons",
+    "tons": "tons",
+}
+
+
+def _with_key_unit(path: str, value: Any) -> str:
+    """A number as text, with the unit its key's last word names ("x_per_ton" names none)."""
+    words = re.split(r"[_\s]+", path.strip().lower())
+    unit = _KEY_SUFFIX_UNITS.get(words[-1]) if len(words) > 1 and words[-2] != "per" else None
+    shown = safe_text(value)
+    numeric = isinstance(value, int | float) and not isinstance(value, bool)
+    return f"{shown} {unit}" if unit and numeric else shown
+
+
 def _flat(value: Any) -> bool:
     """A scalar, or a list of scalars (a record field such as the units of a tie)."""
     return _is_scalar(value) or (isinstance(value, list) and all(_is_scalar(v) for v in value))
@@ -282,7 +301,7 @@ def answer_lines(obj: Any) -> str:
             stack.extend((path, v, depth + 1) for v in reversed(value))
         else:
             shown = ", ".join(safe_text(v) for v in value) if isinstance(value, list | tuple) \
-                else safe_text(value)
+                else _with_key_unit(path, value)
             lines.append(f"{path} = {shown}" if path else shown)
     return "\n".join(lines)
 

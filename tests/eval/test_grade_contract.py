@@ -370,3 +370,13 @@ def test_a_value_restated_as_another_fact() -> None:
     assert grade(record, "Final value 41.5 °C at 04:00; that's also the peak.").score == 1.0
     assert grade(record, "It ends at 41.5 °C, which was also the highest.").score == 1.0
     assert grade(record, "Final value 41.5 °C; from 39.0 °C it is also the peak.").score < 1.0
+
+
+def test_a_json_key_names_the_unit_of_its_number() -> None:
+    record = _record({"downtime_h": 2.5, "rate_kw_per_ton": 0.61},
+                     {"downtime_h": {"kind": "quantity", "unit": "h", "means": ["downtime"]},
+                      "rate_kw_per_ton": {"kind": "quantity", "unit": "kW/ton",
+                                          "means": ["rate"]}},
+                     "How long was pump P-7 down, and at what kW/ton did its chiller run?")
+    assert grade(record, {"outage_min": 150, "efficiency_kw_per_ton": 0.61}).score == 1.0
+    assert grade(record, {"outage_min": 2.5, "efficiency_kw_per_ton": 0.61}).score < 1.0

@@ -24,6 +24,7 @@ def _values(text: str) -> list[tuple[float, str | None]]:
     ("a COP of roughly 6.1", [(6.1, "COP")]),
     ("COP is about 5.2", [(5.2, "COP")]),
     ("850 kW of cooling", [(850.0, "kW of cooling")]),
+    ("95 minutes", [(95.0, "minutes")]),
     ("293 °F", [(293.0, "°F")]),
 ])
 def test_numbers_as_people_write_them(text: str, expected: list[tuple[float, str | None]]) -> None:
