@@ -380,3 +380,16 @@ def test_a_json_key_names_the_unit_of_its_number() -> None:
                      "How long was pump P-7 down, and at what kW/ton did its chiller run?")
     assert grade(record, {"outage_min": 150, "efficiency_kw_per_ton": 0.61}).score == 1.0
     assert grade(record, {"outage_min": 2.5, "efficiency_kw_per_ton": 0.61}).score < 1.0
+
+
+def test_shipped_dga_contract_reads_no_code_to_put_on_an_order_as_no_work() -> None:
+    record = {"id": "d1", "type": "", "family": "ma_dga_to_workorder",
+              "text": "Was the DGA of WEST-TX01 taken on 2026-05-04 followed by corrective "
+                      "work? If not, which failure code goes on my order?",
+              "reference_answer": {"sample_timestamp": "2026-05-04T09:00:00",
+                                   "fault_type": "normal", "failure_code": None,
+                                   "work_orders": [], "decision": "no corrective work needed"}}
+    assert grade(record, "WEST-TX01's 4 May oil is healthy: nothing to follow up and no "
+                         "code to put on any order.").score == 1.0
+    assert grade(record, "WEST-TX01's 4 May oil is healthy, but raise a new order anyway."
+                 ).score < 1.0
