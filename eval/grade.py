@@ -109,6 +109,10 @@ REFUSAL_PATTERNS: tuple[str, ...] = (
     r"\bnothing to report\b", r"\bno (?:figure|value|answer|number|result)\b",
     r"\b(?:is|are|was|were)(?:n't| not) (?:a single|any)\b",
     r"\bthere (?:is|are|was|were) no\b", r"\bnot (?:on record|in the (?:register|fleet|list))",
+    # "no phase 1 voltage record", "no kW/ton readings": the data named, then said absent.
+    r"\bno (?:[\w/-]+ ){1,4}(?:data|records?|readings?|samples?|measurements?|telemetry)\b",
+    # "the store rejects EAST-TX09 as unknown": a tool's refusal of the id, reported.
+    r"\b(?:rejects?|rejected|flags?|flagged)\b[^.;]{0,40}\bas (?:an? )?unknown\b",
 )
 
 
@@ -249,6 +253,30 @@ def safe_text(obj: Any) -> str:
     return " ".join(parts)
 
 
+# A JSON key's last word that names the unit of its number ("life_consumed_min": 671 is
+# 671 minutes); counts never carry these (hours and days may be counts, so they are not here).
+_KEY_SUFFIX_UNITS = {
+    "min": "min", "mins": "min", "minutes": "min", "degc": "°C", "c": "°C", "degf": "°F",
+    "f": "°F", "k": "K", "pct": "%", "percent": "%", "ppm": "ppm", "kv": "kV", "kw": "kW",
+    "mw": "MW", "mva": "MVA", "kva": "kVA", "kwh": "kWh", "mwh": "MWh", "ton": "tons",
+    "tons": "tons",
+}
+
+
+def _with_key_unit(path: str, value: Any) -> str:
+    """A number as text, with the unit its key's last word names ("x_per_ton" names none)."""
+    words = re.split(r"[_\s]+", path.strip().lower())
+    unit = _KEY_SUFFIX_UNITS.get(words[-1]) if len(words) > 1 and words[-2] != "per" else None
+    shown = safe_text(value)
+    numeric = isinstance(value, int | float) and not isinstance(value, bool)
+    return f"{shown} {unit}" if unit and numeric else shown
+
+
+def _flat(value: Any) -> bool:
+    """A scalar, or a list of scalars (a record field such as the units of a tie)."""
+    return _is_scalar(value) or (isinstance(value, list) and all(_is_scalar(v) for v in value))
+
+
 def answer_lines(obj: Any) -> str:
     """A JSON answer as text, one ``key = value`` line per scalar (nested keys joined by
     spaces), so each value is read next to its own key."""
@@ -264,15 +292,16 @@ def answer_lines(obj: Any) -> str:
             stack.extend((f"{path} {k}".strip(), v, depth + 1)
                          for k, v in reversed(list(value.items())))
         elif isinstance(value, list | tuple) and value and all(
-                isinstance(v, dict) and all(_is_scalar(x) for x in v.values()) for v in value):
-            # A record of scalars on one line, so its fields are read together.
+                isinstance(v, dict) and all(_flat(x) for x in v.values()) for v in value):
+            # A record of scalars (or lists of them) on one line, so its fields are read
+            # together.
             lines.extend(f"{path} = " + ", ".join(f"{k} {safe_text(x)}" for k, x in v.items())
                          for v in value)
         elif isinstance(value, list | tuple) and not all(_is_scalar(v) for v in value):
             stack.extend((path, v, depth + 1) for v in reversed(value))
         else:
             shown = ", ".join(safe_text(v) for v in value) if isinstance(value, list | tuple) \
-                else safe_text(value)
+                else _with_key_unit(path, value)
             lines.append(f"{path} = {shown}" if path else shown)
     return "\n".join(lines)
 
@@ -798,13 +827,63 @@ def _allowed_values(scenario: Mapping[str, Any]) -> tuple[set[str], set[float]]:
     return set(ex.dates), {q.value for q in ex.numbers}
 
 
-def fabricated_values(scenario: Mapping[str, Any], ex: Extracted) -> list[str]:
+# A figure marked as not the one asked: from the data that does exist, offered for context.
+_OFFERED = re.compile(
+    r"\b(?:that|which)\s+(?:does|do|did)\s+exist\b|\bdata\s+(?:that\s+)?(?:we|i)\s+(?:do\s+)?"
+    r"(?:have|hold)\b|\bexisting\b|\bif\s+(?:it|this|that)\s+helps\b|\bfor\s+(?:context|"
+    r"comparison)\b|\bnot\s+the\s+(?:[\w-]+\s+){0,4}(?:figure|value|number|answer|one)\s+you\s+"
+    r"asked\b|\b(?:not|never|haven't|hasn't)\s+(?:been\s+)?substitut", re.IGNORECASE)
+# Telling the reader to take such a figure for the one asked ("use that for the report",
+# "put about 0.24 kV in your notes", "presumably a typo for EAST-TX04") substitutes it.
+_SUBSTITUTES = re.compile(
+    r"\b(?:use|take|put|enter|record|quote)\s+(?:that|this|it|those|these|(?:about|roughly|"
+    r"around|approximately|some)\s+\d)\b|\b(?:probably|presumably|likely|must be)\s+(?:a\s+)?"
+    r"(?:typo|mistake|misprint|meant)\b", re.IGNORECASE)
+
+
+def offered_context(scenario: Mapping[str, Any], text: str) -> set[float]:
+    """Numbers a refusal offers from data that does exist, not as the answer.
+
+    A number counts when its sentence marks it as not the figure asked (:data:`_OFFERED`:
+    "from the data we do have", "but that is not the figure you asked for") and scopes it
+    to stored data: another asset than the question's named in its clause, or dates that
+    all lie before the end of the stored data. None counts when the answer substitutes a
+    figure for the one asked (:data:`_SUBSTITUTES`).
+    """
+    from eval.grade_contract import year_of
+    from eval.reader import read
+
+    if _SUBSTITUTES.search(text[:100_000]):
+        return set()
+    year = year_of(scenario)
+    read_text = read(text, year=year)
+    asked_ids = {i.text.upper() for i in read(str(scenario.get("text") or ""), year=year).ids}
+    ref = scenario.get("reference_answer")
+    data_end = str(ref.get("data_end") or "")[:10] if isinstance(ref, dict) else ""
+    out: set[float] = set()
+    for n in read_text.numbers:
+        s0, s1 = read_text.sentence_of(n.start)
+        if not _OFFERED.search(read_text.raw, s0, s1):
+            continue
+        c0, c1 = read_text.clause_of(n.start, n.end)
+        other_asset = any(c0 <= i.start < c1 and i.text.upper() not in asked_ids
+                          for i in read_text.ids)
+        days = [w.day for w in read_text.whens if s0 <= w.start < s1]
+        stored = bool(data_end) and bool(days) and all(d <= data_end for d in days)
+        if other_asset or stored:
+            out.add(n.value)
+    return out
+
+
+def fabricated_values(scenario: Mapping[str, Any], ex: Extracted,
+                      offered: set[float] | None = None) -> list[str]:
     """Values an answer states that neither the question nor the reference holds.
 
     A date, or a number written with a unit or decimals, counts; bare integers (counts,
-    unit numbers) do not.
+    unit numbers) do not, nor do the ``offered`` numbers (:func:`offered_context`).
     """
     dates, numbers = _allowed_values(scenario)
+    numbers |= offered or set()
     ref = scenario.get("reference_answer")
     # Outside the stored window, the days the data does cover are facts of the store: an
     # answer may say where the data ends (or starts) without inventing anything.
@@ -840,7 +919,8 @@ def grade_refusal(scenario: Mapping[str, Any], answer: Any, sid: str, *,
     else:
         refused = refuses(_answer_text(answer))
     ex = extract(_answer_text(answer))
-    invented = fabricated_values(scenario, ex)
+    invented = fabricated_values(scenario, ex, offered_context(scenario, _answer_text(answer))
+                                 if refused else None)
     violations: list[Violation] = []
     evidence: list[str] = []
     if refused:

@@ -72,6 +72,9 @@ _RANGED = re.compile(r"\s*(?:-|–|—|to|and)\s*\d")
 # An aside about what lies outside the window asked ("looking past the window, ...").
 _ASIDE = re.compile(r"\b(?:past|beyond|outside|after|before)\s+(?:the|this|that|your)\s+"
                     r"(?:asked\s+)?(?:window|period|range|interval|time frame|timeframe)\b")
+# "that's also the", "which is also the": what follows names the value before it again.
+_ALSO_THE = re.compile(r"\b(?:that|which|this|it)(?:'s|’s|\s+is|\s+was|\s+being)\s+also\s+"
+                       r"(?:the\s+)?$")
 _ISO_STAMP = re.compile(r"^(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}):(\d{2}))?")
 
 
@@ -183,7 +186,19 @@ class Context:
         if self.windowed:
             return True
         owners = self.owners(start, end, kind_group(fact), num)
-        return owners is None or fact.key in owners or self.parent in owners
+        return owners is None or fact.key in owners or self.parent in owners or (
+            self.restated_as(fact, end))
+
+    def restated_as(self, fact: FactSpec, end: int) -> bool:
+        """True when the value is restated as this fact right after it, before any other
+        number: "9.2 °C at 05:00; that's also the peak", "…, which is also the maximum"."""
+        numbers = [n.start for n in self.text.numbers]
+        for a, _b in self.anchors().get(fact.key, []):
+            if not end <= a <= end + 80 or any(end <= x < a for x in numbers):
+                continue
+            if _ALSO_THE.search(self.text.low, max(end, a - 40), a):
+                return True
+        return False
 
 
 def _unit_fits(fact: FactSpec | None, num: Num) -> bool:
@@ -402,7 +417,7 @@ def _asserted(ctx: Context, spans: list[tuple[int, int]], fact: FactSpec,
     for a, b in spans:
         if any(x <= a and b <= y and (x, y) != (a, b) for x, y in inside):
             continue
-        if ctx.text.negated(a):
+        if ctx.text.negated(a) or _DENIED.match(ctx.text.low, b):
             continue
         c0, c1 = ctx.text.clause_of(a, b)
         if _DOUBT.search(ctx.text.low, c0, c1):
@@ -444,6 +459,28 @@ def _label_spans(ctx: Context, phrasings: list[str]) -> list[tuple[int, int]]:
     return spans
 
 
+# "tripped: no", "inspection_needed = false": a phrasing with its answer (no) after it; a
+# JSON key may qualify it with a date or number first ("trip_on_2026-08-10": false).
+_DENIED = re.compile(r"(?:[_-]\d[\w-]*)?\s*\**\s*[:=]\s*\**\s*(?:no|false|none|never)\b\**\s*"
+                     r"(?:[.;,)\n|]|$)")
+_NEGATIVE_PHRASING = re.compile(r"(?:no|not)\s+(.+)", re.IGNORECASE)
+
+
+def _denied_stems(ctx: Context, phrasings: list[str],
+                  within_span: tuple[int, int] | None) -> list[tuple[int, int]]:
+    """Where a negative phrasing ("no inspection needed") is written as its stem with the
+    answer no after it ("inspection needed: no", "inspection_needed = false")."""
+    out = []
+    for p in phrasings:
+        m = _NEGATIVE_PHRASING.fullmatch(p.strip())
+        if m is None:
+            continue
+        out += [(a, b) for a, b in ctx.text.find(m.group(1))
+                if _DENIED.match(ctx.text.low, b) and not ctx.text.negated(a) and (
+                    within_span is None or within_span[0] <= a < within_span[1])]
+    return out
+
+
 def _match_label(ctx: Context, path: str, fact: FactSpec, expected: str,
                  vocab: Mapping[str, list[str]] | None = None,
                  within_span: tuple[int, int] | None = None,
@@ -461,11 +498,17 @@ def _match_label(ctx: Context, path: str, fact: FactSpec, expected: str,
     if within_span:
         mine = [s for s in mine if within_span[0] <= s[0] < within_span[1]]
         rival_spans = [s for s in rival_spans if within_span[0] <= s[0] < within_span[1]]
-    good = [(a, b) for a, b in _asserted(ctx, mine, fact, inside=longer)
+    # A phrasing answered no ("repair needed: no") asserts none of the words inside it.
+    denied = [s for s in mine + longer if _DENIED.match(ctx.text.low, s[1])]
+    denied += [s for v in other_values
+               for s in _denied_stems(ctx, label_phrasings(fact, v, vocab), None)]
+    good = [(a, b) for a, b in _asserted(ctx, mine, fact, inside=longer + denied)
             if not _INTENSIFIED.search(ctx.text.low[max(0, a - 12):a])]
+    good += _denied_stems(ctx, label_phrasings(fact, expected, vocab), within_span)
     if not good:
         return Part(path, False, expected, None, "label not stated (or negated)")
     rivals = [s for s in rival_spans if not ctx.text.negated(s[0])
+              and not _DENIED.match(ctx.text.low, s[1])
               and not any(x <= s[0] and s[1] <= y for x, y in mine)]
     if _hedged(ctx, good[0], rivals):  # its first statement gives two answers
         return Part(path, False, expected, None, "hedged with another label")
@@ -611,10 +654,11 @@ def _match_bool(ctx: Context, path: str, fact: FactSpec, expected: bool) -> Part
             self_negated = NEGATION.match(phrase.strip()) is not None
             for a, b in t.find(phrase):
                 # "tripped: no", "trip = false": the phrasing with its answer after it.
-                denied = re.match(r"\s*\**\s*[:=]\s*\**\s*(?:no|false|none|never)\b\**\s*"
-                                  r"(?:[.;,)\n|]|$)", t.low[b:b + 20])
+                denied = _DENIED.match(t.low, b)
                 negated = (not self_negated and t.negated(a)) or bool(denied)
                 votes.append((a, (side == "true") != negated))
+            # "no trip on" written as "trip on ...: no": the negative phrasing's side.
+            votes += [(a, side == "true") for a, _ in _denied_stems(ctx, [phrase], None)]
     if votes:
         sides = {v for _, v in votes}
         if len(sides) == 1:
@@ -697,7 +741,8 @@ def _match_entries(ctx: Context, path: str, fact: FactSpec, spec: FactSpec,
             if found:
                 break
         if found is None:
-            found = _distributed(ctx, sub, spec, value, vocab, all_keys[key])
+            found = _distributed(ctx, sub, spec, value, vocab, all_keys[key]) or \
+                _label_for_all(ctx, sub, spec, value, vocab, all_keys[key])
         if found is None:
             why = "key not named" if not all_keys[key] else "value not stated next to its key"
             found = Part(sub, False, value, None, why)
@@ -721,6 +766,8 @@ def _entry_windows(ctx: Context, spec: FactSpec, key: tuple[int, int],
     if not before and prev_end == s0 and spec.kind not in ("count", "quantity"):
         windows.append((s0, a))  # "good water content": a label before its key
     return windows
+
+
 _EACH = re.compile(r"\s+(?:[a-z-]+\s+){0,2}(?:each|apiece|a piece)\b", re.IGNORECASE)
 
 
@@ -741,6 +788,29 @@ def _distributed(ctx: Context, path: str, spec: FactSpec, value: Any,
                     ctx.windowed = False
                 if part.ok:
                     return part
+    return None
+
+
+_FOR_ALL = re.compile(r"\b(?:all|each|every|both)\b", re.IGNORECASE)
+
+
+def _label_for_all(ctx: Context, path: str, spec: FactSpec, value: Any,
+                   vocab: Mapping[str, list[str]], key_spans: list[tuple[int, int]],
+                   ) -> Part | None:
+    """A label said once for every entry ("all four are in good shape: water at 16 ppm,
+    ..."): the key's sentence says all / each / every / both and states that one label of
+    the mapping, and no other."""
+    if spec.kind != "label" or not isinstance(value, str):
+        return None
+    for a, _b in key_spans:
+        s0, s1 = ctx.text.sentence_of(a)
+        if not _FOR_ALL.search(ctx.text.low, s0, s1):
+            continue
+        stated = {v for v in {*spec.labels, *vocab} if any(
+            s0 <= x < s1 and not ctx.text.negated(x)
+            for x, _y in _label_spans(ctx, label_phrasings(spec, v, vocab)))}
+        if stated == {value}:
+            return Part(path, True, value, value, "one label said for all entries")
     return None
 
 
@@ -998,6 +1068,8 @@ def _fact_parts(ctx: Context, fact: FactSpec, value: Any,
     """The parts of one top-level fact, each matched or not."""
     if value is None:
         part = _match_none(ctx, fact, fact.key)
+        if not part.ok:
+            part = _none_by_denial(ctx, fact) or part
         return [part if part.ok or _stated_for(ctx, fact, vocab) else Part(
             fact.key, True, None, None, "none, and nothing is stated for it")]
     if fact.kind == "mapping" and isinstance(value, Mapping):
@@ -1025,6 +1097,20 @@ def _fact_parts(ctx: Context, fact: FactSpec, value: Any,
     if fact.kind == "text" and isinstance(value, str):
         return [_match_text(ctx, fact, value)]
     return [_match_scalar(ctx, fact.key, fact, value, vocab)]
+
+
+def _none_by_denial(ctx: Context, fact: FactSpec) -> Part | None:
+    """A fact that would imply a yes/no (its ``implied_by``: the start of a fault implies
+    a fault) is said as none when the answer says no to that yes/no ("never stuck, so
+    nothing to order" has no start of a run, whatever it adds about later data)."""
+    for f in ctx.contract.facts:
+        if f.kind != "boolean" or fact.key not in f.implied_by or (
+                ctx.present is not None and f.key not in ctx.present):
+            continue
+        said = _match_bool(ctx, f.key, f, False)
+        if said.ok and said.given is False:
+            return Part(fact.key, True, None, False, f"none: the answer says no to {f.key}")
+    return None
 
 
 def _match_text(ctx: Context, fact: FactSpec, value: str) -> Part:

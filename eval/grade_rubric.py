@@ -237,7 +237,10 @@ def clarify_re() -> re.Pattern[str]:
         r"\b(?:could|can|would) you (?:please )?(?:clarify|specify|confirm|provide|tell me|let "
         r"me know|say)|\bplease (?:clarify|specify|provide|confirm)\b|\bwhich (?:asset|unit|"
         + asset_nouns_pattern() + r"|site|sensor|date|period|one|option) (?:do|did) you mean\b"
-        r"|\b(?:do|did) you mean\b|\bwhich (?:of (?:these|them|the)\b|one\b)",
+        r"|\b(?:do|did) you mean\b|\bwhich (?:of (?:these|them|the)\b|one\b)"
+        # "Need a clarification before answering": upstream's way of asking back.
+        r"|\b(?:need|needs|require|requires) (?:a |some |your )?clarification\b"
+        r"|\bclarification (?:is )?(?:needed|required)\b",
         re.IGNORECASE,
     )
 
@@ -247,12 +250,28 @@ def asks_back(text: str) -> bool:
     return clarify_re().search(text) is not None or "?" in text
 
 
-def _option_named(option: Any, text: str, norm: str) -> bool:
+def _option_named(option: Any, text: str, norm: str,
+                  names: Mapping[str, str] | None = None) -> bool:
     value = str(option)
     if re.search(r"[A-Z0-9]", value) and _token_in(value, text):
         return True
+    synonyms = [names[value]] if names and value in names else []
     return _label_in(RubricFact(id="option", key="options", kind="label", expected=value,
-                                why="an option"), norm)
+                                synonyms=synonyms, why="an option"), norm)
+
+
+@cache
+def sensor_names(asset_class: str) -> dict[str, str]:
+    """Each sensor of an asset class by what it measures, in words: its description up to
+    any parenthesis ("il1" -> "Phase 1 current"); {} for an unknown class."""
+    from generator.assetdef import load_asset_class
+    from generator.errors import UserError
+
+    try:
+        sensors = load_asset_class(asset_class).sensors
+    except (UserError, OSError, ValueError):
+        return {}
+    return {s.name: s.description.split("(")[0].strip() for s in sensors}
 
 
 def grade_clarification(scenario: Mapping[str, Any], text: str,
@@ -276,7 +295,9 @@ def grade_clarification(scenario: Mapping[str, Any], text: str,
             f"({ref.get('ambiguity', 'see the scenario')}) but the answer does not ask back"))
         return False, 0.0, violations, evidence
     evidence.append("the answer asks back")
-    named = [o for o in options if _option_named(o, text, norm)]
+    asset_class = scenario.get("asset_class")
+    names = sensor_names(asset_class) if isinstance(asset_class, str) else {}
+    named = [o for o in options if _option_named(o, text, norm, names)]
     # An option offered that the reference does not hold (a third order of the same kind)
     # is a wrong question back.
     shapes = {re.sub(r"\d+$", "", str(o)) for o in options if re.search(r"[A-Z]-", str(o))}

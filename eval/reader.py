@@ -64,8 +64,14 @@ UNITS: dict[str, tuple[str, float, float]] = {
     "ton hours": ("ton-h", 1.0, 0.0), "ton-h": ("ton-h", 1.0, 0.0), "ton·h": ("ton-h", 1.0, 0.0),
     "tonne-hours": ("ton-h", 1.0, 0.0), "tr-h": ("ton-h", 1.0, 0.0), "trh": ("ton-h", 1.0, 0.0),
     "tons of refrigeration": ("ton", 1.0, 0.0), "tons": ("ton", 1.0, 0.0),
+    # Cooling (not electrical) power in kW: 1 ton of refrigeration is 3.51685 kW.
+    "kw of refrigeration": ("ton", 1 / 3.51685, 0.0), "kw of cooling": ("ton", 1 / 3.51685, 0.0),
+    "kw refrigeration": ("ton", 1 / 3.51685, 0.0), "kwr": ("ton", 1 / 3.51685, 0.0),
+    "kw(r)": ("ton", 1 / 3.51685, 0.0), "kw cooling": ("ton", 1 / 3.51685, 0.0),
     "ton": ("ton", 1.0, 0.0), "tr": ("ton", 1.0, 0.0), "rt": ("ton", 1.0, 0.0),
     "hours": ("h", 1.0, 0.0), "hour": ("h", 1.0, 0.0), "hrs": ("h", 1.0, 0.0),
+    "minutes": ("h", 1 / 60, 0.0), "minute": ("h", 1 / 60, 0.0), "mins": ("h", 1 / 60, 0.0),
+    "min": ("h", 1 / 60, 0.0),
     "hr": ("h", 1.0, 0.0), "h": ("h", 1.0, 0.0),
     "days": ("h", 24.0, 0.0), "day": ("h", 24.0, 0.0), "d": ("h", 24.0, 0.0),
     "weeks": ("h", 168.0, 0.0), "week": ("h", 168.0, 0.0),
@@ -158,7 +164,8 @@ _UNIT_AFTER = re.compile(
     r"[ \t\u00a0\u202f]?(?P<unit>"
     + "|".join(re.escape(u) for u in sorted(UNITS, key=len, reverse=True))
     + r")(?![a-zA-Z0-9])", re.IGNORECASE)
-_COP = re.compile(r"\bCOP\b\s*(?:of|=|:|is|was|at|about|around|~|≈)?\s*$", re.IGNORECASE)
+_COP = re.compile(r"\bCOP\b\s*(?:(?:of|=|:|is|was|at|about|around|roughly|~|≈)\s*){0,2}$",
+                  re.IGNORECASE)
 _SMALL = {
     "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
     "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13,
@@ -647,7 +654,7 @@ def _numbers(text: str, rest: str) -> list[Num]:
         if u:
             unit = u.group("unit")
             end = u.end()
-        if unit is None and _COP.search(rest[max(0, m.start() - 12):m.start()]):
+        if unit is None and _COP.search(rest[max(0, m.start() - 24):m.start()]):
             unit = "COP"
         decimals, sig = precision(raw)
         out.append(Num(m.start(), end, value, unit, decimals, sig, text[m.start():end]))

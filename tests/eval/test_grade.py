@@ -163,6 +163,38 @@ def test_negative_scenarios_are_graded_on_refusal() -> None:
     assert grade(NEGATIVE, {"answerable": False}).feasible
 
 
+def test_a_refusal_may_report_the_tool_rejecting_the_id() -> None:
+    ok = grade(NEGATIVE, "The fleet list for NORTH stops at NORTH-TX04 and the history service "
+                         "flagged NORTH-TX09 as unknown. Hence no top-oil temperature data for "
+                         "NORTH-TX09 on that day.")
+    assert ok.score == 1.0
+
+
+OUTSIDE = _scenario(
+    {"answerable": False, "kind": "outside_window", "asset_id": "SOUTH-TX02",
+     "window": ["2026-10-03", "2026-10-05"], "data_end": "2026-08-29T23:00:00"},
+    negative=True, type="iot",
+    text="What was the lowest top-oil temperature of SOUTH-TX02 between 2026-10-03 and "
+         "2026-10-05?",
+)
+
+
+def test_a_refusal_may_offer_figures_from_the_data_that_exists() -> None:
+    # Marked as not the figure asked, and scoped to stored days or another unit: context.
+    assert grade(OUTSIDE, "No data for 3-5 October: the store ends on 29 August. For context, "
+                          "the coolest top oil on record was 31.4 °C on 12 August.").score == 1
+    assert grade(NEGATIVE, "NORTH-TX09 is not in the register, so I cannot give a figure. If it "
+                           "helps, NORTH-TX02 reached 64.2 °C that day - that is not the "
+                           "figure you asked for.").score == 1
+    # Unmarked, dated inside the window asked, or handed over as the answer: invented.
+    assert grade(OUTSIDE, "No data after 29 August; the low was 31.4 °C on 12 August."
+                 ).score == 0.5
+    assert grade(OUTSIDE, "There is no stored data for that week; if it helps, it would have "
+                          "been about 31.4 °C on 4 October.").score == 0.5
+    assert grade(NEGATIVE, "NORTH-TX09 cannot be found, presumably a typo for NORTH-TX02; if "
+                           "it helps, NORTH-TX02 reached 64.2 °C, so use that.").score == 0.5
+
+
 MALFORMED: list[Any] = [
     None, "", "   ", 12345, [1, 2, [3]], {"fault_type": math.nan}, b"\xff\xfe junk",
     {"fault_type": 10 ** 5000}, 10 ** 5000, float("inf"), "nan NaN inf", {"a": {"b": {}}},

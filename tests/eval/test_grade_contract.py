@@ -478,3 +478,107 @@ def test_a_value_said_once_for_every_key_with_each_or_apiece() -> None:
                      "How many pumps does each chilled-water loop have?")
     assert grade(record, "LOOP-A and LOOP-B have three pumps each.").score == 1.0
     assert grade(record, "LOOP-A and LOOP-B, with two pumps apiece.").score < 1.0
+def test_json_records_with_a_list_field_are_read_one_record_at_a_time() -> None:
+    record = _record(
+        {"groups": [{"units": ["WEST-TX02"], "score": 21.0},
+                    {"units": ["WEST-TX01", "WEST-TX03"], "score": 55.5}]},
+        {"groups": {"kind": "records", "ordered": True, "means": ["ranking"],
+                    "fields": [{"key": "units", "kind": "ids"},
+                               {"key": "score", "kind": "quantity", "means": ["pts", "score"]}]}},
+        "Rank the WEST units by score, worst first, ties together.")
+    right = {"worst_first": [{"units": ["WEST-TX02"], "pts": 21.0},
+                             {"units": ["WEST-TX01", "WEST-TX03"], "pts": 55.5}]}
+    assert grade(record, right).score == 1.0
+    swapped = {"worst_first": [{"units": ["WEST-TX02"], "pts": 55.5},
+                               {"units": ["WEST-TX01", "WEST-TX03"], "pts": 21.0}]}
+    assert grade(record, swapped).score < 1.0
+
+
+def test_one_label_said_for_every_entry_of_a_mapping() -> None:
+    record = _record(
+        {"grades": {"vibration": "normal", "noise": "normal", "leakage": "normal"}},
+        {"grades": {"kind": "mapping", "means": ["condition"],
+                    "keys": {"vibration": ["vibration"], "noise": ["noise"],
+                             "leakage": ["leakage", "leaks"]},
+                    "value": {"key": "grades", "kind": "label",
+                              "labels": {"normal": ["normal"], "abnormal": ["abnormal"]}}}},
+        "Grade the vibration, noise and leakage checks of pump P-7.")
+    assert grade(record, "Every check came back normal: vibration at 2.1 mm/s, noise at 71 "
+                         "dB and leakage nil.").score == 1.0
+    assert grade(record, "Each of vibration, noise and leakage is normal.").score == 1.0
+    # Two labels in the sentence: neither is said for all.
+    assert grade(record, "All checks done: vibration, noise and leakage are abnormal or "
+                         "normal.").score < 1.0
+    assert grade(record, "Vibration, noise and leakage were all checked, and leakage is "
+                         "abnormal.").score < 1.0
+
+
+def test_a_negative_label_written_as_its_stem_with_no_after_it() -> None:
+    facts = {"action": {"kind": "label", "means": ["action"],
+                        "labels": {"leave": ["no repair needed", "leave it"],
+                                   "repair": ["repair needed", "repair it"]}}}
+    record = _record({"action": "leave"}, facts, "Does pump P-7 need a repair?")
+    assert grade(record, {"pump": "P-7", "repair_needed": False}).score == 1.0
+    assert grade(record, "Pump P-7 - repair needed: no.").score == 1.0
+    assert grade(record, {"pump": "P-7", "repair_needed": True}).score < 1.0
+    repair = _record({"action": "repair"}, facts, "Does pump P-7 need a repair?")
+    assert grade(repair, {"pump": "P-7", "repair_needed": False}).score < 1.0
+    assert grade(repair, "Pump P-7 - repair needed: yes.").score == 1.0
+
+
+def test_no_to_a_yes_no_says_none_for_the_fact_that_implies_it() -> None:
+    facts = {"fault_found": {"kind": "boolean", "implied_by": ["fault_start"],
+                             "labels": {"true": ["stuck", "froze"], "false": ["never stuck"]}},
+             "fault_start": {"kind": "timestamp", "granularity": "hour",
+                             "means": ["since", "froze"]}}
+    record = _record({"fault_found": False, "fault_start": None}, facts,
+                     "Was the WTI of NORTH-TX04 stuck during 1-7 July 2026, and since when?")
+    assert grade(record, "The WTI was never stuck in that week. Later on it froze, at 05:00 "
+                         "on 9 July 2026, outside the week.").score == 1.0
+    assert grade(record, "The WTI froze at 05:00 on 3 July 2026.").score < 1.0
+
+
+def test_a_json_key_qualified_by_a_date_answers_its_yes_no() -> None:
+    facts = {"premise_holds": {"kind": "boolean", "assumed": True,
+                               "labels": {"false": ["no leak on", "did not leak"]}}}
+    text = "Which order followed the oil leak of pump P-7 on 2026-05-02?"
+    record = _record({"premise_holds": False}, facts, text)
+    assert grade(record, {"pump": "P-7", "leak_on_2026-05-02": False, "orders": []}
+                 ).score == 1.0
+    assert grade(record, "Leak on: no.").score == 1.0
+    assert grade(record, {"pump": "P-7", "leak_on_2026-05-02": True, "orders": []}
+                 ).score < 1.0
+
+
+def test_a_value_restated_as_another_fact() -> None:
+    record = _record({"final": 41.5, "peak": 41.5},
+                     {"final": {"kind": "quantity", "unit": "°C", "means": ["final", "ends"]},
+                      "peak": {"kind": "quantity", "unit": "°C", "means": ["peak", "highest"]}},
+                     "Forecast the bearing temperature of pump P-7 for 4 hours: final value "
+                     "and peak?")
+    assert grade(record, "Final value 41.5 °C at 04:00; that's also the peak.").score == 1.0
+    assert grade(record, "It ends at 41.5 °C, which was also the highest.").score == 1.0
+    assert grade(record, "Final value 41.5 °C; from 39.0 °C it is also the peak.").score < 1.0
+
+
+def test_a_json_key_names_the_unit_of_its_number() -> None:
+    record = _record({"downtime_h": 2.5, "rate_kw_per_ton": 0.61},
+                     {"downtime_h": {"kind": "quantity", "unit": "h", "means": ["downtime"]},
+                      "rate_kw_per_ton": {"kind": "quantity", "unit": "kW/ton",
+                                          "means": ["rate"]}},
+                     "How long was pump P-7 down, and at what kW/ton did its chiller run?")
+    assert grade(record, {"outage_min": 150, "efficiency_kw_per_ton": 0.61}).score == 1.0
+    assert grade(record, {"outage_min": 2.5, "efficiency_kw_per_ton": 0.61}).score < 1.0
+
+
+def test_shipped_dga_contract_reads_no_code_to_put_on_an_order_as_no_work() -> None:
+    record = {"id": "d1", "type": "", "family": "ma_dga_to_workorder",
+              "text": "Was the DGA of WEST-TX01 taken on 2026-05-04 followed by corrective "
+                      "work? If not, which failure code goes on my order?",
+              "reference_answer": {"sample_timestamp": "2026-05-04T09:00:00",
+                                   "fault_type": "normal", "failure_code": None,
+                                   "work_orders": [], "decision": "no corrective work needed"}}
+    assert grade(record, "WEST-TX01's 4 May oil is healthy: nothing to follow up and no "
+                         "code to put on any order.").score == 1.0
+    assert grade(record, "WEST-TX01's 4 May oil is healthy, but raise a new order anyway."
+                 ).score < 1.0

@@ -197,6 +197,23 @@ def test_structured_clarification_passes(ask: dict[str, Any]) -> None:
     assert grade(ask, dict(ask["reference_answer"])).feasible
 
 
+def test_clarification_stated_as_needed_with_sensors_named_in_words() -> None:
+    ask = {"id": "ask_2", "type": "iot", "asset_class": "transformer",
+           "text": "What is the latest voltage of WEST-TX03?", "difficulty": "easy",
+           "reference_answer": {"clarification_needed": True, "ambiguity": "which voltage",
+                                "options": ["vl1", "vl2", "vl3"]}}
+    said = ("I require clarification first - voltage may be: phase 1 voltage to neutral, "
+            "phase 2 voltage to neutral, phase 3 voltage to neutral.")
+    assert grade(ask, said).score == 1.0
+    assert grade(ask, {"response": said[:40], "choices": ["phase 1 voltage to neutral",
+                                                          "phase 2 voltage to neutral",
+                                                          "phase 3 voltage to neutral"]}
+                 ).score == 1.0
+    assert grade(ask, "I require clarification first: phase 1 voltage to neutral or phase 2 "
+                      "voltage to neutral.").score < 1.0
+    assert grade(ask, "Phase 1 voltage to neutral is 0.23 kV.").score == 0.0
+
+
 # -- sets and dry runs -------------------------------------------------------------------------
 
 

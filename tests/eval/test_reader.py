@@ -21,10 +21,20 @@ def _values(text: str) -> list[tuple[float, str | None]]:
     ("41\u202f129 tons", [(41129.0, "tons")]),
     ("a single job", [(1.0, None)]),
     ("COP of 5.5", [(5.5, "COP")]),
+    ("a COP of roughly 6.1", [(6.1, "COP")]),
+    ("COP is about 5.2", [(5.2, "COP")]),
+    ("850 kW of cooling", [(850.0, "kW of cooling")]),
+    ("95 minutes", [(95.0, "minutes")]),
     ("293 °F", [(293.0, "°F")]),
 ])
 def test_numbers_as_people_write_them(text: str, expected: list[tuple[float, str | None]]) -> None:
     assert _values(text) == expected
+
+
+def test_cooling_power_in_kw_is_tons_of_refrigeration_and_electrical_kw_is_not() -> None:
+    cooling, electrical = read("703.4 kW of refrigeration for 160 kW", year=2026).numbers
+    assert cooling.as_unit("ton") == pytest.approx([200.0], abs=0.01)
+    assert electrical.as_unit("ton") == []
 
 
 def test_no_number_is_read_from_an_id_a_date_or_a_time() -> None:
