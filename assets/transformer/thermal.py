@@ -55,7 +55,8 @@ of the model (min of k11·τo, k22·τw, τo/k22: 3.5 min for OF and OD) for sta
 uses Dt = 1 min (:data:`MODEL_STEP_MIN`, a data step of 60 min is 60 model steps), the step
 of the emergency-loading check. Counting the rate at each data step's end for the whole step
 instead (hourly data: V at the hour's end × 1 h) overstates the loss after a rise in load,
-since the hot spot climbs through the hour: 3-31 % on the overload episodes of a generated run.
+since the hot spot climbs through the hour, and understates it after a fall: on the overload
+episodes of a 1000-scenario run (seed 2903) the integral is 22 % below to 2 % above it.
 IEEE C57.91-2011 clause 7: F_AA = exp(15000/383 − 15000/(θH + 273)), F_EQA = Σ F_AA·Δt/Σ Δt,
 normal insulation life 180 000 h.
 
