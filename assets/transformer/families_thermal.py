@@ -8,15 +8,19 @@ Standards and formulas (``/work/shared/domain/transformer-standards.md`` §2-3):
   (Table 4) and loading limits per size class and regime (not checked against a primary copy).
 * IEC 60076-7 clause 6.3 relative ageing: non-thermally-upgraded (Kraft) paper
   V = 2^((θh − 98)/6); thermally upgraded paper V = exp(15000/383 − 15000/(θh + 273)).
-  Loss of life L = Σ V·Δt. The nameplate's paper decides the formula.
+  Loss of life L = Σ V·Δt. The nameplate's paper decides the formula. Over a modelled
+  episode the rate is integrated over the model's own steps (the annex's difference equations
+  in 1-minute steps, ``compute_loss_of_life``), not taken at each hour's end for the whole
+  hour; the texts say so (:data:`METHOD_NOTES`).
 * IEEE C57.91-2011 clause 7: F_AA = exp(15000/383 − 15000/(θH + 273)) (thermally upgraded
   paper, 110 °C reference), F_EQA = Σ F_AA·Δt / Σ Δt; F_EQA > 1 means faster than normal.
 
 Families:
 
 * ``fmsr_overload_ageing``: the stretch of consecutive hours above the nameplate rating that
-  holds a day's peak load → hot spot modelled from hourly load and ambient → loss of life
-  and ageing factor with the nameplate's paper;
+  holds a day's peak load → hot spot modelled from hourly load and ambient (each held for its
+  hour) → loss of life integrated minute by minute and ageing factor with the nameplate's
+  paper;
 * ``ma_ageing_window``: IEEE equivalent ageing over a day or a week from the winding
   temperature indicator (a thermal image of the hot spot) of a unit with upgraded paper;
 * ``fmsr_emergency_loading``: can a unit carry K pu for D hours at θa, coming off a stated
@@ -77,16 +81,22 @@ KRAFT_DESCRIPTION = (
 MEASURED_WTI = "measured_winding_indicator"
 WARM_START = "model_warmed_from_midnight"
 UPGRADED_NOTE = "Its nameplate lists thermally upgraded paper."
-# How the overload-episode texts pin the hot-spot model (one is picked per draw).
+# How the overload-episode texts pin the hot-spot model and the loss-of-life integration
+# (one is picked per draw): each hourly reading's load and ambient held for its hour, and the
+# ageing rate integrated over the model's 1-minute steps, not taken once per hour.
 METHOD_NOTES: tuple[str, ...] = (
-    "Model the hot spot from the hourly load and ambient, settled at the first hour's load; "
-    "one hour per reading.",
+    "Model the hot spot from the hourly load and ambient, settled at the first hour's load and "
+    "each reading held for its hour; integrate the ageing rate minute by minute with the "
+    "IEC 60076-7 difference equations.",
     "Use the thermal model on hourly load and ambient, starting steady at the first hour's "
-    "load, one hour per reading.",
+    "load, each reading held for an hour, and add up the ageing in the model's 1-minute steps "
+    "(IEC 60076-7 difference equations).",
     "Work the hot spot out from load and ambient rather than the winding gauge, starting "
-    "settled at the first hour's load; each reading counts as one hour.",
+    "settled at the first hour's load with each reading held for its hour; count the ageing "
+    "over 1-minute steps of the IEC 60076-7 difference equations, not once per hour.",
     "Compute the hot spot from the load and ambient of those hours alone, as if settled at "
-    "the first hour's load, one hour per reading.",
+    "the first hour's load, each reading held for one hour, and integrate the ageing rate over "
+    "the IEC 60076-7 difference equations in 1-minute steps.",
 )
 # An ageing factor this close to 1 decides "faster than normal" on rounding: dropped.
 NORMAL_MARGIN = 0.03
@@ -170,16 +180,17 @@ def _episode_derive(params: dict[str, Any], outputs: list[dict[str, Any]]) -> di
         hot = [float(r["wti"]) for r in run if r.get("wti") is not None]
         if len(hot) != n:
             raise Ambiguous("winding readings missing in the episode")
-        paper = str(lol["paper"])
+        # hourly readings only: each reading's rate counts for its hour
+        loss = sum(ageing_v(t, str(lol["paper"])) for t in hot)
     else:
+        # the model's hot spot at each hour's end; the loss integrated over its 1-min steps
         hot = [float(v) for v in lol["hot_spot_c"]]
+        steps = [float(v) for v in lol["step_loss_of_life_hours"]]
         if params.get("warm_start"):
-            hot = hot[-n:]
+            hot, steps = hot[-n:], steps[-n:]
         elif abs(float(lol["period_hours"]) - n) > 1e-9:
             raise Ambiguous("the modelled period is not the episode")
-        paper = str(lol["paper"])
-    rates = [ageing_v(t, paper) for t in hot]
-    loss = sum(rates)  # one hour per reading
+        loss = sum(steps)
     factor = loss / n
     if abs(factor - 1.0) < NORMAL_MARGIN:
         raise Ambiguous(f"ageing factor {factor:.3f} is too close to 1")
@@ -310,8 +321,9 @@ async def overload_ageing(
     peak load.
 
     The hot spot is modelled from the hourly load and ambient (IEC 60076-7 dynamic model,
-    settled at the first hour's load, each reading one hour); the nameplate's paper picks the
-    ageing formula. Gated: the measured winding indicator, a model warmed from midnight (both
+    settled at the first hour's load, each reading held for its hour) and the ageing rate is
+    integrated over the model's 1-minute steps; the nameplate's paper picks the ageing
+    formula. Gated: the measured winding indicator, a model warmed from midnight (both
     pinned by the text) and the Kraft default (stated for upgraded paper).
     """
     found = await pick_overload_day(ctx, rng)

@@ -12,7 +12,9 @@ Dynamics (clause 8.2): the differential equations
 are solved exactly for inputs (K, θa) held constant over each step (zero-order hold):
 x(t+Δt) = x∞ + (x(t) − x∞)·exp(−Δt/τ). The standard's difference equations are the
 explicit Euler form of the same equations and converge to this solution as Δt → 0 (a
-test checks it); the exact form is stable for any step, so hourly data needs no sub-steps.
+test checks it); the exact form is stable for any step, so hourly data needs no sub-steps
+for the temperatures at the hours (:func:`simulate`). Loss of life is another matter: the
+ageing rate varies within the hour, so it is integrated in model steps (below).
 
 Sub-step integration with switching (:class:`ThermalStepper`, used by the simulator to check
 alarm and trip settings inside the hour):
@@ -38,6 +40,23 @@ alarm and trip settings inside the hour):
 
 Relative ageing (clause 6.3): Kraft paper V = 2^((θh − 98)/6); thermally upgraded paper
 V = exp(15000/(110 + 273) − 15000/(θh + 273)). Loss of life L = Σ V·Δt.
+
+Loss of life over a load series (:func:`integrate`) follows the difference equations of the
+IEC 60076-7 annex on solving the differential equations, in the model's own steps Dt, not the
+data's: with the inputs of data step i (K, θa) held over it,
+
+    Dθo(n)   = Dt/(k11·τo)·([(1 + R·K²)/(1 + R)]^x·Δθor − (θo(n−1) − θa))
+    DΔθh1(n) = Dt/(k22·τw)·(k21·H·gr·K^y − Δθh1(n−1))
+    DΔθh2(n) = Dt/(τo/k22)·((k21 − 1)·H·gr·K^y − Δθh2(n−1))
+    θh(n) = θo(n) + Δθh1(n) − Δθh2(n),    DL(n) = V(θh(n))·Dt,    L = Σ DL(n).
+
+The standard asks for Dt as small as possible and never above half the smallest time constant
+of the model (min of k11·τo, k22·τw, τo/k22: 3.5 min for OF and OD) for stability; the project
+uses Dt = 1 min (:data:`MODEL_STEP_MIN`, a data step of 60 min is 60 model steps), the step
+of the emergency-loading check. Counting the rate at each data step's end for the whole step
+instead (hourly data: V at the hour's end × 1 h) overstates the loss after a rise in load,
+since the hot spot climbs through the hour, and understates it after a fall: on the overload
+episodes of a 1000-scenario run (seed 2903) the integral is 22 % below to 2 % above it.
 IEEE C57.91-2011 clause 7: F_AA = exp(15000/383 − 15000/(θH + 273)), F_EQA = Σ F_AA·Δt/Σ Δt,
 normal insulation life 180 000 h.
 
@@ -48,7 +67,7 @@ they were not checked against a primary copy and every caller may override them.
 from __future__ import annotations
 
 import math
-from typing import Literal
+from typing import Literal, NamedTuple
 
 import numpy as np
 import numpy.typing as npt
@@ -58,6 +77,8 @@ FloatArray = npt.NDArray[np.float64]
 CoolingClass = Literal["ONAN_distribution", "ONAN", "ONAF", "OF", "OD"]
 Paper = Literal["kraft", "upgraded"]
 NORMAL_INSULATION_LIFE_H = 180_000.0
+# Model step of the loss-of-life integration (IEC 60076-7 difference equations), minutes.
+MODEL_STEP_MIN = 1.0
 
 
 class ThermalCharacteristics(BaseModel):
@@ -260,6 +281,96 @@ def ageing_rate(hot_spot: float | FloatArray, paper: Paper = "kraft") -> float |
 def loss_of_life_hours(hot_spot: FloatArray, step_h: float, paper: Paper = "kraft") -> float:
     """Loss of life L = Σ V·Δt in hours over a hot-spot series sampled every ``step_h``."""
     return float(np.sum(ageing_rate(np.asarray(hot_spot, dtype=float), paper)) * step_h)
+
+
+def smallest_time_constant(c: ThermalCharacteristics) -> float:
+    """The smallest time constant of the dynamic model, min(k11·τo, k22·τw, τo/k22), minutes."""
+    return min(c.k11 * c.tau_o, c.k22 * c.tau_w, c.tau_o / c.k22)
+
+
+class Integration(NamedTuple):
+    """The difference equations run over a series (see :func:`integrate`)."""
+
+    top_oil: FloatArray
+    """θo at the end of each data step, °C."""
+    hot_spot: FloatArray
+    """θh at the end of each data step, °C."""
+    step_loss_h: FloatArray
+    """Loss of life accumulated within each data step, Σ V(n)·Dt over its model steps, h."""
+    model_step_min: float
+    """The model step Dt used, minutes."""
+
+
+def integrate(
+    k: FloatArray,
+    ambient: FloatArray,
+    c: ThermalCharacteristics,
+    step_min: float,
+    paper: Paper = "kraft",
+    model_step_min: float = MODEL_STEP_MIN,
+) -> Integration:
+    """Top oil, hot spot and loss of life with the IEC 60076-7 difference equations.
+
+    The state starts at the steady state of ``(k[0], ambient[0])``; ``k[i]`` and
+    ``ambient[i]`` are held over data step i, which the model crosses in
+    n = ⌈step_min / model_step_min⌉ steps of Dt = step_min / n. Each model step applies the
+    difference equations of the module docstring and adds V(θh(n))·Dt to the loss of life.
+
+    With the inputs held, each equation is x(n) = T + (x(n−1) − T)·(1 − Dt/τ), so the n
+    model steps of a data step are computed at once as T + (x0 − T)·(1 − Dt/τ)^j,
+    j = 1..n: the same numbers as stepping them one by one.
+
+    Args:
+        k: Load factor per data step, ≥ 0.
+        ambient: Ambient per data step, °C.
+        c: Thermal characteristics.
+        step_min: Data step length, minutes.
+        paper: "kraft" or "upgraded" (the ageing-rate formula).
+        model_step_min: Largest model step, minutes.
+
+    Returns:
+        Data-step-end temperatures, the loss of life per data step and the model step used.
+
+    Raises:
+        ValueError: Series of unequal length, a step that is not positive, or a model step
+            above half the smallest time constant (the standard's stability limit).
+    """
+    k = np.asarray(k, dtype=float)
+    ambient = np.asarray(ambient, dtype=float)
+    if k.shape != ambient.shape or k.ndim != 1 or k.size == 0:
+        raise ValueError("k and ambient must be non-empty 1-D series of equal length")
+    if step_min <= 0 or model_step_min <= 0:
+        raise ValueError("step_min and model_step_min must be positive")
+    n = max(1, math.ceil(step_min / model_step_min - 1e-9))
+    dt = step_min / n
+    limit = smallest_time_constant(c) / 2.0
+    if dt > limit:
+        raise ValueError(
+            f"model step {dt:g} min is above half the smallest time constant ({limit:g} min)"
+        )
+    j = np.arange(1, n + 1, dtype=float)
+    r_o = (1.0 - dt / (c.k11 * c.tau_o)) ** j
+    r_1 = (1.0 - dt / (c.k22 * c.tau_w)) ** j
+    r_2 = (1.0 - dt / (c.tau_o / c.k22)) ** j
+    grad = c.hot_spot_gradient
+    target_o = ambient + top_oil_rise(k, c)
+    ky = np.power(k, c.y)
+    target_1 = c.k21 * grad * ky
+    target_2 = (c.k21 - 1.0) * grad * ky
+    o, h1, h2 = float(target_o[0]), float(target_1[0]), float(target_2[0])
+    top_oil = np.empty(k.size)
+    hot_spot = np.empty(k.size)
+    loss = np.empty(k.size)
+    for i in range(k.size):
+        t_o, t_1, t_2 = float(target_o[i]), float(target_1[i]), float(target_2[i])
+        oil = t_o + (o - t_o) * r_o
+        d1 = t_1 + (h1 - t_1) * r_1
+        d2 = t_2 + (h2 - t_2) * r_2
+        hot = oil + d1 - d2
+        loss[i] = float(np.sum(ageing_rate(hot, paper))) * dt / 60.0
+        o, h1, h2 = float(oil[-1]), float(d1[-1]), float(d2[-1])
+        top_oil[i], hot_spot[i] = o, float(hot[-1])
+    return Integration(top_oil, hot_spot, loss, dt)
 
 
 def equivalent_ageing_factor(hot_spot: FloatArray) -> float:

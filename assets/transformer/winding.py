@@ -26,6 +26,10 @@ Standards and editions:
 - Paper, size class and cooling class come from the argument, else the asset's nameplate in
   the store, else a documented default (:mod:`assets.transformer.nameplate`); each result
   says which source was used.
+- IEC 60076-7:2018 loss of life over a load series (``compute_loss_of_life``): the annex's
+  difference equations crossed in model steps of at most 1 min, L = Σ V·Dt over those steps
+  (:func:`assets.transformer.thermal.integrate`); hot spots are reported at each data step's
+  end, the loss of life is not their rate times the data step.
 - IEEE C57.91-2011 clause 7: F_AA = exp(15000/383 − 15000/(θH + 273)),
   F_EQA = Σ F_AA·Δt / Σ Δt, normal insulation life 180 000 h
   (:func:`assets.transformer.thermal.equivalent_ageing_factor`).
@@ -61,8 +65,7 @@ from assets.transformer.thermal import (
     ThermalCharacteristics,
     ageing_rate,
     equivalent_ageing_factor,
-    loss_of_life_hours,
-    simulate,
+    integrate,
     steady_state,
 )
 
@@ -83,7 +86,8 @@ STANDARD_WINDING = (
 )
 STANDARD_THERMAL = (
     "IEC 60076-7:2018 clauses 6-8 thermal model (commonly tabulated Table 4 characteristics, "
-    "user-overridable) and clause 6.3 relative ageing / loss of life"
+    "user-overridable) and clause 6.3 relative ageing / loss of life (a load series: the "
+    "annex's difference equations in 1-minute model steps, L = Σ V·Dt over those steps)"
 )
 STANDARD_EQA = "IEEE C57.91-2011 clause 7 (F_AA, F_EQA, normal insulation life 180 000 h)"
 
@@ -625,12 +629,22 @@ class LossOfLifeResult(BaseModel):
     paper: Paper = Field(description="Insulation paper used for the ageing rate.")
     paper_source: Source = Field(description="'argument', 'nameplate' or 'default' (kraft).")
     step_minutes: float = Field(description="Step length, minutes.")
+    model_step_minutes: float = Field(
+        description="Step Dt of the IEC 60076-7 difference equations, minutes (each data step "
+        "is crossed in equal model steps of at most 1 min)."
+    )
     period_hours: float = Field(description="Length of the series, hours.")
     top_oil_c: list[float] = Field(description="Top-oil temperature at the end of each step, °C.")
     hot_spot_c: list[float] = Field(description="Hot-spot temperature at the end of each step.")
-    peak_hot_spot_c: float = Field(description="Highest hot-spot temperature, °C.")
+    peak_hot_spot_c: float = Field(description="Highest of hot_spot_c, °C.")
     peak_index: int = Field(description="Index of the step with the highest hot spot.")
-    loss_of_life_hours: float = Field(description="L = Σ V·Δt, hours.")
+    step_loss_of_life_hours: list[float] = Field(
+        description="Loss of life within each step: Σ V·Dt over its model steps, hours."
+    )
+    loss_of_life_hours: float = Field(
+        description="L = Σ V·Dt over every model step (V at the hot spot after each model "
+        "step), hours; not V at the end of each data step times its length."
+    )
     mean_ageing_rate: float = Field(description="L / period: equivalent ageing rate.")
     loss_of_life_pct_of_normal_life: float = Field(
         description="L / 180 000 h × 100 (normal insulation life of IEEE C57.91)."
@@ -651,7 +665,9 @@ def compute_loss_of_life(
     """Hot-spot series and loss of life over a load series (IEC 60076-7 clause 8.2, 6.3).
 
     The state starts at the steady state of the first sample; ``load_factors[i]`` and
-    ``ambient_c[i]`` are held over the step ending at sample i.
+    ``ambient_c[i]`` are held over the step ending at sample i. The annex's difference
+    equations cross each step in model steps of at most 1 min and the ageing rate is
+    integrated over them (:func:`assets.transformer.thermal.integrate`).
 
     Args:
         asset_name: Asset the calculation is for.
@@ -685,10 +701,10 @@ def compute_loss_of_life(
         amb = np.asarray(p.ambient_c, dtype=float)
     else:
         amb = np.full(k.size, float(p.ambient_c))
-    theta_o, theta_h = simulate(k, amb, COOLING[cooling_used], p.step_minutes)
-    step_h = p.step_minutes / 60.0
-    lol = loss_of_life_hours(theta_h, step_h, paper_used)
-    period = k.size * step_h
+    run = integrate(k, amb, COOLING[cooling_used], p.step_minutes, paper_used)
+    theta_o, theta_h = run.top_oil, run.hot_spot
+    lol = float(np.sum(run.step_loss_h))
+    period = k.size * p.step_minutes / 60.0
     peak = int(np.argmax(theta_h))
     return LossOfLifeResult(
         asset_name=p.asset_name,
@@ -697,11 +713,13 @@ def compute_loss_of_life(
         paper=paper_used,
         paper_source=paper_source,
         step_minutes=p.step_minutes,
+        model_step_minutes=run.model_step_min,
         period_hours=period,
         top_oil_c=[float(v) for v in theta_o],
         hot_spot_c=[float(v) for v in theta_h],
         peak_hot_spot_c=float(theta_h[peak]),
         peak_index=peak,
+        step_loss_of_life_hours=[float(v) for v in run.step_loss_h],
         loss_of_life_hours=lol,
         mean_ageing_rate=lol / period,
         loss_of_life_pct_of_normal_life=lol / NORMAL_INSULATION_LIFE_H * 100.0,

@@ -4,7 +4,8 @@ DGA and oil: ``fmsr_gas_rate``, ``iot_gas_trend_window``, ``fmsr_dga_resample_in
 (IEEE C57.104-2008 TDCG, rate and Table 3), ``fmsr_fault_onset`` (IEC 60599 ratios on every
 sample of a window), ``fmsr_oil_quality`` and ``wo_oil_treatment`` (IEC 60422:2013).
 Thermal: ``fmsr_overload_ageing``, ``ma_overload_ageing_workorder`` (IEC 60076-7 dynamic model
-on the hours above rating), ``ma_ageing_window`` (IEEE C57.91 F_EQA of the winding
+on the hours above rating, the ageing rate integrated minute by minute with the annex's
+difference equations), ``ma_ageing_window`` (IEEE C57.91 F_EQA of the winding
 indicator), ``fmsr_emergency_loading`` (clause 8.2 with the loading limits) and
 ``fmsr_sustained_overload`` (clause 7 steady state).
 
@@ -361,12 +362,15 @@ def _episode(ctx: AuditContext, case: Case, c: dict[str, Any]) -> dict[str, Any]
         if any(d.get("wti") is None for d in run):
             raise NoSingleAnswer("winding readings missing")
         hot = [float(d["wti"]) for d in run]
+        loss = sum(sot.ageing_v(t, c["paper"]) for t in hot)  # hourly readings: one hour each
     else:
         if any(d.get("ati") is None for d in run):
             raise NoSingleAnswer("ambient readings missing")
-        hot = sot.hourly_hot_spots([float(d["load_mva"]) / rated for d in run],
-                                   [float(d["ati"]) for d in run], _thermal(plate))
-    loss = sum(sot.ageing_v(t, c["paper"]) for t in hot)  # one hour per reading
+        # the texts pin the integration: the ageing rate minute by minute, not once an hour
+        hot, hourly = sot.minute_ageing([float(d["load_mva"]) / rated for d in run],
+                                        [float(d["ati"]) for d in run], _thermal(plate),
+                                        c["paper"])
+        loss = sum(hourly)
     factor = loss / len(run)
     return {"start": _ts(run[0]), "end": _ts(run[-1]), "hours": len(run),
             "peak_hot_spot_c": max(hot), "loss_of_life_hours": loss, "ageing_factor": factor,

@@ -285,7 +285,8 @@ def _d1_day() -> list[Doc]:
 
 
 METHOD = ("Model the hot spot from the hourly load and ambient, settled at the first hour's "
-          "load; one hour per reading.")
+          "load and each reading held for its hour; integrate the ageing rate minute by minute "
+          "with the IEC 60076-7 difference equations.")
 
 
 def test_overload_ageing_on_the_stretch_holding_the_peak() -> None:
@@ -326,6 +327,60 @@ def test_hourly_model_after_a_step_in_load() -> None:
     hot = sot.hourly_hot_spots([1.0, 1.2], [30.0, 30.0], c)
     assert hot[0] == pytest.approx(30 + 55 + 23.1, abs=1e-9)
     assert hot[1] == pytest.approx(120.35, abs=0.01)
+
+
+def test_minute_ageing_steps_the_difference_equations() -> None:
+    # D1 (ONAN distribution: k11·τo = 180 min, k22·τw = 8 min, k21 = 1 so Δθh2 = 0), Kraft,
+    # θa = 19.9. Hour 1 settled at K = 1.0: θo = 74.9, Δθh1 = 23.1, θh = 98.0, V = 1 → 1 h.
+    # Hour 2 at K = 1.2: targets θo 19.9 + 55·(8.2/6)^0.8 = 90.51432 °C, Δθh1
+    # 23.1·1.2^1.6 = 30.92445 K. With the inputs held, minute j of the hour is
+    #   θo_j = 90.51432 − 15.61432·(179/180)^j,  Δθh1_j = 30.92445 − 7.82445·(7/8)^j.
+    # Minutes 1-3: θh 99.06480, 100.00687, 100.84148 (the tool's golden case). At j = 60:
+    # (179/180)^60 = 0.715866 → θo = 79.33660; (7/8)^60 = 0.000331 → Δθh1 = 30.92186;
+    # θh = 110.25842 (V there = 2^(12.25842/6) = 4.1212).
+    # Hour 2 uses Σ_j 2^((θh_j − 98)/6)/60 over j = 1..60 = 3.05170 h, not 4.1212 h.
+    c = sot.THERMAL["ONAN_distribution"]
+    hot, used = sot.minute_ageing([1.0, 1.2], [19.9, 19.9], c, "kraft")
+    assert hot == pytest.approx([98.0, 110.25842], abs=1e-4)
+    assert used[0] == pytest.approx(1.0)
+    closed = [90.51432 - 15.61432 * (179 / 180) ** j + 30.92445 - 7.82445 * (7 / 8) ** j
+              for j in range(1, 61)]
+    assert closed[:3] == pytest.approx([99.06480, 100.00687, 100.84148], abs=1e-4)
+    assert used[1] == pytest.approx(sum(2 ** ((t - 98) / 6) for t in closed) / 60, rel=1e-6)
+    assert used[1] == pytest.approx(3.05170, abs=1e-4)
+
+
+def test_overload_ageing_integrates_the_rate_within_the_hour() -> None:
+    # D1 at 30 °C: 14:00 at 1.92 MVA (K 1.2, settled: θo 100.614, Δθh 30.924, θh = 131.539,
+    # V = 2^(33.539/6) = 48.161 → 48.161 h), 15:00 at 2.0 MVA (K 1.25, the day's peak):
+    # targets θo∞ = 30 + 55·(8.8125/6)^0.8 = 30 + 55·1.360061 = 104.803 °C,
+    # Δθh∞ = 23.1·1.25^1.6 = 33.012 K; minute by minute, as above,
+    #   θh_j = θo∞ + (θo0 − θo∞)·(179/180)^j + Δθh∞ + (Δθh0 − Δθh∞)·(7/8)^j
+    # → θh(60) = 134.816, L = 48.161 + Σ V(θh_j)/60 = 48.161 + 64.368 = 112.529 h.
+    # The hour-end rule gives 48.161 + V(134.816) = 48.161 + 70.323 = 118.484 h (5.3 % more):
+    # a mismatch.
+    def target(k: float) -> tuple[float, float]:
+        return 30 + 55 * ((1 + 5 * k * k) / 6) ** 0.8, 23.1 * k**1.6
+
+    (o0, h0), (o1, h1) = target(1.2), target(1.25)
+    hot = [o1 + (o0 - o1) * (179 / 180) ** j + h1 + (h0 - h1) * (7 / 8) ** j
+           for j in range(1, 61)]
+    first = 2 ** ((o0 + h0 - 98) / 6)
+    loss = first + sum(2 ** ((t - 98) / 6) for t in hot) / 60
+    assert (o0 + h0, hot[-1], loss) == pytest.approx((131.539, 134.816, 112.529), abs=1e-3)
+    day = [_hour("D1", h, {14: 1.92, 15: 2.0}.get(h, 1.0), 90.0) for h in range(24)]
+    raw = MemoryRaw([DIST], telemetry={"D1": day})
+    ref = {"start": "2026-07-01T14:00:00", "end": "2026-07-01T15:00:00", "hours": 2,
+           "peak_hot_spot_c": hot[-1], "loss_of_life_hours": loss, "ageing_factor": loss / 2,
+           "faster_than_normal": True}
+    tol = {"peak_hot_spot_c": 0.01, "loss_of_life_hours": 0.01, "ageing_factor": 0.01}
+    params = {"asset_id": "D1", "day": "2026-07-01"}
+    text = "Ageing of D1 around the peak load of 2026-07-01? " + METHOD
+    assert audit(raw, "fmsr_overload_ageing", text, params, ref, tol).verdict == "match"
+    hour_end = first + 2 ** ((hot[-1] - 98) / 6)
+    assert hour_end == pytest.approx(118.484, abs=1e-3)
+    old = ref | {"loss_of_life_hours": hour_end, "ageing_factor": hour_end / 2}
+    assert audit(raw, "fmsr_overload_ageing", text, params, old, tol).verdict == "mismatch"
 
 
 def test_ageing_window_of_the_winding_indicator() -> None:

@@ -12,10 +12,12 @@ from assets.transformer.thermal import (
     ThermalStepper,
     ageing_rate,
     equivalent_ageing_factor,
+    integrate,
     loss_of_life_hours,
     max_step_rise,
     simulate,
     simulate_euler,
+    smallest_time_constant,
     steady_state,
     top_oil_rise,
 )
@@ -172,3 +174,32 @@ def test_max_step_rise_by_hand() -> None:
     # Δθh1 (1 − e^(−3/20))·2·26 = 0.139292·52 = 7.24319;
     # Δθh2 (1 − e^(−3/105))·(2 − 1)·26 = 0.0281671·26 = 0.73235; total 9.72189 K.
     assert max_step_rise(COOLING["ONAN"], 3.0, 1.0, 10.0) == pytest.approx(9.72189, abs=1e-4)
+
+
+def test_integrated_loss_of_life_is_the_exact_models_integral_not_the_hour_end_rate() -> None:
+    # A 3-hour ONAF overload (1.25, 1.2, 1.15 pu) off 0.9 pu, hourly data. Σ V·Dt of the
+    # 1-minute difference equations lands within 1 % of the exact solution integrated every
+    # 0.05 min (trapezoid); V at each hour's end × 1 h overstates it by 22 %.
+    c = COOLING["ONAF"]
+    k = np.array([0.9, 1.25, 1.2, 1.15])
+    ambient = np.full(k.size, 25.0)
+    run = integrate(k, ambient, c, 60.0)
+    assert run.model_step_min == 1.0
+    fine_k, fine_a = np.repeat(k, 1200), np.repeat(ambient, 1200)
+    _, fine_h = simulate(fine_k, fine_a, c, 0.05)
+    start = steady_state(0.9, 25.0, c)[1]
+    v = ageing_rate(np.r_[start, fine_h])
+    exact = float(np.sum((v[1:] + v[:-1]) / 2) * 0.05 / 60)
+    assert float(np.sum(run.step_loss_h)) == pytest.approx(exact, rel=0.01)
+    hour_end = loss_of_life_hours(simulate(k, ambient, c, 60.0)[1], 1.0)
+    assert hour_end > 1.10 * exact
+
+
+def test_model_step_above_half_the_smallest_time_constant_is_refused() -> None:
+    # OF: k22·τw = 1.0·7 = 7 min is the smallest time constant, so Dt may not exceed 3.5 min.
+    assert smallest_time_constant(COOLING["OF"]) == 7.0
+    one = np.array([1.0])
+    assert integrate(one, one * 20, COOLING["OF"], 60.0, model_step_min=3.5).model_step_min \
+        == pytest.approx(60 / 18)
+    with pytest.raises(ValueError, match="half the smallest time constant"):
+        integrate(one, one * 20, COOLING["OF"], 4.0, model_step_min=4.0)
