@@ -14,6 +14,7 @@ from eval.audit.api import (
     Doc,
     NoSingleAnswer,
     in_window,
+    next_day,
     parse,
     series,
     stamp,
@@ -139,20 +140,28 @@ def known_by(text: str) -> str | None:
 BASELINE_WEEKS = 4
 
 
-def anomaly_dims(case: Case) -> dict[str, list[Any]]:
+def anomaly_dims(ctx: AuditContext, case: Case) -> dict[str, list[Any]]:
     """Readings of a chiller anomaly question.
 
     The texts pin the usual level (same weekday and hour over the window and the four weeks
     before, gaps filled linearly), the counting (hours singly) and the cut-off; not where the
     robust spread (the MAD) is taken unless they say so: over the residuals of that whole
-    reference (primary), or of the window alone.
+    reference (primary), or of the window alone. Nor do they say whether hours of the window
+    before its first reading (filled in linearly from the reference) are scored.
     """
     low = case.text.lower()
     spread = ["reference", "window_only"]
     if "spread" in low or "mad " in low or "median absolute" in low:
         spread = ["window_only"] if ("window alone" in low or "window only" in low) \
             else ["reference"]
-    return {"window": window_modes(case.text, case.p("end")), "spread": spread}
+    dims: dict[str, list[Any]] = {"window": window_modes(case.text, case.p("end")),
+                                  "spread": spread}
+    start, sensor = stamp(case.p("start")), case.p("sensor")
+    day = [d for d in ctx.raw.telemetry(case.p("asset_id"))
+           if start <= str(d["timestamp"])[:19] < next_day(start)]
+    if not any(str(d["timestamp"])[:19] == start and d.get(sensor) is not None for d in day):
+        dims["scored"] = ["from_window_start", "from_first_reading"]
+    return dims
 
 
 def flagged_anomalies(ctx: AuditContext, case: Case, c: dict[str, Any]
@@ -168,7 +177,10 @@ def flagged_anomalies(ctx: AuditContext, case: Case, c: dict[str, Any]
     if len(inside) < 2 * series.PERIOD:
         raise NoSingleAnswer(f"{len(inside)} readings in the window, fewer than two days")
     grid, values = series.hourly_grid([t for t, _ in pairs], [v for _, v in pairs])
-    score_from = series.epoch(stamp(start))
+    # Hours of the window before its first reading are filled from the reference's last
+    # reading: scored as the window's (primary) or left to the reference.
+    first = inside[0][0] if c.get("scored") == "from_first_reading" else stamp(start)
+    score_from = series.epoch(first)
     threshold = float(case.p("threshold", 3.5))
     if c["spread"] == "reference":
         return series.weekly_anomalies(grid, values, score_from, threshold)

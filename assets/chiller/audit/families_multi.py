@@ -53,7 +53,7 @@ def anomaly_to_workorder(ctx: AuditContext, case: Case) -> Derivation:
                 "corrective_work_orders": [str(o["wo_id"]) for o in orders],
                 "followed_by_corrective": bool(after) if first is not None else None}
 
-    return Derivation(derive_all(anomaly_dims(case) | {"as_of": as_of_dims(case)}, derive))
+    return Derivation(derive_all(anomaly_dims(ctx, case) | {"as_of": as_of_dims(case)}, derive))
 
 
 @audits("chiller_ma_diagnosis_to_action")

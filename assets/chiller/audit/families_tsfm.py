@@ -35,7 +35,7 @@ def anomalies(ctx: AuditContext, case: Case) -> Derivation:
         worst = argmax([(t, abs(z)) for t, z in found])[0] if found else None
         return {"count": len(found), "timestamps": [t for t, _ in found], "worst": worst}
 
-    return Derivation(derive_all(anomaly_dims(case), derive))
+    return Derivation(derive_all(anomaly_dims(ctx, case), derive))
 
 
 def _forecast(values: list[float], horizon: int, method: str, init: str) -> list[float]:
