@@ -13,8 +13,8 @@ from assets.chiller.audit.common import (
     is_preventive,
 )
 from assets.chiller.audit.families_fmsr import (
-    record_diagnosis,
     diagnosis_answer,
+    record_diagnosis,
     refuse,
     validity,
 )

@@ -179,7 +179,8 @@ def approaches(record: dict[str, float], design: Design, scale_with_load: bool =
     pct = record["percent_loaded"]
     leaving = record["supply_temperature"] if leaving_chw_c is None else leaving_chw_c
     evap = leaving - record["evaporator_refrigerant_temperature"]
-    cond = record["condenser_refrigerant_temperature"] - record["condenser_water_return_temperature"]
+    cond = (record["condenser_refrigerant_temperature"]
+            - record["condenser_water_return_temperature"])
     frac = pct / 100.0 if scale_with_load else 1.0
     evap_rise = evap - design.evap_approach_k * frac
     cond_rise = cond - design.cond_approach_k * frac
