@@ -188,7 +188,7 @@ _MONTH_NAMES = (
 # Words that make a named day the LAST day of the window ("through 19 August", "up to and
 # including 2026-08-19", "to the end of 19 August").
 _THROUGH = ("through", "up to and including", "to the end of", "until the end of", "thru", "ending",
-            "to and including")
+            "to and including", "the whole of")
 
 
 def _day_forms(day: date) -> tuple[str, ...]:
@@ -232,9 +232,10 @@ def _pins_end(low: str, end: date) -> bool:
             return True
         if any(w in low[pos:pos + 40] for w in ("inclusive", "included", "both days")):
             return True
-        # "on 15 August" (or "on Saturday 15 August"): one day, when the end day is not named.
-        if re.search(r"\bon (?:[a-z]+day,? )?(?:the )?$", low[max(0, pos - 20):pos]) and not list(
-                _names_day(low, end)):
+        # "on 15 August" (or "on Saturday 15 August", "for Sunday 3 August"): one day, when the
+        # end day is not named.
+        one_day = re.search(r"\b(?:on|for) (?:[a-z]+day,? )?(?:the )?$", low[max(0, pos - 20):pos])
+        if one_day and not _names_day(low, end):
             return True
     for pos in _names_day(low, end):
         before = low[max(0, pos - 40):pos]

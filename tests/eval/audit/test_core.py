@@ -90,6 +90,10 @@ def test_absolute_or_relative_tolerance_and_flags() -> None:
         ("What happened on Saturday 15 August 2026?", "2026-08-16", ["end_exclusive"]),
         ("What happened on 15 August 2026 and on 16 August 2026?", "2026-08-16",
          ["end_exclusive", "end_day_inclusive"]),
+        # One whole day named with "the whole of" or "for" (the chiller's site-cooling texts).
+        ("Ton-hours at MAIN over the whole of 22 August 2025?", "2025-08-23", ["end_exclusive"]),
+        ("Cooling at MAIN for Sunday 3 August 2025 in ton-hours?", "2025-08-04",
+         ["end_exclusive"]),
         # '1 August' is not '11 August'.
         ("From 1 August through 11 August 2026?", "2026-08-02",
          ["end_exclusive", "end_day_inclusive"]),

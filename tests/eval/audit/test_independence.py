@@ -49,6 +49,8 @@ def _audit_files() -> list[tuple[Path, str]]:
 def test_audit_packages_import_no_tool_and_no_framework_internals() -> None:
     files = _audit_files()
     assert any(own == "assets.transformer.audit" for _, own in files)
+    # the chiller's audit imports no chiller tool, family, performance or diagnostic module
+    assert any(own == "assets.chiller.audit" for _, own in files)
     offenders = [b for f, own in files for b in _offending_imports(f, own)]
     assert offenders == []
 

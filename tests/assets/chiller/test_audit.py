@@ -1,0 +1,185 @@
+"""The chiller's independent audit: its formulas worked by hand, and the audit of a generated
+chiller run over the small seeded fleet (every family but the tool catalogue covered)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from assets.chiller.audit import standards
+from eval.audit.raw import RawStore
+from eval.audit.run import AuditReport, audit_run
+from generator.config import StoreSettings
+from generator.generate.pipeline import Pipeline
+from generator.generate.run_config import GenerateConfig
+from tests.assets.chiller.chiller_fleet import seed_chiller
+
+REF_KWT = 3.516852 / 5.5  # COP 5.5 → 0.639428 kW/ton
+
+
+# -- the EIR model (EnergyPlus Chiller:Electric:EIR, DOE-2 Centrifugal/5.50COP) ---------------
+
+
+def test_curves_at_the_reference_point_by_hand() -> None:
+    # x = 6.67, y = 29.4, x² = 44.4889, y² = 864.36, x·y = 196.098
+    # CAPFT = 0.257896 + 0.259474 − 0.009658 + 1.377931 − 0.814953 − 0.067348 = 1.003342
+    # EIRFT = 0.933884 − 0.388274 + 0.200216 + 0.071442 + 0.420079 − 0.238259 = 0.999088
+    assert standards.CAPFT.at(6.67, 29.4, True) == pytest.approx(1.003342, abs=2e-6)
+    assert standards.EIRFT.at(6.67, 29.4, True) == pytest.approx(0.999088, abs=2e-6)
+
+
+def test_design_kw_per_ton_at_full_load_by_hand() -> None:
+    # 500 tons asked of a 500-ton unit: available 500 × 1.003342 = 501.671 tons,
+    # PLR = 0.996669, EIRFPLR = 0.222903 + 0.313387 × 0.996669 + 0.46371 × 0.993349 = 0.995872
+    # kW/ton = 0.639428 × 1.003342 × 0.999088 × 0.995872 = 0.638334
+    assert standards.design_kw_per_ton(500, REF_KWT, 500, 6.67, 29.4) == pytest.approx(
+        0.638334, abs=2e-6)
+
+
+def test_design_kw_per_ton_below_the_minimum_part_load_cycles_by_hand() -> None:
+    # 20 tons: PLR = 20 / 501.671 = 0.039867 < 0.1 → EIRFPLR at the unloading limit 0.2:
+    # 0.222903 + 0.0626774 + 0.0185484 = 0.304129; cycling fraction 0.39867.
+    # P = 500 × 0.639428 × 1.003342 × 0.999088 × 0.304129 × 0.39867 = 38.858 kW → 1.94292 kW/ton
+    assert standards.design_kw_per_ton(500, REF_KWT, 20, 6.67, 29.4) == pytest.approx(
+        1.94292, abs=1e-4)
+
+
+def test_curve_inputs_are_held_to_their_range_unless_extrapolated() -> None:
+    # 18.33 °C entering condenser water lies below the fitted 24 °C: EnergyPlus evaluates at 24.
+    held = standards.design_kw_per_ton(500, REF_KWT, 250, 6.67, 18.33)
+    assert held == pytest.approx(standards.design_kw_per_ton(500, REF_KWT, 250, 6.67, 24.0))
+    assert standards.design_kw_per_ton(500, REF_KWT, 250, 6.67, 18.33, limit=False) != held
+    assert not standards.temperatures_inside(6.67, 18.33)
+
+
+def test_a_load_above_the_available_capacity_has_no_design_figure() -> None:
+    with pytest.raises(standards.OverCapacity):
+        standards.design_kw_per_ton(500, REF_KWT, 510, 6.67, 29.4)
+
+
+def test_efficiency_bands() -> None:
+    # (0.70 / 0.638334 − 1) × 100 = 9.66 % → degraded (5 % < d ≤ 15 %)
+    d = standards.degradation_pct(0.70, 0.638334)
+    assert d == pytest.approx(9.6605, abs=1e-3)
+    assert [standards.efficiency_band(x) for x in (-5.1, -5.0, 5.0, 5.1, 15.0, 15.1)] == [
+        "better_than_design", "normal", "normal", "degraded", "degraded", "severely_degraded"]
+
+
+def test_iplv_by_hand() -> None:
+    # 0.01/0.618 + 0.42/0.507 + 0.45/0.465 + 0.12/0.534
+    #   = 0.016181 + 0.828402 + 0.967742 + 0.224719 = 2.037044 → 1 / 2.037044 = 0.490907
+    assert standards.iplv_kw_per_ton([0.618, 0.507, 0.465, 0.534]) == pytest.approx(
+        0.490907, abs=2e-6)
+
+
+# -- approaches and the service rules ------------------------------------------------------
+
+DESIGN = standards.Design(evap_approach_k=1.1, cond_approach_k=1.1, subcooling_k=5.0,
+                          superheat_k=8.0)
+
+
+def test_both_approaches_high_with_normal_subcooling_is_fouling_of_both_by_hand() -> None:
+    # 80 % load: expected approaches 1.1 × 0.8 = 0.88 K.
+    # evaporator 6.67 − 3.0 = 3.67 K, rise 2.79 ≥ 1.667; condenser 40 − 35 = 5.0 K, rise 4.12.
+    # subcooling 40 − 37 = 3 K, shift −2 K: neither ≥ +2.78 (purge) nor ≤ −2.78 (low charge).
+    # superheat 49 − 40 = 9 K, rise 1 K < 10 K.
+    record = {"supply_temperature": 6.67, "setpoint_temperature": 6.67,
+              "evaporator_refrigerant_temperature": 3.0, "percent_loaded": 80.0,
+              "condenser_refrigerant_temperature": 40.0,
+              "condenser_water_return_temperature": 35.0,
+              "condenser_liquid_temperature": 37.0, "discharge_temperature": 49.0}
+    assert standards.diagnose(record, DESIGN).findings == ["condenser_fouling",
+                                                           "evaporator_fouling"]
+    ap = standards.approaches(record, DESIGN)
+    assert (ap.evap_k, ap.cond_k) == pytest.approx((3.67, 5.0))
+    assert (ap.evap_rise_k, ap.cond_rise_k) == pytest.approx((2.79, 4.12))
+    # the same condenser with subcooling 40 − 32 = 8 K (shift +3 ≥ 2.78): non-condensables
+    purge = record | {"condenser_liquid_temperature": 32.0}
+    assert standards.diagnose(purge, DESIGN).findings == ["purge_problem", "evaporator_fouling"]
+
+
+def test_a_drifting_supply_sensor_is_drift_to_the_rules_and_fouling_to_the_approach() -> None:
+    # supply 8.0 vs setpoint 6.67 (offset 1.33 ≥ 1 K) at 60 % load (< 95 %): sensor drift; the
+    # rules take the leaving water from the setpoint: 6.67 − 5.5 = 1.17 K against 0.66 K
+    # expected, rise 0.51 K: not high. The measured supply gives 8.0 − 5.5 = 2.5 K, rise 1.84 K
+    # ≥ 1.667: evaporator approach high.
+    record = {"supply_temperature": 8.0, "setpoint_temperature": 6.67,
+              "evaporator_refrigerant_temperature": 5.5, "percent_loaded": 60.0,
+              "condenser_refrigerant_temperature": 31.0,
+              "condenser_water_return_temperature": 30.5,
+              "condenser_liquid_temperature": 26.0, "discharge_temperature": 39.0}
+    assert standards.drift_suspected(record)
+    assert standards.diagnose(record, DESIGN).findings == ["sensor_drift"]
+    assert standards.approaches(record, DESIGN).evap_high
+    assert not standards.approaches(record, DESIGN, leaving_chw_c=6.67).evap_high
+
+
+def test_below_ten_percent_load_the_unit_is_not_running() -> None:
+    record = {"supply_temperature": 6.67, "evaporator_refrigerant_temperature": 0.0,
+              "percent_loaded": 9.9, "condenser_refrigerant_temperature": 40.0,
+              "condenser_water_return_temperature": 30.0}
+    assert standards.diagnose(record, DESIGN).findings == ["not_running"]
+
+
+# -- the audit of a generated chiller run ------------------------------------------------------
+
+CATALOGUE = "chiller_tsfm_catalogue"
+
+
+@pytest.fixture(scope="module")
+def chiller_run(settings_for: Callable[..., StoreSettings],
+                tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, StoreSettings]:
+    import asyncio
+
+    settings = seed_chiller(settings_for)
+    out = tmp_path_factory.mktemp("chiller_audit")
+    cfg = GenerateConfig(asset_class="chiller", n=60, seed=20261203, out_dir=str(out),
+                         run_id="c1", negatives=0)
+    asyncio.run(Pipeline(cfg, settings=settings).run())
+    return out / "c1", settings
+
+
+def _audit(run: Path, settings: StoreSettings) -> AuditReport:
+    raw = RawStore({"telemetry": "chiller", "nameplate": "chiller_assets",
+                    "workorders": "workorder"}, settings=settings, asset_class="chiller")
+    try:
+        return audit_run(run, raw=raw)
+    finally:
+        raw.close()
+
+
+def test_every_chiller_family_but_the_catalogue_is_re_derived(
+        chiller_run: tuple[Path, StoreSettings]) -> None:
+    run, settings = chiller_run
+    report = _audit(run, settings)
+    assert report.audited == 60
+    assert set(report.unsupported) <= {CATALOGUE}
+    verdicts = {r.verdict for r in report.scenarios if r.family != CATALOGUE}
+    assert verdicts <= {"match", "reading_dependent"}, [
+        (r.id, r.family, r.verdict, r.note) for r in report.scenarios
+        if r.verdict in ("mismatch", "error")]
+    assert len({r.family for r in report.scenarios if r.verdict == "match"}) >= 10
+
+
+def test_a_planted_wrong_chiller_reference_is_a_mismatch(
+        chiller_run: tuple[Path, StoreSettings], tmp_path: Path) -> None:
+    run, settings = chiller_run
+    copy = tmp_path / "planted"
+    shutil.copytree(run, copy)
+    lines = (copy / "accepted.jsonl").read_text().splitlines()
+    planted = None
+    for i, raw in enumerate(lines):
+        line = json.loads(raw)
+        if line["seed"] and line["seed"]["family"] == "chiller_fmsr_iplv":
+            line["record"]["reference_answer"]["iplv_kw_per_ton"] += 0.01
+            planted = line["record"]["id"]
+            lines[i] = json.dumps(line)
+            break
+    assert planted is not None, "the run holds no IPLV scenario to plant into"
+    (copy / "accepted.jsonl").write_text("\n".join(lines) + "\n")
+    verdict = {r.id: r.verdict for r in _audit(copy, settings).scenarios}
+    assert verdict[planted] == "mismatch"
