@@ -7,8 +7,11 @@ Methods and the editions implemented:
 - Duval triangle 1 (:func:`duval_triangle1`).
 - Concentration screen (:func:`concentration_screen`): IEC 60599:2015 typical values
   (90th percentile, no OLTC communication unless asked) and the IEEE C57.104-2008 Table 1
-  conditions 1-4. The 2019 edition of IEEE C57.104 replaced that table with percentile tables
-  by O2/N2 ratio and age; it is not implemented here.
+  conditions 1-4.
+- IEEE C57.104-2019 single-sample DGA status from Tables 1 and 2 (percentiles by O2/N2 ratio
+  and transformer age): :mod:`assets.transformer.dga_2019`, applied by :func:`interpret_dga`
+  with ``edition="2019"``. The ``edition`` argument picks which IEEE edition gates "normal"
+  and sets the action band; the 2008 condition screen is reported under both editions.
 
 Boundary conventions, used everywhere in this module:
 
@@ -36,8 +39,9 @@ fault, D2, takes precedence. Rows are checked in the order D2, D1, T3, T2, PD, T
 D1/D2 the order does not matter.
 
 Healthy samples: the ratio methods only apply when gases are significant. When every gas given
-is at or below its IEC 60599 typical value and the IEEE C57.104-2008 condition is 1,
-:func:`interpret_dga` reports ``fault_type == "normal"``; the ratio results are still returned.
+is at or below its IEC 60599 typical value and the IEEE condition is the lowest (2008 edition:
+condition 1; 2019 edition: DGA status 1), :func:`interpret_dga` reports
+``fault_type == "normal"``; the ratio results are still returned.
 
 Combined diagnosis: ``fault_type`` is the IEC class; Rogers (mapped to IEC codes) and Duval
 support it or not, and the confidence is the boundary margin times the share of the three
@@ -51,6 +55,8 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from assets.transformer.dga_2019 import DgaStatus2019, dga_status_2019
 
 # ---------------------------------------------------------------------------------------------
 # Input
@@ -714,6 +720,29 @@ def concentration_confidence(screen: ScreenResult) -> float:
     return min(margin_score(max(0.0, dist), RATIO_MARGIN) for dist in distances)
 
 
+def concentration_confidence_2019(screen: ScreenResult, status: DgaStatus2019) -> float:
+    """Confidence of a "normal" verdict under IEEE C57.104-2019 (DGA status 1).
+
+    Confidence = min over measured gases of clip(((limit - ppm) / limit) / 0.05, 0.3, 1), with
+    limit each of the IEC typical value and the 2019 Table 1 (90th percentile) value of the
+    sample's O2/N2 and age columns. The TDCG plays no part in the 2019 status.
+
+    Args:
+        screen: The concentration screen of a sample.
+        status: Its 2019 DGA status.
+
+    Returns:
+        A confidence in [0.3, 1].
+    """
+    distances: list[float] = [
+        (g.iec_typical_ppm - g.ppm) / g.iec_typical_ppm for g in screen.gases if g.ppm is not None
+    ]
+    distances += [
+        (g.table1_90th_ppm - g.ppm) / g.table1_90th_ppm for g in status.gases if g.ppm is not None
+    ]
+    return min(margin_score(max(0.0, dist), RATIO_MARGIN) for dist in distances)
+
+
 # ---------------------------------------------------------------------------------------------
 # Recommended actions
 # ---------------------------------------------------------------------------------------------
@@ -755,9 +784,13 @@ RECOMMENDED_ACTIONS: dict[tuple[str, str], str] = {
 def recommended_action(fault_type: str, condition: int) -> str:
     """Look up the project action table.
 
+    The band is "low" for IEEE C57.104-2008 conditions 1-2 and 2019 DGA status 1-2, "high"
+    for 2008 conditions 3-4 and 2019 status 3 (status 3 is the 2019 edition's level that
+    asks for action; a project mapping, not a quote of the standard).
+
     Args:
         fault_type: "normal" or an IEC 60599 code.
-        condition: IEEE C57.104-2008 condition 1-4.
+        condition: IEEE C57.104-2008 condition 1-4, or the 2019 DGA status 1-3.
 
     Returns:
         The recommended action.
@@ -796,8 +829,11 @@ _UNDETERMINED = frozenset({"ND", "undetermined"})
 
 STANDARD = (
     "IEC 60599:2015; IEC 60599 / Rogers three-ratio codes; Duval triangle 1; "
-    "IEEE C57.104-2008 Table 1"
+    "IEEE C57.104-2008 Table 1 (edition 2008, the default) or IEEE C57.104-2019 Tables 1-2 "
+    "(edition 2019)"
 )
+Edition = Literal["2008", "2019"]
+EDITIONS: tuple[Edition, Edition] = ("2008", "2019")
 
 
 class IecResult(BaseModel):
@@ -890,6 +926,14 @@ class DgaInterpretation(BaseModel):
     rogers: RogersResult = Field(description="Rogers codes and diagnosis.")
     duval: DuvalResult = Field(description="Duval triangle 1 zone and percentages.")
     screen: ScreenResult = Field(description="IEC typical values and IEEE 2008 conditions.")
+    edition: Edition = Field(
+        description="IEEE C57.104 edition that gates 'normal' and sets the action band: "
+        "'2008' (Table 1 conditions, screen.ieee_condition) or '2019' (DGA status, ieee_2019)."
+    )
+    ieee_2019: DgaStatus2019 | None = Field(
+        description="IEEE C57.104-2019 single-sample DGA status (Tables 1 and 2 by O2/N2 "
+        "ratio and age); set only when edition is '2019'."
+    )
     agreement: Agreement = Field(description="Agreement of the three ratio methods.")
     confidence: float = Field(
         ge=0,
@@ -957,12 +1001,18 @@ def interpret_dga(
     ethane: float,
     co: float | None = None,
     co2: float | None = None,
+    oxygen: float | None = None,
+    nitrogen: float | None = None,
+    age_years: float | None = None,
+    edition: Edition = "2008",
 ) -> DgaInterpretation:
     """Interpret a dissolved gas analysis with IEC 60599, Rogers, Duval 1 and IEEE C57.104.
 
     fault_type is "normal" when every measured gas is at or below its IEC 60599 typical value
-    and the IEEE C57.104-2008 condition is 1 (ratio methods only apply to significant gases);
-    otherwise it is the IEC 60599 Table 1 class. Confidence is
+    and the IEEE condition is the lowest (ratio methods only apply to significant gases):
+    IEEE C57.104-2008 condition 1 with ``edition="2008"``, IEEE C57.104-2019 DGA status 1
+    (Tables 1 and 2 by O2/N2 ratio and age, :func:`assets.transformer.dga_2019.dga_status_2019`)
+    with ``edition="2019"``; otherwise it is the IEC 60599 Table 1 class. Confidence is
     :func:`concentration_confidence` for "normal"; otherwise
     :func:`boundary_margin` × n/3, with n the number of the three methods (IEC, Rogers mapped
     to IEC codes, Duval mapped to IEC codes) that give fault_type, undetermined answers
@@ -978,13 +1028,22 @@ def interpret_dga(
         ethane: C2H6, ppm.
         co: CO, ppm, if measured.
         co2: CO2, ppm, if measured.
+        oxygen: O2, ppm, if measured (2019 edition: picks the O2/N2 column).
+        nitrogen: N2, ppm, if measured (2019 edition: picks the O2/N2 column).
+        age_years: Transformer age in years, if known (2019 edition: picks the age column).
+        edition: "2008" (default) or "2019": the IEEE C57.104 edition applied.
 
     Returns:
         The interpretation.
 
     Raises:
         pydantic.ValidationError: A concentration is negative, NaN or infinite.
+        ValueError: An unknown edition or a negative age.
     """
+    if edition not in EDITIONS:
+        raise ValueError(f"unknown IEEE C57.104 edition {edition!r}; valid: {list(EDITIONS)}")
+    if age_years is not None and not (math.isfinite(age_years) and age_years >= 0):
+        raise ValueError(f"age_years must be a finite number >= 0, got {age_years!r}")
     sample = GasSample(
         hydrogen=hydrogen,
         methane=methane,
@@ -993,6 +1052,8 @@ def interpret_dga(
         acetylene=acetylene,
         co=co,
         co2=co2,
+        oxygen=oxygen,
+        nitrogen=nitrogen,
     )
     ratios = iec60599_ratios(sample)
     iec = classify_iec60599(ratios)
@@ -1000,33 +1061,64 @@ def interpret_dga(
     rogers = classify_rogers(codes)
     duval = duval_triangle1(sample)
     screen = concentration_screen(sample)
-    normal = screen.all_within_iec_typical and screen.ieee_condition == 1
+    status_2019 = (
+        dga_status_2019(_gas_values(sample), oxygen, nitrogen, age_years)
+        if edition == "2019"
+        else None
+    )
+    ieee_level = screen.ieee_condition if status_2019 is None else status_2019.status
+    normal = screen.all_within_iec_typical and ieee_level == 1
     fault_type = "normal" if normal else iec
     agreement = _agreement(iec, rogers, duval.zone, fault_type)
     iec_conf = iec_confidence(ratios)
     duval_conf = duval_confidence(duval)
     if normal:
-        conc_conf: float | None = concentration_confidence(screen)
+        conc_conf: float | None = (
+            concentration_confidence(screen)
+            if status_2019 is None
+            else concentration_confidence_2019(screen, status_2019)
+        )
         confidence = conc_conf
-        formula = "concentration margin below IEC typical / IEEE condition-1 limits"
+        formula = (
+            "concentration margin below IEC typical / IEEE C57.104-2008 condition-1 limits"
+            if status_2019 is None
+            else "concentration margin below IEC typical / IEEE C57.104-2019 Table 1 values"
+        )
     else:
         conc_conf = None
         confidence = min(iec_conf, duval_conf) * agreement.agreement_factor
         formula = "min(iec, duval) boundary margins × agreement (methods supporting / 3)"
 
+    lowest = "IEEE C57.104-2008 condition 1" if status_2019 is None else (
+        "IEEE C57.104-2019 DGA status 1"
+    )
     gate = (
-        "all gases at or below IEC 60599 typical values and IEEE condition 1, so the ratio "
+        f"all gases at or below IEC 60599 typical values and {lowest}, so the ratio "
         "methods are not applied"
         if normal
         else "gases significant, ratio methods apply"
     )
+    if status_2019 is None:
+        ieee_text = (
+            f"{IEEE_EDITION} condition {screen.ieee_condition} (TDCG {screen.tdcg_ppm:.0f} ppm)"
+        )
+    else:
+        ratio = status_2019.o2_n2_ratio
+        above = ", ".join(status_2019.above_90th) or "no gas"
+        above_95 = ", ".join(status_2019.above_95th)
+        ieee_text = (
+            f"IEEE C57.104-2019 DGA status {status_2019.status} (O2/N2 "
+            f"{'not measured' if ratio is None else f'{ratio:.3g}'}, column "
+            f"{status_2019.o2_n2_column}, age {status_2019.age_band}; {above} above Table 1"
+            f"{f', {above_95} above Table 2' if above_95 else ''})"
+        )
     reasoning = (
         f"C2H2/C2H4 = {_fmt(ratios.c2h2_c2h4)}, CH4/H2 = {_fmt(ratios.ch4_h2)}, "
         f"C2H4/C2H6 = {_fmt(ratios.c2h4_c2h6)} → IEC 60599 Table 1: {iec}; "
         f"Rogers codes {' '.join(map(str, codes))} → {rogers}; "
         f"Duval triangle 1: %CH4 {duval.pct_ch4:.1f}, %C2H4 {duval.pct_c2h4:.1f}, "
         f"%C2H2 {duval.pct_c2h2:.1f} → {duval.zone}; "
-        f"{IEEE_EDITION} condition {screen.ieee_condition} (TDCG {screen.tdcg_ppm:.0f} ppm); "
+        f"{ieee_text}; "
         f"{gate}; {agreement.methods_agreeing} of 3 methods agree on a determined diagnosis; "
         f"{agreement.summary}."
     )
@@ -1039,6 +1131,8 @@ def interpret_dga(
         rogers=RogersResult(codes=list(codes), diagnosis=rogers, label=ROGERS_LABELS[rogers]),
         duval=duval,
         screen=screen,
+        edition=edition,
+        ieee_2019=status_2019,
         agreement=agreement,
         confidence=confidence,
         confidence_detail=ConfidenceDetail(
@@ -1049,6 +1143,6 @@ def interpret_dga(
             formula=formula,
         ),
         reasoning=reasoning,
-        recommended_action=recommended_action(fault_type, screen.ieee_condition),
+        recommended_action=recommended_action(fault_type, ieee_level),
         standard=STANDARD,
     )

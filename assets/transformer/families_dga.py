@@ -507,7 +507,7 @@ NO_FAULT = ("normal", "ND")
 # the "an undetermined sample is the onset" reading move it: the text pins both.
 ONSET_NOTE = (
     "Use the IEC 60599 ratios for the class. A sample is abnormal once any gas is above its "
-    "IEC 60599 typical value or IEEE C57.104 condition 1; pass over abnormal samples whose "
+    "IEC 60599 typical value or IEEE C57.104-2008 condition 1; pass over abnormal samples whose "
     "class the ratios leave undetermined."
 )
 

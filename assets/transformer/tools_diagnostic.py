@@ -16,7 +16,7 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict, Field
 
 from assets.transformer.dga import STANDARD as DGA_STANDARD
-from assets.transformer.dga import DgaInterpretation, Ppm, interpret_dga
+from assets.transformer.dga import DgaInterpretation, Edition, Ppm, interpret_dga
 from assets.transformer.health_index import (
     CITATION as HEALTH_INDEX_CITATION,
 )
@@ -67,6 +67,30 @@ class DgaArgs(BaseModel):
     ethane: Ppm = Field(description="Dissolved C2H6, ppm.")
     co: Ppm | None = Field(default=None, description="Dissolved CO, ppm; omit if not measured.")
     co2: Ppm | None = Field(default=None, description="Dissolved CO2, ppm; omit if not measured.")
+    oxygen: Ppm | None = Field(
+        default=None,
+        description="Dissolved O2, ppm; with nitrogen it picks the IEEE C57.104-2019 O2/N2 "
+        "column (used by edition 2019 only); omit if not measured.",
+    )
+    nitrogen: Ppm | None = Field(
+        default=None,
+        description="Dissolved N2, ppm; with oxygen it picks the IEEE C57.104-2019 O2/N2 "
+        "column (used by edition 2019 only); omit if not measured.",
+    )
+    age_years: float | None = Field(
+        default=None,
+        ge=0,
+        le=200,
+        allow_inf_nan=False,
+        strict=True,
+        description="Transformer age in years; picks the IEEE C57.104-2019 age column "
+        "(1-9, 10-30, >30; used by edition 2019 only); omit if unknown.",
+    )
+    edition: Edition = Field(
+        default="2008",
+        description="IEEE C57.104 edition: '2008' (Table 1 conditions 1-4 and TDCG, the "
+        "default) or '2019' (DGA status 1-3 from Tables 1 and 2 by O2/N2 ratio and age).",
+    )
 
 
 class LoadProfileArgs(LoadInputs):
@@ -126,9 +150,11 @@ class EquivalentAgeingArgs(EquivalentAgeingInputs):
 )
 def interpret_dga_tool(args: DgaArgs, ctx: ToolContext) -> DgaInterpretation:
     """Interpret a dissolved gas analysis: IEC 60599 ratio class, Rogers codes, Duval triangle 1
-    and IEEE C57.104-2008 condition, with a confidence and a recommended action.
+    and the IEEE C57.104 level (edition 2008: Table 1 condition 1-4, the default; edition
+    2019: DGA status 1-3 from Tables 1 and 2 by O2/N2 ratio and transformer age), with a
+    confidence and a recommended action.
 
-    Concentrations in ppm; CO and CO2 are optional.
+    Concentrations in ppm; CO, CO2, O2, N2 and the age are optional.
     """
     return interpret_dga(
         args.asset_name,
@@ -139,6 +165,10 @@ def interpret_dga_tool(args: DgaArgs, ctx: ToolContext) -> DgaInterpretation:
         args.ethane,
         args.co,
         args.co2,
+        oxygen=args.oxygen,
+        nitrogen=args.nitrogen,
+        age_years=args.age_years,
+        edition=args.edition,
     )
 
 
