@@ -821,9 +821,36 @@ def _grade_open(scenario: Mapping[str, Any], answer: Any, sid: str) -> GradeResu
                                              message=f"scenario {sid}: {exc}")])
     if rubric is None:  # unreachable: the caller saw a rubric
         raise RuntimeError("grader: rubric vanished")
-    feasible, score, violations, evidence = grade_rubric(rubric, text)
+    feasible, score, violations, evidence = grade_rubric(rubric, text,
+                                                         str(scenario.get("text") or ""))
+    wrong = _open_entries_wrong(scenario, answer, text,
+                                frozenset(f.key.split(".")[0] for f in rubric.required))
+    if wrong:
+        violations = [*violations, *wrong]
+        feasible, score = False, round(max(0.0, min(score, 1.0) - 0.5 * len(wrong)), 6)
     return _result(scenario, sid, feasible=feasible, score=score, violations=violations,
                    evidence=evidence, kind="rubric")
+
+
+def _open_entries_wrong(scenario: Mapping[str, Any], answer: Any, text: str,
+                        keys: frozenset[str]) -> list[Violation]:
+    """The entries of the mappings a rubric requires (``methods.iec``) that an open answer
+    ties to another value, read by the family's answer contract (which says how each key
+    is spoken): the rubric finds a class anywhere, the contract sees whose it is."""
+    from eval.grade_contract import stated_wrong_entries
+
+    contract = contract_of_record(scenario)
+    reference = scenario.get("reference_answer")
+    if contract is None or not isinstance(reference, dict):
+        return []
+    family = contract.family or (scenario.get("family") if isinstance(
+        scenario.get("family"), str) else None)
+    contract = complete(contract, family, reference)
+    body = answer_lines(answer) if isinstance(answer, dict | list) else text
+    return [Violation(name="stated_wrong", path=p.path, expected=_shown(p.expected),
+                      given=_shown(p.given), message=f"{p.path}: {_shown(p.expected)!r} is "
+                      f"stated as {p.given!r} ({p.why})")
+            for p in stated_wrong_entries(scenario, contract, body, keys)]
 
 
 def _allowed_values(scenario: Mapping[str, Any]) -> tuple[set[str], set[float]]:
