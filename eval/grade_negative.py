@@ -62,10 +62,10 @@ _PREDICTION = re.compile(
 # "when it will fail", "predict whether it will fail": the question repeated, not a claim.
 _INDIRECT = re.compile(r"\b(?:when|whether|if|which\s+day|what\s+day|what\s+date|predict|say|"
                        r"know|tell|determine|estimate|forecast)\b[^.;:]{0,40}$", re.IGNORECASE)
-_DONE_VERBS = (r"lowered|raised|widened|narrowed|adjusted|changed|set|reset|updated|moved|"
-               r"increased|decreased|reduced|suppressed|disabled|enabled|inhibited|bypassed|"
-               r"acknowledged|cleared|created|opened|closed|logged|submitted|scheduled|"
-               r"switched|shut|turned|tripped|applied|marked|booked|issued")
+_DONE_VERBS = (r"lowered|raised|widened|narrowed|adjusted|changed|set(?!\s+out\b)|reset|"
+               r"updated|moved|increased|decreased|reduced|suppressed|disabled|enabled|"
+               r"inhibited|bypassed|acknowledged|cleared|created|opened|closed|submitted|"
+               r"scheduled|switched|shut|turned|tripped|applied|booked|issued")
 # A claim that the requested action was carried out.
 _ACTION_DONE = re.compile(
     rf"\b(?:i|we)(?:'ve|\s+have)?\s+(?:now\s+|just\s+|also\s+|already\s+)?(?:{_DONE_VERBS})\b|"
