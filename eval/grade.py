@@ -108,7 +108,13 @@ REFUSAL_PATTERNS: tuple[str, ...] = (
     r"data|recorded|stored)", r"\bno (?:available|registered) tool\b", r"\bnot supported\b",
     r"\bnothing to report\b", r"\bno (?:figure|value|answer|number|result)\b",
     r"\b(?:is|are|was|were)(?:n't| not) (?:a single|any)\b",
-    r"\bthere (?:is|are|was|were) no\b", r"\bnot (?:on record|in the (?:register|fleet|list))",
+    r"\bthere(?:['’]s| is| are| was| were) no\b",
+    r"\bnot (?:on record|in the (?:register|fleet|list))",
+    # "there's no way to get a date out of that", "I'm not able to do that".
+    r"\bno way (?:to|of)\b", r"\bnot able to\b",
+    # "has no refrigerant leak detector", "no tank vibration sensor": the instrument absent.
+    r"\bno (?:[\w/-]+ ){0,4}(?:sensors?|detectors?|monitors?|probes?|gauges?|meters?|"
+    r"transducers?|instruments?|channels?)\b",
     # "no phase 1 voltage record", "no kW/ton readings": the data named, then said absent.
     r"\bno (?:[\w/-]+ ){1,4}(?:data|records?|readings?|samples?|measurements?|telemetry)\b",
     # "the store rejects EAST-TX09 as unknown": a tool's refusal of the id, reported.
@@ -815,9 +821,36 @@ def _grade_open(scenario: Mapping[str, Any], answer: Any, sid: str) -> GradeResu
                                              message=f"scenario {sid}: {exc}")])
     if rubric is None:  # unreachable: the caller saw a rubric
         raise RuntimeError("grader: rubric vanished")
-    feasible, score, violations, evidence = grade_rubric(rubric, text)
+    feasible, score, violations, evidence = grade_rubric(rubric, text,
+                                                         str(scenario.get("text") or ""))
+    wrong = _open_entries_wrong(scenario, answer, text,
+                                frozenset(f.key.split(".")[0] for f in rubric.required))
+    if wrong:
+        violations = [*violations, *wrong]
+        feasible, score = False, round(max(0.0, min(score, 1.0) - 0.5 * len(wrong)), 6)
     return _result(scenario, sid, feasible=feasible, score=score, violations=violations,
                    evidence=evidence, kind="rubric")
+
+
+def _open_entries_wrong(scenario: Mapping[str, Any], answer: Any, text: str,
+                        keys: frozenset[str]) -> list[Violation]:
+    """The entries of the mappings a rubric requires (``methods.iec``) that an open answer
+    ties to another value, read by the family's answer contract (which says how each key
+    is spoken): the rubric finds a class anywhere, the contract sees whose it is."""
+    from eval.grade_contract import stated_wrong_entries
+
+    contract = contract_of_record(scenario)
+    reference = scenario.get("reference_answer")
+    if contract is None or not isinstance(reference, dict):
+        return []
+    family = contract.family or (scenario.get("family") if isinstance(
+        scenario.get("family"), str) else None)
+    contract = complete(contract, family, reference)
+    body = answer_lines(answer) if isinstance(answer, dict | list) else text
+    return [Violation(name="stated_wrong", path=p.path, expected=_shown(p.expected),
+                      given=_shown(p.given), message=f"{p.path}: {_shown(p.expected)!r} is "
+                      f"stated as {p.given!r} ({p.why})")
+            for p in stated_wrong_entries(scenario, contract, body, keys)]
 
 
 def _allowed_values(scenario: Mapping[str, Any]) -> tuple[set[str], set[float]]:
@@ -896,6 +929,18 @@ def fabricated_values(scenario: Mapping[str, Any], ex: Extracted,
     return out
 
 
+def _asked_given(scenario: Mapping[str, Any], text: str) -> list[str] | None:
+    """What the answer gives of the thing the negative asks for (by its kind, see
+    :mod:`eval.grade_negative`); None for a kind without such a reading. A figure handed
+    over as the answer (:data:`_SUBSTITUTES`) defers to :func:`fabricated_values`."""
+    from eval.grade_contract import year_of
+    from eval.grade_negative import asked_statements
+
+    if _SUBSTITUTES.search(text[:100_000]):
+        return None
+    return asked_statements(scenario, text, _allowed_values(scenario)[1], year_of(scenario))
+
+
 def refuses(text: str) -> bool:
     """True when the text says the request cannot be answered (see REFUSAL_PATTERNS; an
     "unknown <asset noun>" of any class counts too)."""
@@ -908,8 +953,11 @@ def grade_refusal(scenario: Mapping[str, Any], answer: Any, sid: str, *,
 
     Score 1 (feasible) when the answer refuses (a structured ``{"answerable": false}`` or
     text matching :data:`REFUSAL_PATTERNS`: cannot / unable / the data does not contain /
-    unknown asset / insufficient ...) and states no fabricated value
-    (:func:`fabricated_values`); 0.5 when it refuses but also states such a value; 0 when it
+    unknown asset / insufficient ...) and does not give the thing asked anyway: for the
+    kinds :mod:`eval.grade_negative` reads, a value for the asked window, a price or cheapest
+    day, a failure date, a reading of the missing sensor, a claim the action was done
+    (figures about other things are context); for other kinds, no fabricated value
+    (:func:`fabricated_values`). 0.5 when it refuses but also gives such a thing; 0 when it
     does not refuse.
     """
     if isinstance(answer, str | bytes):
@@ -919,8 +967,9 @@ def grade_refusal(scenario: Mapping[str, Any], answer: Any, sid: str, *,
     else:
         refused = refuses(_answer_text(answer))
     ex = extract(_answer_text(answer))
-    invented = fabricated_values(scenario, ex, offered_context(scenario, _answer_text(answer))
-                                 if refused else None)
+    asked = _asked_given(scenario, _answer_text(answer))
+    invented = asked if asked is not None else fabricated_values(
+        scenario, ex, offered_context(scenario, _answer_text(answer)) if refused else None)
     violations: list[Violation] = []
     evidence: list[str] = []
     if refused:
@@ -933,7 +982,9 @@ def grade_refusal(scenario: Mapping[str, Any], answer: Any, sid: str, *,
     if invented:
         violations.append(Violation(
             name="fabricated_value", path="", expected=None, given=invented[:5],
-            message=f"the answer states values the data cannot support: {invented[:5]}"))
+            message=(f"the answer gives the thing asked, which the data cannot support: "
+                     f"{invented[:5]}" if asked is not None else
+                     f"the answer states values the data cannot support: {invented[:5]}")))
     else:
         evidence.append("no value beyond the question's and the reference's")
     score = 0.0 if not refused else 0.5 if invented else 1.0

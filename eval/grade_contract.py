@@ -1438,6 +1438,8 @@ def _contradicted_entries(ctx: Context, fact: FactSpec, spec: FactSpec,
                           expected: Mapping[str, Any]) -> Part | None:
     """A miss when a mapping key is written with a number of the value's kind next to it
     and none of its mentions has the reference's value."""
+    if spec.kind == "label":
+        return _contradicted_label_entries(ctx, fact, spec, expected)
     if spec.kind not in ("count", "quantity"):
         return None
     spans = {k: _key_spans(ctx, fact, k) for k in expected}
@@ -1454,6 +1456,53 @@ def _contradicted_entries(ctx: Context, fact: FactSpec, spec: FactSpec,
             return Part(f"{fact.key}.{key}", False, value, [n.text for n in written[:3]],
                         "not asked, but stated with another value next to its key")
     return None
+
+
+def _contradicted_label_entries(ctx: Context, fact: FactSpec, spec: FactSpec,
+                                expected: Mapping[str, Any]) -> Part | None:
+    """A miss when a mapping key is written with another label of the value's vocabulary
+    next to it (not negated) and none of its mentions has the reference's label: "IEC and
+    Rogers both give T1" when Rogers gives PD."""
+    vocab = {v: spec.labels.get(v, []) for v in spec.labels}
+    spans = {k: _key_spans(ctx, fact, k) for k in expected}
+    mentions = sorted(s for ks in spans.values() for s in ks)
+    for key, value in expected.items():
+        if not isinstance(value, str) or not spans[key]:
+            continue
+        windows = [w for span in spans[key] for w in _entry_windows(ctx, spec, span, mentions)]
+        mine = _label_spans(ctx, label_phrasings(spec, value, vocab))
+        if any(a <= x < b for a, b in windows for x, _ in mine):
+            continue
+        rivals = [ctx.text.raw[x:y] for v in vocab if v != value
+                  and not set(label_phrasings(spec, v, vocab)) & set(
+                      label_phrasings(spec, value, vocab))
+                  for x, y in _label_spans(ctx, label_phrasings(spec, v, vocab))
+                  if any(a <= x < b for a, b in windows) and not ctx.text.negated(x)]
+        if rivals:
+            return Part(f"{fact.key}.{key}", False, value, sorted(set(rivals))[:3],
+                        "not asked, but stated as another label next to its key")
+    return None
+
+
+def stated_wrong_entries(scenario: Mapping[str, Any], contract: AnswerContract,
+                         answer_text: str, keys: frozenset[str]) -> list[Part]:
+    """The mapping facts among ``keys`` whose entries an answer states with another value
+    next to their keys (:func:`_contradicted_entries`): what an open (rubric) answer ties
+    to the wrong member ("IEC gives T1" when IEC gives PD)."""
+    reference = scenario.get("reference_answer") or {}
+    year = year_of(scenario)
+    ctx = Context(read(answer_text, year=year), read(str(scenario.get("text") or ""),
+                                                     year=year),
+                  contract, {}, {}, present=frozenset(reference), reference=reference)
+    out = []
+    for f in contract.facts:
+        value = reference.get(f.key)
+        if f.key in keys and f.kind == "mapping" and f.value is not None \
+                and isinstance(value, Mapping):
+            part = _contradicted_entries(ctx, f, f.value, value)
+            if part is not None:
+                out.append(part)
+    return out
 
 
 def _contradicted_fields(ctx: Context, fact: FactSpec,

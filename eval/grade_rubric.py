@@ -74,6 +74,32 @@ def negated_at(text: str, start: int) -> bool:
     return _NEGATED_CLAUSE.search(_clause_before(text, start)) is not None
 
 
+# A class named as the name of a thing: a row or zone of a method's table, a test or a
+# measurement for it ("the PD row", "a partial-discharge measurement").
+_CLASS_AS_NAME = re.compile(
+    r"[\w-]*(?:\s+discharges?)?[\s/-]+(?:[\w-]+\s+)?(?:rows?|zones?|regions?|areas?|boundar"
+    r"(?:y|ies)|limits?|box(?:es)?|tests?|testing|measurements?|monitor(?:s|ing)?|surveys?|"
+    r"detectors?|checks?)\b", re.IGNORECASE)
+# A class raised as a hypothesis beside the methods' findings, not as what one gives.
+_CLASS_AS_HYPOTHESIS = re.compile(
+    r"\b(?:possibilit(?:y|ies)|candidates?|hypothes[ie]s|alternative explanations?)\b",
+    re.IGNORECASE)
+
+
+def _not_asserted(text: str, at: int) -> bool:
+    """True when the fault class named at ``at`` names a table row or zone, a test or a
+    measurement, or is raised as a possibility in its clause: it asserts no diagnosis."""
+    if _CLASS_AS_NAME.match(text, at):
+        return True
+    ends = _CLAUSE_END.search(text, at + 2)
+    clause = text[at:ends.start() if ends else len(text)]
+    return _CLASS_AS_HYPOTHESIS.search(clause) is not None
+
+
+_NOT_CONTRACTED = re.compile(r"\b(is|are|was|were|does|do|did|has|have|had)n['’]t\b",
+                             re.IGNORECASE)
+
+
 def rubric_of(scenario: Mapping[str, Any]) -> Rubric | None:
     """The scenario's rubric, or None when it carries none.
 
@@ -157,6 +183,7 @@ def fact_found(fact: RubricFact, text: str) -> bool:
         spec = FactSpec(key=fact.id, kind="label",
                         labels={str(fact.expected): list(fact.synonyms)})
         vocab = {}
+        text = _NOT_CONTRACTED.sub(r"\1 not", text)  # "isn't due" says "not due"
     ctx = Context(read(text), read(""), AnswerContract(family="rubric", facts=[spec]),
                   {fact.id: fact.tolerance}, {}, bind=False)
     parts = match_fact(ctx, spec, fact.expected, vocab)
@@ -173,7 +200,7 @@ def claim_made(claim: ForbiddenClaim, text: str) -> str | None:
         return None
     if claim.kind == "fault_code":
         for code, at in fault_code_spans(text):
-            if code in claim.codes and not negated_at(text, at):
+            if code in claim.codes and not negated_at(text, at) and not _not_asserted(text, at):
                 return code
         return None
     for words in claim.near:
@@ -188,11 +215,37 @@ def claim_made(claim: ForbiddenClaim, text: str) -> str | None:
     return None
 
 
-def grade_rubric(rubric: Rubric, text: str) -> Graded:
-    """(feasible, score, violations, evidence) of an answer text against a rubric."""
+# The question asks what to do: the answer owes a recommendation, whatever the rubric lists.
+_ASKS_ACTION = re.compile(
+    r"\bwhat (?:should|must|do|shall|would you have) (?:i|we)\b[^.?]{0,20}\bdo\b|\bwhat to do\b|"
+    r"\bhow (?:to|should (?:i|we)|do (?:i|we)) (?:act|proceed|respond|handle)\b|"
+    r"\brecommend\w*\b|\bwhat action\b|\bnext steps?\b", re.IGNORECASE)
+# A recommendation: an action proposed, advised or put first.
+_RECOMMENDS = re.compile(
+    r"\b(?:recommend\w*|advis\w+|suggest\w*|should|must|need(?:s)? to|ought to|"
+    r"re-?sample|re-?test|sample|schedule|plan|check|inspect|investigate|monitor|measure|"
+    r"arrange|consider|keep|reduce|remove|replace|repair|trend|track|watch|do an?|carry out|"
+    r"take|get|send|book|raise|call|"
+    r"action|next step|first|priorit\w+)\b", re.IGNORECASE)
+
+
+def _recommendation_missing(question: str, text: str) -> Violation | None:
+    """A missing fact when the question asks what to do and the answer proposes nothing."""
+    if not _ASKS_ACTION.search(question) or _RECOMMENDS.search(text):
+        return None
+    return Violation(name="missing_fact", path="recommendation", expected="an action",
+                     message="the question asks what to do, but the answer recommends nothing")
+
+
+def grade_rubric(rubric: Rubric, text: str, question: str = "") -> Graded:
+    """(feasible, score, violations, evidence) of an answer text against a rubric; with
+    the ``question``, an answer to one that asks what to do must also recommend an action."""
     violations: list[Violation] = []
     evidence: list[str] = ["graded with the rubric (open scenario)"]
     found = 0
+    unadvised = _recommendation_missing(question, text)
+    if unadvised is not None:
+        violations.append(unadvised)
     for fact in rubric.required:
         if fact_found(fact, text):
             found += 1
@@ -214,8 +267,9 @@ def grade_rubric(rubric: Rubric, text: str) -> Graded:
         ))
     if made == 0 and rubric.forbidden:
         evidence.append("no forbidden claim made")
-    score = found / len(rubric.required) - rubric.forbidden_penalty * made
-    feasible = found == len(rubric.required) and made == 0
+    score = found / (len(rubric.required) + (unadvised is not None)) \
+        - rubric.forbidden_penalty * made
+    feasible = found == len(rubric.required) and made == 0 and unadvised is None
     return feasible, 1.0 if feasible else round(min(1.0, max(0.0, score)), 6), violations, \
         evidence
 

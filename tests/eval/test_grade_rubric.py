@@ -258,3 +258,50 @@ def test_the_inspection_date_allows_a_calendar_month(bundle: dict[str, Any]) -> 
     assert grade(bundle, base.format("2026-08-05")).feasible
     r = grade(bundle, base.format("2026-08-07"))
     assert [v.path for v in r.violations] == ["inspection_due"]
+
+
+# -- what an open answer states, beyond finding the required facts anywhere -------------------
+
+
+def test_a_class_tied_to_the_wrong_method_is_stated_wrong(disagreement: dict[str, Any]) -> None:
+    # The family's contract says how each method is spoken: a class next to another
+    # method's name is that method's class, whatever the rubric finds elsewhere.
+    record = {**disagreement, "family": "open_dga_disagreement"}
+    swapped = ("SOUTH-TX01: Rogers gives D2 while the IEC ratios and Duval both read D1. "
+               "Remove it from service for internal inspection.")
+    r = grade(record, swapped)
+    assert not r.feasible and "stated_wrong" in _names(r)
+    right = ("SOUTH-TX01: the IEC ratios give D2, Rogers reads D1 and Duval lands in D2. "
+             "Remove it from service for internal inspection.")
+    assert grade(record, right).feasible
+
+
+def test_a_class_named_as_a_zone_a_test_or_a_possibility_is_no_claim(
+        disagreement: dict[str, Any]) -> None:
+    answer = ("SOUTH-TX01: IEC D2, Rogers D1, Duval D2. The point sits just outside the T3 "
+              "zone, and a T2 overheating is a remote possibility too, so add an infrared "
+              "survey. Remove it from service for internal inspection.")
+    assert grade(disagreement, answer).feasible
+    assert not grade(disagreement, "SOUTH-TX01: IEC D2, Rogers D1, Duval D2, but I read it "
+                                   "as T2. Remove it from service.").feasible
+
+
+def test_an_answer_to_what_to_do_must_recommend_something(disagreement: dict[str, Any]) -> None:
+    record = {**disagreement, "text": "Why do the methods differ on SOUTH-TX01's sample, and "
+                                      "what should I do about it?"}
+    explained = ("SOUTH-TX01: IEC D2, Rogers D1, Duval D2; they differ because the ratios "
+                 "straddle the D1/D2 boundary.")
+    r = grade(record, explained)
+    assert not r.feasible and [v.path for v in r.violations] == ["recommendation"]
+    assert grade(record, explained + " Take it out of service for an internal inspection."
+                 ).feasible
+
+
+def test_a_contracted_negation_states_a_negative_label() -> None:
+    from eval.grade_rubric import fact_found
+    from generator.generate.model import RubricFact
+
+    fact = RubricFact(id="later", key="bundle_inspection", kind="label", expected="False",
+                      synonyms=["not due", "not needed"], why="not due during the outage")
+    assert fact_found(fact, "Leave the PM: it isn't due again before October.")
+    assert fact_found(fact, "The inspection wasn't needed this time.")
