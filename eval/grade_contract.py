@@ -1030,7 +1030,7 @@ def match_fact(ctx: Context, fact: FactSpec, value: Any,
 
 # "none of the other modes", "no further gaps", "no models beyond these": a size of what is
 # beyond the members named, not of the set.
-_BEYOND = re.compile(r"\b(?:other|others|else|further|more|remaining|additional)\b")
+_BEYOND = re.compile(r"\b(?:other|others|else|further|more|remaining|additional|new)\b")
 _BEYOND_AFTER = re.compile(r"\s*(?:beyond|besides|other than|apart from|except|but)\b")
 
 
@@ -1054,13 +1054,47 @@ def _size_stated(ctx: Context, fact: FactSpec, size: int) -> Part | None:
             continue  # "of the 6 failure modes": the catalogue, not the answer
         if ctx.owners(n.start, n.end, "number", n):
             continue  # the value of a number fact
+        if _names_not_counts(ctx, n):
+            continue
         for a, b in ctx.anchors().get(fact.key, []):
             gap = low[n.end:a]
-            if a >= n.end and re.fullmatch(r"\s+(?:[a-z-]+\s+){0,3}", gap) \
+            if a >= n.end and _counts_members(ctx, n, gap) \
                     and not _BEYOND.search(gap) and not _BEYOND_AFTER.match(low, b):
                 return Part(f"{fact.key}.size", False, size, n.text,
                             "states another number of members")
     return None
+
+
+# Words that end a noun phrase: a number before them counts another noun ("no tie at the
+# bottom" counts ties, not what is at the bottom).
+_NOT_MODIFIER = re.compile(
+    r"\b(?:at|in|on|of|for|to|by|from|with|into|over|under|per|than|as|the|a|an|is|are|was|"
+    r"were|be|been|being|has|have|had|do|does|did|that|this|these|those|it|its|their|and|or|"
+    r"but|so|not)\b")
+
+
+def _counts_members(ctx: Context, n: Num, gap: str) -> bool:
+    """Whether a number counts the noun written after it: only modifiers stand between
+    ("four power transformers"), no preposition, article or verb ("no tie at the bottom").
+    A definite number with a modifier names a subset ("the two grid units" of four)."""
+    if n.text.lower() == "none":  # "none of the (six) modes": none of the members
+        gap = re.sub(r"^\s+of\s+(?:(?:the|its|all|these|those)\s+)?(?:[\w-]+\s+)?", " ", gap)
+    if not re.fullmatch(r"\s+(?:[a-z-]+\s+){0,3}", gap) or _NOT_MODIFIER.search(gap):
+        return False
+    definite = re.search(r"\bthe\s+$", ctx.text.low[max(0, n.start - 8):n.start])
+    return not (definite and gap.strip() and ctx.text.raw[n.end:n.end + len(gap)].islower())
+
+
+def _names_not_counts(ctx: Context, n: Num) -> bool:
+    """A number that is part of a name, not a count: joined to a word by a hyphen
+    ("phase-2"), or written after a word as the question writes it ("phase 2 current")."""
+    raw = ctx.text.raw
+    if n.start >= 2 and raw[n.start - 1] == "-" and raw[n.start - 2].isalpha():
+        return True
+    word = re.search(r"([A-Za-z]+)[ \t]+$", raw[max(0, n.start - 20):n.start])
+    return word is not None and not n.word and re.search(
+        rf"\b{re.escape(word.group(1))}[ \t-]+{re.escape(n.text.strip())}\b",
+        ctx.question.raw, re.IGNORECASE) is not None
 
 
 def _fact_parts(ctx: Context, fact: FactSpec, value: Any,

@@ -385,6 +385,19 @@ def test_a_set_or_list_stated_with_another_size_fails() -> None:
                  "05:00 to 09:00 on 2 March.").score < 1
 
 
+def test_a_size_is_read_only_from_a_number_that_counts_the_members() -> None:
+    record = _record({"pumps": ["P-11", "P-12", "P-13"]},
+                     {"pumps": {"kind": "ids", "means": ["pumps", "pump", "duty"]}},
+                     "Which pumps of line 2 serve the boiler house?")
+    named = "P-11, P-12 and P-13"
+    assert grade(record, f"Three pumps: {named}. No spare at the duty end.").score == 1
+    assert grade(record, f"Three pumps: {named}; the two older pumps run on line 2 duty."
+                 ).score == 1
+    assert grade(record, f"{named}, all on stage-2 duty; no new pump needed.").score == 1
+    assert grade(record, f"Two pumps: {named}.").score < 1
+    assert grade(record, f"{named} - four pumps in all.").score < 1
+
+
 def test_a_label_listed_with_the_members_is_a_further_member() -> None:
     record = _record({"causes": ["bearing_wear", "misalignment"]},
                      {"causes": {"kind": "labels", "means": ["causes"], "labels": {
