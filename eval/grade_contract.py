@@ -532,6 +532,8 @@ def _match_id(ctx: Context, path: str, fact: FactSpec, expected: str,
                     "id not stated for this fact")
     shape = _shape(expected)
     same = [(s.start, s.end, s.text.upper()) for s in ctx.text.ids if _shape(s.text) == shape]
+    # A name written as words ("the EASTPLANT site") is a candidate as much as an id token.
+    same += [(a, b, expected.upper()) for a, b in good if (a, b, expected.upper()) not in same]
     stated = set() if member else _nearest_to_anchor(ctx, fact, same)
     if stated and expected.upper() not in stated:
         return Part(path, False, expected, sorted(stated), "another id is named for this fact")

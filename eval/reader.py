@@ -703,24 +703,26 @@ def _numbers(text: str, rest: str) -> list[Num]:
     return out
 
 
-_SHORT_ID = re.compile(r"(?<![\w.,-])-(?P<tail>0\d+)(?![\w-]|[.,]\d)")
-_ID_TAIL = re.compile(r"(?P<head>.+-)(?P<tail>\d+)")
+_SHORT_ID = re.compile(r"(?<![\w.,-])-(?P<tail>(?P<letters>[A-Z]{1,4})\d+|0\d+)(?![\w-]|[.,]\d)")
+_ID_TAIL = re.compile(r"(?P<head>.+-)(?P<tail>(?P<letters>[A-Z]*)\d+)")
 _ID_NUMBER = re.compile(r"(?P<head>.*\D)(?P<tail>\d+)")
 _ID_RANGE_GAP = re.compile(r"\s*(?:through|thru|to|–|—|\.\.)\s*", re.IGNORECASE)
 MAX_RANGE = 50
 
 
 def _sibling_ids(rest: str, ids: list[Span]) -> list[Span]:
-    """Ids written by their last part after a full one ("CH-MAIN-03 ..., then -04"): a
-    hyphen and digits with a leading zero, as wide as the numeric end of an id written
-    before it (else after it), are that id with this end."""
+    """Ids written by their last part after a full one ("CH-MAIN-03 ..., then -04",
+    "WEST-PM01, -PM02"): a hyphen and digits with a leading zero (or the letters of the
+    id's last part and digits), as wide as the end of an id written before it (else after
+    it), are that id with this end."""
     out: list[Span] = []
     for m in _SHORT_ID.finditer(rest):
         if _UNIT_AFTER.match(rest, m.end()):
             continue  # "-05 °C" is a number with its unit
         tail = m.group("tail")
+        letters = m.group("letters") or ""
         fits = [(s, t) for s in ids for t in [_ID_TAIL.fullmatch(s.text)]
-                if t and len(t.group("tail")) == len(tail)]
+                if t and len(t.group("tail")) == len(tail) and t.group("letters") == letters]
         before = [(s, t) for s, t in fits if s.end <= m.start()]
         after = [(s, t) for s, t in fits if s.start >= m.end()]
         pick = max(before, key=lambda f: f[0].end) if before else (

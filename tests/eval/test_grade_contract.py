@@ -398,6 +398,17 @@ def test_a_size_is_read_only_from_a_number_that_counts_the_members() -> None:
     assert grade(record, f"{named} - four pumps in all.").score < 1
 
 
+def test_a_name_written_as_a_word_is_the_one_nearest_its_words() -> None:
+    record = _record({"yard": "HILL", "cranes": 3},
+                     {"yard": {"kind": "id", "means": ["yard", "based"]},
+                      "cranes": {"kind": "count", "means": ["cranes"]}},
+                     "Where is crane HILL-08 based, and how many cranes are there?")
+    assert grade(record, "HILL-08 is based at the HILL yard, with three cranes there "
+                 "(HILL-07 to -09).").score == 1
+    assert grade(record, "HILL-08 is based at the DALE yard, with three cranes there "
+                 "(HILL-07 to -09).").score < 1
+
+
 def test_a_label_listed_with_the_members_is_a_further_member() -> None:
     record = _record({"causes": ["bearing_wear", "misalignment"]},
                      {"causes": {"kind": "labels", "means": ["causes"], "labels": {

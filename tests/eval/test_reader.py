@@ -146,6 +146,10 @@ def test_ids_written_by_their_end_and_ranges_of_ids() -> None:
     t = read("Units WEST-T07 to WEST-T10 are in service, as is WEST-T12.")
     assert [s.text for s in t.ids] == ["WEST-T07", "WEST-T08", "WEST-T09", "WEST-T10",
                                        "WEST-T12"]
+    t = read("Line A runs DEPOT-PM01, -PM02 and -PM05; -PM03 is spare.")
+    assert [s.text for s in t.ids] == ["DEPOT-PM01", "DEPOT-PM02", "DEPOT-PM05", "DEPOT-PM03"]
+    t = read("The HILL yard holds HILL-07 to -09 (three cranes).")
+    assert [s.text for s in t.ids] == ["HILL-07", "HILL-08", "HILL-09"]
 
 
 def test_a_number_with_an_ordinal_ending_is_no_count() -> None:
