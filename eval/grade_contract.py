@@ -863,7 +863,8 @@ def _head_spots(ctx: Context, fact: FactSpec, value: Any,
     spans = _id_spans(ctx, value)
     if fact.kind in ("label", "labels"):
         spans += _label_spans(ctx, label_phrasings(fact, value, vocab))
-    return sorted({a for a, _ in spans if not ctx.text.negated(a)})
+    # A quotation (an order's description) names no record of its own.
+    return sorted({a for a, _ in spans if not ctx.text.negated(a) and not ctx.text.quoted(a)})
 
 
 def _match_record_list(ctx: Context, path: str, fact: FactSpec, expected: list[Any],
@@ -901,7 +902,11 @@ def _match_record_list(ctx: Context, path: str, fact: FactSpec, expected: list[A
             windows: list[tuple[int, int] | None] = [None]
             if where is not None:
                 clause, after, before = segments(where)
-                windows = [clause, after if mode == 1 else before]
+                side, other = (after, before) if mode == 1 else (before, after)
+                windows = [clause, side]
+                if whole and not _holds_kind(ctx, f, side):
+                    windows.append(other)  # nothing of its kind on the text's side: this
+                    # line writes it on the other ("- 16:57 WTI alarm", "- WO-4, 21 Jul")
                 if whole and alone(where):
                     windows.append(ctx.text.sentence_of(where))
                 if shared(f.key):
@@ -949,6 +954,21 @@ def _match_record_list(ctx: Context, path: str, fact: FactSpec, expected: list[A
         parts.append(Part(f"{path}.order", False, expected, None,
                           "states a sequence against the order asked"))
     return parts
+
+
+def _holds_kind(ctx: Context, fact: FactSpec, span: tuple[int, int]) -> bool:
+    """Whether a stretch of the answer holds a value of the fact's kind (a time, a number,
+    an id); a word fact's is always taken as held."""
+    group = kind_group(fact)
+    if group == "time":
+        spots = [w.start for w in [*ctx.text.whens, *ctx.text.times]]
+    elif group == "number":
+        spots = [n.start for n in ctx.text.numbers if _unit_fits(fact, n)]
+    elif group == "id":
+        spots = [i.start for i in ctx.text.ids]
+    else:
+        return True
+    return any(span[0] <= x < span[1] for x in spots)
 
 
 _THEN = re.compile(r"\b(?:then|followed by|after which|and after that|next came)\b",

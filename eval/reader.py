@@ -306,6 +306,10 @@ class Text:
     # Hour ranges on one day ("from 04:00 through 16:00 on 20 July"): (day, first, last).
     ranges: list[tuple[str, int, int]] = field(default_factory=list)
 
+    def quoted(self, pos: int) -> bool:
+        """True when ``pos`` lies inside a quotation (a title, a description)."""
+        return any(a < pos < b for a, b in (m.span() for m in _QUOTED.finditer(self.raw)))
+
     def sentence_of(self, pos: int) -> tuple[int, int]:
         """The span of the sentence that holds ``pos``."""
         for a, b in self.sentences:
@@ -332,18 +336,27 @@ class Text:
         return NEGATION.search(self.low, lo, start) is not None
 
     def find(self, phrase: str) -> list[tuple[int, int]]:
-        """Spans of a phrase as whole words (case-insensitive; ``_``/``-`` read as spaces)."""
+        """Spans of a phrase as whole words (case-insensitive; ``_``/``-`` read as spaces, and
+        markdown emphasis between its words too)."""
         words = [w for w in re.split(r"[\s_\-–]+", phrase.lower().strip()) if w]
         if not words:
             return []
-        pattern = r"[\s_\-–]+".join(re.escape(w) for w in words)
+        pattern = r"[\s_\-–*]+".join(re.escape(w) for w in words)  # "**" is emphasis
         regex = re.compile(rf"(?<![a-z0-9]){pattern}(?![a-z0-9])")
         return [m.span() for m in regex.finditer(self.low)]
 
 
+# A quotation inside a sentence (a work order's description): its stops end no sentence.
+_QUOTED = re.compile(r"(?<![\w'])'[^'\n]{1,200}'(?![\w'])|\"[^\"\n]{1,200}\"|‘[^’\n]{1,200}’"
+                     r"|“[^”\n]{1,200}”")
+
+
 def _sentences(text: str) -> list[tuple[int, int]]:
     out, start = [], 0
+    quoted = [m.span() for m in _QUOTED.finditer(text)]
     for m in re.finditer(r"(?<!\d)\.(?!\d)|[!?\n;]|\.(?=\s)", text):
+        if any(a < m.start() and m.end() < b for a, b in quoted):
+            continue
         if m.end() - start > 0:
             out.append((start, m.end()))
         start = m.end()
@@ -487,12 +500,15 @@ def _date_before(text: str, d: When, m: re.Match[str]) -> bool:
 
 
 def _date_after(text: str, d: When, m: re.Match[str]) -> bool:
-    """A date written right after a time ("19:00 on 25 Aug 2026", "noon on the 6th")."""
-    return 0 <= d.start - m.end() <= 10 and re.fullmatch(
-        r"[\s,]*(?:on)?\s*(?:the)?[\s,]*", text[m.end():d.start], re.I) is not None
+    """A date written right after a time ("19:00 on 25 Aug 2026", "noon on the 6th",
+    "(00:00) on 10 June", "midnight going into 1 July")."""
+    return 0 <= d.start - m.end() <= 20 and re.fullmatch(
+        r"[\s,)\]]*(?:on|(?:(?:going|heading|leading|turning)\s+)?into)?\s*(?:the)?[\s,]*",
+        text[m.end():d.start], re.I) is not None
 
 
-_TIME_LIST_JOIN = re.compile(r"\s*(?:,|and|or|,\s*and|,\s*or)\s*(?:at\s+)?", re.IGNORECASE)
+# A list of times, or a time restated in brackets ("midnight (00:00)").
+_TIME_LIST_JOIN = re.compile(r"\s*(?:,|and|or|,\s*and|,\s*or|\()\s*(?:at\s+)?", re.IGNORECASE)
 _DAY_LIST_JOIN = re.compile(r"\s*(?:,|and|,\s*and)\s*(?:the\s+)?", re.IGNORECASE)
 _RELATIVE_BEFORE = re.compile(r"(?:on\s+)?the\s+(same|next|following)\s+(?:day|morning|"
                               r"afternoon|evening|night)\s*,?\s*(?:at\s+)?$", re.IGNORECASE)

@@ -469,6 +469,26 @@ def test_a_sequence_said_against_the_order_asked() -> None:
     assert grade(record, wrong).score < 1.0
 
 
+def test_a_record_line_writes_its_time_on_either_side_of_its_step() -> None:
+    facts = {"steps": {"kind": "records", "ordered": True, "means": ["sequence"], "fields": [
+        {"key": "step", "kind": "label", "labels": {
+            "PUMP_STOP": ["pump stop"], "LOW_FLOW": ["low flow alarm"], "WO-0042": ["WO-0042"]}},
+        {"key": "time", "kind": "timestamp", "granularity": "minute"}]}}
+    record = _record({"steps": [
+        {"step": "PUMP_STOP", "time": "2026-05-02T22:05:00"},
+        {"step": "LOW_FLOW", "time": "2026-05-02T22:07:00"},
+        {"step": "WO-0042", "time": "2026-05-03T07:40:00"}]}, facts,
+        "On 2 May 2026, what happened on CH-MAIN-02, in order, and what work followed?")
+    right = ("**CH-MAIN-02, 2 May 2026**\n\n- 22:05 - **pump stop**\n- 22:07 - low flow "
+             "alarm\n\nWork:\n- WO-0042, 3 May 07:40 - check the low flow alarm switch")
+    assert grade(record, right).score == 1.0
+    assert grade(record, right.replace("3 May 07:40", "3 May 08:40")).score < 1.0
+    said = ("Pump stop at 22:05 on 2 May, low flow alarm at 22:07. WO-0042, 'low flow alarm; check "
+            "the switch', was opened at 07:40 on the 3rd.")
+    assert grade(record, said).score == 1.0
+    assert grade(record, said.replace("07:40", "09:40")).score < 1.0
+
+
 def test_an_id_range_states_its_members_and_a_hedged_extra_id_is_wrong() -> None:
     record = _record({"units": ["WEST-T07", "WEST-T08", "WEST-T09"]},
                      {"units": {"kind": "ids", "means": ["units"]}},

@@ -129,6 +129,21 @@ def test_a_time_before_a_day_that_has_its_own_time_is_on_the_day_written_last() 
         "2026-05-02T21:40", "2026-05-03T06:10", "2026-05-04T09:00"]
 
 
+def test_a_time_restated_in_brackets_or_going_into_a_day_is_on_that_day() -> None:
+    t = read("The low came at noon (12:00) on Fri 3 April.", year=2026)
+    assert [w.stamp() for w in t.whens if w.hour is not None] == ["2026-04-03T12:00"] * 2
+    t = read("Flow stopped from 2 May to 9 May, first at midnight going into 5 May.",
+             year=2026)
+    assert [w.stamp() for w in t.whens if w.hour is not None] == ["2026-05-05T00:00"]
+
+
+def test_a_quotation_ends_no_sentence_and_emphasis_joins_a_phrase() -> None:
+    t = read("Order WO-7, 'swap fan; check belt. Urgent', opened at 09:10 on 4 May.",
+             year=2026)
+    assert len(t.sentences) == 1 and t.quoted(t.raw.index("check"))
+    assert read("The pump **trip** came first.").find("pump trip") == [(4, 15)]
+
+
 def test_a_month_and_day_with_a_time_takes_the_question_year() -> None:
     t = read("hours: 05-30 22:00, 05-31T03:00; range 10-20 kW", year=2026)
     assert [w.stamp() for w in t.whens] == ["2026-05-30T22:00", "2026-05-31T03:00"]
