@@ -163,6 +163,7 @@ class Context:
         """True when another value of the group stands between a value and an anchor."""
         lo, hi = (value[1], anchor[0]) if anchor[0] >= value[1] else (anchor[1], value[0])
         if group == "number":
+            # "1 of 2 alerts led to work": the words after a total are the total's.
             spans = [(n.start, n.end) for n in self.text.numbers if not n.total]
         elif group == "time":
             spans = [(w.start, w.end) for w in self.text.whens]

@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from datetime import date, timedelta
 
 MAX_CHARS = 100_000
+_ANY_YEAR = 2000  # a leap year: where a day is written when no year is known
 
 # Units: spelling -> (dimension, factor to the dimension's base, offset). Temperatures have
 # an offset (°F, K absolute); differences use `DIFFERENCE_UNITS`.
@@ -805,6 +806,8 @@ def read(text: str, *, year: int | None = None) -> Text:
     date_spans = [(d.start, d.end) for d in dates]
     out.whens, out.times, time_spans = _attach_times(_blank(text, date_spans), dates,
                                                      out.sentences)
+    if year is None:  # no year known: "8 July" is still a day, and its 8 no number
+        date_spans += [(d.start, d.end) for d in _read_dates(text, _ANY_YEAR)]
     out.ranges = _ranges(text, out.whens)
     rest = _blank(text, date_spans + time_spans)
     ids = [m for m in _ID.finditer(rest)]

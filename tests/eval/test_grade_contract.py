@@ -489,6 +489,19 @@ def test_a_record_line_writes_its_time_on_either_side_of_its_step() -> None:
     assert grade(record, said.replace("07:40", "09:40")).score < 1.0
 
 
+def test_mapping_values_written_before_their_keys_in_a_sentence_with_undated_days() -> None:
+    record = _record({"all_jobs": 5, "by_kind": {"PM": 4, "CM": 1}},
+                     {"all_jobs": {"kind": "count", "means": ["in all"]},
+                      "by_kind": {"kind": "mapping", "means": ["kind"],
+                                  "keys": {"PM": ["planned visits"], "CM": ["breakdown"]},
+                                  "value": {"key": "by_kind", "kind": "count"}}},
+                     "How many jobs did fan F-3 have, by kind?")
+    assert grade(record, "Five jobs in all: four of them planned visits (PM, March to June) "
+                 "and one breakdown repair (CM, done 9 May).").score == 1
+    assert grade(record, "Five jobs in all: three of them planned visits (PM, March to June) "
+                 "and one breakdown repair (CM, done 9 May).").score < 1
+
+
 def test_an_id_range_states_its_members_and_a_hedged_extra_id_is_wrong() -> None:
     record = _record({"units": ["WEST-T07", "WEST-T08", "WEST-T09"]},
                      {"units": {"kind": "ids", "means": ["units"]}},

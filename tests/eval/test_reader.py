@@ -144,6 +144,14 @@ def test_a_quotation_ends_no_sentence_and_emphasis_joins_a_phrase() -> None:
     assert read("The pump **trip** came first.").find("pump trip") == [(4, 15)]
 
 
+def test_a_day_written_without_any_known_year_is_no_number() -> None:
+    assert _values_no_year("two pumps, one overhauled on 8 July") == [2.0, 1.0]
+
+
+def _values_no_year(text: str) -> list[float]:
+    return [n.value for n in read(text).numbers]
+
+
 def test_a_month_and_day_with_a_time_takes_the_question_year() -> None:
     t = read("hours: 05-30 22:00, 05-31T03:00; range 10-20 kW", year=2026)
     assert [w.stamp() for w in t.whens] == ["2026-05-30T22:00", "2026-05-31T03:00"]
