@@ -141,9 +141,12 @@ class Context:
                 continue  # "1.31 h" is no value of a unitless factor
             if num is not None and num.total and totals and key not in totals:
                 continue  # "264 of 264 records": the second is the expected count's
+            total = self._total_of(num, key) if num is not None else None
             for a, b in spans:
                 if a <= start < b or a < end <= b or (start <= a and b <= end):
                     continue
+                if total is not None and re.fullmatch(r"\s*", self.text.raw[total:a]):
+                    continue  # "1 of 2 alerts": the words right after the total are its
                 if a >= end and self._other_value_between(group, (start, end), (a, b)):
                     continue  # that anchor names a nearer value ("192 hourly readings")
                 if c0 <= a and b <= c1:
@@ -157,6 +160,19 @@ class Context:
             return None
         nearest = min(best.values())
         return {k for k, d in best.items() if d == nearest}
+
+    def _total_of(self, num: Num, key: str) -> int | None:
+        """Where the total after a number ends ("1 of 2 alerts") when that total is the
+        reference's value of the fact ``key``: that fact's words right after the total
+        name the total, not the number ("1 of 2 alerts led to work": 2 alerts, 1 followed)."""
+        ref = self.reference.get(key)
+        if not isinstance(ref, int | float) or isinstance(ref, bool):
+            return None
+        for n in self.text.numbers:
+            if n.total and n.start >= num.end and re.fullmatch(
+                    r"\s+(?:out\s+)?of\s+(?:the\s+|all\s+)?", self.text.raw[num.end:n.start]):
+                return n.end if n.value == ref else None
+        return None
 
     def _other_value_between(self, group: str | None, value: tuple[int, int],
                              anchor: tuple[int, int]) -> bool:

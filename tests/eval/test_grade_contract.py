@@ -502,6 +502,16 @@ def test_mapping_values_written_before_their_keys_in_a_sentence_with_undated_day
                  "and one breakdown repair (CM, done 9 May).").score < 1
 
 
+def test_in_n_of_m_things_the_things_are_counted_by_the_total() -> None:
+    record = _record({"trips": 4, "answered": 1},
+                     {"trips": {"kind": "count", "means": ["trips", "trip"]},
+                      "answered": {"kind": "count", "means": ["answered", "led to"]}},
+                     "How many trips did feeder F-9 have in May, and how many led to a "
+                     "callout?")
+    assert grade(record, "Four trips in May; 1 of 4 trips led to a callout.").score == 1
+    assert grade(record, "Four trips in May; 2 of 4 trips led to a callout.").score < 1
+
+
 def test_an_id_range_states_its_members_and_a_hedged_extra_id_is_wrong() -> None:
     record = _record({"units": ["WEST-T07", "WEST-T08", "WEST-T09"]},
                      {"units": {"kind": "ids", "means": ["units"]}},
