@@ -261,7 +261,10 @@ def _tol_ok(ctx: Context, top: str, expected: float, given: float, slack: float)
 
 def number_matches(ctx: Context, top: str, fact: FactSpec, n: Num, expected: float) -> bool:
     """Whether a written number states ``expected`` (in the fact's unit)."""
-    values = n.as_unit(fact.unit)
+    # A factor written in % ("58 %") is 0.58 of one.
+    unit = "pu" if fact.unit is None and fact.kind == "quantity" and n.unit is not None \
+        and n.as_unit("pu") else fact.unit
+    values = n.as_unit(unit)
     if not values:
         return False
     if n.falling:
@@ -272,15 +275,26 @@ def number_matches(ctx: Context, top: str, fact: FactSpec, n: Num, expected: flo
         return False
     scale = 1.0
     if n.unit is not None and values:
-        bumped = Num(n.start, n.end, n.value + 1.0, n.unit, 0, 0, "").as_unit(fact.unit)
+        bumped = Num(n.start, n.end, n.value + 1.0, n.unit, 0, 0, "").as_unit(unit)
         scale = abs(bumped[0] - values[0]) if bumped else 1.0
     # Digits are read to the rounding they were written with; words too when they say a
-    # fraction ("twenty-five point eight"), whole number words only as they are.
-    rounded = n.sig >= 2 and (not n.word or n.decimals > 0)
+    # fraction ("twenty-five point eight"), whole number words only as they are; any
+    # number said to be approximate ("about two hours", "roughly 3 h") to its last digit.
+    rounded = (n.sig >= 2 and (not n.word or n.decimals > 0)) or _approximate(ctx, n)
     slack = 0.5 * 10.0 ** (-n.decimals) * scale if rounded else 0.0
     if fact.kind == "count":
         slack = 0.0
     return any(_tol_ok(ctx, top, expected, v, slack) for v in values)
+
+
+_APPROX = re.compile(r"\b(?:about|around|roughly|approximately|approx\.?|some|nearly|almost|"
+                     r"just over|just under|a bit over|a bit under|a little over|close to)\s*$"
+                     r"|[~≈]\s*$")
+
+
+def _approximate(ctx: Context, n: Num) -> bool:
+    """Whether a number is said to be approximate ("about two hours", "~3 h")."""
+    return _APPROX.search(ctx.text.low[max(0, n.start - 16):n.start]) is not None
 
 
 def _hedged(ctx: Context, first: tuple[int, int], others: list[tuple[int, int]]) -> bool:

@@ -512,6 +512,25 @@ def test_in_n_of_m_things_the_things_are_counted_by_the_total() -> None:
     assert grade(record, "Four trips in May; 2 of 4 trips led to a callout.").score < 1
 
 
+def test_a_number_said_to_be_approximate_is_read_to_its_last_digit() -> None:
+    record = _record({"downtime_h": 3.27}, {"downtime_h": {
+        "kind": "quantity", "unit": "h", "means": ["down", "downtime"]}},
+        "How long was conveyor C-4 down on 3 June?")
+    assert grade(record, "It was down for about three hours.").score == 1
+    assert grade(record, "Downtime came to roughly 3 h.").score == 1
+    assert grade(record, "It was down for three hours.").score < 1
+    assert grade(record, "It was down for about four hours.").score < 1
+
+
+def test_a_factor_written_in_percent_is_a_share_of_one() -> None:
+    record = _record({"speed_factor": 12.4}, {"speed_factor": {
+        "kind": "quantity", "means": ["wear rate", "wears"]}},
+        "How fast does belt B-2 wear at 130 % of rated speed, relative to rated?")
+    assert grade(record, "At 130 % it wears about 12.4 times as fast.").score == 1
+    assert grade(record, "At 130 % the relative wear rate is 12.4 %.").score < 1
+    assert grade(record, "At 130 % the wear rate is 1240 %.").score == 1
+
+
 def test_an_id_range_states_its_members_and_a_hedged_extra_id_is_wrong() -> None:
     record = _record({"units": ["WEST-T07", "WEST-T08", "WEST-T09"]},
                      {"units": {"kind": "ids", "means": ["units"]}},
