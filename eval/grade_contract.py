@@ -330,11 +330,31 @@ def _match_number(ctx: Context, top: str, fact: FactSpec, expected: float,
         if used is not None:
             used.add(i)
         return Part(top, True, expected, n.text, f"{n.text!r}")
+    periods = _counted_periods(ctx, fact, expected, within_span)
+    if periods is not None:
+        return Part(top, True, expected, periods.text, f"{periods.text!r} (periods counted)")
     if fact.kind == "count" and expected == 0:
         return _match_none(ctx, fact, top)
     given = [n.text for _, n in hits][:3] or [n.text for n in t.numbers][:5] or None
     why = "written next to another quantity's words" if hits else ""
     return Part(top, False, expected, given, why)
+
+
+def _counted_periods(ctx: Context, fact: FactSpec, expected: float,
+                     within_span: tuple[int, int] | None) -> Num | None:
+    """A count written as a number of periods ("43 hours came out anomalous", "on 3 days"):
+    a whole number of hours or days equal to the count, tied to the count's own words."""
+    if fact.kind != "count" or fact.unit is not None:
+        return None
+    for n in ctx.text.numbers:
+        if n.unit is None or n.decimals or n.total or n.value != expected \
+                or n.as_unit("h") == [] or n.as_unit("years"):
+            continue
+        if within_span and not within_span[0] <= n.start < within_span[1]:
+            continue
+        if ctx.windowed or fact.key in (ctx.owners(n.start, n.end, "number") or ()):
+            return n
+    return None
 
 
 def _stated_for(ctx: Context, fact: FactSpec, vocab: Mapping[str, list[str]]) -> bool:

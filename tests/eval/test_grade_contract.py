@@ -531,6 +531,17 @@ def test_a_factor_written_in_percent_is_a_share_of_one() -> None:
     assert grade(record, "At 130 % the wear rate is 1240 %.").score == 1
 
 
+def test_a_count_of_periods_is_written_with_the_period_as_its_unit() -> None:
+    record = _record({"hot_days": 6, "peak_c": 951.0},
+                     {"hot_days": {"kind": "count", "means": ["above", "exceeded"]},
+                      "peak_c": {"kind": "quantity", "unit": "°C", "means": ["peak"]}},
+                     "On how many days of May 2026 did kiln K-1 run above 900 °C, and what "
+                     "was its peak?", {"peak_c": 0.5})
+    assert grade(record, "6 days came out above 900 °C; the peak was 951 °C.").score == 1
+    assert grade(record, "7 days came out above 900 °C; the peak was 951 °C.").score < 1
+    assert grade(record, "The peak was 951 °C after 6 days of firing.").score < 1
+
+
 def test_an_id_range_states_its_members_and_a_hedged_extra_id_is_wrong() -> None:
     record = _record({"units": ["WEST-T07", "WEST-T08", "WEST-T09"]},
                      {"units": {"kind": "ids", "means": ["units"]}},
