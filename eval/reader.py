@@ -188,6 +188,36 @@ _WORD_NUM = re.compile(
     r"|(?P<none>none|no|nil|nothing))\b", re.IGNORECASE)
 
 
+# Fractions in words: "two tenths of a ppm", "a hundredth of a ppm per day", "half a degree".
+_PARTS = {"half": (2, 1), "halves": (2, 1), "third": (3, 2), "thirds": (3, 2),
+          "quarter": (4, 2), "quarters": (4, 2), "fifth": (5, 1), "fifths": (5, 1),
+          "tenth": (10, 1), "tenths": (10, 1), "hundredth": (100, 2), "hundredths": (100, 2),
+          "thousandth": (1000, 3), "thousandths": (1000, 3)}  # denominator, decimals
+_FRACTION = re.compile(
+    r"\b(?:(?P<n>a|an|one|two|three|four|five|six|seven|eight|nine|\d)\s+(?P<d>"
+    + "|".join(sorted(_PARTS, key=len, reverse=True)) + r")\s+of\s+(?:a|an|one)"
+    r"|(?P<half>half)\s+(?:a|an))\b(?=\s)", re.IGNORECASE)
+
+
+def _fractions(text: str, rest: str) -> list[Num]:
+    """Fractions said in words, with the unit written after them."""
+    out = []
+    for m in _FRACTION.finditer(rest):
+        u = _UNIT_AFTER.match(rest, m.end())
+        if u is None:
+            continue  # "a third of the samples" is a share, not a value
+        if m.group("half"):
+            value, decimals = 0.5, 1
+        else:
+            raw = m.group("n").lower()
+            count = int(raw) if raw.isdigit() else 1 if raw in ("a", "an") else _SMALL[raw]
+            den, decimals = _PARTS[m.group("d").lower()]
+            value = count / den
+        out.append(Num(m.start(), u.end(), value, u.group("unit"), decimals, 99,
+                       text[m.start():u.end()], word=True))
+    return out
+
+
 # A change written as a fall: the number is the size of a negative change.
 _FALL_BEFORE = re.compile(r"\b(?:down|fell|fallen|dropped|decreased|declined|lower|less|"
                           r"reduced|drop|decrease|decline|reduction|fall)\s+(?:by\s+|of\s+)?"
@@ -704,6 +734,9 @@ def _numbers(text: str, rest: str) -> list[Num]:
         out.append(Num(m.start(), end, value, unit, decimals, 99, text[m.start():end],
                        word=True))
     out.extend(_ordinal_counts(text, rest))
+    fractions = _fractions(text, rest)
+    out = [n for n in out if not any(f.start <= n.start < f.end for f in fractions)]
+    out.extend(fractions)
     out.sort(key=lambda n: n.start)
     for i, n in enumerate(out):
         before = rest[max(0, n.start - 24):n.start].lower()

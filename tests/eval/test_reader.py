@@ -26,6 +26,8 @@ def _values(text: str) -> list[tuple[float, str | None]]:
     ("850 kW of cooling", [(850.0, "kW of cooling")]),
     ("95 minutes", [(95.0, "minutes")]),
     ("293 °F", [(293.0, "°F")]),
+    ("three tenths of a ppm", [(0.3, "ppm")]),
+    ("a quarter of an hour", [(0.25, "hour")]),
 ])
 def test_numbers_as_people_write_them(text: str, expected: list[tuple[float, str | None]]) -> None:
     assert _values(text) == expected
