@@ -1494,7 +1494,8 @@ def _stated_values(ctx: Context, key: str, fact: FactSpec) -> list[tuple[int, in
             (n.start, n.end, n, not _RELATIVE.match(ctx.text.low, n.end)
              and not _RANGED.match(ctx.text.low, n.end)) for n in ctx.text.numbers
             if not n.total and not (n.word and n.value == 0) and _unit_fits(fact, n)
-            and n.as_unit(fact.unit) and key in (ctx.owners(n.start, n.end, "number", n) or ())]
+            and n.as_unit(fact.unit) and not _a_year(ctx, n)
+            and key in (ctx.owners(n.start, n.end, "number", n) or ())]
     elif kind_group(fact) == "time":
         found = [(w.start, w.end, w, True) for w in ctx.text.whens
                  if key in (ctx.owners(w.start, w.end, "time") or ())]
@@ -1541,6 +1542,17 @@ def _contradicted_values(ctx: Context, key: str, fact: FactSpec, expected: list[
                 f"not asked, but {why}")
 
 
+_YEAR_BEFORE = re.compile(r"(?:\(|\b(?:installed|built|commissioned|manufactured|made|"
+                          r"since|in|from|year|of|dating from|new in)\s+)$")
+
+
+def _a_year(ctx: Context, n: Num) -> bool:
+    """Whether a number is written as a year ("installed 2006", "(2016)"), no value."""
+    return n.unit is None and not n.word and n.text.isdigit() and len(n.text) == 4 \
+        and 1900 <= n.value <= 2100 and _YEAR_BEFORE.search(
+            ctx.text.low[max(0, n.start - 24):n.start]) is not None
+
+
 def _contradicted_entries(ctx: Context, fact: FactSpec, spec: FactSpec,
                           expected: Mapping[str, Any]) -> Part | None:
     """A miss when a mapping key is written with a number of the value's kind next to it
@@ -1555,7 +1567,7 @@ def _contradicted_entries(ctx: Context, fact: FactSpec, spec: FactSpec,
         written = [n for span in spans[key] for a, b in _entry_windows(ctx, spec, span, mentions)
                    for n in ctx.text.numbers
                    if a <= n.start < b and not n.total and _unit_fits(spec, n)
-                   and n.as_unit(spec.unit)]
+                   and n.as_unit(spec.unit) and not _a_year(ctx, n)]
         if written and not any(number_matches(ctx, fact.key, spec, n, float(value))
                                for n in written):
             return Part(f"{fact.key}.{key}", False, value, [n.text for n in written[:3]],

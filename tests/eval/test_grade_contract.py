@@ -347,6 +347,18 @@ def test_unasked_mapping_values_written_next_to_their_keys_must_hold() -> None:
                  "51.3 °C.").score < 1
 
 
+def test_a_year_written_next_to_a_key_is_no_value_of_it() -> None:
+    record = _record({"pick": ["P-2", "P-3"], "wear": {"P-1": 12.5, "P-2": 70.0, "P-3": 70.0}},
+                     {"pick": {"kind": "ids", "ordered": True, "means": ["replace"]},
+                      "wear": {"kind": "mapping", "asked": False, "keys": {},
+                               "value": {"key": "wear", "kind": "quantity"}}},
+                     "Which two pumps do we replace first, oldest breaking ties?")
+    said = "P-1 is fine at 12.5; P-2 and P-3 both sit at 70. Replace P-2 (installed 2004) "
+    assert grade(record, said + "first, then P-3 (2011).").score == 1
+    assert grade(record, said.replace("P-2 and P-3 both sit at 70", "P-2 at 70, P-3 at 64")
+                 + "first, then P-3 (2011).").score < 1
+
+
 def test_unasked_record_fields_are_read_by_their_own_words() -> None:
     record = _record({"frozen": True, "runs": [{"first": "2026-05-04T06:00:00",
                                                 "last": "2026-05-04T20:00:00", "count": 15}]},
