@@ -657,9 +657,32 @@ def _extra_members(ctx: Context, fact: FactSpec, expected: list[Any],
         doubtful = [(a, b) for a, b in spans if not ctx.text.negated(a)
                     and not any(x <= a and b <= y for x, y in inside)
                     and _DOUBT.search(ctx.text.low, *ctx.text.clause_of(a, b))]
+        each = [_label_spans(ctx, label_phrasings(fact, str(v), vocab)) for v in expected]
+        asserted = [(a, b) for a, b in asserted if not _enumerates_another_count(
+            ctx, a, len(expected), each)]
         if (asserted and any(mine(a, b) for a, b in asserted)) or doubtful:
             out.append(value)  # a further member, or one the answer hedges on
     return sorted({*out, *_listed_extras(ctx, fact, expected, vocab)})
+
+
+def _enumerates_another_count(ctx: Context, pos: int, size: int,
+                              members: list[list[tuple[int, int]]]) -> bool:
+    """Whether ``pos`` lies in brackets that list the things a number before them counts
+    when that number is not the set's size and the members (their spans) are written
+    outside them too ("hydrogen alone points to six modes (T1, T2, ...). Both reveal:
+    ..."): another set, not the answer's."""
+    s0, _ = ctx.text.sentence_of(pos)
+    raw = ctx.text.raw
+    opened = raw.rfind("(", s0, pos)
+    if opened < 0 or ")" in raw[opened:pos]:
+        return False
+    closed = raw.find(")", pos)
+    closed = len(raw) if closed < 0 else closed
+    if not all(any(not opened < a < closed for a, _ in spans) for spans in members):
+        return False
+    return any(n.end <= opened and not n.unit and not n.decimals and n.value != size
+               and re.fullmatch(r"\s+(?:[\w-]+\s+){0,3}", ctx.text.raw[n.end:opened])
+               for n in ctx.text.numbers)
 
 
 # What joins the items of one list: commas, "and", slashes, brackets, a new bullet line.

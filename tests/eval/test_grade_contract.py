@@ -421,6 +421,18 @@ def test_a_name_written_as_a_word_is_the_one_nearest_its_words() -> None:
                  "(HILL-07 to -09).").score < 1
 
 
+def test_a_bracketed_list_of_another_count_is_another_set() -> None:
+    record = _record({"causes": ["bearing_wear", "misalignment"]},
+                     {"causes": {"kind": "labels", "means": ["shows", "show"], "labels": {
+                         "bearing_wear": ["bearing wear"], "misalignment": ["misalignment"],
+                         "cavitation": ["cavitation"], "imbalance": ["imbalance"]}}},
+                     "Which faults do both the vibration and the noise sensor of pump P-7 show?")
+    assert grade(record, "Vibration alone shows four faults (bearing wear, misalignment, "
+                 "cavitation, imbalance). Both show: bearing wear and misalignment.").score == 1
+    assert grade(record, "Both together show three faults (bearing wear, misalignment, "
+                 "cavitation).").score < 1
+
+
 def test_a_label_listed_with_the_members_is_a_further_member() -> None:
     record = _record({"causes": ["bearing_wear", "misalignment"]},
                      {"causes": {"kind": "labels", "means": ["causes"], "labels": {
