@@ -1027,7 +1027,31 @@ def _match_record_list(ctx: Context, path: str, fact: FactSpec, expected: list[A
     if fact.ordered and _sequence_reversed(ctx, [spots.get(i, []) for i, _, _ in rows]):
         parts.append(Part(f"{path}.order", False, expected, None,
                           "states a sequence against the order asked"))
+    extra = _extra_steps(ctx, [specs[0] for _, _, specs in rows if specs], expected, vocab)
+    if extra and all(p.ok for p in parts):
+        parts.append(Part(f"{path}.extra", False, expected, extra,
+                          "states a step no record has"))
     return parts
+
+
+def _extra_steps(ctx: Context, heads: list[FactSpec], expected: list[Any],
+                 vocab: Mapping[str, list[str]]) -> list[str]:
+    """The labels of a sequence's steps ("WTI trip") that the answer asserts, not negated
+    and not in a quotation, when no record of the sequence has them: a step the data does
+    not hold ("the alarm was followed by a trip" when there was none)."""
+    head = heads[0] if heads and all(h.key == heads[0].key for h in heads) else None
+    if head is None or head.kind != "label" or not head.labels:
+        return []
+    have = {str(r.get(head.key)) for r in expected if isinstance(r, Mapping)}
+    out = []
+    for value in set(head.labels) - have:
+        spans = _label_spans(ctx, label_phrasings(head, value, vocab))
+        inside = [s for v in have for s in _label_spans(ctx, label_phrasings(head, v, vocab))]
+        if any(not ctx.text.negated(a) and not ctx.text.quoted(a) and not _DENIED.match(
+                ctx.text.low, b) and not any(x <= a and b <= y and (x, y) != (a, b)
+                                             for x, y in inside) for a, b in spans):
+            out.append(value)
+    return sorted(out)
 
 
 def _holds_kind(ctx: Context, fact: FactSpec, span: tuple[int, int]) -> bool:

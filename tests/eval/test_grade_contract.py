@@ -566,6 +566,21 @@ def test_a_count_of_periods_is_written_with_the_period_as_its_unit() -> None:
     assert grade(record, "The peak was 951 °C after 6 days of firing.").score < 1
 
 
+def test_a_sequence_with_a_step_no_record_has_is_wrong() -> None:
+    facts = {"steps": {"kind": "records", "ordered": True, "means": ["sequence"], "fields": [
+        {"key": "step", "kind": "label", "labels": {
+            "PUMP_STOP": ["pump stop"], "LOW_FLOW": ["low flow alarm"],
+            "HIGH_TEMP": ["high temperature alarm"]}},
+        {"key": "time", "kind": "timestamp", "granularity": "minute"}]}}
+    record = _record({"steps": [
+        {"step": "PUMP_STOP", "time": "2026-05-02T10:05:00"},
+        {"step": "LOW_FLOW", "time": "2026-05-02T10:07:00"}]}, facts,
+        "On 2 May 2026, what happened on CH-MAIN-02, in order?")
+    right = "Pump stop at 10:05, then a low flow alarm at 10:07"
+    assert grade(record, right + "; no high temperature alarm followed.").score == 1
+    assert grade(record, right + ", and a high temperature alarm after it.").score < 1
+
+
 def test_an_id_range_states_its_members_and_a_hedged_extra_id_is_wrong() -> None:
     record = _record({"units": ["WEST-T07", "WEST-T08", "WEST-T09"]},
                      {"units": {"kind": "ids", "means": ["units"]}},
