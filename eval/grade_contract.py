@@ -1382,8 +1382,10 @@ def grade_facts(scenario: Mapping[str, Any], contract: AnswerContract, answer_te
                 score += direct.ok / len(asked)
                 parts.append(direct)
                 continue
-        fact_parts = match_fact(ctx, fact if ctx.bind else fact.model_copy(
-            update={"yes_no": True}), value, vocab_of(fact))
+        the_question = not ctx.bind or _the_yes_no_question(question, fact, asked)
+        fact_parts = match_fact(ctx, fact.model_copy(update={"yes_no": True})
+                                if the_question and not fact.yes_no else fact,
+                                value, vocab_of(fact))
         if not fact_parts:
             continue
         if fact.kind == "boolean" and len(fact_parts) == 1 and fact_parts[0].given is None:
@@ -1399,6 +1401,19 @@ def grade_facts(scenario: Mapping[str, Any], contract: AnswerContract, answer_te
         score = score * len(asked) / (len(asked) + len(wrong))
         parts.extend(wrong)
     return score, parts, supporting
+
+
+_YES_NO_QUESTION = re.compile(r"(?:^|[.?!]\s+|\n)\s*(?:did|does|do|is|was|were|are|has|have|"
+                              r"had|can|could|will|would|should)\b[^.?!]*\?", re.IGNORECASE)
+
+
+def _the_yes_no_question(question: Text, fact: FactSpec, asked: list[FactSpec]) -> bool:
+    """Whether a boolean fact is the text's one yes/no question: the text asks exactly one
+    ("Did anyone raise corrective work ...?") and the fact is the one yes/no it asks for,
+    so an answer's leading yes or no states it."""
+    booleans = [f for f in asked if f.kind == "boolean"]
+    return fact.kind == "boolean" and booleans == [fact] and len(
+        _YES_NO_QUESTION.findall(question.raw)) == 1
 
 
 def _unasked_stated(ctx: Context, contract: AnswerContract, keys: list[str],

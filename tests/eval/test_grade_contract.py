@@ -581,6 +581,17 @@ def test_a_sequence_with_a_step_no_record_has_is_wrong() -> None:
     assert grade(record, right + ", and a high temperature alarm after it.").score < 1
 
 
+def test_a_leading_yes_answers_the_texts_one_yes_no_question() -> None:
+    record = _record({"callouts": 2, "answered": True},
+                     {"callouts": {"kind": "count", "means": ["callouts"]},
+                      "answered": {"kind": "boolean", "means": ["answered"],
+                                   "labels": {"true": ["answered"], "false": ["unanswered"]}}},
+                     "Did anyone act on the pressure drops of pump P-7 last week? Give the "
+                     "number of callouts.")
+    assert grade(record, "Yes, the crew did: two callouts, on Monday and Friday.").score == 1
+    assert grade(record, "No: two callouts were logged but nobody came.").score < 1
+
+
 def test_an_id_range_states_its_members_and_a_hedged_extra_id_is_wrong() -> None:
     record = _record({"units": ["WEST-T07", "WEST-T08", "WEST-T09"]},
                      {"units": {"kind": "ids", "means": ["units"]}},
