@@ -141,9 +141,12 @@ class Context:
                 continue  # "1.31 h" is no value of a unitless factor
             if num is not None and num.total and totals and key not in totals:
                 continue  # "264 of 264 records": the second is the expected count's
+            total = self._total_of(num, key) if num is not None else None
             for a, b in spans:
                 if a <= start < b or a < end <= b or (start <= a and b <= end):
                     continue
+                if total is not None and re.fullmatch(r"\s*", self.text.raw[total:a]):
+                    continue  # "1 of 2 alerts": the words right after the total are its
                 if a >= end and self._other_value_between(group, (start, end), (a, b)):
                     continue  # that anchor names a nearer value ("192 hourly readings")
                 if c0 <= a and b <= c1:
@@ -158,11 +161,25 @@ class Context:
         nearest = min(best.values())
         return {k for k, d in best.items() if d == nearest}
 
+    def _total_of(self, num: Num, key: str) -> int | None:
+        """Where the total after a number ends ("1 of 2 alerts") when that total is the
+        reference's value of the fact ``key``: that fact's words right after the total
+        name the total, not the number ("1 of 2 alerts led to work": 2 alerts, 1 followed)."""
+        ref = self.reference.get(key)
+        if not isinstance(ref, int | float) or isinstance(ref, bool):
+            return None
+        for n in self.text.numbers:
+            if n.total and n.start >= num.end and re.fullmatch(
+                    r"\s+(?:out\s+)?of\s+(?:the\s+|all\s+)?", self.text.raw[num.end:n.start]):
+                return n.end if n.value == ref else None
+        return None
+
     def _other_value_between(self, group: str | None, value: tuple[int, int],
                              anchor: tuple[int, int]) -> bool:
         """True when another value of the group stands between a value and an anchor."""
         lo, hi = (value[1], anchor[0]) if anchor[0] >= value[1] else (anchor[1], value[0])
         if group == "number":
+            # "1 of 2 alerts led to work": the words after a total are the total's.
             spans = [(n.start, n.end) for n in self.text.numbers if not n.total]
         elif group == "time":
             spans = [(w.start, w.end) for w in self.text.whens]
@@ -244,7 +261,10 @@ def _tol_ok(ctx: Context, top: str, expected: float, given: float, slack: float)
 
 def number_matches(ctx: Context, top: str, fact: FactSpec, n: Num, expected: float) -> bool:
     """Whether a written number states ``expected`` (in the fact's unit)."""
-    values = n.as_unit(fact.unit)
+    # A factor written in % ("58 %") is 0.58 of one.
+    unit = "pu" if fact.unit is None and fact.kind == "quantity" and n.unit is not None \
+        and n.as_unit("pu") else fact.unit
+    values = n.as_unit(unit)
     if not values:
         return False
     if n.falling:
@@ -255,15 +275,26 @@ def number_matches(ctx: Context, top: str, fact: FactSpec, n: Num, expected: flo
         return False
     scale = 1.0
     if n.unit is not None and values:
-        bumped = Num(n.start, n.end, n.value + 1.0, n.unit, 0, 0, "").as_unit(fact.unit)
+        bumped = Num(n.start, n.end, n.value + 1.0, n.unit, 0, 0, "").as_unit(unit)
         scale = abs(bumped[0] - values[0]) if bumped else 1.0
     # Digits are read to the rounding they were written with; words too when they say a
-    # fraction ("twenty-five point eight"), whole number words only as they are.
-    rounded = n.sig >= 2 and (not n.word or n.decimals > 0)
+    # fraction ("twenty-five point eight"), whole number words only as they are; any
+    # number said to be approximate ("about two hours", "roughly 3 h") to its last digit.
+    rounded = (n.sig >= 2 and (not n.word or n.decimals > 0)) or _approximate(ctx, n)
     slack = 0.5 * 10.0 ** (-n.decimals) * scale if rounded else 0.0
     if fact.kind == "count":
         slack = 0.0
     return any(_tol_ok(ctx, top, expected, v, slack) for v in values)
+
+
+_APPROX = re.compile(r"\b(?:about|around|roughly|approximately|approx\.?|some|nearly|almost|"
+                     r"just over|just under|a bit over|a bit under|a little over|close to)\s*$"
+                     r"|[~≈]\s*$")
+
+
+def _approximate(ctx: Context, n: Num) -> bool:
+    """Whether a number is said to be approximate ("about two hours", "~3 h")."""
+    return _APPROX.search(ctx.text.low[max(0, n.start - 16):n.start]) is not None
 
 
 def _hedged(ctx: Context, first: tuple[int, int], others: list[tuple[int, int]]) -> bool:
@@ -299,11 +330,31 @@ def _match_number(ctx: Context, top: str, fact: FactSpec, expected: float,
         if used is not None:
             used.add(i)
         return Part(top, True, expected, n.text, f"{n.text!r}")
+    periods = _counted_periods(ctx, fact, expected, within_span)
+    if periods is not None:
+        return Part(top, True, expected, periods.text, f"{periods.text!r} (periods counted)")
     if fact.kind == "count" and expected == 0:
         return _match_none(ctx, fact, top)
     given = [n.text for _, n in hits][:3] or [n.text for n in t.numbers][:5] or None
     why = "written next to another quantity's words" if hits else ""
     return Part(top, False, expected, given, why)
+
+
+def _counted_periods(ctx: Context, fact: FactSpec, expected: float,
+                     within_span: tuple[int, int] | None) -> Num | None:
+    """A count written as a number of periods ("43 hours came out anomalous", "on 3 days"):
+    a whole number of hours or days equal to the count, tied to the count's own words."""
+    if fact.kind != "count" or fact.unit is not None:
+        return None
+    for n in ctx.text.numbers:
+        if n.unit is None or n.decimals or n.total or n.value != expected \
+                or n.as_unit("h") == [] or n.as_unit("years"):
+            continue
+        if within_span and not within_span[0] <= n.start < within_span[1]:
+            continue
+        if ctx.windowed or fact.key in (ctx.owners(n.start, n.end, "number") or ()):
+            return n
+    return None
 
 
 def _stated_for(ctx: Context, fact: FactSpec, vocab: Mapping[str, list[str]]) -> bool:
@@ -532,6 +583,8 @@ def _match_id(ctx: Context, path: str, fact: FactSpec, expected: str,
                     "id not stated for this fact")
     shape = _shape(expected)
     same = [(s.start, s.end, s.text.upper()) for s in ctx.text.ids if _shape(s.text) == shape]
+    # A name written as words ("the EASTPLANT site") is a candidate as much as an id token.
+    same += [(a, b, expected.upper()) for a, b in good if (a, b, expected.upper()) not in same]
     stated = set() if member else _nearest_to_anchor(ctx, fact, same)
     if stated and expected.upper() not in stated:
         return Part(path, False, expected, sorted(stated), "another id is named for this fact")
@@ -604,9 +657,32 @@ def _extra_members(ctx: Context, fact: FactSpec, expected: list[Any],
         doubtful = [(a, b) for a, b in spans if not ctx.text.negated(a)
                     and not any(x <= a and b <= y for x, y in inside)
                     and _DOUBT.search(ctx.text.low, *ctx.text.clause_of(a, b))]
+        each = [_label_spans(ctx, label_phrasings(fact, str(v), vocab)) for v in expected]
+        asserted = [(a, b) for a, b in asserted if not _enumerates_another_count(
+            ctx, a, len(expected), each)]
         if (asserted and any(mine(a, b) for a, b in asserted)) or doubtful:
             out.append(value)  # a further member, or one the answer hedges on
     return sorted({*out, *_listed_extras(ctx, fact, expected, vocab)})
+
+
+def _enumerates_another_count(ctx: Context, pos: int, size: int,
+                              members: list[list[tuple[int, int]]]) -> bool:
+    """Whether ``pos`` lies in brackets that list the things a number before them counts
+    when that number is not the set's size and the members (their spans) are written
+    outside them too ("hydrogen alone points to six modes (T1, T2, ...). Both reveal:
+    ..."): another set, not the answer's."""
+    s0, _ = ctx.text.sentence_of(pos)
+    raw = ctx.text.raw
+    opened = raw.rfind("(", s0, pos)
+    if opened < 0 or ")" in raw[opened:pos]:
+        return False
+    closed = raw.find(")", pos)
+    closed = len(raw) if closed < 0 else closed
+    if not all(any(not opened < a < closed for a, _ in spans) for spans in members):
+        return False
+    return any(n.end <= opened and not n.unit and not n.decimals and n.value != size
+               and re.fullmatch(r"\s+(?:[\w-]+\s+){0,3}", ctx.text.raw[n.end:opened])
+               for n in ctx.text.numbers)
 
 
 # What joins the items of one list: commas, "and", slashes, brackets, a new bullet line.
@@ -861,7 +937,8 @@ def _head_spots(ctx: Context, fact: FactSpec, value: Any,
     spans = _id_spans(ctx, value)
     if fact.kind in ("label", "labels"):
         spans += _label_spans(ctx, label_phrasings(fact, value, vocab))
-    return sorted({a for a, _ in spans if not ctx.text.negated(a)})
+    # A quotation (an order's description) names no record of its own.
+    return sorted({a for a, _ in spans if not ctx.text.negated(a) and not ctx.text.quoted(a)})
 
 
 def _match_record_list(ctx: Context, path: str, fact: FactSpec, expected: list[Any],
@@ -899,7 +976,11 @@ def _match_record_list(ctx: Context, path: str, fact: FactSpec, expected: list[A
             windows: list[tuple[int, int] | None] = [None]
             if where is not None:
                 clause, after, before = segments(where)
-                windows = [clause, after if mode == 1 else before]
+                side, other = (after, before) if mode == 1 else (before, after)
+                windows = [clause, side]
+                if whole and not _holds_kind(ctx, f, side):
+                    windows.append(other)  # nothing of its kind on the text's side: this
+                    # line writes it on the other ("- 16:57 WTI alarm", "- WO-4, 21 Jul")
                 if whole and alone(where):
                     windows.append(ctx.text.sentence_of(where))
                 if shared(f.key):
@@ -946,7 +1027,46 @@ def _match_record_list(ctx: Context, path: str, fact: FactSpec, expected: list[A
     if fact.ordered and _sequence_reversed(ctx, [spots.get(i, []) for i, _, _ in rows]):
         parts.append(Part(f"{path}.order", False, expected, None,
                           "states a sequence against the order asked"))
+    extra = _extra_steps(ctx, [specs[0] for _, _, specs in rows if specs], expected, vocab)
+    if extra and all(p.ok for p in parts):
+        parts.append(Part(f"{path}.extra", False, expected, extra,
+                          "states a step no record has"))
     return parts
+
+
+def _extra_steps(ctx: Context, heads: list[FactSpec], expected: list[Any],
+                 vocab: Mapping[str, list[str]]) -> list[str]:
+    """The labels of a sequence's steps ("WTI trip") that the answer asserts, not negated
+    and not in a quotation, when no record of the sequence has them: a step the data does
+    not hold ("the alarm was followed by a trip" when there was none)."""
+    head = heads[0] if heads and all(h.key == heads[0].key for h in heads) else None
+    if head is None or head.kind != "label" or not head.labels:
+        return []
+    have = {str(r.get(head.key)) for r in expected if isinstance(r, Mapping)}
+    out = []
+    for value in set(head.labels) - have:
+        spans = _label_spans(ctx, label_phrasings(head, value, vocab))
+        inside = [s for v in have for s in _label_spans(ctx, label_phrasings(head, v, vocab))]
+        if any(not ctx.text.negated(a) and not ctx.text.quoted(a) and not _DENIED.match(
+                ctx.text.low, b) and not any(x <= a and b <= y and (x, y) != (a, b)
+                                             for x, y in inside) for a, b in spans):
+            out.append(value)
+    return sorted(out)
+
+
+def _holds_kind(ctx: Context, fact: FactSpec, span: tuple[int, int]) -> bool:
+    """Whether a stretch of the answer holds a value of the fact's kind (a time, a number,
+    an id); a word fact's is always taken as held."""
+    group = kind_group(fact)
+    if group == "time":
+        spots = [w.start for w in [*ctx.text.whens, *ctx.text.times]]
+    elif group == "number":
+        spots = [n.start for n in ctx.text.numbers if _unit_fits(fact, n)]
+    elif group == "id":
+        spots = [i.start for i in ctx.text.ids]
+    else:
+        return True
+    return any(span[0] <= x < span[1] for x in spots)
 
 
 _THEN = re.compile(r"\b(?:then|followed by|after which|and after that|next came)\b",
@@ -1030,7 +1150,7 @@ def match_fact(ctx: Context, fact: FactSpec, value: Any,
 
 # "none of the other modes", "no further gaps", "no models beyond these": a size of what is
 # beyond the members named, not of the set.
-_BEYOND = re.compile(r"\b(?:other|others|else|further|more|remaining|additional)\b")
+_BEYOND = re.compile(r"\b(?:other|others|else|further|more|remaining|additional|new)\b")
 _BEYOND_AFTER = re.compile(r"\s*(?:beyond|besides|other than|apart from|except|but)\b")
 
 
@@ -1054,13 +1174,47 @@ def _size_stated(ctx: Context, fact: FactSpec, size: int) -> Part | None:
             continue  # "of the 6 failure modes": the catalogue, not the answer
         if ctx.owners(n.start, n.end, "number", n):
             continue  # the value of a number fact
+        if _names_not_counts(ctx, n):
+            continue
         for a, b in ctx.anchors().get(fact.key, []):
             gap = low[n.end:a]
-            if a >= n.end and re.fullmatch(r"\s+(?:[a-z-]+\s+){0,3}", gap) \
+            if a >= n.end and _counts_members(ctx, n, gap) \
                     and not _BEYOND.search(gap) and not _BEYOND_AFTER.match(low, b):
                 return Part(f"{fact.key}.size", False, size, n.text,
                             "states another number of members")
     return None
+
+
+# Words that end a noun phrase: a number before them counts another noun ("no tie at the
+# bottom" counts ties, not what is at the bottom).
+_NOT_MODIFIER = re.compile(
+    r"\b(?:at|in|on|of|for|to|by|from|with|into|over|under|per|than|as|the|a|an|is|are|was|"
+    r"were|be|been|being|has|have|had|do|does|did|that|this|these|those|it|its|their|and|or|"
+    r"but|so|not)\b")
+
+
+def _counts_members(ctx: Context, n: Num, gap: str) -> bool:
+    """Whether a number counts the noun written after it: only modifiers stand between
+    ("four power transformers"), no preposition, article or verb ("no tie at the bottom").
+    A definite number with a modifier names a subset ("the two grid units" of four)."""
+    if n.text.lower() == "none":  # "none of the (six) modes": none of the members
+        gap = re.sub(r"^\s+of\s+(?:(?:the|its|all|these|those)\s+)?(?:[\w-]+\s+)?", " ", gap)
+    if not re.fullmatch(r"\s+(?:[a-z-]+\s+){0,3}", gap) or _NOT_MODIFIER.search(gap):
+        return False
+    definite = re.search(r"\bthe\s+$", ctx.text.low[max(0, n.start - 8):n.start])
+    return not (definite and gap.strip() and ctx.text.raw[n.end:n.end + len(gap)].islower())
+
+
+def _names_not_counts(ctx: Context, n: Num) -> bool:
+    """A number that is part of a name, not a count: joined to a word by a hyphen
+    ("phase-2"), or written after a word as the question writes it ("phase 2 current")."""
+    raw = ctx.text.raw
+    if n.start >= 2 and raw[n.start - 1] == "-" and raw[n.start - 2].isalpha():
+        return True
+    word = re.search(r"([A-Za-z]+)[ \t]+$", raw[max(0, n.start - 20):n.start])
+    return word is not None and not n.word and re.search(
+        rf"\b{re.escape(word.group(1))}[ \t-]+{re.escape(n.text.strip())}\b",
+        ctx.question.raw, re.IGNORECASE) is not None
 
 
 def _fact_parts(ctx: Context, fact: FactSpec, value: Any,
@@ -1228,8 +1382,10 @@ def grade_facts(scenario: Mapping[str, Any], contract: AnswerContract, answer_te
                 score += direct.ok / len(asked)
                 parts.append(direct)
                 continue
-        fact_parts = match_fact(ctx, fact if ctx.bind else fact.model_copy(
-            update={"yes_no": True}), value, vocab_of(fact))
+        the_question = not ctx.bind or _the_yes_no_question(question, fact, asked)
+        fact_parts = match_fact(ctx, fact.model_copy(update={"yes_no": True})
+                                if the_question and not fact.yes_no else fact,
+                                value, vocab_of(fact))
         if not fact_parts:
             continue
         if fact.kind == "boolean" and len(fact_parts) == 1 and fact_parts[0].given is None:
@@ -1245,6 +1401,19 @@ def grade_facts(scenario: Mapping[str, Any], contract: AnswerContract, answer_te
         score = score * len(asked) / (len(asked) + len(wrong))
         parts.extend(wrong)
     return score, parts, supporting
+
+
+_YES_NO_QUESTION = re.compile(r"(?:^|[.?!]\s+|\n)\s*(?:did|does|do|is|was|were|are|has|have|"
+                              r"had|can|could|will|would|should)\b[^.?!]*\?", re.IGNORECASE)
+
+
+def _the_yes_no_question(question: Text, fact: FactSpec, asked: list[FactSpec]) -> bool:
+    """Whether a boolean fact is the text's one yes/no question: the text asks exactly one
+    ("Did anyone raise corrective work ...?") and the fact is the one yes/no it asks for,
+    so an answer's leading yes or no states it."""
+    booleans = [f for f in asked if f.kind == "boolean"]
+    return fact.kind == "boolean" and booleans == [fact] and len(
+        _YES_NO_QUESTION.findall(question.raw)) == 1
 
 
 def _unasked_stated(ctx: Context, contract: AnswerContract, keys: list[str],
@@ -1387,7 +1556,8 @@ def _stated_values(ctx: Context, key: str, fact: FactSpec) -> list[tuple[int, in
             (n.start, n.end, n, not _RELATIVE.match(ctx.text.low, n.end)
              and not _RANGED.match(ctx.text.low, n.end)) for n in ctx.text.numbers
             if not n.total and not (n.word and n.value == 0) and _unit_fits(fact, n)
-            and n.as_unit(fact.unit) and key in (ctx.owners(n.start, n.end, "number", n) or ())]
+            and n.as_unit(fact.unit) and not _a_year(ctx, n)
+            and key in (ctx.owners(n.start, n.end, "number", n) or ())]
     elif kind_group(fact) == "time":
         found = [(w.start, w.end, w, True) for w in ctx.text.whens
                  if key in (ctx.owners(w.start, w.end, "time") or ())]
@@ -1434,6 +1604,17 @@ def _contradicted_values(ctx: Context, key: str, fact: FactSpec, expected: list[
                 f"not asked, but {why}")
 
 
+_YEAR_BEFORE = re.compile(r"(?:\(|\b(?:installed|built|commissioned|manufactured|made|"
+                          r"since|in|from|year|of|dating from|new in)\s+)$")
+
+
+def _a_year(ctx: Context, n: Num) -> bool:
+    """Whether a number is written as a year ("installed 2006", "(2016)"), no value."""
+    return n.unit is None and not n.word and n.text.isdigit() and len(n.text) == 4 \
+        and 1900 <= n.value <= 2100 and _YEAR_BEFORE.search(
+            ctx.text.low[max(0, n.start - 24):n.start]) is not None
+
+
 def _contradicted_entries(ctx: Context, fact: FactSpec, spec: FactSpec,
                           expected: Mapping[str, Any]) -> Part | None:
     """A miss when a mapping key is written with a number of the value's kind next to it
@@ -1450,7 +1631,7 @@ def _contradicted_entries(ctx: Context, fact: FactSpec, spec: FactSpec,
         written = [n for span in spans[key] for a, b in _entry_windows(ctx, spec, span, mentions)
                    for n in ctx.text.numbers
                    if a <= n.start < b and not n.total and _unit_fits(spec, n)
-                   and n.as_unit(spec.unit)]
+                   and n.as_unit(spec.unit) and not _a_year(ctx, n)]
         if written and not any(number_matches(ctx, fact.key, spec, n, float(value))
                                for n in written):
             return Part(f"{fact.key}.{key}", False, value, [n.text for n in written[:3]],

@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from datetime import date, timedelta
 
 MAX_CHARS = 100_000
+_ANY_YEAR = 2000  # a leap year: where a day is written when no year is known
 
 # Units: spelling -> (dimension, factor to the dimension's base, offset). Temperatures have
 # an offset (°F, K absolute); differences use `DIFFERENCE_UNITS`.
@@ -187,6 +188,36 @@ _WORD_NUM = re.compile(
     r"|(?P<none>none|no|nil|nothing))\b", re.IGNORECASE)
 
 
+# Fractions in words: "two tenths of a ppm", "a hundredth of a ppm per day", "half a degree".
+_PARTS = {"half": (2, 1), "halves": (2, 1), "third": (3, 2), "thirds": (3, 2),
+          "quarter": (4, 2), "quarters": (4, 2), "fifth": (5, 1), "fifths": (5, 1),
+          "tenth": (10, 1), "tenths": (10, 1), "hundredth": (100, 2), "hundredths": (100, 2),
+          "thousandth": (1000, 3), "thousandths": (1000, 3)}  # denominator, decimals
+_FRACTION = re.compile(
+    r"\b(?:(?P<n>a|an|one|two|three|four|five|six|seven|eight|nine|\d)\s+(?P<d>"
+    + "|".join(sorted(_PARTS, key=len, reverse=True)) + r")\s+of\s+(?:a|an|one)"
+    r"|(?P<half>half)\s+(?:a|an))\b(?=\s)", re.IGNORECASE)
+
+
+def _fractions(text: str, rest: str) -> list[Num]:
+    """Fractions said in words, with the unit written after them."""
+    out = []
+    for m in _FRACTION.finditer(rest):
+        u = _UNIT_AFTER.match(rest, m.end())
+        if u is None:
+            continue  # "a third of the samples" is a share, not a value
+        if m.group("half"):
+            value, decimals = 0.5, 1
+        else:
+            raw = m.group("n").lower()
+            count = int(raw) if raw.isdigit() else 1 if raw in ("a", "an") else _SMALL[raw]
+            den, decimals = _PARTS[m.group("d").lower()]
+            value = count / den
+        out.append(Num(m.start(), u.end(), value, u.group("unit"), decimals, 99,
+                       text[m.start():u.end()], word=True))
+    return out
+
+
 # A change written as a fall: the number is the size of a negative change.
 _FALL_BEFORE = re.compile(r"\b(?:down|fell|fallen|dropped|decreased|declined|lower|less|"
                           r"reduced|drop|decrease|decline|reduction|fall)\s+(?:by\s+|of\s+)?"
@@ -306,6 +337,10 @@ class Text:
     # Hour ranges on one day ("from 04:00 through 16:00 on 20 July"): (day, first, last).
     ranges: list[tuple[str, int, int]] = field(default_factory=list)
 
+    def quoted(self, pos: int) -> bool:
+        """True when ``pos`` lies inside a quotation (a title, a description)."""
+        return any(a < pos < b for a, b in (m.span() for m in _QUOTED.finditer(self.raw)))
+
     def sentence_of(self, pos: int) -> tuple[int, int]:
         """The span of the sentence that holds ``pos``."""
         for a, b in self.sentences:
@@ -332,18 +367,27 @@ class Text:
         return NEGATION.search(self.low, lo, start) is not None
 
     def find(self, phrase: str) -> list[tuple[int, int]]:
-        """Spans of a phrase as whole words (case-insensitive; ``_``/``-`` read as spaces)."""
+        """Spans of a phrase as whole words (case-insensitive; ``_``/``-`` read as spaces, and
+        markdown emphasis between its words too)."""
         words = [w for w in re.split(r"[\s_\-–]+", phrase.lower().strip()) if w]
         if not words:
             return []
-        pattern = r"[\s_\-–]+".join(re.escape(w) for w in words)
+        pattern = r"[\s_\-–*]+".join(re.escape(w) for w in words)  # "**" is emphasis
         regex = re.compile(rf"(?<![a-z0-9]){pattern}(?![a-z0-9])")
         return [m.span() for m in regex.finditer(self.low)]
 
 
+# A quotation inside a sentence (a work order's description): its stops end no sentence.
+_QUOTED = re.compile(r"(?<![\w'])'[^'\n]{1,200}'(?![\w'])|\"[^\"\n]{1,200}\"|‘[^’\n]{1,200}’"
+                     r"|“[^”\n]{1,200}”")
+
+
 def _sentences(text: str) -> list[tuple[int, int]]:
     out, start = [], 0
+    quoted = [m.span() for m in _QUOTED.finditer(text)]
     for m in re.finditer(r"(?<!\d)\.(?!\d)|[!?\n;]|\.(?=\s)", text):
+        if any(a < m.start() and m.end() < b for a, b in quoted):
+            continue
         if m.end() - start > 0:
             out.append((start, m.end()))
         start = m.end()
@@ -487,12 +531,15 @@ def _date_before(text: str, d: When, m: re.Match[str]) -> bool:
 
 
 def _date_after(text: str, d: When, m: re.Match[str]) -> bool:
-    """A date written right after a time ("19:00 on 25 Aug 2026", "noon on the 6th")."""
-    return 0 <= d.start - m.end() <= 10 and re.fullmatch(
-        r"[\s,]*(?:on)?\s*(?:the)?[\s,]*", text[m.end():d.start], re.I) is not None
+    """A date written right after a time ("19:00 on 25 Aug 2026", "noon on the 6th",
+    "(00:00) on 10 June", "midnight going into 1 July")."""
+    return 0 <= d.start - m.end() <= 20 and re.fullmatch(
+        r"[\s,)\]]*(?:on|(?:(?:going|heading|leading|turning)\s+)?into)?\s*(?:the)?[\s,]*",
+        text[m.end():d.start], re.I) is not None
 
 
-_TIME_LIST_JOIN = re.compile(r"\s*(?:,|and|or|,\s*and|,\s*or)\s*(?:at\s+)?", re.IGNORECASE)
+# A list of times, or a time restated in brackets ("midnight (00:00)").
+_TIME_LIST_JOIN = re.compile(r"\s*(?:,|and|or|,\s*and|,\s*or|\()\s*(?:at\s+)?", re.IGNORECASE)
 _DAY_LIST_JOIN = re.compile(r"\s*(?:,|and|,\s*and)\s*(?:the\s+)?", re.IGNORECASE)
 _RELATIVE_BEFORE = re.compile(r"(?:on\s+)?the\s+(same|next|following)\s+(?:day|morning|"
                               r"afternoon|evening|night)\s*,?\s*(?:at\s+)?$", re.IGNORECASE)
@@ -687,6 +734,9 @@ def _numbers(text: str, rest: str) -> list[Num]:
         out.append(Num(m.start(), end, value, unit, decimals, 99, text[m.start():end],
                        word=True))
     out.extend(_ordinal_counts(text, rest))
+    fractions = _fractions(text, rest)
+    out = [n for n in out if not any(f.start <= n.start < f.end for f in fractions)]
+    out.extend(fractions)
     out.sort(key=lambda n: n.start)
     for i, n in enumerate(out):
         before = rest[max(0, n.start - 24):n.start].lower()
@@ -703,24 +753,26 @@ def _numbers(text: str, rest: str) -> list[Num]:
     return out
 
 
-_SHORT_ID = re.compile(r"(?<![\w.,-])-(?P<tail>0\d+)(?![\w-]|[.,]\d)")
-_ID_TAIL = re.compile(r"(?P<head>.+-)(?P<tail>\d+)")
+_SHORT_ID = re.compile(r"(?<![\w.,-])-(?P<tail>(?P<letters>[A-Z]{1,4})\d+|0\d+)(?![\w-]|[.,]\d)")
+_ID_TAIL = re.compile(r"(?P<head>.+-)(?P<tail>(?P<letters>[A-Z]*)\d+)")
 _ID_NUMBER = re.compile(r"(?P<head>.*\D)(?P<tail>\d+)")
 _ID_RANGE_GAP = re.compile(r"\s*(?:through|thru|to|–|—|\.\.)\s*", re.IGNORECASE)
 MAX_RANGE = 50
 
 
 def _sibling_ids(rest: str, ids: list[Span]) -> list[Span]:
-    """Ids written by their last part after a full one ("CH-MAIN-03 ..., then -04"): a
-    hyphen and digits with a leading zero, as wide as the numeric end of an id written
-    before it (else after it), are that id with this end."""
+    """Ids written by their last part after a full one ("CH-MAIN-03 ..., then -04",
+    "WEST-PM01, -PM02"): a hyphen and digits with a leading zero (or the letters of the
+    id's last part and digits), as wide as the end of an id written before it (else after
+    it), are that id with this end."""
     out: list[Span] = []
     for m in _SHORT_ID.finditer(rest):
         if _UNIT_AFTER.match(rest, m.end()):
             continue  # "-05 °C" is a number with its unit
         tail = m.group("tail")
+        letters = m.group("letters") or ""
         fits = [(s, t) for s in ids for t in [_ID_TAIL.fullmatch(s.text)]
-                if t and len(t.group("tail")) == len(tail)]
+                if t and len(t.group("tail")) == len(tail) and t.group("letters") == letters]
         before = [(s, t) for s, t in fits if s.end <= m.start()]
         after = [(s, t) for s, t in fits if s.start >= m.end()]
         pick = max(before, key=lambda f: f[0].end) if before else (
@@ -787,6 +839,8 @@ def read(text: str, *, year: int | None = None) -> Text:
     date_spans = [(d.start, d.end) for d in dates]
     out.whens, out.times, time_spans = _attach_times(_blank(text, date_spans), dates,
                                                      out.sentences)
+    if year is None:  # no year known: "8 July" is still a day, and its 8 no number
+        date_spans += [(d.start, d.end) for d in _read_dates(text, _ANY_YEAR)]
     out.ranges = _ranges(text, out.whens)
     rest = _blank(text, date_spans + time_spans)
     ids = [m for m in _ID.finditer(rest)]

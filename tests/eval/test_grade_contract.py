@@ -347,6 +347,18 @@ def test_unasked_mapping_values_written_next_to_their_keys_must_hold() -> None:
                  "51.3 °C.").score < 1
 
 
+def test_a_year_written_next_to_a_key_is_no_value_of_it() -> None:
+    record = _record({"pick": ["P-2", "P-3"], "wear": {"P-1": 12.5, "P-2": 70.0, "P-3": 70.0}},
+                     {"pick": {"kind": "ids", "ordered": True, "means": ["replace"]},
+                      "wear": {"kind": "mapping", "asked": False, "keys": {},
+                               "value": {"key": "wear", "kind": "quantity"}}},
+                     "Which two pumps do we replace first, oldest breaking ties?")
+    said = "P-1 is fine at 12.5; P-2 and P-3 both sit at 70. Replace P-2 (installed 2004) "
+    assert grade(record, said + "first, then P-3 (2011).").score == 1
+    assert grade(record, said.replace("P-2 and P-3 both sit at 70", "P-2 at 70, P-3 at 64")
+                 + "first, then P-3 (2011).").score < 1
+
+
 def test_unasked_record_fields_are_read_by_their_own_words() -> None:
     record = _record({"frozen": True, "runs": [{"first": "2026-05-04T06:00:00",
                                                 "last": "2026-05-04T20:00:00", "count": 15}]},
@@ -383,6 +395,42 @@ def test_a_set_or_list_stated_with_another_size_fails() -> None:
     assert grade(record, right.replace("one outage", "four outages")).score < 1
     assert grade(record, "No depots hold spares: ALPHA and BRAVO are empty; one outage, "
                  "05:00 to 09:00 on 2 March.").score < 1
+
+
+def test_a_size_is_read_only_from_a_number_that_counts_the_members() -> None:
+    record = _record({"pumps": ["P-11", "P-12", "P-13"]},
+                     {"pumps": {"kind": "ids", "means": ["pumps", "pump", "duty"]}},
+                     "Which pumps of line 2 serve the boiler house?")
+    named = "P-11, P-12 and P-13"
+    assert grade(record, f"Three pumps: {named}. No spare at the duty end.").score == 1
+    assert grade(record, f"Three pumps: {named}; the two older pumps run on line 2 duty."
+                 ).score == 1
+    assert grade(record, f"{named}, all on stage-2 duty; no new pump needed.").score == 1
+    assert grade(record, f"Two pumps: {named}.").score < 1
+    assert grade(record, f"{named} - four pumps in all.").score < 1
+
+
+def test_a_name_written_as_a_word_is_the_one_nearest_its_words() -> None:
+    record = _record({"yard": "HILL", "cranes": 3},
+                     {"yard": {"kind": "id", "means": ["yard", "based"]},
+                      "cranes": {"kind": "count", "means": ["cranes"]}},
+                     "Where is crane HILL-08 based, and how many cranes are there?")
+    assert grade(record, "HILL-08 is based at the HILL yard, with three cranes there "
+                 "(HILL-07 to -09).").score == 1
+    assert grade(record, "HILL-08 is based at the DALE yard, with three cranes there "
+                 "(HILL-07 to -09).").score < 1
+
+
+def test_a_bracketed_list_of_another_count_is_another_set() -> None:
+    record = _record({"causes": ["bearing_wear", "misalignment"]},
+                     {"causes": {"kind": "labels", "means": ["shows", "show"], "labels": {
+                         "bearing_wear": ["bearing wear"], "misalignment": ["misalignment"],
+                         "cavitation": ["cavitation"], "imbalance": ["imbalance"]}}},
+                     "Which faults do both the vibration and the noise sensor of pump P-7 show?")
+    assert grade(record, "Vibration alone shows four faults (bearing wear, misalignment, "
+                 "cavitation, imbalance). Both show: bearing wear and misalignment.").score == 1
+    assert grade(record, "Both together show three faults (bearing wear, misalignment, "
+                 "cavitation).").score < 1
 
 
 def test_a_label_listed_with_the_members_is_a_further_member() -> None:
@@ -443,6 +491,105 @@ def test_a_sequence_said_against_the_order_asked() -> None:
     wrong = ("Pump stop at 10:05, high temperature alarm at 10:31, then the low flow alarm "
              "at 10:07.")
     assert grade(record, wrong).score < 1.0
+
+
+def test_a_record_line_writes_its_time_on_either_side_of_its_step() -> None:
+    facts = {"steps": {"kind": "records", "ordered": True, "means": ["sequence"], "fields": [
+        {"key": "step", "kind": "label", "labels": {
+            "PUMP_STOP": ["pump stop"], "LOW_FLOW": ["low flow alarm"], "WO-0042": ["WO-0042"]}},
+        {"key": "time", "kind": "timestamp", "granularity": "minute"}]}}
+    record = _record({"steps": [
+        {"step": "PUMP_STOP", "time": "2026-05-02T22:05:00"},
+        {"step": "LOW_FLOW", "time": "2026-05-02T22:07:00"},
+        {"step": "WO-0042", "time": "2026-05-03T07:40:00"}]}, facts,
+        "On 2 May 2026, what happened on CH-MAIN-02, in order, and what work followed?")
+    right = ("**CH-MAIN-02, 2 May 2026**\n\n- 22:05 - **pump stop**\n- 22:07 - low flow "
+             "alarm\n\nWork:\n- WO-0042, 3 May 07:40 - check the low flow alarm switch")
+    assert grade(record, right).score == 1.0
+    assert grade(record, right.replace("3 May 07:40", "3 May 08:40")).score < 1.0
+    said = ("Pump stop at 22:05 on 2 May, low flow alarm at 22:07. WO-0042, 'low flow alarm; check "
+            "the switch', was opened at 07:40 on the 3rd.")
+    assert grade(record, said).score == 1.0
+    assert grade(record, said.replace("07:40", "09:40")).score < 1.0
+
+
+def test_mapping_values_written_before_their_keys_in_a_sentence_with_undated_days() -> None:
+    record = _record({"all_jobs": 5, "by_kind": {"PM": 4, "CM": 1}},
+                     {"all_jobs": {"kind": "count", "means": ["in all"]},
+                      "by_kind": {"kind": "mapping", "means": ["kind"],
+                                  "keys": {"PM": ["planned visits"], "CM": ["breakdown"]},
+                                  "value": {"key": "by_kind", "kind": "count"}}},
+                     "How many jobs did fan F-3 have, by kind?")
+    assert grade(record, "Five jobs in all: four of them planned visits (PM, March to June) "
+                 "and one breakdown repair (CM, done 9 May).").score == 1
+    assert grade(record, "Five jobs in all: three of them planned visits (PM, March to June) "
+                 "and one breakdown repair (CM, done 9 May).").score < 1
+
+
+def test_in_n_of_m_things_the_things_are_counted_by_the_total() -> None:
+    record = _record({"trips": 4, "answered": 1},
+                     {"trips": {"kind": "count", "means": ["trips", "trip"]},
+                      "answered": {"kind": "count", "means": ["answered", "led to"]}},
+                     "How many trips did feeder F-9 have in May, and how many led to a "
+                     "callout?")
+    assert grade(record, "Four trips in May; 1 of 4 trips led to a callout.").score == 1
+    assert grade(record, "Four trips in May; 2 of 4 trips led to a callout.").score < 1
+
+
+def test_a_number_said_to_be_approximate_is_read_to_its_last_digit() -> None:
+    record = _record({"downtime_h": 3.27}, {"downtime_h": {
+        "kind": "quantity", "unit": "h", "means": ["down", "downtime"]}},
+        "How long was conveyor C-4 down on 3 June?")
+    assert grade(record, "It was down for about three hours.").score == 1
+    assert grade(record, "Downtime came to roughly 3 h.").score == 1
+    assert grade(record, "It was down for three hours.").score < 1
+    assert grade(record, "It was down for about four hours.").score < 1
+
+
+def test_a_factor_written_in_percent_is_a_share_of_one() -> None:
+    record = _record({"speed_factor": 12.4}, {"speed_factor": {
+        "kind": "quantity", "means": ["wear rate", "wears"]}},
+        "How fast does belt B-2 wear at 130 % of rated speed, relative to rated?")
+    assert grade(record, "At 130 % it wears about 12.4 times as fast.").score == 1
+    assert grade(record, "At 130 % the relative wear rate is 12.4 %.").score < 1
+    assert grade(record, "At 130 % the wear rate is 1240 %.").score == 1
+
+
+def test_a_count_of_periods_is_written_with_the_period_as_its_unit() -> None:
+    record = _record({"hot_days": 6, "peak_c": 951.0},
+                     {"hot_days": {"kind": "count", "means": ["above", "exceeded"]},
+                      "peak_c": {"kind": "quantity", "unit": "°C", "means": ["peak"]}},
+                     "On how many days of May 2026 did kiln K-1 run above 900 °C, and what "
+                     "was its peak?", {"peak_c": 0.5})
+    assert grade(record, "6 days came out above 900 °C; the peak was 951 °C.").score == 1
+    assert grade(record, "7 days came out above 900 °C; the peak was 951 °C.").score < 1
+    assert grade(record, "The peak was 951 °C after 6 days of firing.").score < 1
+
+
+def test_a_sequence_with_a_step_no_record_has_is_wrong() -> None:
+    facts = {"steps": {"kind": "records", "ordered": True, "means": ["sequence"], "fields": [
+        {"key": "step", "kind": "label", "labels": {
+            "PUMP_STOP": ["pump stop"], "LOW_FLOW": ["low flow alarm"],
+            "HIGH_TEMP": ["high temperature alarm"]}},
+        {"key": "time", "kind": "timestamp", "granularity": "minute"}]}}
+    record = _record({"steps": [
+        {"step": "PUMP_STOP", "time": "2026-05-02T10:05:00"},
+        {"step": "LOW_FLOW", "time": "2026-05-02T10:07:00"}]}, facts,
+        "On 2 May 2026, what happened on CH-MAIN-02, in order?")
+    right = "Pump stop at 10:05, then a low flow alarm at 10:07"
+    assert grade(record, right + "; no high temperature alarm followed.").score == 1
+    assert grade(record, right + ", and a high temperature alarm after it.").score < 1
+
+
+def test_a_leading_yes_answers_the_texts_one_yes_no_question() -> None:
+    record = _record({"callouts": 2, "answered": True},
+                     {"callouts": {"kind": "count", "means": ["callouts"]},
+                      "answered": {"kind": "boolean", "means": ["answered"],
+                                   "labels": {"true": ["answered"], "false": ["unanswered"]}}},
+                     "Did anyone act on the pressure drops of pump P-7 last week? Give the "
+                     "number of callouts.")
+    assert grade(record, "Yes, the crew did: two callouts, on Monday and Friday.").score == 1
+    assert grade(record, "No: two callouts were logged but nobody came.").score < 1
 
 
 def test_an_id_range_states_its_members_and_a_hedged_extra_id_is_wrong() -> None:

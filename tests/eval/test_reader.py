@@ -26,6 +26,8 @@ def _values(text: str) -> list[tuple[float, str | None]]:
     ("850 kW of cooling", [(850.0, "kW of cooling")]),
     ("95 minutes", [(95.0, "minutes")]),
     ("293 °F", [(293.0, "°F")]),
+    ("three tenths of a ppm", [(0.3, "ppm")]),
+    ("a quarter of an hour", [(0.25, "hour")]),
 ])
 def test_numbers_as_people_write_them(text: str, expected: list[tuple[float, str | None]]) -> None:
     assert _values(text) == expected
@@ -129,6 +131,29 @@ def test_a_time_before_a_day_that_has_its_own_time_is_on_the_day_written_last() 
         "2026-05-02T21:40", "2026-05-03T06:10", "2026-05-04T09:00"]
 
 
+def test_a_time_restated_in_brackets_or_going_into_a_day_is_on_that_day() -> None:
+    t = read("The low came at noon (12:00) on Fri 3 April.", year=2026)
+    assert [w.stamp() for w in t.whens if w.hour is not None] == ["2026-04-03T12:00"] * 2
+    t = read("Flow stopped from 2 May to 9 May, first at midnight going into 5 May.",
+             year=2026)
+    assert [w.stamp() for w in t.whens if w.hour is not None] == ["2026-05-05T00:00"]
+
+
+def test_a_quotation_ends_no_sentence_and_emphasis_joins_a_phrase() -> None:
+    t = read("Order WO-7, 'swap fan; check belt. Urgent', opened at 09:10 on 4 May.",
+             year=2026)
+    assert len(t.sentences) == 1 and t.quoted(t.raw.index("check"))
+    assert read("The pump **trip** came first.").find("pump trip") == [(4, 15)]
+
+
+def test_a_day_written_without_any_known_year_is_no_number() -> None:
+    assert _values_no_year("two pumps, one overhauled on 8 July") == [2.0, 1.0]
+
+
+def _values_no_year(text: str) -> list[float]:
+    return [n.value for n in read(text).numbers]
+
+
 def test_a_month_and_day_with_a_time_takes_the_question_year() -> None:
     t = read("hours: 05-30 22:00, 05-31T03:00; range 10-20 kW", year=2026)
     assert [w.stamp() for w in t.whens] == ["2026-05-30T22:00", "2026-05-31T03:00"]
@@ -146,6 +171,10 @@ def test_ids_written_by_their_end_and_ranges_of_ids() -> None:
     t = read("Units WEST-T07 to WEST-T10 are in service, as is WEST-T12.")
     assert [s.text for s in t.ids] == ["WEST-T07", "WEST-T08", "WEST-T09", "WEST-T10",
                                        "WEST-T12"]
+    t = read("Line A runs DEPOT-PM01, -PM02 and -PM05; -PM03 is spare.")
+    assert [s.text for s in t.ids] == ["DEPOT-PM01", "DEPOT-PM02", "DEPOT-PM05", "DEPOT-PM03"]
+    t = read("The HILL yard holds HILL-07 to -09 (three cranes).")
+    assert [s.text for s in t.ids] == ["HILL-07", "HILL-08", "HILL-09"]
 
 
 def test_a_number_with_an_ordinal_ending_is_no_count() -> None:
