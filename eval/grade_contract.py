@@ -452,11 +452,27 @@ def label_phrasings(fact: FactSpec, value: str, vocab: Mapping[str, list[str]]) 
     return [p for p in dict.fromkeys(out) if p.strip()]
 
 
-def _label_spans(ctx: Context, phrasings: list[str]) -> list[tuple[int, int]]:
+def _label_spans(ctx: Context, phrasings: list[str],
+                 rivals: list[str] | None = None) -> list[tuple[int, int]]:
+    """Where a label's phrasings are written; read loosely (:func:`_phrasing_spans`) only
+    where no rival phrasing is written word for word."""
     spans: list[tuple[int, int]] = []
     for p in phrasings:
-        spans.extend(_id_spans(ctx, p) if p.isupper() else ctx.text.find(p))
-    return spans
+        spans.extend(_id_spans(ctx, p) if p.isupper() else _phrasing_spans(ctx.text, p, rivals))
+    return list(dict.fromkeys(spans))
+
+
+def _phrasing_spans(text: Text, phrase: str,
+                    rivals: list[str] | None = None) -> list[tuple[int, int]]:
+    """Where a phrasing is written: word for word, or with its words varied (stems, a few
+    words between, an aside) where no rival phrasing is written word for word over it
+    ("more slowly than normal" is not "more than normal"), unless wholly inside it."""
+    exact = text.find(phrase)
+    taken = [s for r in rivals or [] if r != phrase for s in text.find(r)]
+    loose = [(a, b) for a, b, c in text.find_loose(phrase)
+             if (a, b) not in exact and not any(a < y and x < c and not (
+                 a <= x and y <= c and (x, y) != (a, c)) for x, y in taken)]
+    return exact + loose
 
 
 # "tripped: no", "inspection_needed = false": a phrasing with its answer (no) after it; a
@@ -481,6 +497,12 @@ def _denied_stems(ctx: Context, phrasings: list[str],
     return out
 
 
+def _rival_phrasings(phrasings: Mapping[str, list[str]], value: str) -> list[str]:
+    """The phrasings of every other value (those it shares are no rivals)."""
+    own = set(phrasings[value])
+    return [p for v, ps in phrasings.items() if v != value for p in ps if p not in own]
+
+
 def _match_label(ctx: Context, path: str, fact: FactSpec, expected: str,
                  vocab: Mapping[str, list[str]] | None = None,
                  within_span: tuple[int, int] | None = None,
@@ -489,10 +511,12 @@ def _match_label(ctx: Context, path: str, fact: FactSpec, expected: str,
     when the fact's words are written, the label nearest to them (``also_expected``: the
     other members of a set, which are no rivals)."""
     vocab = vocab or {}
-    mine = _label_spans(ctx, label_phrasings(fact, expected, vocab))
     other_values = [v for v in {*fact.labels, *vocab}
                     if v != expected and v not in ("true", "false")]
-    others = {v: _label_spans(ctx, label_phrasings(fact, v, vocab)) for v in other_values}
+    phrasings = {v: label_phrasings(fact, v, vocab) for v in [expected, *other_values]}
+    mine = _label_spans(ctx, phrasings[expected], _rival_phrasings(phrasings, expected))
+    others = {v: _label_spans(ctx, phrasings[v], _rival_phrasings(phrasings, v))
+              for v in other_values}
     longer = [s for spans in others.values() for s in spans]
     rival_spans = [s for v, spans in others.items() if v not in also_expected for s in spans]
     if within_span:
@@ -648,11 +672,12 @@ def _match_bool(ctx: Context, path: str, fact: FactSpec, expected: bool) -> Part
     t = ctx.text
     votes: list[tuple[int, bool]] = []
     for side in ("true", "false"):
+        rivals = fact.labels.get("false" if side == "true" else "true", [])
         for phrase in fact.labels.get(side, []):
             # A phrasing that says "no" itself ("no work order") is not negated again by a
             # "none" before it ("none -> no work order").
             self_negated = NEGATION.match(phrase.strip()) is not None
-            for a, b in t.find(phrase):
+            for a, b in _phrasing_spans(t, phrase, rivals):
                 # "tripped: no", "trip = false": the phrasing with its answer after it.
                 denied = _DENIED.match(t.low, b)
                 negated = (not self_negated and t.negated(a)) or bool(denied)

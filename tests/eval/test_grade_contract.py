@@ -582,3 +582,29 @@ def test_shipped_dga_contract_reads_no_code_to_put_on_an_order_as_no_work() -> N
                          "code to put on any order.").score == 1.0
     assert grade(record, "WEST-TX01's 4 May oil is healthy, but raise a new order anyway."
                  ).score < 1.0
+
+
+PUMP_STATE = {
+    "state": {"kind": "label", "means": ["state", "verdict"],
+              "labels": {"clogged": ["inlet screen clogged", "clogged inlet screen"],
+                         "normal": ["screen clean", "inlet screen clean"],
+                         "worn": ["impeller worn", "worn impeller"]}},
+    "faster": {"kind": "boolean", "means": ["wear"],
+               "labels": {"true": ["more than normal", "faster than normal"],
+                          "false": ["more slowly than normal", "slower than normal"]}},
+}
+
+
+def test_a_label_written_with_its_words_varied() -> None:
+    record = _record({"state": "clogged", "faster": False}, PUMP_STATE,
+                     "What state is pump P-7 in, and is it wearing faster than normal?")
+    for answer in ["P-7: the inlet screen is getting clogged (about 40 % blocked); it wears "
+                   "more slowly than normal.",
+                   "The inlet screens are clogging up. Wear: slower than normal."]:
+        assert grade(record, answer).score == 1.0, answer
+    for answer in ["P-7: the inlet screen is not clogged; it wears more slowly than normal.",
+                   "P-7: the inlet screen clean, impeller worn; it wears more slowly than "
+                   "normal.",
+                   # "more slowly than normal" is not read as "more than normal"
+                   "The inlet screen is clogged, and it wears more than normal."]:
+        assert grade(record, answer).score < 1.0, answer
