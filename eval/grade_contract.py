@@ -49,7 +49,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
-from eval.reader import NEGATION, Num, Text, When, read
+from eval.reader import NEGATION, Num, Text, When, read, stem
 from generator.contract import AnswerContract, FactSpec
 from generator.generate.tolerance import within
 
@@ -699,6 +699,9 @@ def _match_bool(ctx: Context, path: str, fact: FactSpec, expected: bool) -> Part
         return Part(path, first[1] == expected, expected, first[1], "stated by a phrasing")
     if fact.yes_no and t.leading is not None:
         return Part(path, t.leading == expected, expected, t.leading, "leading yes/no")
+    if fact.yes_no and t.replies:  # "... table ... Yes — it is above both."
+        reply = t.replies[0][1]
+        return Part(path, reply == expected, expected, reply, "a sentence opens with yes/no")
     for a, _b in sorted(s for spans in [ctx.anchors().get(fact.key, [])] for s in spans):
         _c0, c1 = t.clause_of(a, a)
         _s0, _s1 = t.sentence_of(a)
@@ -713,7 +716,78 @@ def _match_bool(ctx: Context, path: str, fact: FactSpec, expected: bool) -> Part
                     "read from the clause that names it")
     if t.leading is not None and not fact.means:
         return Part(path, t.leading == expected, expected, t.leading, "leading yes/no")
-    return Part(path, False, expected, None, "no statement of this yes/no found")
+    return _reply_to_question(ctx, path, fact, expected) or Part(
+        path, False, expected, None, "no statement of this yes/no found")
+
+
+# A question that asks yes or no: it opens with a verb, after any lead-in ("Quick one: did").
+_POLAR = re.compile(r"(?:^|[:;,—–]\s*(?:(?:and|but|so|then)\s+)?)(?:did|does|do|is|are|was|"
+                    r"were|has|have|had|can|could|will|would|should|must|any)\b", re.IGNORECASE)
+# What a question asks about a duty is the other way round ("do we still need one?").
+_DUTY = re.compile(r"\b(?:need|needs|needed|should|must|owe|owed|have to|has to|required|"
+                   r"require)\b", re.IGNORECASE)
+# A yes or no given as a key's value: "matching_order_in_system": "no", "Already raised: yes".
+_KEYED_REPLY = re.compile(r"([a-z][\w -]{2,80}?)[\"']?\s*[:=]\s*[\"'*]*\s*(yes|no|true|false)\b")
+_FUNCTION_WORDS = frozenset((
+    "the", "a", "an", "in", "on", "of", "to", "for", "is", "are", "was", "were", "any", "there",
+    "it", "this", "that", "be", "been", "has", "have", "had", "did", "do", "does", "we", "i",
+    "you", "since", "by", "at", "with", "or", "and", "not", "no", "yes", "its", "from", "then"))
+
+
+def _is_polar(sentence: str) -> bool:
+    """A question that opens with a verb (at its start or after a lead-in: "Counting only
+    orders since May: is one on file?") and offers no other answer than yes or no ("...
+    or reclaim?" does; "... or not?" does not)."""
+    if re.search(r"\bor not\?$", sentence.lower()):
+        return True
+    m = _POLAR.search(sentence)
+    if not sentence.endswith("?") or m is None:
+        return False
+    asked = sentence[m.end():].lower()
+    return re.search(r"\bor\b(?! not\b)", asked) is None
+
+
+def _polar_question(ctx: Context, fact: FactSpec) -> tuple[int, int] | None:
+    """The text's yes/no question that this boolean fact answers (yes: true): the first
+    one for a fact declared the text's yes/no; else the text's only one, when the fact is
+    the only yes/no asked and the question asks neither a duty nor the fact's false side."""
+    q = ctx.question
+    polar = [(a, b) for a, b in q.sentences if _is_polar(q.raw[a:b].strip())]
+    if not polar:
+        return None
+    if fact.yes_no:
+        return polar[0]
+    booleans = [f for f in ctx.contract.facts if f.kind == "boolean" and f.asked]
+    if len(polar) != 1 or booleans != [fact]:
+        return None
+    a, b = polar[0]
+    if _DUTY.search(q.low, a, b) or any(
+            q.find(p) and any(a <= x < b for x, _ in q.find(p))
+            for p in fact.labels.get("false", [])):
+        return None
+    return polar[0]
+
+
+def _reply_to_question(ctx: Context, path: str, fact: FactSpec, expected: bool) -> Part | None:
+    """A yes or no that answers the text's yes/no question when this fact is what it asks:
+    the answer's reply ("Yes, someone did."), or a key's value whose words are the
+    question's ("matching_order_in_system": "no")."""
+    question = _polar_question(ctx, fact)
+    if question is None:
+        return None
+    t = ctx.text
+    if t.replies:
+        reply = t.replies[0][1]
+        return Part(path, reply == expected, expected, reply, "replies yes/no to the question")
+    a, b = question
+    asked = {stem(w) for w in re.findall(r"[a-z]+", ctx.question.low[a:b])} - _FUNCTION_WORDS
+    for m in _KEYED_REPLY.finditer(t.low):
+        words = {stem(w) for w in re.split(r"[\s_-]+", m.group(1)) if w.isalpha()}
+        if len((words - _FUNCTION_WORDS) & asked) >= 2:
+            reply = m.group(2) in ("yes", "true")
+            return Part(path, reply == expected, expected, reply, "a key that restates the "
+                        "question answers it")
+    return None
 
 
 # -- composite ----------------------------------------------------------------------------

@@ -302,6 +302,9 @@ class Text:
     ids: list[Span] = field(default_factory=list)
     numbers: list[Num] = field(default_factory=list)
     leading: bool | None = None
+    # Sentences or lines that open with a bare yes or no ("Yes — 27 July is above both"),
+    # wherever they stand: (position, the answer).
+    replies: list[tuple[int, bool]] = field(default_factory=list)
     truncated: bool = False
     # Hour ranges on one day ("from 04:00 through 16:00 on 20 July"): (day, first, last).
     ranges: list[tuple[str, int, int]] = field(default_factory=list)
@@ -904,6 +907,22 @@ def _ordinal_counts(text: str, rest: str) -> list[Num]:
     return out
 
 
+# "Yes", "**No.**", "- Yes, it did": a yes or no opening a sentence or line; a "no" only
+# when a mark follows it ("No need to raise another" is no reply).
+_REPLY = re.compile(r"[\s*_#>•-]*(?:(?P<yes>yes|yep|yeah)\b|(?P<no>no|nope)\b(?=[\s*_]*"
+                    r"(?:[,.;:!—–]|\s-\s|$)))", re.IGNORECASE)
+
+
+def _replies(text: str, sentences: list[tuple[int, int]]) -> list[tuple[int, bool]]:
+    """Where a sentence or line opens with a bare yes or no, and which."""
+    out = []
+    for a, b in sentences:
+        m = _REPLY.match(text, a, b)
+        if m:
+            out.append((m.start(), m.group("yes") is not None))
+    return out
+
+
 def read(text: str, *, year: int | None = None) -> Text:
     """Read an answer (its first :data:`MAX_CHARS` characters).
 
@@ -935,6 +954,7 @@ def read(text: str, *, year: int | None = None) -> Text:
     out.ids = sorted(out.ids + siblings, key=lambda s: s.start)
     out.ids = sorted(out.ids + _id_ranges(text, out.ids), key=lambda s: s.start)
     out.numbers = _numbers(text, rest)
+    out.replies = _replies(text, out.sentences)
     # The first word, or the first after a leading id ("NORTH-TX04: yes - ...").
     first = re.match(r"\s*\W*\s*(?:[A-Z][A-Z0-9]*(?:-[A-Z0-9]+)+\s*[:,\-–—]\s*)?([A-Za-z]+)",
                      text)

@@ -608,3 +608,34 @@ def test_a_label_written_with_its_words_varied() -> None:
                    # "more slowly than normal" is not read as "more than normal"
                    "The inlet screen is clogged, and it wears more than normal."]:
         assert grade(record, answer).score < 1.0, answer
+
+
+def test_a_yes_or_no_opening_a_later_sentence_answers_the_yes_no() -> None:
+    facts = {"above": {"kind": "boolean", "yes_no": True, "means": ["above all"],
+                       "labels": {"true": ["above all"], "false": ["below all"]}}}
+    record = _record({"above": True}, facts,
+                     "Compare pump P-7's flow at 09:00 today with the two previous Mondays. "
+                     "Higher than both or not?")
+    table = "| day | flow |\n|---|---|\n| 4 May | 41 l/s |\n| 11 May | 43 l/s |\n\n"
+    assert grade(record, table + "Yes — today's 45 l/s beats both Mondays.").score == 1.0
+    assert grade(record, table + "No. Today's 42 l/s trails 11 May.").score < 1.0
+    # a sentence opening with "No need ..." is no reply
+    assert grade(record, table + "No need to worry, it is fine.").score < 1.0
+
+
+def test_the_text_s_only_yes_no_question_is_answered_by_a_reply() -> None:
+    facts = {"serviced": {"kind": "boolean", "means": ["acted on"],
+                          "labels": {"true": ["acted on"], "false": ["not acted on"]}},
+             "orders": {"kind": "ids", "means": ["orders"]}}
+    record = _record({"serviced": True, "orders": ["WO-7"]}, facts,
+                     "Over the last week, did the crew get round to pump P-7 after its seal "
+                     "alarm? List the orders.")
+    assert grade(record, "Yes, they did: WO-7 was opened the next morning.").score == 1.0
+    assert grade(record, "No, they didn't; WO-7 is older than the alarm.").score < 1.0
+    assert grade(record, {"crew_got_round_to_pump": "yes", "orders": ["WO-7"]}).score == 1.0
+    assert grade(record, {"crew_got_round_to_pump": "no", "orders": ["WO-7"]}).score < 1.0
+    # a question about a duty runs the other way: its "yes" is no reply to the fact
+    duty = _record({"serviced": True, "orders": ["WO-7"]}, facts,
+                   "Do we still need to send the crew to pump P-7 after its seal alarm? List "
+                   "the orders.")
+    assert grade(duty, "Yes, they did: WO-7 was opened the next morning.").score < 1.0
