@@ -56,6 +56,7 @@ from generator.generate.tolerance import within
 # Two values joined by "or" ("T2 or T3", "3 or 4 orders", "no corrective job or one").
 _HEDGE = re.compile(r"\s*,?\s*(?:[a-z-]+\s+){0,3}(?:or|or maybe|or possibly|or perhaps|"
                     r"or about|or around|and/or|either)\s*", re.IGNORECASE)
+_ASIDE_IN_GAP = re.compile(r"\s*(?:\([^()]{0,40}\)|\[[^\[\]]{0,40}\])\s*")
 _NONE_PHRASE = re.compile(r"\b(?:not (?:a single|any|one)|not applicable|n/a|no|none|zero|nil|"
                           r"nothing|neither)\b", re.IGNORECASE)
 # Facts that are themselves totals ("264 of 264 expected hours", "0 of 6 modes").
@@ -271,6 +272,8 @@ def _hedged(ctx: Context, first: tuple[int, int], others: list[tuple[int, int]])
     raw = ctx.text.raw
     for a, b in others:
         gap = raw[first[1]:a] if a >= first[1] else raw[b:first[0]] if b <= first[0] else None
+        if gap is not None:  # "T2 (300-700 °C) or T3": an aside on the first is no answer
+            gap = _ASIDE_IN_GAP.sub(" ", gap)
         if gap is not None and len(gap) <= 32 and _HEDGE.fullmatch(gap):
             return True
     return False

@@ -639,3 +639,12 @@ def test_the_text_s_only_yes_no_question_is_answered_by_a_reply() -> None:
                    "Do we still need to send the crew to pump P-7 after its seal alarm? List "
                    "the orders.")
     assert grade(duty, "Yes, they did: WO-7 was opened the next morning.").score < 1.0
+
+
+def test_a_hedge_between_labels_with_an_aside_on_the_first() -> None:
+    facts = {"grade": {"kind": "label", "means": ["grade"],
+                       "labels": {"G1": [], "G2": [], "G3": []}}}
+    record = _record({"grade": "G3"}, facts, "Which vibration grade is pump P-7 in?")
+    assert grade(record, "P-7 sits in G3 (above 7 mm/s).").score == 1.0
+    assert grade(record, "P-7 is either G2 (2.8-7 mm/s) or G3 (above 7 mm/s).").score < 1.0
+    assert grade(record, "P-7 is G2 (2.8-7 mm/s) or maybe G3.").score < 1.0
