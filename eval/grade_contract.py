@@ -692,8 +692,13 @@ def _match_bool(ctx: Context, path: str, fact: FactSpec, expected: bool) -> Part
         if len(sides) == 1:
             value = sides.pop()
             return Part(path, value == expected, expected, value, "stated by a phrasing")
-        # Both sides said: the first statement in the text counts unless they conflict in
-        # one sentence (a hedge).
+        # Both sides said: what an answer supposes ("if you want it hourly you would need a
+        # monitor") states neither, and a conclusion ("So ...") settles the rest; else the
+        # first statement in the text counts unless they conflict in one sentence (a hedge).
+        votes = [v for v in votes if not _supposed(t, v[0])] or votes
+        settled = _concluded(t, votes)
+        if settled is not None:
+            return Part(path, settled == expected, expected, settled, "stated by a conclusion")
         votes.sort()
         first = votes[0]
         s = t.sentence_of(first[0])
@@ -721,6 +726,27 @@ def _match_bool(ctx: Context, path: str, fact: FactSpec, expected: bool) -> Part
         return Part(path, t.leading == expected, expected, t.leading, "leading yes/no")
     return _reply_to_question(ctx, path, fact, expected) or Part(
         path, False, expected, None, "no statement of this yes/no found")
+
+
+_SUPPOSING = re.compile(r"\b(?:if|unless|would|could)\b")
+_CONCLUDING = re.compile(r"[\s*_#>-]*(?:so|therefore|thus|hence|in short|in summary|to sum up|"
+                         r"overall|bottom line|short answer|in other words|net|conclusion|verdict)"
+                         r"\b", re.IGNORECASE)
+
+
+def _supposed(t: Text, pos: int) -> bool:
+    """Whether a phrasing stands in a clause that supposes ("if you want ...", "you would
+    need ...") rather than states."""
+    c0, _ = t.clause_of(pos, pos)
+    return _SUPPOSING.search(t.low, c0, pos) is not None
+
+
+def _concluded(t: Text, votes: list[tuple[int, bool]]) -> bool | None:
+    """The side the answer's concluding sentences ("So ...", "In short, ...") take, when
+    they take one side only."""
+    sides = {v for pos, v in votes
+             if _CONCLUDING.match(t.raw, t.sentence_of(pos)[0], pos)}
+    return sides.pop() if len(sides) == 1 else None
 
 
 # A question that asks yes or no: it opens with a verb, after any lead-in ("Quick one: did").

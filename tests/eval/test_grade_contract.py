@@ -648,3 +648,18 @@ def test_a_hedge_between_labels_with_an_aside_on_the_first() -> None:
     assert grade(record, "P-7 sits in G3 (above 7 mm/s).").score == 1.0
     assert grade(record, "P-7 is either G2 (2.8-7 mm/s) or G3 (above 7 mm/s).").score < 1.0
     assert grade(record, "P-7 is G2 (2.8-7 mm/s) or maybe G3.").score < 1.0
+
+
+def test_a_conclusion_settles_a_yes_no_said_both_ways() -> None:
+    facts = {"logged": {"kind": "boolean", "means": ["logged"],
+                        "labels": {"true": ["logged", "online", "live"],
+                                   "false": ["only on paper", "by hand", "manual rounds"]}}}
+    record = _record({"logged": False}, facts,
+                     "Is the seal-pot level of pump P-7 logged by the plant system or read by "
+                     "hand?")
+    answer = ("The plant system has live flow and pressure tags for P-7, but no seal-pot "
+              "tag. Operators note the level on manual rounds. So the seal-pot level is read "
+              "by hand; if you want it logged you would need a level transmitter.")
+    assert grade(record, answer).score == 1.0
+    flipped = answer.replace("So the seal-pot level is read by hand", "So the level is logged")
+    assert grade(record, flipped).score < 1.0
