@@ -480,8 +480,8 @@ def _phrasing_spans(text: Text, phrase: str,
 
 # "tripped: no", "inspection_needed = false": a phrasing with its answer (no) after it; a
 # JSON key may qualify it with a date or number first ("trip_on_2026-08-10": false).
-_DENIED = re.compile(r"(?:[_-]\d[\w-]*)?\s*\**\s*[:=]\s*\**\s*(?:no|false|none|never)\b\**\s*"
-                     r"(?:[.;,)\n|]|$)")
+_DENIED = re.compile(r"(?:[_-]\d[\w-]*)?[\"']?\s*\**\s*[:=]\s*[*\"']*\s*(?:no|false|none|never)\b"
+                     r"[*\"']*\s*(?:[.;,)}\n|]|$)")
 _NEGATIVE_PHRASING = re.compile(r"(?:no|not)\s+(.+)", re.IGNORECASE)
 
 

@@ -351,7 +351,7 @@ class Text:
         match is (start, end, end of the words read): a list of words sharing the rest of
         the phrase ends the phrase before the list goes on (:func:`_loose_rest`)."""
         if phrase not in self._loose:
-            self._loose[phrase] = self._find_loose(phrase)
+            self._loose[phrase] = [m for p in _tenses(phrase) for m in self._find_loose(p)]
         return list(self._loose[phrase])
 
     def _find_loose(self, phrase: str) -> list[tuple[int, int, int]]:
@@ -430,6 +430,15 @@ def tokenize(low: str) -> list[Token]:
             out.append(Token(m.start(), m.end(), kind, word,
                              stem(word) if kind == "word" else ""))
     return out
+
+
+_PERFECT = re.compile(r"(?:has|have|had) been (?P<done>\w.*)", re.IGNORECASE)
+
+
+def _tenses(phrase: str) -> list[str]:
+    """A phrase and its tense variants: "has been raised" is also "was raised"."""
+    m = _PERFECT.fullmatch(phrase.strip())
+    return [phrase] if m is None else [phrase, f"was {m['done']}", f"were {m['done']}"]
 
 
 def _skippable(token: Token, lead: str, first_gap: bool) -> bool:

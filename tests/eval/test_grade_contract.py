@@ -663,3 +663,19 @@ def test_a_conclusion_settles_a_yes_no_said_both_ways() -> None:
     assert grade(record, answer).score == 1.0
     flipped = answer.replace("So the seal-pot level is read by hand", "So the level is logged")
     assert grade(record, flipped).score < 1.0
+
+
+def test_a_phrasing_in_the_past_tense_and_a_quoted_json_no() -> None:
+    facts = {"state": {"kind": "label", "means": ["decision"],
+                       "labels": {"on_file": ["has been ordered", "already on file"],
+                                  "to_order": ["order one", "order a new one"]}},
+             "leaking": {"kind": "boolean", "means": ["leaking"],
+                         "labels": {"true": ["leaking"], "false": ["dry"]}}}
+    record = _record({"state": "on_file", "leaking": False}, facts,
+                     "Is pump P-7 leaking, and is a new seal ordered or should I order one?")
+    assert grade(record, "The seal was ordered on 3 May (WO-7); pump P-7 is dry.").score == 1.0
+    assert grade(record, 'Summary {"leaking": "no"}. The seal was ordered on 3 May.'
+                 ).score == 1.0
+    assert grade(record, 'Summary {"leaking": "yes"}. The seal was ordered on 3 May.'
+                 ).score < 1.0
+    assert grade(record, "No seal was ordered; pump P-7 is dry, so order one.").score < 1.0
