@@ -633,7 +633,8 @@ def _extra_members(ctx: Context, fact: FactSpec, expected: list[Any],
                     and _DOUBT.search(ctx.text.low, *ctx.text.clause_of(a, b))]
         if (asserted and any(mine(a, b) for a, b in asserted)) or doubtful:
             out.append(value)  # a further member, or one the answer hedges on
-    return sorted({*out, *_listed_extras(ctx, fact, expected, vocab)})
+    context = _narrowed(ctx, fact, expected, vocab)
+    return sorted({*out, *_listed_extras(ctx, fact, expected, vocab)} - context)
 
 
 # What joins the items of one list: commas, "and", slashes, brackets, a new bullet line.
@@ -641,13 +642,9 @@ _LIST_SEP = re.compile(r"(?:[ \t,;/&+()\[\]*•]|\band\b|\bas well as\b|\bplus\b
                        r"|\n[ \t]*(?:[-*•]|\d+[.)])[ \t]+)*", re.IGNORECASE)
 
 
-def _listed_extras(ctx: Context, fact: FactSpec, expected: list[Any],
-                   vocab: Mapping[str, list[str]]) -> list[str]:
-    """Labels written in one list with the members ("condenser fouling, sensor drift and low
-    charge"): each is a further member, whatever words the list is written next to, when
-    that list holds every member and they are written nowhere else (a list of another
-    thing, "the gauge ties to A, B and C, but the contact only to C", is not the answer's)."""
-    want = {str(v) for v in expected}
+def _label_chains(ctx: Context, fact: FactSpec, vocab: Mapping[str, list[str]],
+                  ) -> list[list[tuple[int, int, str]]]:
+    """The fact's labels as written, grouped into the lists they are written in."""
     spans = [(a, b, v) for v in {*fact.labels, *vocab} - {"true", "false"}
              for a, b in _label_spans(ctx, label_phrasings(fact, v, vocab))]
     spans = sorted((a, b, v) for a, b, v in spans
@@ -659,6 +656,31 @@ def _listed_extras(ctx: Context, fact: FactSpec, expected: list[Any],
             chains[-1].append((a, b, v))
         else:
             chains.append([(a, b, v)])
+    return chains
+
+
+def _narrowed(ctx: Context, fact: FactSpec, expected: list[Any],
+              vocab: Mapping[str, list[str]]) -> set[str]:
+    """Labels written only in a broader list that holds every member, when the answer
+    also lists exactly the members ("hydrogen alone points to T1, T2, T3, D1 and D2; both
+    gases reveal T3, D1 and D2"): the broader list is context, not the answer."""
+    want = {str(v) for v in expected}
+    chains = _label_chains(ctx, fact, vocab)
+    if not any({v for _, _, v in c} == want for c in chains):
+        return set()
+    broader = [c for c in chains if {v for _, _, v in c} > want]
+    seen = {v for c in chains if c not in broader for a, _, v in c if not ctx.text.negated(a)}
+    return {v for c in broader for _, _, v in c} - want - seen
+
+
+def _listed_extras(ctx: Context, fact: FactSpec, expected: list[Any],
+                   vocab: Mapping[str, list[str]]) -> list[str]:
+    """Labels written in one list with the members ("condenser fouling, sensor drift and low
+    charge"): each is a further member, whatever words the list is written next to, when
+    that list holds every member and they are written nowhere else (a list of another
+    thing, "the gauge ties to A, B and C, but the contact only to C", is not the answer's)."""
+    want = {str(v) for v in expected}
+    chains = _label_chains(ctx, fact, vocab)
     out = []
     for chain in chains:
         inside = {v for _, _, v in chain}

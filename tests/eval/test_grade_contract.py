@@ -679,3 +679,19 @@ def test_a_phrasing_in_the_past_tense_and_a_quoted_json_no() -> None:
     assert grade(record, 'Summary {"leaking": "yes"}. The seal was ordered on 3 May.'
                  ).score < 1.0
     assert grade(record, "No seal was ordered; pump P-7 is dry, so order one.").score < 1.0
+
+
+def test_a_broader_list_before_the_exact_one_is_context() -> None:
+    facts = {"modes": {"kind": "labels", "means": ["shows", "reveal", "reveals"],
+                       "labels": {"wear": ["bearing wear"], "cavitation": ["cavitation"],
+                                  "misalignment": ["misalignment"], "leak": ["seal leak"]}}}
+    record = _record({"modes": ["cavitation", "misalignment"]}, facts,
+                     "Which faults of pump P-7 do vibration and flow reveal together?")
+    assert grade(record, "Vibration alone shows four (bearing wear, cavitation, misalignment "
+                         "and seal leak). Both together reveal: cavitation and misalignment."
+                 ).score == 1.0
+    assert grade(record, "Vibration alone shows four (bearing wear, cavitation, misalignment "
+                         "and seal leak). Both together reveal: cavitation, misalignment and "
+                         "seal leak.").score < 1.0
+    assert grade(record, "Both together reveal bearing wear, cavitation and misalignment."
+                 ).score < 1.0
