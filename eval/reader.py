@@ -407,8 +407,11 @@ _LOOSE_GAPS = 2  # words a loosely read phrase may have between its own (3 for 4
 
 
 def stem(word: str) -> str:
-    """A light stem: "fouling", "fouled", "fouls" -> "foul"; "tubes", "tube" -> "tub"."""
+    """A light stem: "fouling", "fouled", "fouls" -> "foul"; "tubes", "tube" -> "tub"; a
+    negative contraction ("isn't", "didn't") -> "not"."""
     w = word.lower()
+    if w.endswith(("n't", "n’t")):
+        return "not"
     for suffix in ("ing", "ed", "es", "s"):
         if w.endswith(suffix) and len(w) - len(suffix) >= 3 and not w.endswith("ss"):
             w = w[:-len(suffix)]

@@ -172,6 +172,8 @@ def test_an_ordinal_said_of_the_latest_item_is_a_count() -> None:
      ["no spare or replacement part is needed"]),
     ("inlet and outlet screens clogged", "inlet screen clogged", ["inlet"]),
     ("inlet and outlet screens clogged", "outlet screen clogged", ["outlet screens clogged"]),
+    ("the seal wasn't replaced", "not replaced", ["wasn't replaced"]),
+    ("the seal was replaced", "not replaced", []),
 ])
 def test_a_phrase_read_loosely(text: str, phrase: str, found: list[str]) -> None:
     t = read(text)
