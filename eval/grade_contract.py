@@ -49,13 +49,14 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
-from eval.reader import NEGATION, Num, Text, When, read
+from eval.reader import NEGATION, Num, Text, When, read, stem
 from generator.contract import AnswerContract, FactSpec
 from generator.generate.tolerance import within
 
 # Two values joined by "or" ("T2 or T3", "3 or 4 orders", "no corrective job or one").
 _HEDGE = re.compile(r"\s*,?\s*(?:[a-z-]+\s+){0,3}(?:or|or maybe|or possibly|or perhaps|"
                     r"or about|or around|and/or|either)\s*", re.IGNORECASE)
+_ASIDE_IN_GAP = re.compile(r"\s*(?:\([^()]{0,40}\)|\[[^\[\]]{0,40}\])\s*")
 _NONE_PHRASE = re.compile(r"\b(?:not (?:a single|any|one)|not applicable|n/a|no|none|zero|nil|"
                           r"nothing|neither)\b", re.IGNORECASE)
 # Facts that are themselves totals ("264 of 264 expected hours", "0 of 6 modes").
@@ -302,6 +303,8 @@ def _hedged(ctx: Context, first: tuple[int, int], others: list[tuple[int, int]])
     raw = ctx.text.raw
     for a, b in others:
         gap = raw[first[1]:a] if a >= first[1] else raw[b:first[0]] if b <= first[0] else None
+        if gap is not None:  # "T2 (300-700 °C) or T3": an aside on the first is no answer
+            gap = _ASIDE_IN_GAP.sub(" ", gap)
         if gap is not None and len(gap) <= 32 and _HEDGE.fullmatch(gap):
             return True
     return False
@@ -503,17 +506,33 @@ def label_phrasings(fact: FactSpec, value: str, vocab: Mapping[str, list[str]]) 
     return [p for p in dict.fromkeys(out) if p.strip()]
 
 
-def _label_spans(ctx: Context, phrasings: list[str]) -> list[tuple[int, int]]:
+def _label_spans(ctx: Context, phrasings: list[str],
+                 rivals: list[str] | None = None) -> list[tuple[int, int]]:
+    """Where a label's phrasings are written; read loosely (:func:`_phrasing_spans`) only
+    where no rival phrasing is written word for word."""
     spans: list[tuple[int, int]] = []
     for p in phrasings:
-        spans.extend(_id_spans(ctx, p) if p.isupper() else ctx.text.find(p))
-    return spans
+        spans.extend(_id_spans(ctx, p) if p.isupper() else _phrasing_spans(ctx.text, p, rivals))
+    return list(dict.fromkeys(spans))
+
+
+def _phrasing_spans(text: Text, phrase: str,
+                    rivals: list[str] | None = None) -> list[tuple[int, int]]:
+    """Where a phrasing is written: word for word, or with its words varied (stems, a few
+    words between, an aside) where no rival phrasing is written word for word over it
+    ("more slowly than normal" is not "more than normal"), unless wholly inside it."""
+    exact = text.find(phrase)
+    taken = [s for r in rivals or [] if r != phrase for s in text.find(r)]
+    loose = [(a, b) for a, b, c in text.find_loose(phrase)
+             if (a, b) not in exact and not any(a < y and x < c and not (
+                 a <= x and y <= c and (x, y) != (a, c)) for x, y in taken)]
+    return exact + loose
 
 
 # "tripped: no", "inspection_needed = false": a phrasing with its answer (no) after it; a
 # JSON key may qualify it with a date or number first ("trip_on_2026-08-10": false).
-_DENIED = re.compile(r"(?:[_-]\d[\w-]*)?\s*\**\s*[:=]\s*\**\s*(?:no|false|none|never)\b\**\s*"
-                     r"(?:[.;,)\n|]|$)")
+_DENIED = re.compile(r"(?:[_-]\d[\w-]*)?[\"']?\s*\**\s*[:=]\s*[*\"']*\s*(?:no|false|none|never)\b"
+                     r"[*\"']*\s*(?:[.;,)}\n|]|$)")
 _NEGATIVE_PHRASING = re.compile(r"(?:no|not)\s+(.+)", re.IGNORECASE)
 
 
@@ -532,6 +551,12 @@ def _denied_stems(ctx: Context, phrasings: list[str],
     return out
 
 
+def _rival_phrasings(phrasings: Mapping[str, list[str]], value: str) -> list[str]:
+    """The phrasings of every other value (those it shares are no rivals)."""
+    own = set(phrasings[value])
+    return [p for v, ps in phrasings.items() if v != value for p in ps if p not in own]
+
+
 def _match_label(ctx: Context, path: str, fact: FactSpec, expected: str,
                  vocab: Mapping[str, list[str]] | None = None,
                  within_span: tuple[int, int] | None = None,
@@ -540,10 +565,12 @@ def _match_label(ctx: Context, path: str, fact: FactSpec, expected: str,
     when the fact's words are written, the label nearest to them (``also_expected``: the
     other members of a set, which are no rivals)."""
     vocab = vocab or {}
-    mine = _label_spans(ctx, label_phrasings(fact, expected, vocab))
     other_values = [v for v in {*fact.labels, *vocab}
                     if v != expected and v not in ("true", "false")]
-    others = {v: _label_spans(ctx, label_phrasings(fact, v, vocab)) for v in other_values}
+    phrasings = {v: label_phrasings(fact, v, vocab) for v in [expected, *other_values]}
+    mine = _label_spans(ctx, phrasings[expected], _rival_phrasings(phrasings, expected))
+    others = {v: _label_spans(ctx, phrasings[v], _rival_phrasings(phrasings, v))
+              for v in other_values}
     longer = [s for spans in others.values() for s in spans]
     rival_spans = [s for v, spans in others.items() if v not in also_expected for s in spans]
     if within_span:
@@ -662,7 +689,8 @@ def _extra_members(ctx: Context, fact: FactSpec, expected: list[Any],
             ctx, a, len(expected), each)]
         if (asserted and any(mine(a, b) for a, b in asserted)) or doubtful:
             out.append(value)  # a further member, or one the answer hedges on
-    return sorted({*out, *_listed_extras(ctx, fact, expected, vocab)})
+    context = _narrowed(ctx, fact, expected, vocab)
+    return sorted({*out, *_listed_extras(ctx, fact, expected, vocab)} - context)
 
 
 def _enumerates_another_count(ctx: Context, pos: int, size: int,
@@ -690,13 +718,9 @@ _LIST_SEP = re.compile(r"(?:[ \t,;/&+()\[\]*•]|\band\b|\bas well as\b|\bplus\b
                        r"|\n[ \t]*(?:[-*•]|\d+[.)])[ \t]+)*", re.IGNORECASE)
 
 
-def _listed_extras(ctx: Context, fact: FactSpec, expected: list[Any],
-                   vocab: Mapping[str, list[str]]) -> list[str]:
-    """Labels written in one list with the members ("condenser fouling, sensor drift and low
-    charge"): each is a further member, whatever words the list is written next to, when
-    that list holds every member and they are written nowhere else (a list of another
-    thing, "the gauge ties to A, B and C, but the contact only to C", is not the answer's)."""
-    want = {str(v) for v in expected}
+def _label_chains(ctx: Context, fact: FactSpec, vocab: Mapping[str, list[str]],
+                  ) -> list[list[tuple[int, int, str]]]:
+    """The fact's labels as written, grouped into the lists they are written in."""
     spans = [(a, b, v) for v in {*fact.labels, *vocab} - {"true", "false"}
              for a, b in _label_spans(ctx, label_phrasings(fact, v, vocab))]
     spans = sorted((a, b, v) for a, b, v in spans
@@ -708,6 +732,31 @@ def _listed_extras(ctx: Context, fact: FactSpec, expected: list[Any],
             chains[-1].append((a, b, v))
         else:
             chains.append([(a, b, v)])
+    return chains
+
+
+def _narrowed(ctx: Context, fact: FactSpec, expected: list[Any],
+              vocab: Mapping[str, list[str]]) -> set[str]:
+    """Labels written only in a broader list that holds every member, when the answer
+    also lists exactly the members ("hydrogen alone points to T1, T2, T3, D1 and D2; both
+    gases reveal T3, D1 and D2"): the broader list is context, not the answer."""
+    want = {str(v) for v in expected}
+    chains = _label_chains(ctx, fact, vocab)
+    if not any({v for _, _, v in c} == want for c in chains):
+        return set()
+    broader = [c for c in chains if {v for _, _, v in c} > want]
+    seen = {v for c in chains if c not in broader for a, _, v in c if not ctx.text.negated(a)}
+    return {v for c in broader for _, _, v in c} - want - seen
+
+
+def _listed_extras(ctx: Context, fact: FactSpec, expected: list[Any],
+                   vocab: Mapping[str, list[str]]) -> list[str]:
+    """Labels written in one list with the members ("condenser fouling, sensor drift and low
+    charge"): each is a further member, whatever words the list is written next to, when
+    that list holds every member and they are written nowhere else (a list of another
+    thing, "the gauge ties to A, B and C, but the contact only to C", is not the answer's)."""
+    want = {str(v) for v in expected}
+    chains = _label_chains(ctx, fact, vocab)
     out = []
     for chain in chains:
         inside = {v for _, _, v in chain}
@@ -724,11 +773,12 @@ def _match_bool(ctx: Context, path: str, fact: FactSpec, expected: bool) -> Part
     t = ctx.text
     votes: list[tuple[int, bool]] = []
     for side in ("true", "false"):
+        rivals = fact.labels.get("false" if side == "true" else "true", [])
         for phrase in fact.labels.get(side, []):
             # A phrasing that says "no" itself ("no work order") is not negated again by a
             # "none" before it ("none -> no work order").
             self_negated = NEGATION.match(phrase.strip()) is not None
-            for a, b in t.find(phrase):
+            for a, b in _phrasing_spans(t, phrase, rivals):
                 # "tripped: no", "trip = false": the phrasing with its answer after it.
                 denied = _DENIED.match(t.low, b)
                 negated = (not self_negated and t.negated(a)) or bool(denied)
@@ -740,8 +790,13 @@ def _match_bool(ctx: Context, path: str, fact: FactSpec, expected: bool) -> Part
         if len(sides) == 1:
             value = sides.pop()
             return Part(path, value == expected, expected, value, "stated by a phrasing")
-        # Both sides said: the first statement in the text counts unless they conflict in
-        # one sentence (a hedge).
+        # Both sides said: what an answer supposes ("if you want it hourly you would need a
+        # monitor") states neither, and a conclusion ("So ...") settles the rest; else the
+        # first statement in the text counts unless they conflict in one sentence (a hedge).
+        votes = [v for v in votes if not _supposed(t, v[0])] or votes
+        settled = _concluded(t, votes)
+        if settled is not None:
+            return Part(path, settled == expected, expected, settled, "stated by a conclusion")
         votes.sort()
         first = votes[0]
         s = t.sentence_of(first[0])
@@ -750,6 +805,9 @@ def _match_bool(ctx: Context, path: str, fact: FactSpec, expected: bool) -> Part
         return Part(path, first[1] == expected, expected, first[1], "stated by a phrasing")
     if fact.yes_no and t.leading is not None:
         return Part(path, t.leading == expected, expected, t.leading, "leading yes/no")
+    if fact.yes_no and t.replies:  # "... table ... Yes — it is above both."
+        reply = t.replies[0][1]
+        return Part(path, reply == expected, expected, reply, "a sentence opens with yes/no")
     for a, _b in sorted(s for spans in [ctx.anchors().get(fact.key, [])] for s in spans):
         _c0, c1 = t.clause_of(a, a)
         _s0, _s1 = t.sentence_of(a)
@@ -764,7 +822,99 @@ def _match_bool(ctx: Context, path: str, fact: FactSpec, expected: bool) -> Part
                     "read from the clause that names it")
     if t.leading is not None and not fact.means:
         return Part(path, t.leading == expected, expected, t.leading, "leading yes/no")
-    return Part(path, False, expected, None, "no statement of this yes/no found")
+    return _reply_to_question(ctx, path, fact, expected) or Part(
+        path, False, expected, None, "no statement of this yes/no found")
+
+
+_SUPPOSING = re.compile(r"\b(?:if|unless|would|could)\b")
+_CONCLUDING = re.compile(r"[\s*_#>-]*(?:so|therefore|thus|hence|in short|in summary|to sum up|"
+                         r"overall|bottom line|short answer|in other words|net|conclusion|verdict)"
+                         r"\b", re.IGNORECASE)
+
+
+def _supposed(t: Text, pos: int) -> bool:
+    """Whether a phrasing stands in a clause that supposes ("if you want ...", "you would
+    need ...") rather than states."""
+    c0, _ = t.clause_of(pos, pos)
+    return _SUPPOSING.search(t.low, c0, pos) is not None
+
+
+def _concluded(t: Text, votes: list[tuple[int, bool]]) -> bool | None:
+    """The side the answer's concluding sentences ("So ...", "In short, ...") take, when
+    they take one side only."""
+    sides = {v for pos, v in votes
+             if _CONCLUDING.match(t.raw, t.sentence_of(pos)[0], pos)}
+    return sides.pop() if len(sides) == 1 else None
+
+
+# A question that asks yes or no: it opens with a verb, after any lead-in ("Quick one: did").
+_POLAR = re.compile(r"(?:^|[:;,—–]\s*(?:(?:and|but|so|then)\s+)?)(?:did|does|do|is|are|was|"
+                    r"were|has|have|had|can|could|will|would|should|must|any)\b", re.IGNORECASE)
+# What a question asks about a duty is the other way round ("do we still need one?").
+_DUTY = re.compile(r"\b(?:need|needs|needed|should|must|owe|owed|have to|has to|required|"
+                   r"require)\b", re.IGNORECASE)
+# A yes or no given as a key's value: "matching_order_in_system": "no", "Already raised: yes".
+_KEYED_REPLY = re.compile(r"([a-z][\w -]{2,80}?)[\"']?\s*[:=]\s*[\"'*]*\s*(yes|no|true|false)\b")
+_FUNCTION_WORDS = frozenset((
+    "the", "a", "an", "in", "on", "of", "to", "for", "is", "are", "was", "were", "any", "there",
+    "it", "this", "that", "be", "been", "has", "have", "had", "did", "do", "does", "we", "i",
+    "you", "since", "by", "at", "with", "or", "and", "not", "no", "yes", "its", "from", "then"))
+
+
+def _is_polar(sentence: str) -> bool:
+    """A question that opens with a verb (at its start or after a lead-in: "Counting only
+    orders since May: is one on file?") and offers no other answer than yes or no ("...
+    or reclaim?" does; "... or not?" does not)."""
+    if re.search(r"\bor not\?$", sentence.lower()):
+        return True
+    m = _POLAR.search(sentence)
+    if not sentence.endswith("?") or m is None:
+        return False
+    asked = sentence[m.end():].lower()
+    return re.search(r"\bor\b(?! not\b)", asked) is None
+
+
+def _polar_question(ctx: Context, fact: FactSpec) -> tuple[int, int] | None:
+    """The text's yes/no question that this boolean fact answers (yes: true): the first
+    one for a fact declared the text's yes/no; else the text's only one, when the fact is
+    the only yes/no asked and the question asks neither a duty nor the fact's false side."""
+    q = ctx.question
+    polar = [(a, b) for a, b in q.sentences if _is_polar(q.raw[a:b].strip())]
+    if not polar:
+        return None
+    if fact.yes_no:
+        return polar[0]
+    booleans = [f for f in ctx.contract.facts if f.kind == "boolean" and f.asked]
+    if len(polar) != 1 or booleans != [fact]:
+        return None
+    a, b = polar[0]
+    if _DUTY.search(q.low, a, b) or any(
+            q.find(p) and any(a <= x < b for x, _ in q.find(p))
+            for p in fact.labels.get("false", [])):
+        return None
+    return polar[0]
+
+
+def _reply_to_question(ctx: Context, path: str, fact: FactSpec, expected: bool) -> Part | None:
+    """A yes or no that answers the text's yes/no question when this fact is what it asks:
+    the answer's reply ("Yes, someone did."), or a key's value whose words are the
+    question's ("matching_order_in_system": "no")."""
+    question = _polar_question(ctx, fact)
+    if question is None:
+        return None
+    t = ctx.text
+    if t.replies:
+        reply = t.replies[0][1]
+        return Part(path, reply == expected, expected, reply, "replies yes/no to the question")
+    a, b = question
+    asked = {stem(w) for w in re.findall(r"[a-z]+", ctx.question.low[a:b])} - _FUNCTION_WORDS
+    for m in _KEYED_REPLY.finditer(t.low):
+        words = {stem(w) for w in re.split(r"[\s_-]+", m.group(1)) if w.isalpha()}
+        if len((words - _FUNCTION_WORDS) & asked) >= 2:
+            reply = m.group(2) in ("yes", "true")
+            return Part(path, reply == expected, expected, reply, "a key that restates the "
+                        "question answers it")
+    return None
 
 
 # -- composite ----------------------------------------------------------------------------
@@ -1382,9 +1532,8 @@ def grade_facts(scenario: Mapping[str, Any], contract: AnswerContract, answer_te
                 score += direct.ok / len(asked)
                 parts.append(direct)
                 continue
-        the_question = not ctx.bind or _the_yes_no_question(question, fact, asked)
         fact_parts = match_fact(ctx, fact.model_copy(update={"yes_no": True})
-                                if the_question and not fact.yes_no else fact,
+                                if not ctx.bind and not fact.yes_no else fact,
                                 value, vocab_of(fact))
         if not fact_parts:
             continue
@@ -1401,19 +1550,6 @@ def grade_facts(scenario: Mapping[str, Any], contract: AnswerContract, answer_te
         score = score * len(asked) / (len(asked) + len(wrong))
         parts.extend(wrong)
     return score, parts, supporting
-
-
-_YES_NO_QUESTION = re.compile(r"(?:^|[.?!]\s+|\n)\s*(?:did|does|do|is|was|were|are|has|have|"
-                              r"had|can|could|will|would|should)\b[^.?!]*\?", re.IGNORECASE)
-
-
-def _the_yes_no_question(question: Text, fact: FactSpec, asked: list[FactSpec]) -> bool:
-    """Whether a boolean fact is the text's one yes/no question: the text asks exactly one
-    ("Did anyone raise corrective work ...?") and the fact is the one yes/no it asks for,
-    so an answer's leading yes or no states it."""
-    booleans = [f for f in asked if f.kind == "boolean"]
-    return fact.kind == "boolean" and booleans == [fact] and len(
-        _YES_NO_QUESTION.findall(question.raw)) == 1
 
 
 def _unasked_stated(ctx: Context, contract: AnswerContract, keys: list[str],

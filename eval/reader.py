@@ -333,9 +333,15 @@ class Text:
     ids: list[Span] = field(default_factory=list)
     numbers: list[Num] = field(default_factory=list)
     leading: bool | None = None
+    # Sentences or lines that open with a bare yes or no ("Yes — 27 July is above both"),
+    # wherever they stand: (position, the answer).
+    replies: list[tuple[int, bool]] = field(default_factory=list)
     truncated: bool = False
     # Hour ranges on one day ("from 04:00 through 16:00 on 20 July"): (day, first, last).
     ranges: list[tuple[str, int, int]] = field(default_factory=list)
+    _tokens: list[Token] | None = field(default=None, repr=False)
+    _found: dict[str, list[tuple[int, int]]] = field(default_factory=dict, repr=False)
+    _loose: dict[str, list[tuple[int, int, int]]] = field(default_factory=dict, repr=False)
 
     def quoted(self, pos: int) -> bool:
         """True when ``pos`` lies inside a quotation (a title, a description)."""
@@ -366,9 +372,46 @@ class Text:
         lo = max(lo, start - limit)
         return NEGATION.search(self.low, lo, start) is not None
 
+    def tokens(self) -> list[Token]:
+        """The answer's words (stemmed), asides in brackets and marks, in order."""
+        if self._tokens is None:
+            self._tokens = tokenize(self.low)
+        return self._tokens
+
+    def find_loose(self, phrase: str) -> list[tuple[int, int, int]]:
+        """Spans of a phrase of two or more words written as an engineer varies it: each
+        word by its stem ("evaporator tubes are fouling" for "evaporator tubes fouled"), a
+        few words in between ("normal cyclic hot-spot limit exceeded") and asides in
+        brackets skipped, but never across a mark, a negation or a joining word. Each
+        match is (start, end, end of the words read): a list of words sharing the rest of
+        the phrase ends the phrase before the list goes on (:func:`_loose_rest`)."""
+        if phrase not in self._loose:
+            self._loose[phrase] = [m for p in _tenses(phrase) for m in self._find_loose(p)]
+        return list(self._loose[phrase])
+
+    def _find_loose(self, phrase: str) -> list[tuple[int, int, int]]:
+        words = tokenize(phrase.lower())
+        if len(words) < 2 or any(w.kind != "word" for w in words):
+            return []
+        stems = [w.stem for w in words]
+        budget = _LOOSE_GAPS if len(stems) <= 3 else _LOOSE_GAPS + 1
+        tokens = self.tokens()
+        out = []
+        for i, t in enumerate(tokens):
+            if t.kind == "word" and t.stem == stems[0]:
+                end = _loose_rest(tokens, i, stems, budget)
+                if end is not None:
+                    out.append((t.start, *end))
+        return out
+
     def find(self, phrase: str) -> list[tuple[int, int]]:
         """Spans of a phrase as whole words (case-insensitive; ``_``/``-`` read as spaces, and
         markdown emphasis between its words too)."""
+        if phrase not in self._found:
+            self._found[phrase] = self._find(phrase)
+        return list(self._found[phrase])
+
+    def _find(self, phrase: str) -> list[tuple[int, int]]:
         words = [w for w in re.split(r"[\s_\-–]+", phrase.lower().strip()) if w]
         if not words:
             return []
@@ -380,6 +423,116 @@ class Text:
 # A quotation inside a sentence (a work order's description): its stops end no sentence.
 _QUOTED = re.compile(r"(?<![\w'])'[^'\n]{1,200}'(?![\w'])|\"[^\"\n]{1,200}\"|‘[^’\n]{1,200}’"
                      r"|“[^”\n]{1,200}”")
+
+
+@dataclass(frozen=True)
+class Token:
+    """A word of the answer with its stem, an aside in brackets, or a mark."""
+
+    start: int
+    end: int
+    kind: str  # "word" (words, numbers, unit symbols), "aside" or "mark"
+    text: str
+    stem: str
+
+
+_TOKEN = re.compile(r"(?P<aside>\([^()]{0,40}\)|\[[^\[\]]{0,40}\])"
+                    r"|(?P<word>[^\W_]+(?:[.,'’][^\W_]+)*|[°%≈~×±])"
+                    r"|(?P<join>[^\S\n]+|[_\-–])|(?P<mark>.)", re.DOTALL)
+# Words that join or bound clauses: a phrase's words are never read across one.
+_JOINING = frozenset(("and", "but", "or", "while", "whereas", "which", "although", "though",
+                      "however", "because", "since", "than", "then", "so", "if", "unless",
+                      "whether", "except", "instead", "both", "either"))
+_NEGATIVE_LEAD = frozenset(("no", "not", "nothing", "none", "never", "neither"))
+_LOOSE_GAPS = 2  # words a loosely read phrase may have between its own (3 for 4+ words)
+
+
+def stem(word: str) -> str:
+    """A light stem: "fouling", "fouled", "fouls" -> "foul"; "tubes", "tube" -> "tub"; a
+    negative contraction ("isn't", "didn't") -> "not"."""
+    w = word.lower()
+    if w.endswith(("n't", "n’t")):
+        return "not"
+    for suffix in ("ing", "ed", "es", "s"):
+        if w.endswith(suffix) and len(w) - len(suffix) >= 3 and not w.endswith("ss"):
+            w = w[:-len(suffix)]
+            if suffix in ("ing", "ed") and len(w) >= 4 and w[-1] == w[-2] and w[-1] not in "ls":
+                w = w[:-1]  # "running" -> "run", not "fall" -> "fal"
+            break
+    return w[:-1] if w.endswith("e") and len(w) >= 4 else w
+
+
+def tokenize(low: str) -> list[Token]:
+    """Words (with stems), bracketed asides and marks of a lower-cased text."""
+    out = []
+    for m in _TOKEN.finditer(low):
+        kind, word = m.lastgroup or "mark", m.group()
+        if kind == "aside" and not all(_skippable(t, "", False) for t in tokenize(word[1:-1])
+                                       if t.kind == "word"):
+            kind = "mark"  # "(not the condenser)": an aside that negates or joins bounds
+        if kind != "join":
+            out.append(Token(m.start(), m.end(), kind, word,
+                             stem(word) if kind == "word" else ""))
+    return out
+
+
+_PERFECT = re.compile(r"(?:has|have|had) been (?P<done>\w.*)", re.IGNORECASE)
+
+
+def _tenses(phrase: str) -> list[str]:
+    """A phrase and its tense variants: "has been raised" is also "was raised"."""
+    m = _PERFECT.fullmatch(phrase.strip())
+    return [phrase] if m is None else [phrase, f"was {m['done']}", f"were {m['done']}"]
+
+
+def _skippable(token: Token, lead: str, first_gap: bool) -> bool:
+    """Whether a loosely read phrase may skip this token: not a mark, a negation or a
+    joining word, nor an aside that holds one; after a leading negation ("no order or
+    code needed"), an "or" too, for a negation holds over every item it lists."""
+    if token.kind != "word":
+        return token.kind == "aside"
+    if NEGATION.fullmatch(token.text):
+        return False
+    if token.text in ("or", "nor") and first_gap and lead in _NEGATIVE_LEAD:
+        return True
+    return token.text not in _JOINING
+
+
+_COORDINATOR = frozenset((",", "/", "&", "and", "or"))
+
+
+def _loose_rest(tokens: list[Token], i: int, stems: list[str],
+                budget: int) -> tuple[int, int] | None:
+    """The end of a phrase whose first stem is token ``i`` and the end of the words read,
+    or None. A list of single words that share the rest of the phrase ("OTI and WTI alarm
+    contacts", "top-oil, winding and ambient temperature alarms") names the phrase for its
+    first word: the phrase then ends before the list goes on."""
+    j, cut, items = i, None, 0
+    for k, want in enumerate(stems[1:], start=1):
+        j += 1
+        listed = False
+        while (items < 3 and j + 2 < len(tokens) and tokens[j].text in _COORDINATOR
+               and tokens[j + 1].kind == "word" and tokens[j + 1].stem != want
+               and _skippable(tokens[j + 1], "", False)):
+            cut = tokens[j - 1].end if cut is None else cut
+            items += 1
+            j += 2
+            listed = True
+        if listed and tokens[j].stem != want:
+            return None  # a list goes straight on to the words it shares
+        while j < len(tokens) and tokens[j].stem != want:
+            t = tokens[j]
+            if not _skippable(t, stems[0], k == 1):
+                return None
+            if t.kind == "word":
+                budget -= 1
+                if budget < 0:
+                    return None
+            j += 1
+        if j >= len(tokens):
+            return None
+    return (cut if cut is not None else tokens[j].end), tokens[j].end
+
 
 
 def _sentences(text: str) -> list[tuple[int, int]]:
@@ -818,6 +971,22 @@ def _ordinal_counts(text: str, rest: str) -> list[Num]:
     return out
 
 
+# "Yes", "**No.**", "- Yes, it did": a yes or no opening a sentence or line; a "no" only
+# when a mark follows it ("No need to raise another" is no reply).
+_REPLY = re.compile(r"[\s*_#>•-]*(?:(?P<yes>yes|yep|yeah)\b|(?P<no>no|nope)\b(?=[\s*_]*"
+                    r"(?:[,.;:!—–]|\s-\s|$)))", re.IGNORECASE)
+
+
+def _replies(text: str, sentences: list[tuple[int, int]]) -> list[tuple[int, bool]]:
+    """Where a sentence or line opens with a bare yes or no, and which."""
+    out = []
+    for a, b in sentences:
+        m = _REPLY.match(text, a, b)
+        if m:
+            out.append((m.start(), m.group("yes") is not None))
+    return out
+
+
 def read(text: str, *, year: int | None = None) -> Text:
     """Read an answer (its first :data:`MAX_CHARS` characters).
 
@@ -851,6 +1020,7 @@ def read(text: str, *, year: int | None = None) -> Text:
     out.ids = sorted(out.ids + siblings, key=lambda s: s.start)
     out.ids = sorted(out.ids + _id_ranges(text, out.ids), key=lambda s: s.start)
     out.numbers = _numbers(text, rest)
+    out.replies = _replies(text, out.sentences)
     # The first word, or the first after a leading id ("NORTH-TX04: yes - ...").
     first = re.match(r"\s*\W*\s*(?:[A-Z][A-Z0-9]*(?:-[A-Z0-9]+)+\s*[:,\-–—]\s*)?([A-Za-z]+)",
                      text)

@@ -729,3 +729,116 @@ def test_shipped_dga_contract_reads_no_code_to_put_on_an_order_as_no_work() -> N
                          "code to put on any order.").score == 1.0
     assert grade(record, "WEST-TX01's 4 May oil is healthy, but raise a new order anyway."
                  ).score < 1.0
+
+
+PUMP_STATE = {
+    "state": {"kind": "label", "means": ["state", "verdict"],
+              "labels": {"clogged": ["inlet screen clogged", "clogged inlet screen"],
+                         "normal": ["screen clean", "inlet screen clean"],
+                         "worn": ["impeller worn", "worn impeller"]}},
+    "faster": {"kind": "boolean", "means": ["wear"],
+               "labels": {"true": ["more than normal", "faster than normal"],
+                          "false": ["more slowly than normal", "slower than normal"]}},
+}
+
+
+def test_a_label_written_with_its_words_varied() -> None:
+    record = _record({"state": "clogged", "faster": False}, PUMP_STATE,
+                     "What state is pump P-7 in, and is it wearing faster than normal?")
+    for answer in ["P-7: the inlet screen is getting clogged (about 40 % blocked); it wears "
+                   "more slowly than normal.",
+                   "The inlet screens are clogging up. Wear: slower than normal."]:
+        assert grade(record, answer).score == 1.0, answer
+    for answer in ["P-7: the inlet screen is not clogged; it wears more slowly than normal.",
+                   "P-7: the inlet screen clean, impeller worn; it wears more slowly than "
+                   "normal.",
+                   # "more slowly than normal" is not read as "more than normal"
+                   "The inlet screen is clogged, and it wears more than normal."]:
+        assert grade(record, answer).score < 1.0, answer
+
+
+def test_a_yes_or_no_opening_a_later_sentence_answers_the_yes_no() -> None:
+    facts = {"above": {"kind": "boolean", "yes_no": True, "means": ["above all"],
+                       "labels": {"true": ["above all"], "false": ["below all"]}}}
+    record = _record({"above": True}, facts,
+                     "Compare pump P-7's flow at 09:00 today with the two previous Mondays. "
+                     "Higher than both or not?")
+    table = "| day | flow |\n|---|---|\n| 4 May | 41 l/s |\n| 11 May | 43 l/s |\n\n"
+    assert grade(record, table + "Yes — today's 45 l/s beats both Mondays.").score == 1.0
+    assert grade(record, table + "No. Today's 42 l/s trails 11 May.").score < 1.0
+    # a sentence opening with "No need ..." is no reply
+    assert grade(record, table + "No need to worry, it is fine.").score < 1.0
+
+
+def test_the_text_s_only_yes_no_question_is_answered_by_a_reply() -> None:
+    facts = {"serviced": {"kind": "boolean", "means": ["acted on"],
+                          "labels": {"true": ["acted on"], "false": ["not acted on"]}},
+             "orders": {"kind": "ids", "means": ["orders"]}}
+    record = _record({"serviced": True, "orders": ["WO-7"]}, facts,
+                     "Over the last week, did the crew get round to pump P-7 after its seal "
+                     "alarm? List the orders.")
+    assert grade(record, "Yes, they did: WO-7 was opened the next morning.").score == 1.0
+    assert grade(record, "No, they didn't; WO-7 is older than the alarm.").score < 1.0
+    assert grade(record, {"crew_got_round_to_pump": "yes", "orders": ["WO-7"]}).score == 1.0
+    assert grade(record, {"crew_got_round_to_pump": "no", "orders": ["WO-7"]}).score < 1.0
+    # a question about a duty runs the other way: its "yes" is no reply to the fact
+    duty = _record({"serviced": True, "orders": ["WO-7"]}, facts,
+                   "Do we still need to send the crew to pump P-7 after its seal alarm? List "
+                   "the orders.")
+    assert grade(duty, "Yes, they did: WO-7 was opened the next morning.").score < 1.0
+
+
+def test_a_hedge_between_labels_with_an_aside_on_the_first() -> None:
+    facts = {"grade": {"kind": "label", "means": ["grade"],
+                       "labels": {"G1": [], "G2": [], "G3": []}}}
+    record = _record({"grade": "G3"}, facts, "Which vibration grade is pump P-7 in?")
+    assert grade(record, "P-7 sits in G3 (above 7 mm/s).").score == 1.0
+    assert grade(record, "P-7 is either G2 (2.8-7 mm/s) or G3 (above 7 mm/s).").score < 1.0
+    assert grade(record, "P-7 is G2 (2.8-7 mm/s) or maybe G3.").score < 1.0
+
+
+def test_a_conclusion_settles_a_yes_no_said_both_ways() -> None:
+    facts = {"logged": {"kind": "boolean", "means": ["logged"],
+                        "labels": {"true": ["logged", "online", "live"],
+                                   "false": ["only on paper", "by hand", "manual rounds"]}}}
+    record = _record({"logged": False}, facts,
+                     "Is the seal-pot level of pump P-7 logged by the plant system or read by "
+                     "hand?")
+    answer = ("The plant system has live flow and pressure tags for P-7, but no seal-pot "
+              "tag. Operators note the level on manual rounds. So the seal-pot level is read "
+              "by hand; if you want it logged you would need a level transmitter.")
+    assert grade(record, answer).score == 1.0
+    flipped = answer.replace("So the seal-pot level is read by hand", "So the level is logged")
+    assert grade(record, flipped).score < 1.0
+
+
+def test_a_phrasing_in_the_past_tense_and_a_quoted_json_no() -> None:
+    facts = {"state": {"kind": "label", "means": ["decision"],
+                       "labels": {"on_file": ["has been ordered", "already on file"],
+                                  "to_order": ["order one", "order a new one"]}},
+             "leaking": {"kind": "boolean", "means": ["leaking"],
+                         "labels": {"true": ["leaking"], "false": ["dry"]}}}
+    record = _record({"state": "on_file", "leaking": False}, facts,
+                     "Is pump P-7 leaking, and is a new seal ordered or should I order one?")
+    assert grade(record, "The seal was ordered on 3 May (WO-7); pump P-7 is dry.").score == 1.0
+    assert grade(record, 'Summary {"leaking": "no"}. The seal was ordered on 3 May.'
+                 ).score == 1.0
+    assert grade(record, 'Summary {"leaking": "yes"}. The seal was ordered on 3 May.'
+                 ).score < 1.0
+    assert grade(record, "No seal was ordered; pump P-7 is dry, so order one.").score < 1.0
+
+
+def test_a_broader_list_before_the_exact_one_is_context() -> None:
+    facts = {"modes": {"kind": "labels", "means": ["shows", "reveal", "reveals"],
+                       "labels": {"wear": ["bearing wear"], "cavitation": ["cavitation"],
+                                  "misalignment": ["misalignment"], "leak": ["seal leak"]}}}
+    record = _record({"modes": ["cavitation", "misalignment"]}, facts,
+                     "Which faults of pump P-7 do vibration and flow reveal together?")
+    assert grade(record, "Vibration alone shows four (bearing wear, cavitation, misalignment "
+                         "and seal leak). Both together reveal: cavitation and misalignment."
+                 ).score == 1.0
+    assert grade(record, "Vibration alone shows four (bearing wear, cavitation, misalignment "
+                         "and seal leak). Both together reveal: cavitation, misalignment and "
+                         "seal leak.").score < 1.0
+    assert grade(record, "Both together reveal bearing wear, cavitation and misalignment."
+                 ).score < 1.0

@@ -184,3 +184,26 @@ def test_a_number_with_an_ordinal_ending_is_no_count() -> None:
 def test_an_ordinal_said_of_the_latest_item_is_a_count() -> None:
     assert _values("Its last flush was on 9 May; the fourth flush on record.") == [(4.0, None)]
     assert _values("The fourth flush on record was on 9 May.") == []
+
+
+@pytest.mark.parametrize(("text", "phrase", "found"), [
+    ("the pump bearings are wearing out", "pump bearing worn", []),  # "worn" is no stem of wear
+    ("the pump bearings are wearing out", "pump bearings wear", ["pump bearings are wearing"]),
+    ("the inlet screen is getting clogged", "inlet screen clogged",
+     ["inlet screen is getting clogged"]),
+    ("design pressure (16 bar) exceeded", "design pressure exceeded",
+     ["design pressure (16 bar) exceeded"]),
+    ("the inlet screen is not clogged", "inlet screen clogged", []),
+    ("the inlet screen is clean and the outlet clogged", "inlet screen clogged", []),
+    ("inlet screen (not the outlet) clogged", "inlet screen clogged", []),
+    ("inlet screen; outlet clogged", "inlet screen clogged", []),
+    ("no spare or replacement part is needed", "no replacement part needed",
+     ["no spare or replacement part is needed"]),
+    ("inlet and outlet screens clogged", "inlet screen clogged", ["inlet"]),
+    ("inlet and outlet screens clogged", "outlet screen clogged", ["outlet screens clogged"]),
+    ("the seal wasn't replaced", "not replaced", ["wasn't replaced"]),
+    ("the seal was replaced", "not replaced", []),
+])
+def test_a_phrase_read_loosely(text: str, phrase: str, found: list[str]) -> None:
+    t = read(text)
+    assert [t.raw[a:b] for a, b, _ in t.find_loose(phrase)] == found
