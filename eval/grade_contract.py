@@ -534,6 +534,9 @@ def _phrasing_spans(text: Text, phrase: str,
 _DENIED = re.compile(r"(?:[_-]\d[\w-]*)?[\"']?\s*\**\s*[:=]\s*[*\"']*\s*(?:no|false|none|never)\b"
                      r"[*\"']*\s*(?:[.;,)}\n|]|$)")
 _NEGATIVE_PHRASING = re.compile(r"(?:no|not)\s+(.+)", re.IGNORECASE)
+# A question echoed and then answered in one clause ("can TX03 carry 125 % for 4 h at 35 °C
+# (normal cyclic limits)? no, ..."): the phrasing takes the reply written after it.
+_ECHO_REPLY = re.compile(r"[^.;!\n]{0,160}?[:?]\s*[*\"']*\s*(yes|no)[*\"']*(?=\s*(?:[,.;:!—–)]|$))")
 
 
 def _denied_stems(ctx: Context, phrasings: list[str],
@@ -781,6 +784,9 @@ def _match_bool(ctx: Context, path: str, fact: FactSpec, expected: bool) -> Part
             for a, b in _phrasing_spans(t, phrase, rivals):
                 # "tripped: no", "trip = false": the phrasing with its answer after it.
                 denied = _DENIED.match(t.low, b)
+                echoed = None if denied else _ECHO_REPLY.match(t.low, b)
+                if echoed is not None and echoed.group(1) == "no":
+                    denied = echoed
                 negated = (not self_negated and t.negated(a)) or bool(denied)
                 votes.append((a, (side == "true") != negated))
             # "no trip on" written as "trip on ...: no": the negative phrasing's side.

@@ -225,7 +225,7 @@ _RECOMMENDS = re.compile(
     r"\b(?:recommend\w*|advis\w+|suggest\w*|should|must|need(?:s)? to|ought to|"
     r"re-?sample|re-?test|sample|schedule|plan|check|inspect|investigate|monitor|measure|"
     r"arrange|consider|keep|reduce|remove|replace|repair|trend|track|watch|do an?|carry out|"
-    r"take|get|send|book|raise|call|"
+    r"take|get|send|book|raise|call|bundle|include|combine|fold|put|add|go(?:es)? into|"
     r"action|next step|first|priorit\w+)\b", re.IGNORECASE)
 
 

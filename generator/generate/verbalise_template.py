@@ -398,8 +398,10 @@ def _join_lead(lead: str, situation: str) -> str:
     return f"{lead} {situation}"
 
 
-# Inline alternatives in a phrasing: "[What was|Tell me] the ..." (one drawn per text).
-_ALTERNATION = re.compile(r"\[([^\[\]{}]*\|[^\[\]{}]*)\]")
+# Inline alternatives in a phrasing: "[What was|Tell me] the ..." (one drawn per text); an
+# alternative may hold whole placeholders ("[... after {as_of}?|... after {as_of}?]").
+_ALT_PART = r"(?:[^\[\]{}]|\{\w+\})*"
+_ALTERNATION = re.compile(rf"\[({_ALT_PART}\|{_ALT_PART})\]")
 
 
 class Paraphraser:
@@ -431,9 +433,14 @@ class Paraphraser:
 
     def apply(self, template: str, rng: np.random.Generator) -> str:
         """``template`` with its lexicon phrases outside placeholders redrawn by ``rng``."""
-        template = _ALTERNATION.sub(
-            lambda m: (opts := m.group(1).split("|"))[int(rng.integers(len(opts)))], template
-        )
+        while True:  # innermost first: "[a|b [c|d] e]"
+            resolved = _ALTERNATION.sub(
+                lambda m: (opts := m.group(1).split("|"))[int(rng.integers(len(opts)))],
+                template,
+            )
+            if resolved == template:
+                break
+            template = resolved
         if self.pattern is None:
             return template
         pattern = self.pattern

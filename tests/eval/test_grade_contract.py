@@ -842,3 +842,16 @@ def test_a_broader_list_before_the_exact_one_is_context() -> None:
                          "seal leak.").score < 1.0
     assert grade(record, "Both together reveal bearing wear, cavitation and misalignment."
                  ).score < 1.0
+
+
+def test_a_question_echoed_then_answered_in_its_clause() -> None:
+    facts = {"fits": {"kind": "boolean", "yes_no": True,
+                      "labels": {"true": ["can take", "fits"], "false": ["cannot take"]}}}
+    record = _record({"fits": False}, facts,
+                     "Can pump P-7 take 120 % flow for 2 hours at 40 °C?")
+    assert grade(record, "Can P-7 take 120 % for 2 h at 40 °C (design limits): no, the "
+                 "bearing runs hot.").score == 1.0
+    assert grade(record, "Can P-7 take 120 % for 2 h at 40 °C (design limits)? Yes, with "
+                 "margin.").score < 1.0
+    # a colon that explains is no reply
+    assert grade(record, "It can take it: no bearing limit is reached.").score < 1.0
