@@ -31,6 +31,7 @@ from generator.api import (
     TaskSeed,
     ToolCall,
     and_join,
+    as_of_param,
     as_of_readings,
     day,
     family,
@@ -267,6 +268,7 @@ def next_outcome(answer: dict[str, Any]) -> str:
     summarise=_next_summary,
     outcome=next_outcome,
     trivial=("preventive",),
+    as_of=as_of_param("as_of"),
 )
 async def wo_next(
     ctx: FamilyContext, rng: np.random.Generator, parents: list[TaskSeed]
