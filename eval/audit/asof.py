@@ -106,6 +106,25 @@ def _wo_docs(ctx: AuditContext, name: str, equipment: str) -> Iterator[tuple[str
         yield str(d.get("wo_id")), str(d.get("reported_date")), "work order"
 
 
+def _linked_orders(ctx: AuditContext, equipment: str, args: Mapping[str, Any],
+                   horizon: float) -> list[tuple[str, str]]:
+    """(id, stamp) of the corrective order an alert-to-work-order call links to each alert of
+    its window: the first reported within ``horizon`` days after the alert (it may lie past
+    the window's end)."""
+    alerts = [_instant(str(a["start_time"])) for a in ctx.raw.work_db("alert_events")
+              if a.get("equipment_id") == equipment
+              and _in(str(a.get("start_time")), args.get("start_date"), args.get("end_date"))]
+    orders = sorted((_instant(str(o["reported_date"])), str(o["wo_id"]), str(o["reported_date"]))
+                    for o in ctx.raw.work_db("wo_events")
+                    if o.get("equipment_id") == equipment and o.get("wo_type") == "corrective")
+    out = []
+    for t in alerts:
+        hit = next((o for o in orders if t < o[0] <= t + timedelta(days=horizon)), None)
+        if hit is not None:
+            out.append((hit[1], hit[2]))
+    return list(dict.fromkeys(out))
+
+
 def _in(stamp: str, start: Any, end: Any) -> bool:
     try:
         t = _instant(stamp)
@@ -122,6 +141,11 @@ def _call_documents(ctx: AuditContext, call: Mapping[str, Any],
     out: list[str] = []
     equipment = args.get("equipment_id")
     if isinstance(equipment, str):
+        horizon = args.get("within_days")
+        if isinstance(horizon, int | float):
+            return [f"{name} links {doc_id} of {stamp[:19]} to an alert" for doc_id, stamp
+                    in _linked_orders(ctx, equipment, args, float(horizon))
+                    if after(stamp, moment)]
         for doc_id, stamp, kind in _wo_docs(ctx, name, equipment):
             if _in(stamp, args.get("start_date"), args.get("end_date")) and after(stamp, moment):
                 out.append(f"{name} reads {kind} {doc_id} of {stamp[:19]}")

@@ -146,6 +146,19 @@ def _documents(value: Any) -> Iterator[dict[str, Any]]:
             yield from _documents(v)
 
 
+def _linked_order(doc: dict[str, Any]) -> str | None:
+    """When ``doc`` links an alert to the work order that followed it (``alert_time``,
+    ``wo_id``, ``lead_time_hours``), the time that order was reported: the link names the
+    order without its stamp."""
+    lead, alert = doc.get("lead_time_hours"), doc.get("alert_time")
+    if not doc.get("wo_id") or not isinstance(lead, int | float) or not isinstance(alert, str):
+        return None
+    try:
+        return (_instant(alert) + timedelta(hours=float(lead))).isoformat()
+    except ValueError:
+        return None
+
+
 def documents_after(outputs: list[dict[str, Any]], moment: str | None) -> list[str]:
     """The documents in the tool outputs time-stamped after ``moment`` (one line each, e.g.
     ``"WO-0042 reported_date 2026-06-12"``); empty when none, or without a moment."""
@@ -153,6 +166,10 @@ def documents_after(outputs: list[dict[str, Any]], moment: str | None) -> list[s
         return []
     found: list[str] = []
     for doc in _documents(outputs):
+        linked = _linked_order(doc)
+        if linked is not None and is_after(linked, moment):
+            found.append(f"{doc['wo_id']} reported {linked} (linked to an alert)")
+            continue
         for key in DOCUMENT_STAMPS:
             stamp = doc.get(key)
             if isinstance(stamp, str) and is_after(stamp, moment):

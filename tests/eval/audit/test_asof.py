@@ -91,3 +91,22 @@ def test_the_report_counts_them_and_fails_the_run() -> None:
     assert build_report("r", [clean]).exit_code == 0
     report = build_report("r", [clean, late])
     assert report.after_as_of == 1 and report.exit_code == 1
+
+
+def test_an_alert_linked_to_an_order_after_today_is_flagged() -> None:
+    # Window [2026-06-01, 2026-06-11), today 2026-06-11, N = 2 days. The alert of 06-10 20:00
+    # is first followed by WO-2 (06-12 08:00, 36 h later, within 2 days): the tool links it
+    # although it was reported after today. With N = 1 day nothing follows it.
+    alert = {"dataset": "alert_events", "equipment_id": "U", "start_time": "2026-06-10T20:00:00"}
+    ctx = AuditContext(raw=FakeRaw([*WORK, alert]), failure_modes=[])
+    args = {"equipment_id": "U", "start_date": "2026-06-01", "end_date": "2026-06-11"}
+
+    def linked(days: float) -> Case:
+        seed = {"tool_sequence": [{"name": "analyze_alert_to_failure",
+                                   "args": args | {"within_days": days}}]}
+        return Case(id="x", family="f", text=TEXT, params={}, grounding={}, answer={},
+                    tolerance={}, rel_tolerance={}, seed=seed)
+
+    assert [p.split(" (")[0] for p in documents_after(ctx, linked(2.0))] == [
+        "analyze_alert_to_failure links WO-2 of 2026-06-12T08:00:00 to an alert"]
+    assert documents_after(ctx, linked(1.0)) == []

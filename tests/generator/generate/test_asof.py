@@ -55,6 +55,14 @@ def test_documents_after_names_the_late_document() -> None:
     assert documents_after([ORDERS], "2026-06-11") == ["WO-2 reported_date 2026-06-12T08:00:00"]
     assert documents_after([ORDERS], "2026-06-13") == []
     assert documents_after([ORDERS], None) == []
+    # an alert linked to the order that followed it: the order was reported alert + lead
+    # (2026-06-10 20:00 + 12 h = 2026-06-11 08:00, after the moment); the alert itself
+    # (2026-06-10 20:00) is before it
+    link = {"alert_time": "2026-06-10T20:00:00", "wo_id": "WO-5", "lead_time_hours": 12.0}
+    assert documents_after([{"links": [link]}], "2026-06-11") == [
+        "WO-5 reported 2026-06-11T08:00:00 (linked to an alert)"]
+    assert documents_after([{"links": [link | {"wo_id": None, "lead_time_hours": None}]}],
+                           "2026-06-11") == []
     # computed times (a forecast's steps, a window's bounds) are no documents
     forecast = {"timestamps": ["2026-06-20T00:00:00"], "final": "2026-06-30"}
     assert documents_after([forecast], "2026-06-11") == []
