@@ -17,6 +17,8 @@ without breaking a class. Stable names:
   generic anomalies → corrective-work chain, :func:`anomaly_workorder_plan`,
   :func:`anomaly_workorder_derive`, :func:`anomaly_workorder_summary` and
   :func:`anomaly_workorder_outcome`;
+- as-of moments (``family(..., as_of=...)``, :mod:`generator.generate.asof`):
+  :func:`as_of_param`, :func:`hour_end_as_of`, :data:`NO_AS_OF`;
 - tools: :func:`tool`, :class:`ToolContext`, :func:`tool_accepts`; for a class's own
   record tools, the generic data tools' :class:`WindowArgs`, :class:`RecordsResult`,
   :func:`check_window`, :func:`check_asset` and :func:`plain_records`; the generic
@@ -38,6 +40,7 @@ from __future__ import annotations
 from generator.assetdef import AssetClass, available_asset_classes, load_asset_class
 from generator.concurrency import to_thread
 from generator.errors import StoreUnavailable, UserError
+from generator.generate.asof import NO_AS_OF, as_of_param, hour_end_as_of
 from generator.generate.families import (
     Ambiguous,
     FamilyContext,
@@ -99,6 +102,7 @@ __all__ = [
     "END_DAY_INCLUDED",
     "END_MIDNIGHT_INCLUDED",
     "EXTERNAL_NEEDS",
+    "NO_AS_OF",
     "Ambiguous",
     "AssetClass",
     "DecoyInput",
@@ -127,6 +131,7 @@ __all__ = [
     "anomaly_workorder_outcome",
     "anomaly_workorder_plan",
     "anomaly_workorder_summary",
+    "as_of_param",
     "as_of_readings",
     "available_asset_classes",
     "call_output",
@@ -138,6 +143,7 @@ __all__ = [
     "draft_external_dependency",
     "family",
     "history_call",
+    "hour_end_as_of",
     "load_asset_class",
     "load_vocabulary",
     "margin",

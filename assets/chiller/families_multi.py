@@ -17,6 +17,7 @@ from generator.api import (
     Ambiguous,
     FamilyContext,
     Plan,
+    Reading,
     TaskSeed,
     ToolCall,
     and_join,
@@ -25,10 +26,15 @@ from generator.api import (
     anomaly_workorder_plan,
     anomaly_workorder_summary,
     family,
+    hour_end_as_of,
 )
 
-# Corrective work reported this long before the diagnosed hour (or later) counts as raised.
+# Corrective work reported this long before the diagnosed hour, up to that hour's end, counts
+# as raised; an order reported after the hour did not exist when its reading came in
+# (generator.generate.asof: the family's as-of moment is the end of the diagnosed hour).
 LOOKBACK_DAYS = 14
+# The reading that stops at the start of the diagnosed hour (the record's own time stamp).
+HOUR_START = "orders_before_the_record_time"
 
 # -- anomalies -> corrective work in the window ---------------------------------------------
 
@@ -103,23 +109,34 @@ def action_outcome(answer: dict[str, Any]) -> str:
     compose_from=("chiller_fmsr_diagnose_fault",),
     outcome=action_outcome,
     trivial=("none",),
+    as_of=hour_end_as_of(),
 )
 async def diagnosis_to_action(
     ctx: FamilyContext, rng: np.random.Generator, parents: list[TaskSeed]
 ) -> Plan | None:
     """Fault diagnosis of a chiller at an hour → failure code → is corrective work with that
-    code on record from two weeks before that hour on, or which code to raise."""
+    code on record from two weeks before that hour up to its end, or which code to raise.
+
+    Gated reading: orders counted up to the record's time stamp (the start of the hour)
+    instead of the hour's end."""
     if not parents:
         return None
     parent = parents[0]
     p = parent.params
-    since = (datetime.fromisoformat(p["timestamp"]) - timedelta(days=LOOKBACK_DAYS)).isoformat()
-    calls = [
-        *parent.tool_sequence,
-        ToolCall(name="get_failure_codes", args={}),
-        ToolCall(name="get_corrective_work_orders",
-                 args={"equipment_id": p["asset_id"], "start_date": since}),
-    ]
+    hour = datetime.fromisoformat(p["timestamp"])
+    since = (hour - timedelta(days=LOOKBACK_DAYS)).isoformat()
+    until = (hour + timedelta(hours=1)).isoformat()
+
+    def calls_until(end: str) -> list[ToolCall]:
+        return [
+            *parent.tool_sequence,
+            ToolCall(name="get_failure_codes", args={}),
+            ToolCall(name="get_corrective_work_orders",
+                     args={"equipment_id": p["asset_id"], "start_date": since,
+                           "end_date": end}),
+        ]
+
+    calls = calls_until(until)
     keep = ("asset_id", "site", "timestamp", "note")
     return Plan(
         params={k: p[k] for k in keep if k in p},
@@ -129,6 +146,9 @@ async def diagnosis_to_action(
         difficulty="hard",
         hard_features=["conditional"],
         constraint="if the readings show a fault and no corrective work order with its failure "
-        f"code was reported from {LOOKBACK_DAYS} days before that hour on, say which failure "
-        "code to raise",
+        f"code was reported from {LOOKBACK_DAYS} days before that hour up to the end of that "
+        "hour, say which failure code to raise",
+        readings=[Reading(HOUR_START, "counts orders reported up to the record's time stamp, "
+                          "not to the end of its hour",
+                          tool_sequence=calls_until(hour.isoformat()))],
     )

@@ -67,6 +67,7 @@ from generator.api import (
     TaskSeed,
     ToolCall,
     and_join,
+    as_of_param,
     day,
     family,
     num,
@@ -352,6 +353,7 @@ def _bundle_outcome(answer: dict[str, Any]) -> str:
     trivial=("nothing", "inspection_only"),
     deterministic=False,
     rubric=_bundle_rubric,
+    as_of=as_of_param("as_of"),
 )
 async def outage_bundle(
     ctx: FamilyContext, rng: np.random.Generator, parents: list[TaskSeed]
@@ -367,9 +369,11 @@ async def outage_bundle(
     # From day 13 on, the unit has had its first monthly inspection (days 3-12 of the data).
     as_of = first + timedelta(days=int(rng.integers(13, (last - first).days + 1)))
     lead = int(rng.integers(7, 22))
+    # The text sets today at the as-of date: the orders on file then, none reported later.
+    window = {"equipment_id": a.asset_id, "end_date": _iso(as_of)}
     calls = [
-        ToolCall(name="get_preventive_work_orders", args={"equipment_id": a.asset_id}),
-        ToolCall(name="get_corrective_work_orders", args={"equipment_id": a.asset_id}),
+        ToolCall(name="get_preventive_work_orders", args=window),
+        ToolCall(name="get_corrective_work_orders", args=window),
     ]
     params: dict[str, Any] = {"asset_id": a.asset_id, "site": a.site_name, "as_of": _iso(as_of),
               "lead_days": lead, "outage_start": _iso(as_of + timedelta(days=lead))}

@@ -415,7 +415,8 @@ async def condition_review(
     a = ctx.asset(p["asset_id"])
     if not (a.covered("oil_sample").start and a.covered("oil_sample").end):
         return None
-    oil = oil_call(a)
+    # samples up to the window's end only: the text may call that day today
+    oil = oil_call(a, end=str(p["end"]))
     records = [r for r in (await ctx.run([oil]))[0]["records"]
                if str(r["timestamp"]) < p["end"]]
     if not records:

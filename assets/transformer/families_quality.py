@@ -355,13 +355,17 @@ async def alarm_triage(
 
 # -- instrument follow-up (multi-agent) ------------------------------------------------
 
+# The reading that counts an instrument order reported after the window's end as "since".
+ORDERS_AFTER_WINDOW = "orders_after_the_window_count"
+
 
 def _followup_derive(params: dict[str, Any], outputs: list[dict[str, Any]]) -> dict[str, Any]:
     """Shared by both follow-ups: outputs = [data_quality, failure codes, corrective orders].
 
     The fault began at the first stuck reading or the first spurious alarm; the
     instrumentation code must be in the catalogue; orders with it reported on or after the
-    fault's day answer the finding.
+    fault's day and before the window's end (the as-of moment: the text may call that day
+    today) answer the finding.
     """
     quality, codes, orders = outputs
     if params["kind"] == "stuck":
@@ -404,12 +408,19 @@ def _followup_summary(params: dict[str, Any], answer: dict[str, Any]) -> str:
 def _followup_plan(parent: TaskSeed, kind: str) -> Plan | None:
     p = parent.params
     since = str(p["start"])
-    calls = [
-        *parent.tool_sequence,
-        ToolCall(name="get_failure_codes", args={}),
-        ToolCall(name="get_corrective_work_orders",
-                 args={"equipment_id": p["asset_id"], "start_date": since}),
-    ]
+
+    def orders(**bound: str) -> list[ToolCall]:
+        return [
+            *parent.tool_sequence,
+            ToolCall(name="get_failure_codes", args={}),
+            ToolCall(name="get_corrective_work_orders",
+                     args={"equipment_id": p["asset_id"], "start_date": since, **bound}),
+        ]
+
+    # Orders reported up to the window's end only: the text may call that day today, and an
+    # order reported later did not exist then (generator.generate.asof). A reader of a
+    # window written with its dates may still count later orders as "since": gated.
+    calls = orders(end_date=str(p["end"]))
     keep = ("asset_id", "site", "sensor", "sensor_label", "start", "end", "min_run",
             "run_words", "flags")
     params: dict[str, Any] = {k: p[k] for k in keep if k in p}
@@ -421,7 +432,9 @@ def _followup_plan(parent: TaskSeed, kind: str) -> Plan | None:
         grounding=dict(parent.grounding),
         difficulty="hard",
         hard_features=["conditional"],
-        readings=window_end_readings(calls, "final", str(p["end"])),
+        readings=[*window_end_readings(calls, "final", str(p["end"])), Reading(
+            ORDERS_AFTER_WINDOW, "counts instrument orders reported after the window's end "
+            "as raised since the fault began", tool_sequence=orders())],
         stated=WINDOW_STATED,
         constraint="if the fault has no corrective work order for the instrument since it "
         "began, say which failure code the new order should carry",

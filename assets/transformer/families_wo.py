@@ -31,6 +31,7 @@ from generator.api import (
     TaskSeed,
     ToolCall,
     and_join,
+    as_of_param,
     as_of_readings,
     day,
     family,
@@ -267,6 +268,7 @@ def next_outcome(answer: dict[str, Any]) -> str:
     summarise=_next_summary,
     outcome=next_outcome,
     trivial=("preventive",),
+    as_of=as_of_param("as_of"),
 )
 async def wo_next(
     ctx: FamilyContext, rng: np.random.Generator, parents: list[TaskSeed]
@@ -320,26 +322,44 @@ async def wo_next(
 
 # -- alert follow-up -------------------------------------------------------------------------
 
-INSIDE_WINDOW_ONLY = "followup_inside_window_only"
+AFTER_WINDOW_TOO = "followup_after_window_counts"
 CALENDAR_DAYS = "horizon_in_calendar_days"
+FIRST_PER_ALERT = "first_order_per_alert_only"
+# The text says the list is complete (the project's convention for "the orders": every
+# document that meets the stated criterion, not one per matched item).
+EVERY_ORDER_NOTE = ("List every corrective order reported within that time after an alert, "
+                    "not only the first one after each alert.")
 
 
 def _alert_derive(params: dict[str, Any], outputs: list[dict[str, Any]]) -> dict[str, Any]:
-    out = outputs[0]
-    links = [lk for lk in out["links"] if lk["wo_id"]]
-    if params.get("reading") == INSIDE_WINDOW_ONLY:
-        # Only work orders reported before the window's end count.
-        end = datetime.fromisoformat(params["end"])
-        links = [
-            lk for lk in links
-            if datetime.fromisoformat(lk["alert_time"]) + timedelta(hours=lk["lead_time_hours"])
-            < end
-        ]
-    return {
-        "alerts": out["alerts"],
-        "followed": len(links),
-        "work_orders": sorted({lk["wo_id"] for lk in links}),
-    }
+    """outputs = [analyze_alert_to_failure, corrective orders of the window].
+
+    An order follows an alert when ``alert < reported ≤ alert + N days`` (N the tool's
+    horizon); the orders are those of the window (the text may call its end today: later
+    ones did not exist), every one that follows some alert of the window.
+    """
+    out, corrective = outputs
+    horizon = timedelta(days=float(out["within_days"]))
+    alerts = [datetime.fromisoformat(str(lk["alert_time"])[:19]) for lk in out["links"]]
+
+    def follows(o: dict[str, Any], t: datetime) -> bool:
+        return t < datetime.fromisoformat(str(o["reported_date"])[:19]) <= t + horizon
+
+    orders = corrective["work_orders"]
+    ids = sorted({str(o["wo_id"]) for o in orders if any(follows(o, t) for t in alerts)})
+    followed = sum(1 for t in alerts if any(follows(o, t) for o in orders))
+    reading = params.get("reading")
+    if reading == AFTER_WINDOW_TOO:
+        # the tool's matches, which look past the window's end
+        links = [lk for lk in out["links"] if lk["wo_id"]]
+        followed = len(links)
+        ids = sorted(set(ids) | {str(lk["wo_id"]) for lk in links})
+    elif reading == FIRST_PER_ALERT:
+        firsts = [min((o for o in orders if follows(o, t)),
+                      key=lambda o: (str(o["reported_date"]), str(o["wo_id"])), default=None)
+                  for t in alerts]
+        ids = sorted({str(o["wo_id"]) for o in firsts if o is not None})
+    return {"alerts": out["alerts"], "followed": followed, "work_orders": ids}
 
 
 def _alert_summary(params: dict[str, Any], answer: dict[str, Any]) -> str:
@@ -371,10 +391,12 @@ def alert_outcome(answer: dict[str, Any]) -> str:
 async def wo_alert_followup(
     ctx: FamilyContext, rng: np.random.Generator, parents: list[TaskSeed]
 ) -> Plan | None:
-    """How many of an asset's alerts in a window were followed by corrective work within N days.
+    """How many of an asset's alerts in a window were followed by corrective work within N days,
+    and every corrective order of the window reported within N days after one of them.
 
     Mostly a unit with alerts and a window holding one. Gated readings: N counted in calendar
-    days (a work order on day alert + N counts) and only work orders inside the window.
+    days (a work order on day alert + N counts) and orders reported after the window's end
+    counted too. Stated: the list holds every such order, not only the first after each alert.
     """
     with_alerts = []
     if rng.random() < EVENT_SHARE:
@@ -394,7 +416,10 @@ async def wo_alert_followup(
         "asset_id": a.asset_id, "site": a.site_name, "start": start, "end": end,
         "within_days": within, "within_text": within_text,
     }
-    calls = [ToolCall(name="analyze_alert_to_failure", args=args)]
+    params["note"] = EVERY_ORDER_NOTE
+    orders = ToolCall(name="get_corrective_work_orders",
+                      args=_window_args(a.asset_id, start, end))
+    calls = [ToolCall(name="analyze_alert_to_failure", args=args), orders]
     readings = [
         *window_end_readings(calls, "end_date", end),
         Reading(
@@ -403,12 +428,17 @@ async def wo_alert_followup(
             "after the alert's day",
             tool_sequence=[ToolCall(
                 name="analyze_alert_to_failure", args=args | {"within_days": within + 1}
-            )],
+            ), orders],
         ),
         Reading(
-            name=INSIDE_WINDOW_ONLY,
-            description="counts only corrective work orders reported inside the window",
-            params=params | {"reading": INSIDE_WINDOW_ONLY},
+            name=AFTER_WINDOW_TOO,
+            description="counts corrective work orders reported after the window's end too",
+            params=params | {"reading": AFTER_WINDOW_TOO},
+        ),
+        Reading(
+            name=FIRST_PER_ALERT,
+            description="lists only the first corrective order after each alert",
+            params=params | {"reading": FIRST_PER_ALERT},
         ),
     ]
     return Plan(
@@ -421,7 +451,7 @@ async def wo_alert_followup(
         constraint=f"a work order counts only if it was reported within {within_text} days "
         "after the alert",
         readings=readings,
-        stated=WINDOW_STATED,
+        stated=[*WINDOW_STATED, FIRST_PER_ALERT],
     )
 
 

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from eval.audit.asof import documents_after
 from eval.audit.core import (
     AUDITS,
     UNSUPPORTED,
@@ -90,6 +91,11 @@ class ScenarioAudit(_Strict):
         description="Parameters of the reference the text alone does not determine (asset, "
         "site, sensor, window days), or a text that names none of the facts it answers",
     )
+    after_as_of: list[str] = Field(
+        default_factory=list,
+        description="Documents time-stamped after the moment the text asks as of (the seed's "
+        "declared as_of, or the day the text calls today) that the reference rests on",
+    )
 
 
 class AuditReport(_Strict):
@@ -107,6 +113,9 @@ class AuditReport(_Strict):
         description="Cross-checked references both the method and the truth contradict")
     text_undetermined: int = Field(
         default=0, description="Scenarios whose text does not determine their parameters")
+    after_as_of: int = Field(
+        default=0, description="Scenarios whose reference rests on a document from after the "
+        "moment their text asks as of")
     unsupported: dict[str, str] = Field(description="Family → why it has no re-derivation")
     deciding_readings: dict[str, dict[str, int]] = Field(
         description="family → single alternative reading (one choice changed from the primary) "
@@ -116,13 +125,15 @@ class AuditReport(_Strict):
 
     @property
     def exit_code(self) -> int:
-        """1 when any mismatch, reading_dependent, error, stray false premise or text that
-        does not determine its task; else 0."""
+        """1 when any mismatch, reading_dependent, error, stray false premise, text that
+        does not determine its task or reference resting on data after its as-of moment;
+        else 0."""
         bad = any(
             n and v in ("mismatch", "reading_dependent", "error")
             for per in self.counts.values() for v, n in per.items()
         )
-        return 1 if bad or self.premise_false_outside_family or self.text_undetermined else 0
+        return 1 if (bad or self.premise_false_outside_family or self.text_undetermined
+                     or self.after_as_of) else 0
 
 
 def _manifest_class(run_dir: Path) -> str | None:
@@ -243,6 +254,7 @@ def audit_case(ctx: AuditContext, case: Case) -> ScenarioAudit:
     result = _audit_derivation(ctx, case)
     if case.record is not None:
         result.text_undetermined = undetermined(case.record, seed=_seed_of(case))
+    result.after_as_of = documents_after(ctx, case)
     return result
 
 
@@ -298,6 +310,7 @@ def build_report(run: str, results: list[ScenarioAudit]) -> AuditReport:
         truth_checked=len(checks),
         truth_both_contradict=sum(1 for c in checks if c.both_contradict),
         text_undetermined=sum(1 for r in results if r.text_undetermined),
+        after_as_of=sum(1 for r in results if r.after_as_of),
         unsupported=dict(sorted(unsupported.items())),
         deciding_readings={f: dict(c.most_common()) for f, c in sorted(deciding.items())},
         scenarios=results,
@@ -351,6 +364,10 @@ def render(report: AuditReport, limit: int = 20) -> str:
         lines.append(f"readings that change {fam_name} answers: " + ", ".join(
             f"{name} ({n})" for name, n in per.items()))
     lines.append(f"texts that do not determine their task: {report.text_undetermined}")
+    lines.append(f"references resting on data after their as-of moment: {report.after_as_of}")
+    for r in [r for r in report.scenarios if r.after_as_of][:limit]:
+        lines.append(f"{r.id} ({r.family}): after the as-of moment: "
+                     + "; ".join(r.after_as_of[:3]))
     shown = 0
     for r in [r for r in report.scenarios if r.text_undetermined][:limit]:
         lines.append(f"{r.id} ({r.family}): the text does not determine it: "

@@ -51,6 +51,7 @@ from pydantic import BaseModel
 
 from generator.assetdef import AssetClass
 from generator.errors import LLMUnavailable, RunStopped, StoreUnavailable, UserError
+from generator.generate.asof import AFTER_AS_OF, AsOfFn, declared_as_of, documents_after
 from generator.generate.difficulty import scored
 from generator.generate.memo import BoundedMemo
 from generator.generate.model import (
@@ -165,6 +166,7 @@ class FamilySpec:
     trivial: frozenset[str] = frozenset()
     deterministic: bool = True
     rubric: RubricFn | None = None
+    as_of: AsOfFn | None = None
 
     def is_trivial(self, outcome: str | None) -> bool:
         """True when ``outcome`` is one of the family's trivial labels (or unlabelled)."""
@@ -187,6 +189,7 @@ def family(
     trivial: tuple[str, ...] | frozenset[str] = (),
     deterministic: bool = True,
     rubric: RubricFn | None = None,
+    as_of: AsOfFn | None = None,
 ) -> Callable[[DrawFn], DrawFn]:
     """Register the decorated draw function as task family ``name``.
 
@@ -208,6 +211,10 @@ def family(
             ``deterministic: false`` and the rubric.
         rubric: ``(params, answer) -> Rubric``; required exactly when ``deterministic`` is
             False.
+        as_of: ``params -> moment`` (ISO day or timestamp, or None): the moment the text
+            asks as of; no tool output the reference rests on may hold a document
+            time-stamped after it (:mod:`generator.generate.asof`). None = the default, the
+            whole-day window's end.
     """
     if category not in CATEGORIES:
         raise ValueError(f"family {name!r}: unknown category {category!r}")
@@ -235,6 +242,7 @@ def family(
                 trivial=frozenset(trivial),
                 deterministic=deterministic,
                 rubric=rubric,
+                as_of=as_of,
             ),
         )
         return fn
@@ -667,6 +675,11 @@ async def _gated(
 ) -> TaskSeed | None:
     """The seed of a probed draw, through the interpretation gate; None when it drops it."""
     plan, answer = probe.plan, probe.answer
+    as_of = declared_as_of(spec.as_of, plan.params)
+    if documents_after(probe.outputs, as_of):
+        # the reference would rest on a document from after the moment the text asks as of
+        ctx.record_drop(spec.name, AFTER_AS_OF, draw)
+        return None
     checks = await gate_readings(spec, ctx, plan, answer, draw)
     if checks is None:
         return None
@@ -694,6 +707,7 @@ async def _gated(
         nontrivial=probe.nontrivial,
         deterministic=spec.deterministic,
         rubric=spec.rubric(plan.params, answer) if spec.rubric is not None else None,
+        as_of=as_of,
     )
     return scored(seed, probe.outputs)  # difficulty from the work, not the family's declaration
 

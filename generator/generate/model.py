@@ -191,6 +191,11 @@ class TaskSeed(_Strict):
     rubric: Rubric | None = Field(
         default=None, description="Required facts and forbidden claims (open tasks)"
     )
+    as_of: str | None = Field(
+        default=None,
+        description="The moment the text asks as of (ISO day or timestamp, exclusive): no "
+        "document the reference rests on is time-stamped at or after it; None = none",
+    )
 
     @property
     def key(self) -> str:

@@ -16,6 +16,7 @@ from generator import __version__
 from generator.concurrency import configure_threads, fan_out, to_thread
 from generator.config import StoreSettings, store_settings
 from generator.errors import LLMUnavailable, RunStopped, StoreUnavailable, UserError
+from generator.generate.asof import AFTER_AS_OF
 from generator.generate.difficulty import difficulty_report
 from generator.generate.domain_run import DomainJob, DomainOutcome, DomainRunner, Progress
 from generator.generate.draw_order import PriorityGate, draw_ranks, taking_turns
@@ -401,6 +402,10 @@ class Pipeline:
                 "rejected_lines": summary.rejected,
                 "candidates": {o.domain: o.candidates for o in outcomes},
                 "ambiguous_draws": {o.domain: o.ambiguous for o in outcomes},
+                # draws the as-of gate refused (generator.generate.asof), all families
+                "after_as_of_refused": sum(
+                    per.get(AFTER_AS_OF, 0) for per in env.family_ctx.gate_drops.values()
+                ),
                 "repeated_tasks": {o.domain: o.repeats for o in outcomes},
                 "repaired": {o.domain: o.repaired for o in outcomes},
                 "hard": {o.domain: o.hard for o in outcomes},

@@ -6,11 +6,21 @@ a record, and alarm contacts coming on judged against the nameplate's alarm sett
 
 from __future__ import annotations
 
+import re
 from datetime import datetime, timedelta
 from typing import Any
 
 from assets.transformer.audit.common import asset_work_orders, plate_settings, window_docs
-from eval.audit.api import AuditContext, Case, Derivation, audits, derive_all, window_modes
+from eval.audit.api import (
+    AuditContext,
+    Case,
+    Derivation,
+    audits,
+    derive_all,
+    in_window,
+    stamp,
+    window_modes,
+)
 
 ALARM_SETTING = {"oti_a": "oti_alarm", "wti_a": "wti_alarm"}
 
@@ -108,15 +118,27 @@ def iot_alarm_triage(ctx: AuditContext, case: Case) -> Derivation:
     return Derivation(derive_all({"window": window_modes(case.text, case.p("end"))}, derive))
 
 
-def _followup(ctx: AuditContext, case: Case, began: str | None) -> dict[str, Any]:
+def _followup_dims(case: Case) -> dict[str, list[Any]]:
+    """The window's end readings, and whether orders after the window count as "since" (not
+    when the text calls the window's end today: nothing after it was on record then)."""
+    today = re.search(r"\btoday\b", case.text, re.IGNORECASE) is not None
+    return {"window": window_modes(case.text, case.p("end")),
+            "orders": ["to_window_end"] if today else ["to_window_end", "after_window_too"]}
+
+
+def _followup(ctx: AuditContext, case: Case, began: str | None,
+              c: dict[str, Any]) -> dict[str, Any]:
     if began is None:
         return {"fault_found": False, "fault_start": None, "instrument_orders": [],
                 "action": "none", "code": None}
     codes = {str(c["code"]) for c in ctx.raw.work_db("failure_codes")}
     code = "IC-SENS" if "IC-SENS" in codes else None
+    # reported from the fault's day up to the window's end (as the text's window reads)
+    end = None if c["orders"] == "after_window_too" else str(case.p("end"))
     found = sorted(str(o["wo_id"]) for o in asset_work_orders(ctx, case.p("asset_id"))
                    if o.get("primary_code") == code
-                   and str(o["reported_date"])[:10] >= began[:10])
+                   and str(o["reported_date"])[:10] >= began[:10]
+                   and in_window(stamp(str(o["reported_date"])), None, end, c["window"]))
     return {"fault_found": True, "fault_start": began, "instrument_orders": found,
             "action": "already_raised" if found else "raise_order", "code": code}
 
@@ -129,9 +151,9 @@ def ma_stuck_sensor_workorder(ctx: AuditContext, case: Case) -> Derivation:
     def derive(c: dict[str, Any]) -> dict[str, Any]:
         docs = window_docs(ctx, asset, case.p("start"), case.p("end"), c["window"])
         runs = _runs(docs, sensor, n)
-        return _followup(ctx, case, runs[0]["first"] if runs else None)
+        return _followup(ctx, case, runs[0]["first"] if runs else None, c)
 
-    return Derivation(derive_all({"window": window_modes(case.text, case.p("end"))}, derive))
+    return Derivation(derive_all(_followup_dims(case), derive))
 
 
 @audits("ma_alarm_contact_workorder")
@@ -142,6 +164,6 @@ def ma_alarm_contact_workorder(ctx: AuditContext, case: Case) -> Derivation:
     def derive(c: dict[str, Any]) -> dict[str, Any]:
         docs = window_docs(ctx, asset, case.p("start"), case.p("end"), c["window"])
         bad = [a for a in _alarms(ctx, asset, docs) if not a["real"]]
-        return _followup(ctx, case, bad[0]["timestamp"] if bad else None)
+        return _followup(ctx, case, bad[0]["timestamp"] if bad else None, c)
 
-    return Derivation(derive_all({"window": window_modes(case.text, case.p("end"))}, derive))
+    return Derivation(derive_all(_followup_dims(case), derive))

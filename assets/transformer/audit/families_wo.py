@@ -160,15 +160,21 @@ def wo_alert_followup(ctx: AuditContext, case: Case) -> Derivation:
             else:  # any time on the N-th calendar day after the alert's day
                 last = parse(next_day(stamp(day_of(a["start_time"])))) + timedelta(days=within)
                 last -= timedelta(microseconds=1)
-            hit = next((o for o in pool if t < parse(o["reported_date"]) <= last), None)
-            if hit is not None:
+            hits = sorted((o for o in pool if t < parse(o["reported_date"]) <= last),
+                          key=lambda o: (str(o["reported_date"]), str(o["wo_id"])))
+            if hits:
                 followed += 1
-                ids.add(str(hit["wo_id"]))
+                # every order that follows the alert, or the first only
+                ids |= {str(o["wo_id"]) for o in (hits if c["listed"] == "every" else hits[:1])}
         return {"alerts": len(alerts), "followed": followed, "work_orders": sorted(ids)}
 
     window = window_modes(case.text, case.p("end"))
-    dims = {"window": window, "orders": ["through_horizon", "window_only"],
-            "horizon": ["exact", "calendar_days"]}
+    # "the orders" is the complete list (project convention); a text may still be read as
+    # asking for the first order after each alert unless it says "not only the first"
+    every = "not only the first" in case.text.lower()
+    dims = {"window": window, "orders": ["window_only", "through_horizon"],
+            "horizon": ["exact", "calendar_days"],
+            "listed": ["every"] if every else ["every", "first_per_alert"]}
     return Derivation(derive_all(dims, derive))
 
 

@@ -215,10 +215,12 @@ async def test_diagnosis_to_action_worked_from_raw_documents(
         assert s.answer["findings"] == findings
         codes = sorted(code_of[f] for f in findings if f != "normal")
         assert s.answer["failure_codes"] == codes
-        # corrective work counts as raised when reported from 14 days before the hour on
+        # corrective work counts as raised when reported from 14 days before the hour up to
+        # the hour's end (an order reported later did not exist when the reading came in)
         since = (datetime.fromisoformat(p["timestamp"]) - timedelta(days=14)).isoformat()
+        until = (datetime.fromisoformat(p["timestamp"]) + timedelta(hours=1)).isoformat()
         raised = {o["primary_code"] for o in raw.work_orders(p["asset_id"])
-                  if o["wo_type"] == "corrective" and o["reported_date"] >= since}
+                  if o["wo_type"] == "corrective" and since <= o["reported_date"] < until}
         assert s.answer["codes_to_raise"] == [c for c in codes if c not in raised]
         outcomes.add(s.outcome)
     assert outcomes & {"raise", "raised"}, "no draw found a fault"

@@ -288,3 +288,55 @@ def test_phrasings_name_every_mention_and_no_tool_parameter() -> None:
                     bare = re.sub(r"\{\w+\}", "", p)
                     assert not re.search(r"\b[a-z]+_[a-z_]+\b", bare), (name, p)  # snake_case
                     assert "min_run" not in p and "inclusive" not in p, (name, p)
+
+
+# -- as of the window's end ------------------------------------------------------------------
+
+
+def _orders_for(call: ToolCall, rows: list[tuple[str, str, str]]) -> dict[str, Any]:
+    """What the corrective-orders call returns: the rows reported in [start_date, end_date)
+    (dates compared as ISO text, as the store's query does)."""
+    lo, hi = call.args.get("start_date"), call.args.get("end_date")
+    return _orders(*[r for r in rows if (lo is None or r[2] >= lo) and (hi is None or r[2] < hi)])
+
+
+def test_followup_counts_no_order_reported_after_the_day_it_calls_today() -> None:
+    # Issue 29: a frozen-sensor follow-up whose text sets today at 2026-06-11 (its window
+    # [2026-06-04, 2026-06-11) written "over the past seven days, not counting today (today is
+    # 2026-06-11)") counted as already raised an instrument order reported on 2026-06-12.
+    # The run began 2026-06-05 10:00; WO-9 (IC-SENS) was reported 2026-06-12 08:00, after
+    # today: it did not exist yet -> no order since the fault began: raise one.
+    from assets.transformer.families_quality import ORDERS_AFTER_WINDOW, _followup_plan
+    from generator.generate.asof import declared_as_of, documents_after
+
+    window = {"asset_id": "U", "site": "S", "sensor": "wti", "sensor_label": "winding",
+              "start": "2026-06-04", "end": "2026-06-11", "min_run": 6, "run_words": "six"}
+    stuck = [{"timestamp": (datetime(2026, 6, 4) + timedelta(hours=h)).isoformat(),
+              "wti": 75.5 if 34 <= h < 42 else 60.0 + h * 0.1} for h in range(7 * 24)]
+    quality_call = ToolCall(name="data_quality", args={
+        "site_name": "S", "asset_id": "U", "start": "2026-06-04", "final": "2026-06-11",
+        "sensors": ["wti"], "min_run": 6})
+    args = DataQualityArgs(site_name="S", asset_id="U", start="2026-06-04",
+                           final="2026-06-11", sensors=["wti"], min_run=6)
+    quality = assess(ASSET, stuck, args, ["wti"]).model_dump(mode="json")
+    parent = TaskSeed(family="iot_sensor_stuck", domain="iot", category="Data Query",
+                      role="operator", draw=0, params=window, tool_sequence=[quality_call],
+                      answer={}, answer_summary="", difficulty="medium",
+                      mentions=["U", "S", "2026-06-04", "2026-06-11"])
+    plan = _followup_plan(parent, "stuck")
+    assert plan is not None
+    rows = [("WO-9", "IC-SENS", "2026-06-12T08:00:00")]
+    outputs = [quality, CODES, _orders_for(plan.tool_sequence[-1], rows)]
+    answer = _followup_derive(plan.params, outputs)
+    assert answer["fault_start"] == "2026-06-05T10:00:00"
+    assert (answer["instrument_orders"], answer["action"]) == ([], "raise_order")
+    # The family's as-of moment is the window's end, and its outputs hold nothing later.
+    spec = FAMILIES.get("ma_stuck_sensor_workorder")
+    moment = declared_as_of(spec.as_of, plan.params)
+    assert moment == "2026-06-11" and documents_after(outputs, moment) == []
+    # Read without the bound ("since" up to now), WO-9 would count: a reading the gate tries.
+    later = next(r for r in plan.readings if r.name == ORDERS_AFTER_WINDOW)
+    assert later.tool_sequence is not None
+    unbounded = _orders_for(later.tool_sequence[-1], rows)
+    assert _followup_derive(plan.params, [quality, CODES, unbounded])["instrument_orders"] \
+        == ["WO-9"]

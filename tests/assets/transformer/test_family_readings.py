@@ -15,7 +15,8 @@ import pytest
 from assets.transformer import dga
 from assets.transformer.families_tsfm import UNSTATED_CUTOFFS, _episodes, anomaly_outcome
 from assets.transformer.families_wo import (
-    INSIDE_WINDOW_ONLY,
+    AFTER_WINDOW_TOO,
+    FIRST_PER_ALERT,
     _alert_derive,
     _next_derive,
     alert_outcome,
@@ -57,18 +58,33 @@ def test_window_readings_move_only_the_end_argument() -> None:
     assert as_of.tool_sequence and as_of.tool_sequence[0].args["end_date"] == "2026-07-14"
 
 
-def test_alert_reading_inside_the_window_drops_later_work_orders() -> None:
-    # Alert 2026-06-09 20:00, work order 12 h later (06-10 08:00); the window ends 06-10.
-    out = {"alerts": 2, "links": [
-        {"alert_time": "2026-06-09T20:00:00", "wo_id": "WO-1", "lead_time_hours": 12.0},
+def test_alert_followup_lists_every_order_of_the_window_that_follows_an_alert() -> None:
+    # Window [2026-06-01, 2026-06-10), N = 2 days. Alerts 06-05 10:00 and 06-09 20:00.
+    # Corrective orders of the window: WO-0 06-05 22:00 (12 h after the first alert), WO-2
+    # 06-06 09:00 (23 h after it: also within 2 days), WO-3 06-08 12:00 (3 days after the
+    # first, 8 h before the second: follows neither). WO-1 06-10 08:00 follows the second
+    # alert 12 h later but is after the window's end (the text may call 06-10 today).
+    # Every order: WO-0, WO-2 (issue 29: WO-2 was left out, the tool links one per alert);
+    # followed: the first alert only -> 1 of 2.
+    out = {"alerts": 2, "within_days": 2.0, "links": [
         {"alert_time": "2026-06-05T10:00:00", "wo_id": "WO-0", "lead_time_hours": 12.0},
+        {"alert_time": "2026-06-09T20:00:00", "wo_id": "WO-1", "lead_time_hours": 12.0},
+    ]}
+    window = {"work_orders": [
+        {"wo_id": "WO-0", "reported_date": "2026-06-05T22:00:00"},
+        {"wo_id": "WO-2", "reported_date": "2026-06-06T09:00:00"},
+        {"wo_id": "WO-3", "reported_date": "2026-06-08T12:00:00"},
     ]}
     params = {"end": "2026-06-10", "within_days": 2.0}
-    assert _alert_derive(params, [out]) == {
-        "alerts": 2, "followed": 2, "work_orders": ["WO-0", "WO-1"]}
-    inside = _alert_derive(params | {"reading": INSIDE_WINDOW_ONLY}, [out])
-    assert inside == {"alerts": 2, "followed": 1, "work_orders": ["WO-0"]}
-    assert alert_outcome(inside) == "partly_followed"
+    answer = _alert_derive(params, [out, window])
+    assert answer == {"alerts": 2, "followed": 1, "work_orders": ["WO-0", "WO-2"]}
+    assert alert_outcome(answer) == "partly_followed"
+    # The reading of one order per alert (stated away by the text) and the one that counts
+    # orders after the window's end (gated).
+    first = _alert_derive(params | {"reading": FIRST_PER_ALERT}, [out, window])
+    assert first["work_orders"] == ["WO-0"]
+    later = _alert_derive(params | {"reading": AFTER_WINDOW_TOO}, [out, window])
+    assert later == {"alerts": 2, "followed": 2, "work_orders": ["WO-0", "WO-1", "WO-2"]}
     assert alert_outcome({"alerts": 0, "followed": 0}) == "no_alerts"
 
 
