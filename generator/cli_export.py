@@ -17,8 +17,9 @@ def register(app: typer.Typer, bench_app: typer.Typer) -> None:
         fmt: Annotated[
             str,
             typer.Option("--format", help="aob-hf (AssetOpsBench all_utterance.jsonl), "
-                         "aob-json (AssetOpsBench JSON scenario file) or inspect "
-                         "(inspect_ai task)"),
+                         "aob-json (AssetOpsBench JSON scenario file), aob-suite "
+                         "(AssetOpsBench scenario-suite folders and the fleet) or "
+                         "inspect (inspect_ai task)"),
         ],
         out: Annotated[
             Path | None, typer.Option(help="Output folder (default RUN/export/FORMAT)")

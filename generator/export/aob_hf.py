@@ -19,7 +19,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from generator.export.aob_records import to_upstream
+from generator.export.aob_records import data_spec, to_upstream
 from generator.export.ids import ID_MAP_FILE, IdRange, assign_ids, build_map, read_map
 from generator.export.model import ExportOptions, ExportResult
 from generator.export.source import RunScenarios
@@ -34,7 +34,8 @@ def upstream_rows(run: RunScenarios, opts: ExportOptions,
     rng = IdRange(opts.id_start, opts.id_end)
     pinned = read_map(opts.id_map).by_uuid() if opts.id_map else None
     ids = assign_ids(run.records, rng, pinned)
-    rows = [to_upstream(r, ids[r.uuid], types) for r in run.records]
+    data = data_spec(run.records[0].asset_class, run.fleet)
+    rows = [to_upstream(r, ids[r.uuid], types, data) for r in run.records]
     return rows, build_map(run.run_id, run.records, ids, rng).model_dump_json(indent=2)
 
 

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from generator.config import StoreSettings
 from generator.export.ids import DEFAULT_END, DEFAULT_START
 from generator.export.source import RunScenarios
 
@@ -20,6 +21,9 @@ class ExportOptions(BaseModel):
     id_end: int = Field(default=DEFAULT_END, description="Last integer id of the range")
     id_map: Path | None = Field(
         default=None, description="An earlier id_map.json whose ids are kept")
+    store: StoreSettings | None = Field(
+        default=None, description="The store the fleet is read from (aob-suite); default: "
+        "the configured store")
 
 
 class ExportResult(BaseModel):

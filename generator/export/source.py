@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from pydantic import ValidationError
 
@@ -27,6 +28,7 @@ class RunScenarios:
 
     run_id: str
     records: list[ScenarioRecord]
+    fleet: dict[str, Any] | None = None
 
 
 def _read_list(path: Path) -> list[ScenarioRecord]:
@@ -88,4 +90,14 @@ def load_run(run: Path) -> RunScenarios:
         records += _read_list(negatives)
     if not records:
         raise UserError(f"{run} holds no scenarios", fix="generate a run with -n ≥ 1")
-    return RunScenarios(run_id=run.name, records=records)
+    return RunScenarios(run_id=run.name, records=records, fleet=_fleet(run))
+
+
+def _fleet(run: Path) -> dict[str, Any] | None:
+    """The seeded fleet the run's manifest records (``profile.fleet``), if any."""
+    try:
+        manifest = json.loads((run / "manifest.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    fleet = (manifest.get("profile") or {}).get("fleet") if isinstance(manifest, dict) else None
+    return fleet if isinstance(fleet, dict) else None

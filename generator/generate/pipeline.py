@@ -444,12 +444,29 @@ class Pipeline:
                 "cache_key": profile.provenance.cache_key,
                 "generation_mode": profile.generation_mode,
                 "inventory_fingerprint": profile.inventory.fingerprint,
+                # The seeded fleet the references were computed on (spec, status,
+                # fingerprint; None for a store we did not seed): exports' data spec.
+                "fleet": self._fleet_marker(),
                 "supported_domains": profile.supported,
                 "timings": profile.provenance.timings,
             },
             budget=budget.model_dump(),
         )
         return manifest
+
+    def _fleet_marker(self) -> dict[str, Any] | None:
+        """The public part of the class's seed marker, or None (not ours, or not readable)."""
+        from generator.store.couch import CouchClient, StoreForbidden
+        from generator.store.seed import read_marker
+
+        try:
+            with CouchClient(self.settings) as client:
+                marker = read_marker(client, self.config.asset_class, self.settings.db_prefix)
+        except (StoreForbidden, StoreUnavailable):
+            return None
+        if marker is None:
+            return None
+        return {k: marker.get(k) for k in ("spec", "status", "fingerprint")}
 
     def _base_manifest(self, status: str) -> dict[str, Any]:
         import langchain_core
