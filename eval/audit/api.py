@@ -14,6 +14,8 @@ its bugs. Stable names:
   :class:`NotApplicable`;
 - readings and windows: :func:`derive_all`, :func:`grid`, :func:`window_modes`,
   :func:`in_window`, :func:`stamp`, :func:`next_day`, :func:`day_of`, :func:`parse`;
+- raw documents (:mod:`eval.audit.docs`): :func:`sensor_pairs`, :func:`argmax`,
+  :func:`window_docs`, :func:`asset_work_orders`;
 - the audit's own time-series statistics: :mod:`series` (:mod:`eval.audit.series`).
 """
 
@@ -39,6 +41,7 @@ from eval.audit.core import (
     unsupported,
     window_modes,
 )
+from eval.audit.docs import argmax, asset_work_orders, sensor_pairs, window_docs
 from eval.audit.raw import Doc
 
 __all__ = [
@@ -50,6 +53,8 @@ __all__ = [
     "NotApplicable",
     "Reading",
     "TruthCheck",
+    "argmax",
+    "asset_work_orders",
     "audits",
     "day_of",
     "derive_all",
@@ -57,8 +62,10 @@ __all__ = [
     "in_window",
     "next_day",
     "parse",
+    "sensor_pairs",
     "series",
     "stamp",
     "unsupported",
+    "window_docs",
     "window_modes",
 ]

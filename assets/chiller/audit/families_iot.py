@@ -13,15 +13,18 @@ from typing import Any
 
 import numpy as np
 
-from assets.chiller.audit.common import argmax, declared_ranges, sensor_pairs, window_docs
+from assets.chiller.audit.common import declared_ranges
 from eval.audit.api import (
     AuditContext,
     Case,
     Derivation,
     Doc,
     NoSingleAnswer,
+    argmax,
     audits,
     derive_all,
+    sensor_pairs,
+    window_docs,
     window_modes,
 )
 

@@ -6,12 +6,7 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
-from assets.chiller.audit.common import (
-    anomaly_dims,
-    asset_work_orders,
-    flagged_anomalies,
-    is_preventive,
-)
+from assets.chiller.audit.common import anomaly_dims, flagged_anomalies, is_preventive
 from assets.chiller.audit.families_fmsr import (
     diagnosis_answer,
     record_diagnosis,
@@ -23,6 +18,7 @@ from eval.audit.api import (
     AuditContext,
     Case,
     Derivation,
+    asset_work_orders,
     audits,
     derive_all,
     in_window,

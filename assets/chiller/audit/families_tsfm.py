@@ -5,22 +5,19 @@ from __future__ import annotations
 
 from typing import Any
 
-from assets.chiller.audit.common import (
-    anomaly_dims,
-    argmax,
-    flagged_anomalies,
-    sensor_pairs,
-    window_docs,
-)
+from assets.chiller.audit.common import anomaly_dims, flagged_anomalies
 from eval.audit.api import (
     AuditContext,
     Case,
     Derivation,
     NoSingleAnswer,
+    argmax,
     audits,
     derive_all,
+    sensor_pairs,
     series,
     unsupported,
+    window_docs,
     window_modes,
 )
 

@@ -12,13 +12,14 @@ from collections import Counter
 from datetime import timedelta
 from typing import Any
 
-from assets.chiller.audit.common import asset_alerts, asset_work_orders, is_preventive, known_by
+from assets.chiller.audit.common import asset_alerts, is_preventive, known_by
 from eval.audit.api import (
     AuditContext,
     Case,
     Derivation,
     Doc,
     NoSingleAnswer,
+    asset_work_orders,
     audits,
     day_of,
     derive_all,

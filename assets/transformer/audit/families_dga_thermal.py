@@ -23,13 +23,7 @@ from typing import Any
 
 from assets.transformer.audit import standards
 from assets.transformer.audit import standards_oil_thermal as sot
-from assets.transformer.audit.common import (
-    asset_work_orders,
-    is_preventive,
-    paper_choices,
-    sample_gases,
-    window_docs,
-)
+from assets.transformer.audit.common import is_preventive, paper_choices, sample_gases
 from eval.audit.api import (
     AuditContext,
     Case,
@@ -37,12 +31,14 @@ from eval.audit.api import (
     Doc,
     NoSingleAnswer,
     NotApplicable,
+    asset_work_orders,
     audits,
     day_of,
     derive_all,
     in_window,
     next_day,
     stamp,
+    window_docs,
     window_modes,
 )
 

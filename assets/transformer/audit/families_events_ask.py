@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from assets.transformer.audit import standards
-from assets.transformer.audit.common import asset_work_orders, is_preventive
+from assets.transformer.audit.common import is_preventive
 from eval.audit.api import (
     AuditContext,
     Case,
@@ -38,6 +38,7 @@ from eval.audit.api import (
     Doc,
     NoSingleAnswer,
     NotApplicable,
+    asset_work_orders,
     audits,
     day_of,
     derive_all,

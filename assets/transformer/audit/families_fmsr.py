@@ -8,7 +8,6 @@ from typing import Any
 from assets.transformer.audit import standards
 from assets.transformer.audit.common import (
     GASES,
-    argmax,
     assess,
     dga_answer,
     dga_check,
@@ -16,8 +15,6 @@ from assets.transformer.audit.common import (
     paper_choices,
     pick_sample,
     sample_gases,
-    sensor_pairs,
-    window_docs,
 )
 from eval.audit.api import (
     AuditContext,
@@ -25,10 +22,13 @@ from eval.audit.api import (
     Derivation,
     NoSingleAnswer,
     Reading,
+    argmax,
     audits,
     day_of,
     derive_all,
     next_day,
+    sensor_pairs,
+    window_docs,
 )
 
 

@@ -7,19 +7,17 @@ from typing import Any
 
 import numpy as np
 
-from assets.transformer.audit.common import (
-    argmax,
-    sensor_pairs,
-    window_docs,
-)
 from eval.audit.api import (
     AuditContext,
     Case,
     Derivation,
     NoSingleAnswer,
+    argmax,
     audits,
     day_of,
     derive_all,
+    sensor_pairs,
+    window_docs,
     window_modes,
 )
 

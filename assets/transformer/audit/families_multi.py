@@ -8,9 +8,7 @@ from assets.transformer.audit import standards
 from assets.transformer.audit.common import (
     NO_FAULT,
     anomaly_dims,
-    argmax,
     assess,
-    asset_work_orders,
     code_for,
     count_flagged,
     dga_check,
@@ -20,17 +18,19 @@ from assets.transformer.audit.common import (
     paper_choices,
     pick_sample,
     sample_gases,
-    sensor_pairs,
-    window_docs,
 )
 from eval.audit.api import (
     AuditContext,
     Case,
     Derivation,
+    argmax,
+    asset_work_orders,
     audits,
     derive_all,
     in_window,
+    sensor_pairs,
     stamp,
+    window_docs,
     window_modes,
 )
 

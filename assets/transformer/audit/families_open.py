@@ -13,7 +13,6 @@ from typing import Any
 from assets.transformer.audit import standards
 from assets.transformer.audit.common import (
     anomaly_dims,
-    asset_work_orders,
     count_flagged,
     flagged_anomalies,
     is_preventive,
@@ -26,6 +25,7 @@ from eval.audit.api import (
     Derivation,
     NoSingleAnswer,
     Reading,
+    asset_work_orders,
     audits,
     day_of,
     derive_all,

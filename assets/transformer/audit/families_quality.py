@@ -10,15 +10,17 @@ import re
 from datetime import datetime, timedelta
 from typing import Any
 
-from assets.transformer.audit.common import asset_work_orders, plate_settings, window_docs
+from assets.transformer.audit.common import plate_settings
 from eval.audit.api import (
     AuditContext,
     Case,
     Derivation,
+    asset_work_orders,
     audits,
     derive_all,
     in_window,
     stamp,
+    window_docs,
     window_modes,
 )
 

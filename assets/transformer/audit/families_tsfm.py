@@ -6,7 +6,6 @@ from typing import Any
 
 from assets.transformer.audit.common import (
     anomaly_dims,
-    argmax,
     case_series,
     count_flagged,
     flagged_anomalies,
@@ -15,6 +14,7 @@ from eval.audit.api import (
     AuditContext,
     Case,
     Derivation,
+    argmax,
     audits,
     derive_all,
     series,

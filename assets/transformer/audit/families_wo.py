@@ -8,12 +8,7 @@ from datetime import timedelta
 from typing import Any
 
 from assets.transformer.audit import standards
-from assets.transformer.audit.common import (
-    asset_work_orders,
-    code_for,
-    is_preventive,
-    sample_gases,
-)
+from assets.transformer.audit.common import code_for, is_preventive, sample_gases
 from eval.audit.api import (
     AuditContext,
     Case,
@@ -21,6 +16,7 @@ from eval.audit.api import (
     Doc,
     NoSingleAnswer,
     NotApplicable,
+    asset_work_orders,
     audits,
     day_of,
     derive_all,
