@@ -65,32 +65,35 @@ CHILLER = ("chiller",)
 # -- margins -----------------------------------------------------------------------------------
 
 
-def _nearest(pairs: list[tuple[str, float | None, float]]) -> tuple[str, float]:
-    """The compared value nearest its threshold: (what, distance)."""
+def _clear(kind: str, pairs: list[tuple[str, float | None, float]], where: str
+           ) -> MarginResult:
+    """Every compared (what, value, threshold) at least :data:`families_fmsr.MARGIN_K` from its
+    threshold; the detail names the nearest, its distance followed by ``where``."""
     found = [(what, abs(float(v) - t)) for what, v, t in pairs if v is not None]
-    return min(found, key=lambda p: p[1]) if found else ("nothing compared", math.inf)
+    what, gap = min(found, key=lambda p: p[1]) if found else ("nothing compared", math.inf)
+    return MarginResult(kind=kind, ok=gap >= families_fmsr.MARGIN_K,
+                        detail=f"{what} {gap:.2f} {where}")
 
 
 @margin("approach_threshold", asset_classes=CHILLER)
 def approach_threshold(seed: TaskSeed, outputs: list[dict[str, Any]]) -> MarginResult | None:
     """Both approach rises clear of the 3 °F threshold."""
-    found = call_output(seed, outputs, "compute_approach_temperatures")
-    if found is None or "status" not in seed.answer:
+    found = call_output(seed, outputs, "compute_approach_temperatures", answering=("status",))
+    if found is None:
         return None
     out = found[1]
-    what, gap = _nearest([("evaporator approach rise", out["evaporator_approach_rise_k"],
-                           APPROACH_RISE_K),
-                          ("condenser approach rise", out["condenser_approach_rise_k"],
-                           APPROACH_RISE_K)])
-    return MarginResult(kind="approach_threshold", ok=gap >= families_fmsr.MARGIN_K,
-                        detail=f"{what} {gap:.2f} K from the 3 °F threshold")
+    return _clear("approach_threshold",
+                  [("evaporator approach rise", out["evaporator_approach_rise_k"],
+                    APPROACH_RISE_K),
+                   ("condenser approach rise", out["condenser_approach_rise_k"],
+                    APPROACH_RISE_K)], "K from the 3 °F threshold")
 
 
 @margin("fault_rules", asset_classes=CHILLER)
 def fault_rules(seed: TaskSeed, outputs: list[dict[str, Any]]) -> MarginResult | None:
     """Every value the fault rules compared clear of its threshold."""
-    found = call_output(seed, outputs, "diagnose_chiller_fault")
-    if found is None or "findings" not in seed.answer:
+    found = call_output(seed, outputs, "diagnose_chiller_fault", answering=("findings",))
+    if found is None:
         return None
     args, out = found
     pairs: list[tuple[str, float | None, float]] = [
@@ -104,16 +107,14 @@ def fault_rules(seed: TaskSeed, outputs: list[dict[str, Any]]) -> MarginResult |
     if out["evaporator_assessed"]:
         pairs.append(("evaporator approach rise", out["evaporator_approach_rise_k"],
                       APPROACH_RISE_K))
-    what, gap = _nearest(pairs)
-    return MarginResult(kind="fault_rules", ok=gap >= families_fmsr.MARGIN_K,
-                        detail=f"{what} {gap:.2f} from its threshold")
+    return _clear("fault_rules", pairs, "from its threshold")
 
 
 @margin("efficiency_band", asset_classes=CHILLER)
 def efficiency_band(seed: TaskSeed, outputs: list[dict[str, Any]]) -> MarginResult | None:
     """The degradation clear of every efficiency status edge."""
-    found = call_output(seed, outputs, "assess_chiller_efficiency")
-    if found is None or "degradation_pct" not in seed.answer:
+    found = call_output(seed, outputs, "assess_chiller_efficiency", answering=("degradation_pct",))
+    if found is None:
         return None
     d = float(seed.answer["degradation_pct"])
     gap = min(abs(d - e) for e in families_fmsr.EFFICIENCY_EDGES)

@@ -92,8 +92,8 @@ def _ieee(sample: dga.GasSample) -> int:
 @margin("ieee_condition", asset_classes=TRANSFORMER)
 def ieee_condition(seed: TaskSeed, outputs: list[dict[str, Any]]) -> MarginResult | None:
     """No gas within 5 % of an IEEE C57.104-2008 limit whose crossing changes the condition."""
-    found = call_output(seed, outputs, "interpret_dga")
-    if found is None or "ieee_condition" not in seed.answer:
+    found = call_output(seed, outputs, "interpret_dga", answering=("ieee_condition",))
+    if found is None:
         return None
     args = found[0]
     sample = _sample(args)
@@ -118,8 +118,8 @@ def ieee_condition(seed: TaskSeed, outputs: list[dict[str, Any]]) -> MarginResul
 @margin("loading_band", asset_classes=TRANSFORMER)
 def loading_band(seed: TaskSeed, outputs: list[dict[str, Any]]) -> MarginResult | None:
     """The load factor at least BAND_MARGIN_PCT points from every band limit of its class."""
-    found = call_output(seed, outputs, "assess_load_profile")
-    if found is None or "loading_status" not in seed.answer:
+    found = call_output(seed, outputs, "assess_load_profile", answering=("loading_status",))
+    if found is None:
         return None
     out = found[1]
     pct = float(out["load_factor_pct"])
@@ -136,8 +136,8 @@ def thermal_limits(seed: TaskSeed, outputs: list[dict[str, Any]]) -> MarginResul
     The status is the more severe of the hot-spot band (the paper's ageing reference, then
     the normal cyclic and emergency limits) and the top-oil band (normal cyclic, emergency).
     """
-    found = call_output(seed, outputs, "assess_winding_temperature")
-    if found is None or "thermal_status" not in seed.answer:
+    found = call_output(seed, outputs, "assess_winding_temperature", answering=("thermal_status",))
+    if found is None:
         return None
     out = found[1]
     lim = winding.thermal_limits(out["size_class"])
@@ -155,8 +155,9 @@ def thermal_limits(seed: TaskSeed, outputs: list[dict[str, Any]]) -> MarginResul
 @margin("health_band", asset_classes=TRANSFORMER)
 def health_band(seed: TaskSeed, outputs: list[dict[str, Any]]) -> MarginResult | None:
     """The rule health index clear of every condition band limit."""
-    found = call_output(seed, outputs, "predict_health_index")
-    if found is None or not ({"condition", "health_index"} & set(seed.answer)):
+    found = call_output(seed, outputs, "predict_health_index",
+                        answering=("condition", "health_index"))
+    if found is None:
         return None
     hi = float(found[1]["health_index"])
     need = float(seed.tolerance.get("health_index", 1.0))

@@ -46,9 +46,13 @@ def margin(name: str, asset_classes: tuple[str, ...] = (GENERIC,)
     return MARGINS.register(name, asset_classes)
 
 
-def call_output(seed: TaskSeed, outputs: list[dict[str, Any]], tool: str
+def call_output(seed: TaskSeed, outputs: list[dict[str, Any]], tool: str, *,
+                answering: tuple[str, ...] = ()
                 ) -> tuple[dict[str, Any], dict[str, Any]] | None:
-    """The arguments and output of the seed's first call of ``tool`` (None: no such call)."""
+    """The arguments and output of the seed's first call of ``tool`` (None: no such call, or
+    ``answering`` given and the seed's answer holds none of those keys)."""
+    if answering and not set(answering) & set(seed.answer):
+        return None
     for call, out in zip(seed.tool_sequence, outputs, strict=False):
         if call.name == tool:
             return dict(call.args), out

@@ -11,7 +11,7 @@ import pytest
 from eval.grade import grade
 from generator.generate.model import TaskSeed, ToolCall
 from generator.heldout.decoys import DecoyInput, is_inert, wrong_edition, wrong_unit
-from generator.heldout.margins import check_margins
+from generator.heldout.margins import call_output, check_margins
 from generator.heldout.plugins import load_heldout_module
 from generator.heldout.scoped import ScopedRegistry
 
@@ -99,3 +99,13 @@ def test_a_class_without_a_heldout_module_gets_the_generic_checks_only() -> None
     assert load_heldout_module("no_such_class") is False
     results = check_margins(seed, [out], "no_such_class")
     assert [(r.kind, r.ok) for r in results] == [("anomaly_cutoff", False)]
+
+
+def test_call_output_can_ask_for_an_answer_key() -> None:
+    # The seed calls interpret_dga (output {"x": 1}) and answers fault_type only.
+    seed = _seed({"fault_type": "T3"}, [_dga(10, 20, 30, 40, 1)])
+    assert call_output(seed, [{"x": 1}], "interpret_dga") == (seed.tool_sequence[0].args, {"x": 1})
+    assert call_output(seed, [{"x": 1}], "interpret_dga",
+                       answering=("ieee_condition", "fault_type")) is not None
+    assert call_output(seed, [{"x": 1}], "interpret_dga", answering=("ieee_condition",)) is None
+    assert call_output(seed, [{"x": 1}], "run_tsad", answering=("fault_type",)) is None
