@@ -474,12 +474,19 @@ def test_a_range_of_hours_from_the_right_start_states_the_end() -> None:
     assert grade(record, "09:00 to 12:00 on 8 April, peak 1.31 pu at 11:00.").score == 1
     assert grade(record, "09:00 to 13:00 on 8 April, peak 1.31 pu at 12:00.").score < 1
     assert grade(record, "08:00 to 12:00 on 8 April, peak 1.31 pu at 09:00.").score < 1
-def test_a_sequence_said_against_the_order_asked() -> None:
-    facts = {"steps": {"kind": "records", "ordered": True, "means": ["sequence"], "fields": [
-        {"key": "step", "kind": "label", "labels": {
-            "PUMP_STOP": ["pump stop"], "LOW_FLOW": ["low flow alarm"],
-            "HIGH_TEMP": ["high temperature alarm"]}},
+
+
+def _sequence_facts(labels: dict[str, list[str]]) -> dict[str, Any]:
+    """An ordered ``steps`` record list: each step a label (``labels``) and its minute."""
+    return {"steps": {"kind": "records", "ordered": True, "means": ["sequence"], "fields": [
+        {"key": "step", "kind": "label", "labels": labels},
         {"key": "time", "kind": "timestamp", "granularity": "minute"}]}}
+
+
+def test_a_sequence_said_against_the_order_asked() -> None:
+    facts = _sequence_facts({
+        "PUMP_STOP": ["pump stop"], "LOW_FLOW": ["low flow alarm"],
+        "HIGH_TEMP": ["high temperature alarm"]})
     record = _record({"steps": [
         {"step": "PUMP_STOP", "time": "2026-05-02T10:05:00"},
         {"step": "LOW_FLOW", "time": "2026-05-02T10:07:00"},
@@ -494,10 +501,8 @@ def test_a_sequence_said_against_the_order_asked() -> None:
 
 
 def test_a_record_line_writes_its_time_on_either_side_of_its_step() -> None:
-    facts = {"steps": {"kind": "records", "ordered": True, "means": ["sequence"], "fields": [
-        {"key": "step", "kind": "label", "labels": {
-            "PUMP_STOP": ["pump stop"], "LOW_FLOW": ["low flow alarm"], "WO-0042": ["WO-0042"]}},
-        {"key": "time", "kind": "timestamp", "granularity": "minute"}]}}
+    facts = _sequence_facts({
+        "PUMP_STOP": ["pump stop"], "LOW_FLOW": ["low flow alarm"], "WO-0042": ["WO-0042"]})
     record = _record({"steps": [
         {"step": "PUMP_STOP", "time": "2026-05-02T22:05:00"},
         {"step": "LOW_FLOW", "time": "2026-05-02T22:07:00"},
@@ -567,11 +572,9 @@ def test_a_count_of_periods_is_written_with_the_period_as_its_unit() -> None:
 
 
 def test_a_sequence_with_a_step_no_record_has_is_wrong() -> None:
-    facts = {"steps": {"kind": "records", "ordered": True, "means": ["sequence"], "fields": [
-        {"key": "step", "kind": "label", "labels": {
-            "PUMP_STOP": ["pump stop"], "LOW_FLOW": ["low flow alarm"],
-            "HIGH_TEMP": ["high temperature alarm"]}},
-        {"key": "time", "kind": "timestamp", "granularity": "minute"}]}}
+    facts = _sequence_facts({
+        "PUMP_STOP": ["pump stop"], "LOW_FLOW": ["low flow alarm"],
+        "HIGH_TEMP": ["high temperature alarm"]})
     record = _record({"steps": [
         {"step": "PUMP_STOP", "time": "2026-05-02T10:05:00"},
         {"step": "LOW_FLOW", "time": "2026-05-02T10:07:00"}]}, facts,

@@ -3,8 +3,6 @@ chiller run over the small seeded fleet (every family but the tool catalogue cov
 
 from __future__ import annotations
 
-import json
-import shutil
 from collections.abc import Callable
 from pathlib import Path
 
@@ -17,6 +15,7 @@ from generator.config import StoreSettings
 from generator.generate.pipeline import Pipeline
 from generator.generate.run_config import GenerateConfig
 from tests.assets.chiller.chiller_fleet import seed_chiller
+from tests.eval.audit.planting import plant_wrong_reference
 
 REF_KWT = 3.516852 / 5.5  # COP 5.5 → 0.639428 kW/ton
 
@@ -169,17 +168,6 @@ def test_a_planted_wrong_chiller_reference_is_a_mismatch(
         chiller_run: tuple[Path, StoreSettings], tmp_path: Path) -> None:
     run, settings = chiller_run
     copy = tmp_path / "planted"
-    shutil.copytree(run, copy)
-    lines = (copy / "accepted.jsonl").read_text().splitlines()
-    planted = None
-    for i, raw in enumerate(lines):
-        line = json.loads(raw)
-        if line["seed"] and line["seed"]["family"] == "chiller_fmsr_iplv":
-            line["record"]["reference_answer"]["iplv_kw_per_ton"] += 0.01
-            planted = line["record"]["id"]
-            lines[i] = json.dumps(line)
-            break
-    assert planted is not None, "the run holds no IPLV scenario to plant into"
-    (copy / "accepted.jsonl").write_text("\n".join(lines) + "\n")
+    planted = plant_wrong_reference(run, copy, "chiller_fmsr_iplv", "iplv_kw_per_ton", 0.01)
     verdict = {r.id: r.verdict for r in _audit(copy, settings).scenarios}
     assert verdict[planted] == "mismatch"

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import json
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -19,6 +17,7 @@ from eval.audit.run import AuditReport, audit_run
 from generator.config import StoreSettings
 from generator.generate.pipeline import Pipeline
 from generator.generate.run_config import GenerateConfig
+from tests.eval.audit.planting import plant_wrong_reference
 
 # With the tools, simulator and families corrected, every family the audit re-derives must
 # match under every reading its text allows (tsfm_methods asks about the tool catalogue).
@@ -67,18 +66,7 @@ def test_a_planted_wrong_reference_is_a_mismatch(
     run_dir: Path, seeded_settings: StoreSettings, tmp_path: Path
 ) -> None:
     copy = tmp_path / "planted"
-    shutil.copytree(run_dir, copy)
-    lines = (copy / "accepted.jsonl").read_text().splitlines()
-    planted = None
-    for i, raw in enumerate(lines):
-        line = json.loads(raw)
-        if line["seed"] and line["seed"]["family"] == "wo_count":
-            line["record"]["reference_answer"]["count"] += 1
-            planted = line["record"]["id"]
-            lines[i] = json.dumps(line)
-            break
-    assert planted is not None, "the run holds no wo_count scenario to plant into"
-    (copy / "accepted.jsonl").write_text("\n".join(lines) + "\n")
+    planted = plant_wrong_reference(run_dir, copy, "wo_count", "count", 1)
     report = _audit(copy, seeded_settings)
     by_id = {r.id: r for r in report.scenarios}
     assert by_id[planted].verdict == "mismatch"
