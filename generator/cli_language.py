@@ -39,20 +39,30 @@ def _records(path: Path) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
 
 def language_lines(records: list[dict[str, Any]], seeds: list[dict[str, Any]]) -> list[str]:
     """The figures: language statistics, language-check hits by kind, difficulty levels."""
-    from generator.generate.checks_language import grammar_problems, parameter_leaks
+    from generator.generate.checks_language import (
+        grammar_problems,
+        parameter_leaks,
+        register_problems,
+    )
     from generator.generate.language_stats import format_stats, language_stats
 
     texts = [r["text"] for r in records if isinstance(r.get("text"), str)]
     out = [format_stats(language_stats(texts))]
     leaks: Counter[str] = Counter()
     slips: Counter[str] = Counter()
+    claims: Counter[str] = Counter()
     for text in texts:
         leaks.update({kind for kind, _ in parameter_leaks(text)})
         slips.update({p.split(":")[0] for p in grammar_problems(text)})
+        claims.update({p.split(" (")[0].removeprefix("claim: ") for p in register_problems(text)})
     shown = ", ".join(f"{k} {v}" for k, v in leaks.most_common()) or "none"
     out.append(f"parameter_leak: texts by kind: {shown}")
     shown = ", ".join(f"{k} {v}" for k, v in slips.most_common()) or "none"
     out.append(f"grammar: texts by kind: {shown}")
+    shown = ", ".join(f"{k} {v}" for k, v in claims.most_common()) or "none"
+    out.append(f"register: texts by kind: {shown}")
+    out.append(f"multiagent_repeat: {len(multiagent_repeats(records))} multi-agent texts repeat "
+               "a single-domain request word for word")
     levels: Counter[tuple[str, str]] = Counter(
         (str(r.get("type")), str(r.get("difficulty"))) for r in records
     )
@@ -63,6 +73,25 @@ def language_lines(records: list[dict[str, Any]], seeds: list[dict[str, Any]]) -
         declared = Counter(s.get("declared_difficulty") or s.get("difficulty") for s in seeds)
         out.append("declared by the families: " + ", ".join(
             f"{k} {declared.get(k, 0)}" for k in ("easy", "medium", "hard")))
+    return out
+
+
+def multiagent_repeats(records: list[dict[str, Any]]) -> list[tuple[str, str]]:
+    """(multi-agent id, single-domain id) pairs where the first repeats a request sentence
+    of the second word for word (the generation gate's ``multiagent_repeat``)."""
+    from generator.generate.dedup import DedupIndex
+
+    index = DedupIndex()
+    for r in records:
+        if isinstance(r.get("text"), str) and r.get("type") != "multiagent":
+            index.add(r["text"], str(r.get("id")), domain=str(r.get("type")))
+    out = []
+    for r in records:
+        if r.get("type") == "multiagent" and isinstance(r.get("text"), str):
+            entities = [str(v) for v in (r.get("grounding") or {}).values()]
+            hit = index.repeated_request(r["text"], entities)
+            if hit is not None:
+                out.append((str(r.get("id")), hit[1]))
     return out
 
 

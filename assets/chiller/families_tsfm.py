@@ -36,13 +36,22 @@ ANOMALY_SENSORS: tuple[str, ...] = (
 THRESHOLDS: tuple[float, ...] = (3.0, 3.5, 4.0, 5.0)
 # No reading may score within this distance of the cut-off: it could flip on any detail.
 SCORE_MARGIN = 0.1
-# The detector's baseline and counting unit, stated in every anomaly text.
+# The detector's baseline, spread, first scored hour and counting unit, stated in every
+# anomaly text (run_tsad: the MAD of the residuals over the whole reference, window plus the
+# 4 weeks before; hours of the window before its first reading belong to the reference).
 ANOMALY_NOTE = (
     "Usual level: same weekday and hour over the window and the 4 weeks before (off hours "
-    "filled in linearly); count anomalous hours singly."
+    "filled in linearly), with the spread (MAD) taken over that whole reference; score the "
+    "window from its first reading and count anomalous hours singly."
 )
 FORECAST_SENSORS: tuple[str, ...] = (
     "tonnage", "power_input", "condenser_water_supply_temperature", "return_temperature",
+)
+# How run_tsfm_forecasting starts Holt-Winters (timeseries.holt_winters): "additive
+# Holt-Winters" alone leaves the start open (a flat first-day level, no trend, ...).
+HW_START_NOTE = (
+    "Start Holt-Winters from a straight line through the means of the first two days: level "
+    "and trend from that line, the first day's seasonal terms as deviations from it."
 )
 FORECAST_REL_TOL = 0.05
 FORECAST_ABS_TOL = {"°C": 0.5, "tons": 5.0, "kW": 5.0}
@@ -203,6 +212,8 @@ async def forecast(
         "sensor_label": words(sensor), "unit": unit, "start": start, "end": end,
         "horizon": horizon, "method": method, "method_text": METHOD_TEXT[method],
     }
+    if method == "holt_winters":
+        params["note"] = HW_START_NOTE
     return Plan(
         params=params,
         tool_sequence=calls,

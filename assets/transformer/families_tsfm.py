@@ -48,10 +48,11 @@ DEFAULT_THRESHOLD = 3.5
 UNSTATED_CUTOFFS: tuple[float, ...] = (3.0, 4.0)
 # The detector's baseline and counting unit, stated in every anomaly text: "the usual level"
 # alone lets a reader take an hour-of-day profile (weekend hours then score as anomalies)
-# or count a run of anomalous hours as one anomaly.
+# or count a run of anomalous hours as one anomaly; and where the robust spread is taken
+# (run_tsad: the MAD of the residuals over the whole reference, not the window alone).
 ANOMALY_NOTE = (
-    "Usual level: the same weekday and hour over this window and the 4 weeks before; "
-    "count anomalous hours singly."
+    "Usual level: the same weekday and hour over this window and the 4 weeks before, with "
+    "the spread (MAD) taken over that whole reference; count anomalous hours singly."
 )
 LOW_THRESHOLD = 2.5
 # No reading may score within this distance of the cut-off: it could flip on any detail.

@@ -89,15 +89,17 @@ def weekday(sec: int) -> int:
 
 
 def weekly_anomalies(
-    grid: list[int], values: list[float], score_from: int, threshold: float, min_weeks: int = 3
+    grid: list[int], values: list[float], score_from: int, threshold: float, min_weeks: int = 3,
+    spread: Literal["reference", "window"] = "reference",
 ) -> list[tuple[str, float]]:
     """Anomalies against a weekly baseline built from reference weeks plus the window.
 
     The expected value of a reading is the median of the reference readings in its
     (weekday, hour) slot when that slot holds at least ``min_weeks`` readings, else of its
     (working day / weekend, hour) slot if that does, else of its hour over all days. The
-    residuals of the whole reference are scored with the modified z-score; only readings at
-    ``grid[i] >= score_from`` (the window) are flagged.
+    residuals of the whole reference (``spread="reference"``) or of the window alone
+    (``"window"``: median and MAD of the window's residuals) are scored with the modified
+    z-score; only readings at ``grid[i] >= score_from`` (the window) are flagged.
     """
     x = np.array(values, dtype=float)
     secs = np.array(grid, dtype=np.int64)
@@ -114,7 +116,12 @@ def weekly_anomalies(
             if sel.sum() >= min_weeks:
                 break  # else the coarser slot; the hour slot is used whatever its size
         expected[i] = float(np.median(x[sel]))
-    z = modified_z(x - expected)
+    if spread == "window":
+        inside = secs >= score_from
+        z = np.zeros_like(x)
+        z[inside] = modified_z(x[inside] - expected[inside])
+    else:
+        z = modified_z(x - expected)
     return [
         (iso(grid[i]), float(z[i])) for i in range(x.size)
         if grid[i] >= score_from and abs(z[i]) > threshold

@@ -32,8 +32,11 @@ from generator.assetdef import DOMAINS
 from generator.generate.checks_language import (
     GRAMMAR_REASON,
     LEAK_REASON,
+    MULTIAGENT_REPEAT_REASON,
+    REGISTER_REASON,
     grammar_problems,
     leak_problems,
+    register_problems,
 )
 from generator.generate.dedup import DedupIndex
 from generator.generate.model import Draft, Rubric, ScenarioRecord, TaskSeed, ToolCall
@@ -935,3 +938,18 @@ def _parameter_leak(item: CheckItem, ctx: CheckContext) -> list[str]:
 @check("grammar", stage="early", reason=GRAMMAR_REASON)
 def _grammar(item: CheckItem, ctx: CheckContext) -> list[str]:
     return grammar_problems(item.text) if item.text else []
+
+
+@check("register", stage="early", reason=REGISTER_REASON)
+def _register(item: CheckItem, ctx: CheckContext) -> list[str]:
+    return register_problems(item.text) if item.text else []
+
+
+@check("multiagent_repeat", stage="early", needs=("dedup",), reason=MULTIAGENT_REPEAT_REASON)
+def _multiagent_repeat(item: CheckItem, ctx: CheckContext) -> list[str]:
+    if item.type != "multiagent" or not item.text or ctx.dedup is None:
+        return []
+    entities = list(item.grounding.values()) or (
+        list(item.seed.grounding.values()) if item.seed else [])
+    hit = ctx.dedup.repeated_request(item.text, entities)
+    return [] if hit is None else [f"repeats {hit[1]} word for word: {hit[0]!r}"]

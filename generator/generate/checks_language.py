@@ -32,12 +32,33 @@ getting the reasons.
   usual exceptions: ``a unit``, ``an hour``, ``an MVA``) and numbers (``an 8``, ``a 11``);
 - *garble*: unit or formatting debris: ``=/``, ``/=``, an unfilled ``{placeholder}``, empty
   brackets, a ``None``/``nan`` value inside a sentence;
-- *brackets*: brackets that do not pair up and an odd number of double quotes.
+- *brackets*: brackets that do not pair up and an odd number of double quotes;
+- *doubled_phrase*: words followed by the same words in brackets (``winding temperature
+  (winding temperature)``, ``tons (tons)``): a label and its spoken name that came out equal;
+- *broken_phrase*: phrasings a filled-in window or label breaks: two prepositions in a row
+  (``based on during``, ``based on since``, ``over during``), ``N hours past the data/window
+  for ...``, ``ways of failing of``, ``What lowest ... value`` (a superlative without
+  ``the``).
+
+**register** flags openers and asides that assert what the data may not hold: an
+observation the writer claims to have made (``I noticed a step in the readings``, ``I'm
+seeing spikes``), a screen or system that "flagged something", "something looks off", an
+alarm, event, heatwave or load the text takes as given (``We had a temperature alarm``,
+``There was an alarm on ...``, ``Load was high``). A clause opened by *if*/*when* is a
+supposition and is left alone. The phrasings are listed, not inferred: a family that grounds
+such a fact in the data says it with the date and value, in its own words.
+
+**multiagent_repeat** (:func:`request_sentences`, with the run's near-duplicate index)
+flags a multi-agent text that repeats, word for word, a request sentence of a single-domain
+text of the same run: a sentence of at least ``REQUEST_MIN_WORDS`` words naming one of the
+text's entities (asset, site) and a number or date. Pinned notes, openers and closers carry
+no such sentence and may repeat.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from functools import lru_cache
 
 # -- vocabulary from the registries -----------------------------------------------------------
@@ -198,6 +219,33 @@ _MANY_SINGULAR = re.compile(
     rf"{_NUM_START}(?:[2-9]|[1-9]\d+)\s+({_NOUNS_ALT}){_PHRASE_END}", re.I
 )
 _DOUBLED = re.compile(r"\b([A-Za-z]+)\s+\1\b", re.I)
+# "1 temperature alarm events": one, one or two modifiers, then the plural of a count noun.
+_PLURALS = {n.split()[-1]: n.split()[-1] + "s" for n in _COUNT_NOUNS}
+_PLURALS["anomaly"] = "anomalies"
+_FUNCTION_WORDS = frozenset({
+    "and", "or", "of", "in", "on", "at", "to", "the", "a", "an", "per", "out", "more", "less",
+    "than", "for", "from", "by", "with", "over", "is", "was", "are", "were", "each", "every",
+    "other", "such", "this", "that", "these", "those", "its", "their", "our", "my", "your",
+})
+_ONE_MODIFIED_PLURAL = re.compile(
+    rf"{_NUM_START}1\s+((?:[a-z][a-z-]*\s+){{1,2}})"
+    rf"({'|'.join(sorted(set(_PLURALS.values()), key=len, reverse=True))})\b",
+    re.I,
+)
+# "winding temperature (winding temperature)": up to four words, then the same in brackets.
+_DOUBLED_PHRASE = re.compile(r"(?<![\w-])((?:[\w-]+\s+){0,3}[\w-]+)\s+\(\s*\1\s*\)", re.I)
+_BROKEN_PHRASES = (
+    ("two prepositions in a row",
+     re.compile(r"\bbased on (?:during|since|over|from|between|for|in|across|within|up to)\b"
+                r"|\b(?:in|at|over|for|from|of|by|with|during|since|on) during\b"
+                r"|\b(?:at|over|for|from|of|by|with|during) since\b", re.I)),
+    ("'hours past the data/window' before a window",
+     re.compile(r"\b(?:hours?|h) past the (?:data|window|readings)\b", re.I)),
+    ("'ways of failing of'", re.compile(r"\bways? of failing of\b", re.I)),
+    ("a superlative after 'what' without 'the'",
+     re.compile(r"\bwhat (?:lowest|highest|largest|smallest|biggest|greatest|hottest|coldest|"
+                r"warmest|coolest|longest|shortest|earliest|latest|worst|least)\b", re.I)),
+)
 # A year written after a day and month ("29 June 2026", "June 29, 2026"): a date, no count.
 _YEAR_OF_A_DATE = re.compile(
     r"(?:\d{1,2}(?:st|nd|rd|th)? (?:of )?(?:January|February|March|April|May|June|July|"
@@ -287,6 +335,7 @@ def _bracket_problems(text: str) -> list[str]:
 def grammar_problems(text: str) -> list[str]:
     """Grammar slips in ``text`` as ``kind: what`` lines (see the module docstring)."""
     problems: list[str] = []
+    ones = {m.start() for m in _ONE_PLURAL.finditer(text)}
     for m in _ONE_PLURAL.finditer(text):
         noun = m.group(1).lower()
         if noun in _NOT_PLURAL or _SINGULAR_S.search(noun):
@@ -300,9 +349,22 @@ def grammar_problems(text: str) -> list[str]:
         if count_end in years:
             continue  # '29 June 2026 trip': the year of a date, not a count
         problems.append(f"agreement: {m.group(0)!r} (a count with a singular noun)")
+    for m in _ONE_MODIFIED_PLURAL.finditer(text):
+        if m.start() in ones:
+            continue  # '1 work orders': found above
+        words = m.group(1).lower().split()
+        if any(w in _FUNCTION_WORDS for w in words) or _LABEL_BEFORE.search(text[: m.start()]):
+            continue
+        problems.append(f"agreement: {m.group(0)!r} (one of a plural)")
     for m in _DOUBLED.finditer(text):
         if m.group(1).lower() not in _DOUBLE_OK:
             problems.append(f"doubled_word: {m.group(0)!r}")
+    for m in _DOUBLED_PHRASE.finditer(text):
+        problems.append(f"doubled_phrase: {m.group(0)!r}")
+    for what, pat in _BROKEN_PHRASES:
+        hit = pat.search(text)
+        if hit:
+            problems.append(f"broken_phrase: {what} ({hit.group(0)!r})")
     for m in _ARTICLE.finditer(text):
         article, word = m.group(1).lower(), m.group(2)
         if m.group(1)[0].isupper() and not _sentence_start(text, m.start()):
@@ -325,7 +387,86 @@ def grammar_problems(text: str) -> list[str]:
 
 
 GRAMMAR_REASON = (
-    "number agreement ('1 work orders', 'within 1 days'), doubled words, a/an before numbers "
-    "and vowels, garbled units ('S =/√3') and unbalanced brackets or quotes mark a text as "
+    "number agreement ('1 work orders', '1 temperature alarm events'), doubled words and "
+    "phrases ('winding temperature (winding temperature)'), broken phrasings ('based on "
+    "during', 'hours past the data for', 'What lowest value'), a/an before numbers and "
+    "vowels, garbled units ('S =/√3') and unbalanced brackets or quotes mark a text as "
     "machine-filled; each is decided by a precise rule with tested false positives"
+)
+
+
+# -- register: claims the data may not hold -------------------------------------------------
+
+_CLAIMS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
+    (what, re.compile(pat, re.I)) for what, pat in (
+        ("an observation the writer claims", r"\bI (?:noticed|spotted|saw|observed)\b"
+         r"|\bI'm seeing (?:an? |some )?(?:spikes?|steps?|jumps?|drops?|dips?)\b"),
+        ("a screen or system that flagged something",
+         r"\b(?:flagged|reported) something\b"),
+        ("'something looks off'",
+         r"\bsomething (?:looked|looks|seemed|seems|is) (?:odd|off|strange|wrong|different)\b"
+         r"|\bsomething (?:odd|strange) is showing\b"
+         r"|\blooks? (?:different|odd|strange) (?:this|last|today)\b"),
+        ("an alarm or event taken as given",
+         r"\bwe had an? (?:[\w-]+ )?(?:alarm|trip|event)s?\b|\ban? (?:[\w-]+ )?alarm came in\b"
+         r"|\bthere (?:was|were) (?:an? )?(?:[\w-]+ )?(?:alarms?|trips?|events?|spikes?)\b"
+         r"|\b(?:reported|escalated) (?:an? )?(?:alarms?|events?)\b"),
+        ("weather or load taken as given",
+         r"\bheatwave\b|\bhot week\b|\bran (?:warm|hot)\b|\bload was high\b"
+         r"|\bmoved some load\b|\bhave been running all\b"),
+    )
+)
+_SUPPOSITION = re.compile(r"\b(?:if|when|whether|suppose|assuming)\b[^.?!]*$", re.I)
+
+
+def register_problems(text: str) -> list[str]:
+    """Claims in ``text`` that the data may not hold, as ``claim: what (words)`` lines (see
+    the module docstring); a claim inside an *if*/*when* clause is a supposition."""
+    problems: list[str] = []
+    for what, pat in _CLAIMS:
+        for m in pat.finditer(text):
+            if _SUPPOSITION.search(text[: m.start()]):
+                continue
+            problems.append(f"claim: {what} ({m.group(0)!r})")
+            break
+    return problems
+
+
+REGISTER_REASON = (
+    "an opener or aside that asserts an observation ('I noticed a step in the readings', "
+    "'the screen flagged something', 'we had a temperature alarm') tells the agent a fact "
+    "the data may not hold, and the answer can contradict it; context is given without "
+    "claims about the asset"
+)
+
+
+# -- a multi-agent text that repeats a single-domain request --------------------------------
+
+REQUEST_MIN_WORDS = 10
+_SENTENCE_END = re.compile(r"(?<=[.?!])\s+")
+_SPACES = re.compile(r"\s+")
+
+
+def request_sentences(text: str, entities: Iterable[str] | None = None) -> list[str]:
+    """The sentences of ``text`` (lower case, spaces collapsed) of at least
+    ``REQUEST_MIN_WORDS`` words that carry a number or a date, and, when ``entities`` is
+    given, name one of them: a request about a particular asset, not a pinned note, an
+    opener or a closer."""
+    names = [e.lower() for e in entities or () if e]
+    out = []
+    for sentence in _SENTENCE_END.split(_SPACES.sub(" ", text).strip().lower()):
+        if len(sentence.split()) < REQUEST_MIN_WORDS:
+            continue
+        if not any(c.isdigit() for c in sentence):
+            continue
+        if entities is not None and not any(name in sentence for name in names):
+            continue
+        out.append(sentence)
+    return out
+
+
+MULTIAGENT_REPEAT_REASON = (
+    "a multi-agent request that repeats, word for word, the question of a single-domain "
+    "scenario of the same run tests nothing new and reads as pasted; it is reworded or "
+    "rejected"
 )

@@ -145,6 +145,9 @@ class DedupIndex:
         # allocated ahead (see _within_reach)
         self._counts = np.zeros((64, BUCKETS), dtype=np.int32)
         self._lens = np.zeros(64, dtype=np.int64)
+        # Request sentences of the single-domain texts (checks_language.request_sentences)
+        # -> the first key that wrote them: a multi-agent text must not repeat one.
+        self._requests: dict[str, str] = {}
         self._lock = threading.Lock()
 
     def _anchors(self, norm: str) -> set[tuple[int, int]]:
@@ -255,13 +258,17 @@ class DedupIndex:
         """The nearest indexed key and score when at or above the threshold, else None."""
         return self.nearest(text, cutoff=self.threshold, exclude=exclude)
 
-    def add(self, text: str, key: str) -> None:
-        """Index ``text`` under ``key`` unconditionally."""
+    def add(self, text: str, key: str, *, domain: str | None = None) -> None:
+        """Index ``text`` under ``key`` unconditionally (``domain``: see
+        :meth:`repeated_request`)."""
         norm = normalise(text)
         with self._lock:
             self._append(norm, key)
+            self._add_requests(text, key, domain)
 
-    def check_and_add(self, text: str, key: str) -> tuple[bool, str | None, float]:
+    def check_and_add(
+        self, text: str, key: str, *, domain: str | None = None
+    ) -> tuple[bool, str | None, float]:
         """Atomically: index ``text`` unless a near-duplicate is there already.
 
         Returns:
@@ -274,7 +281,28 @@ class DedupIndex:
             if hit is not None:
                 return False, hit[0], hit[1]
             self._append(norm, key)
+            self._add_requests(text, key, domain)
             return True, None, 0.0
+
+    def _add_requests(self, text: str, key: str, domain: str | None) -> None:
+        if domain is None or domain == "multiagent":
+            return
+        from generator.generate.checks_language import request_sentences
+
+        for sentence in request_sentences(text):
+            self._requests.setdefault(sentence, key)
+
+    def repeated_request(self, text: str, entities: Iterable[str]) -> tuple[str, str] | None:
+        """``(sentence, key)``: a request sentence of ``text`` naming one of ``entities`` that
+        a single-domain text indexed with its ``domain`` already wrote, word for word."""
+        from generator.generate.checks_language import request_sentences
+
+        with self._lock:
+            for sentence in request_sentences(text, entities):
+                key = self._requests.get(sentence)
+                if key is not None:
+                    return sentence, key
+        return None
 
     def load(self, items: Iterable[tuple[str, str]]) -> int:
         """Index ``(text, key)`` pairs unconditionally (an earlier set, or a resumed run).

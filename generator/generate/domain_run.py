@@ -318,7 +318,8 @@ class DomainRunner:
         """
         job = self.job
         while True:
-            ok, nearest, score = job.dedup.check_and_add(draft.text, seed.key)
+            ok, nearest, score = job.dedup.check_and_add(
+                draft.text, seed.key, domain=seed.domain)
             if ok:
                 return draft, attempts
             reasons = [f"near_duplicate: similarity {score:.2f} to {nearest}"]
@@ -514,7 +515,8 @@ class DomainRunner:
         for draft in drafts:
             stage, problems = await self._problems(None, draft)
             if not problems:
-                ok, nearest, score = job.dedup.check_and_add(draft.text, draft.seed_key)
+                ok, nearest, score = job.dedup.check_and_add(
+                    draft.text, draft.seed_key, domain=job.domain)
                 if not ok:
                     stage, problems = "check", [f"near_duplicate: {score:.2f} to {nearest}"]
             if problems:

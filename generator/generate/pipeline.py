@@ -281,7 +281,7 @@ class Pipeline:
         manifest = self._manifest(profile, budget, status="running")
         self.folder.write_manifest(manifest)
         for line in resumed:
-            env.dedup.add(line.record.text, line.record.id)
+            env.dedup.add(line.record.text, line.record.id, domain=line.domain)
 
         offsets, width = _id_offsets(budget.per_domain, cfg.n)
         by_domain: dict[str, list[AcceptedLine]] = {}

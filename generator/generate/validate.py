@@ -249,7 +249,7 @@ async def validate_records(
             else:
                 tally.passed += 1
         if ctx.dedup is not None and item.text:
-            ctx.dedup.add(item.text, item.key)
+            ctx.dedup.add(item.text, item.key, domain=item.type)
     return ValidationReport(
         path=path, records=len(records), types=dict(types), checks=tallies, failures=failures
     )

@@ -116,8 +116,9 @@ def anomaly_dims(ctx: AuditContext, case: Case) -> dict[str, list[Any]]:
     The texts pin the usual level (same weekday and hour over the window and the four weeks
     before, gaps filled linearly), the counting (hours singly) and the cut-off; not where the
     robust spread (the MAD) is taken unless they say so: over the residuals of that whole
-    reference (primary), or of the window alone. Nor do they say whether hours of the window
-    before its first reading (filled in linearly from the reference) are scored.
+    reference (primary), or of the window alone. Nor, unless they say "from its first
+    reading", whether hours of the window before its first reading (filled in linearly from
+    the reference) are scored.
     """
     low = case.text.lower()
     spread = ["reference", "window_only"]
@@ -130,7 +131,9 @@ def anomaly_dims(ctx: AuditContext, case: Case) -> dict[str, list[Any]]:
     day = [d for d in ctx.raw.telemetry(case.p("asset_id"))
            if start <= str(d["timestamp"])[:19] < next_day(start)]
     if not any(str(d["timestamp"])[:19] == start and d.get(sensor) is not None for d in day):
-        dims["scored"] = ["from_window_start", "from_first_reading"]
+        dims["scored"] = (["from_first_reading"] if "from its first reading" in low
+                          or "from the window's first reading" in low
+                          else ["from_window_start", "from_first_reading"])
     return dims
 
 

@@ -41,6 +41,14 @@ def _forecast(values: list[float], horizon: int, method: str, init: str) -> list
     return series.holt_winters(values, horizon, init).forecast  # type: ignore[arg-type]
 
 
+def _starts_from_two_day_line(text: str) -> bool:
+    """Whether the text starts Holt-Winters from a straight line through the means of the
+    first two days (level and trend on the line, seasonals the deviations from it)."""
+    low = " ".join(text.lower().split())
+    return ("line through the means of the first two days" in low
+            or "line through the first two days' means" in low)
+
+
 @audits("chiller_tsfm_forecast")
 def forecast(ctx: AuditContext, case: Case) -> Derivation:
     """The named method's forecast at the last horizon hour and its peak over the horizon,
@@ -58,9 +66,12 @@ def forecast(ctx: AuditContext, case: Case) -> Derivation:
                 "peak": max(fc)}
 
     # "additive Holt-Winters" leaves the initial state open (two-day line, two-day flat
-    # level, one day without trend); seasonal naive has none.
+    # level, one day without trend) unless the text starts it from the straight line through
+    # the first two days' means; seasonal naive has none.
     inits = (["two_day_linear", "two_day_flat", "one_day_no_trend"] if method == "holt_winters"
              else ["two_day_linear"])
+    if method == "holt_winters" and _starts_from_two_day_line(case.text):
+        inits = ["two_day_linear"]
     dims = {"window": window_modes(case.text, case.p("end")), "init": inits}
     return Derivation(derive_all(dims, derive))
 

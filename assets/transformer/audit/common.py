@@ -179,7 +179,8 @@ def anomaly_dims(case: Case) -> dict[str, list[Any]]:
     The baseline ("the usual level for that time") is the hour-of-day median over the window
     or a weekday × hour median over the window and the four weeks before it, unless the text
     names one. A text that states no cut-off may be read at 3.5 (Iglewicz & Hoaglin), 3.0 or
-    4.0; a stated one is pinned.
+    4.0; a stated one is pinned. Against weekly history, the robust spread is taken over
+    the whole reference or the window alone, unless the text says which.
     """
     low = case.text.lower()
     # Openers such as "the weekly asset review" must not pin the baseline: exact phrases only.
@@ -200,8 +201,17 @@ def anomaly_dims(case: Case) -> dict[str, list[Any]]:
     # reader count a run of consecutive anomalous hours as one.
     counting = ["readings"] if "hour" in low else ["readings", "episodes"]
     window = window_modes(case.text, case.p("end"))
-    return {"window": window, "profile": profiles, "cutoff": cutoffs,
-            "count": counting}
+    dims: dict[str, list[Any]] = {"window": window, "profile": profiles, "cutoff": cutoffs,
+                                  "count": counting}
+    # Against weekly history, where the robust spread (the MAD) is taken: over the residuals
+    # of the whole reference (window and the weeks before) or of the window alone, unless the
+    # text says ("spread", "MAD", "median absolute"; "window alone/only" for the latter).
+    if "weekly_history" in profiles:
+        dims["spread"] = ["reference", "window"]
+        if "spread" in low or "mad" in low.split() or "(mad)" in low or "median absolute" in low:
+            dims["spread"] = (["window"] if "window alone" in low or "window only" in low
+                              else ["reference"])
+    return dims
 
 
 def count_flagged(found: list[tuple[str, float]], how: str) -> int:
@@ -218,6 +228,6 @@ def flagged_anomalies(ctx: AuditContext, case: Case, c: dict[str, Any]
     if c["profile"] == "weekly_history":
         grid, values = case_series(ctx, case, c["window"], BASELINE_WEEKS)
         return series.weekly_anomalies(grid, values, series.epoch(stamp(case.p("start"))),
-                                       float(c["cutoff"]))
+                                       float(c["cutoff"]), spread=c.get("spread", "reference"))
     grid, values = case_series(ctx, case, c["window"])
     return series.anomalies(grid, values, float(c["cutoff"]))

@@ -171,3 +171,54 @@ def test_a_planted_wrong_chiller_reference_is_a_mismatch(
     planted = plant_wrong_reference(run, copy, "chiller_fmsr_iplv", "iplv_kw_per_ton", 0.01)
     verdict = {r.id: r.verdict for r in _audit(copy, settings).scenarios}
     assert verdict[planted] == "mismatch"
+
+
+# -- what the anomaly and forecast texts pin ---------------------------------------------------
+
+
+class _Telemetry(RawStore):
+    """Telemetry held in memory: one reading of the window's first day, at 07:00."""
+
+    def __init__(self) -> None:
+        pass
+
+    def telemetry(self, asset_id: str) -> list[dict[str, object]]:
+        return [{"timestamp": "2025-08-02T07:00:00", "kw_per_ton": 0.6}]
+
+
+def _case(family: str, text: str, params: dict[str, object]) -> object:
+    from eval.audit.core import Case
+
+    return Case(id="x", family=family, text=text, params=params, grounding={}, answer={},
+                tolerance={}, rel_tolerance={})
+
+
+def test_the_anomaly_note_pins_the_spread_and_the_first_scored_hour() -> None:
+    # run_tsad takes the MAD over the window and the 4 weeks before, and scores the window
+    # from its first reading (hours before it belong to the reference): the note says both.
+    from assets.chiller.audit.common import anomaly_dims
+    from assets.chiller.families_tsfm import ANOMALY_NOTE
+    from eval.audit.core import AuditContext
+
+    ctx = AuditContext(raw=_Telemetry(), failure_modes=[])
+    params = {"asset_id": "CH-1", "start": "2025-08-02", "end": "2025-08-09",
+              "sensor": "kw_per_ton", "threshold": 3.5}
+    question = "Any kW/ton anomalies on CH-1 from 2 August through 8 August 2025? "
+    dims = anomaly_dims(ctx, _case("chiller_tsfm_anomalies", question + ANOMALY_NOTE, params))
+    assert dims["spread"] == ["reference"]
+    assert dims["scored"] == ["from_first_reading"]
+    bare = anomaly_dims(ctx, _case("chiller_tsfm_anomalies", question, params))
+    assert bare["spread"] == ["reference", "window_only"]
+    assert bare["scored"] == ["from_window_start", "from_first_reading"]
+
+
+def test_the_holt_winters_start_note_pins_the_tools_start() -> None:
+    # The note names the start run_tsfm_forecasting uses (generator/tools/timeseries.py:
+    # level and trend on the line through the first two days' means); the audit then tries
+    # that start alone, and "additive Holt-Winters" without it leaves all three open.
+    from assets.chiller.audit.families_tsfm import _starts_from_two_day_line
+    from assets.chiller.families_tsfm import HW_START_NOTE, METHOD_TEXT
+
+    assert _starts_from_two_day_line(HW_START_NOTE)
+    assert not _starts_from_two_day_line(METHOD_TEXT["holt_winters"])
+

@@ -183,3 +183,22 @@ def test_the_audit_reads_every_weekly_baseline_wording_as_weekly() -> None:
             "weekly_history"], text
     daily = "Judge each hour against the median at that hour of day over the window."
     assert anomaly_dims(case("tsfm_anomalies", daily, params, {}))["profile"] == ["hour_of_day"]
+
+
+def test_the_anomaly_note_and_each_of_its_wordings_pin_the_spread_to_the_whole_reference(
+) -> None:
+    # run_tsad takes the MAD of the residuals over the window and the 4 weeks before; a text
+    # that only names the usual level leaves a reader free to take it over the window alone.
+    from assets.transformer.audit.common import anomaly_dims
+    from assets.transformer.families_tsfm import ANOMALY_NOTE
+    from generator.generate.verbalise_template import load_templates
+
+    params = {"asset_id": "U1", "end": "2026-07-05", "threshold": 3.5, "custom": False}
+    wordings = [ANOMALY_NOTE, *load_templates("transformer").equivalents[ANOMALY_NOTE]]
+    for text in wordings:
+        dims = anomaly_dims(case("tsfm_anomalies", text, params, {}))
+        assert dims["profile"] == ["weekly_history"], text
+        assert dims["spread"] == ["reference"], text
+    bare = "Usual level: the same weekday and hour over this window and the 4 weeks before."
+    assert anomaly_dims(case("tsfm_anomalies", bare, params, {}))["spread"] == [
+        "reference", "window"]

@@ -80,3 +80,18 @@ def test_weekly_baseline_expects_the_weekend_and_never_flags_reference_weeks() -
     hour_found = series.anomalies(window, values[14 * 24:], 3.5)
     assert [t for t, _ in hour_found] == ["2026-06-16T10:00:00"]
     assert hour_found[0][1] == pytest.approx(30 / (1.253314 * 414 / 168), rel=1e-6)
+
+
+def test_weekly_anomalies_with_the_spread_of_the_window_alone_by_hand() -> None:
+    # The same three weeks as above. With the spread taken over the window alone (week 3,
+    # 168 hourly residuals), the residuals are 0 except the window's spike (+30): median 0,
+    # MAD 0 → MeanAD = 30/168 → z(spike) = 30 / (1.253314 · 30/168) = 168/1.253314 = 134.04,
+    # not the 201.07 of the whole reference (504 residuals, two spikes).
+    t0 = series.epoch("2026-06-01T00:00:00")
+    grid = [t0 + 3600 * i for i in range(21 * 24)]
+    values = [2.0 if series.weekday(t) >= 5 else 10.0 for t in grid]
+    values[2 * 24 + 10] += 30
+    values[15 * 24 + 10] += 30
+    found = series.weekly_anomalies(grid, values, t0 + 14 * 86400, 3.5, spread="window")
+    assert [t for t, _ in found] == ["2026-06-16T10:00:00"]
+    assert found[0][1] == pytest.approx(168 / 1.253314, rel=1e-6)

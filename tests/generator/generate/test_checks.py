@@ -87,7 +87,8 @@ async def test_a_good_item_passes_every_check_that_applies() -> None:
 def test_registry_order_stages_and_reasons() -> None:
     early = check_names("early")
     assert early == ["required_fields", "text_length", "no_tool_name_in_text", "near_duplicate",
-                     "no_unsafe_characters", "parameter_leak", "grammar"]
+                     "no_unsafe_characters", "parameter_leak", "grammar", "register",
+                     "multiagent_repeat"]
     assert check_names("deterministic")[:3] == ["schema", "category_allowed",
                                                 "core_tools_in_characteristic_form"]
     assert "provably_unanswerable" in check_names("deterministic")
@@ -298,7 +299,8 @@ async def test_outcomes_found_elsewhere_are_taken_and_the_run_state_checks_run_h
     async def recompute(seed: TaskSeed) -> list[str]:
         return ["answer differs"]  # a failing check among the worker's
 
-    assert [n for n in check_names() if reads_run_state(n)] == ["near_duplicate"]
+    assert [n for n in check_names() if reads_run_state(n)] == [
+        "near_duplicate", "multiagent_repeat"]
     text = TEXT + " Use the `history` tool."  # names a tool
     index = DedupIndex()
     index.add(text.replace("TX01", "TX02"), "fmsr#1")  # the run accepted a near-copy
@@ -318,4 +320,6 @@ async def test_outcomes_found_elsewhere_are_taken_and_the_run_state_checks_run_h
     # a known outcome is taken as it is, not run again
     marked = CheckOutcome(check="grammar", status="failed", problems=["found elsewhere"])
     taken = await evaluate("early", item, ctx, known={**known, "grammar": marked})
-    assert taken[-1] == marked and taken[:-1] == (await evaluate("early", item, ctx))[:-1]
+    again = await evaluate("early", item, ctx)
+    at = [o.check for o in again].index("grammar")
+    assert taken[at] == marked and taken[:at] + taken[at + 1:] == again[:at] + again[at + 1:]

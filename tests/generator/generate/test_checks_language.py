@@ -147,3 +147,132 @@ def test_the_year_of_a_date_is_not_a_count() -> None:
     assert grammar_problems("Did the June 29, 2026 trip get a work order?") == []
     assert grammar_problems("We had 3 trip.") == ["agreement: '3 trip' (a count with a "
                                                   "singular noun)"]
+
+
+# -- the phrasings an engineer marked (issue 29) ------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Were there 1 temperature alarm events on the unit?", ["agreement"]),
+        ("in dissolved ethane and also in winding temperature (winding temperature)?",
+         ["doubled_phrase"]),
+        ("the average cooling load in tons (tons) of chiller CH-1", ["doubled_phrase"]),
+        ("the condenser-water temperature at MAIN based on during the 17 days", ["broken_phrase"]),
+        ("forecast it based on since 4 July up to yesterday", ["broken_phrase"]),
+        ("6 hours past the data for 7 July through 12 July 2026, where will it be?",
+         ["broken_phrase"]),
+        ("Which ways of failing of transformer NORTH-TX02 would show up in load?",
+         ["broken_phrase"]),
+        ("What lowest load value did NORTH-TX01 (site NORTH) log?", ["broken_phrase"]),
+    ],
+)
+def test_marked_phrasings_found(text: str, expected: list[str]) -> None:
+    assert grammar_kinds(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Phase 1 current readings of NORTH-TX01, and 1 of 3 events.",
+        "The supply temperature (chilled-water supply) and the load (MVA).",
+        "Is a matching corrective order in since? Has the unit been on since 3 July?",
+        "What was the lowest load value NORTH-TX01 logged? Based on the past 7 days.",
+        "Forecast it 6 hours after the last reading for 7 July through 12 July 2026.",
+    ],
+)
+def test_marked_phrasings_not_found(text: str) -> None:
+    assert grammar_problems(text) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I noticed a step in the readings of unit EAST-TX01.",
+        "I'm seeing spikes on the load trend of NORTH-TX02.",
+        "The building automation screen flagged something on my shift.",
+        "Something looked odd on the trend screen.",
+        "We had a temperature alarm on the panel earlier.",
+        "There was an alarm on SOUTH-TX01 this week and I want to understand it.",
+        "After last week's heatwave I'm worried about thermal ageing.",
+    ],
+)
+def test_claims_the_data_may_not_hold_found(text: str) -> None:
+    from generator.generate.checks_language import register_problems
+
+    assert [p.split(":")[0] for p in register_problems(text)] == ["claim"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "If the condenser-water flow of CH-1 looks off, which failure modes could be behind it?",
+        "I'm going through the readings of EAST-TX01. When was an alarm raised?",
+        "The control room just rang me about NORTH-TX01.",
+        "Check the evening peak loads of SOUTH-TX02.",
+    ],
+)
+def test_claims_the_data_may_not_hold_not_found(text: str) -> None:
+    from generator.generate.checks_language import register_problems
+
+    assert register_problems(text) == []
+
+
+def test_the_templates_assert_nothing_the_data_may_not_hold() -> None:
+    # Every opener and closer of both classes' templates (top level, themes, families)
+    # passes the register check.
+    from typing import Any
+
+    import yaml
+
+    from generator.assetdef import ASSETS_DIR
+    from generator.generate.checks_language import register_problems
+
+    def frames(node: Any, inside: bool = False) -> list[str]:
+        if isinstance(node, str):
+            return [node] if inside else []
+        if isinstance(node, list):
+            return [x for v in node for x in frames(v, inside)]
+        if isinstance(node, dict):
+            return [x for k, v in node.items()
+                    for x in frames(v, inside or k in ("openers", "closers"))]
+        return []
+
+    for name in ("transformer", "chiller"):
+        data = yaml.safe_load((ASSETS_DIR / name / "templates.yaml").read_text())
+        found = frames(data)
+        assert len(found) > 10
+        assert [f for f in found if register_problems(f)] == [], name
+
+
+def test_a_multiagent_text_repeating_a_single_domain_request_is_found() -> None:
+    from generator.generate.checks import CheckContext, CheckItem, evaluate
+    from generator.generate.dedup import DedupIndex
+
+    question = ("Scan the power input of CH-MAIN-01 (MAIN) from 2 August through 8 August "
+                "2025 for readings more than 4 robust standard deviations from the usual level.")
+    note = "Usual level: same weekday and hour over the window and the 4 weeks before."
+    index = DedupIndex()
+    index.add(f"I'm on the morning round. {question} {note}", "chiller_tsfm_anomalies#3",
+              domain="tsfm")
+    index.add("Preparing notes for the technicians, CH-MAIN-02 at MAIN, 2025-08-09 and more "
+              "words.", "chiller_ma_x#1", domain="multiagent")
+
+    def item(text: str) -> CheckItem:
+        return CheckItem(key="chiller_ma_anomaly_to_workorder#1", type="multiagent", text=text,
+                         category="Workflow Coordination", characteristic_form="x" * 50,
+                         grounding={"asset_id": "CH-MAIN-01", "site": "MAIN"})
+
+    async def run(text: str) -> list[str]:
+        ctx = CheckContext(policies={}, dedup=index)
+        out = await evaluate("early", item(text), ctx)
+        return next(o.problems for o in out if o.check == "multiagent_repeat")
+
+    import asyncio
+
+    repeated = asyncio.run(run(f"{question} Then list the corrective work orders. {note}"))
+    assert len(repeated) == 1 and "chiller_tsfm_anomalies#3" in repeated[0]
+    # the shared note alone, or a request reworded, is no repeat
+    assert asyncio.run(run(f"Check CH-MAIN-01 (MAIN) from 2 August through 8 August 2025 "
+                           f"for anomalies and corrective work orders. {note}")) == []
