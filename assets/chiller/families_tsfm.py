@@ -11,6 +11,7 @@ from assets.chiller.families_common import (
     WINDOW_STATED,
     alert_times,
     draw_window,
+    sensor_fault_free,
     unit_of,
     units_with_telemetry,
     words,
@@ -122,6 +123,8 @@ async def anomalies(
         return None
     start, end = window
     sensor = pick(rng, [s for s in ANOMALY_SENSORS if s in a.sensors])
+    if not await sensor_fault_free(ctx, a, end, [sensor]):
+        return None
     threshold = float(pick(rng, THRESHOLDS))
     args = _series_args(a, sensor, start, end)
     low = (await ctx.run([ToolCall(name="run_tsad",
@@ -192,6 +195,8 @@ async def forecast(
         return None
     start, end = window
     sensor = pick(rng, [s for s in FORECAST_SENSORS if s in a.sensors])
+    if not await sensor_fault_free(ctx, a, end, [sensor]):
+        return None
     horizon = int(pick(rng, (6, 12, 24, 48)))
     method = pick(rng, ("holt_winters", "seasonal_naive"))
     args = {**_series_args(a, sensor, start, end), "horizon_hours": horizon, "method": method}
