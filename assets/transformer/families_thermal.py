@@ -235,8 +235,6 @@ async def episode_plan(
     if rated is None or paper not in ("kraft", "upgraded"):
         return None
     d = date.fromisoformat(day_)
-    if not await sensor_fault_free(ctx, a, day_, day_, ["wti"]):
-        return None  # the winding indicator may be read as the hot spot
     hist = history_call(a, day_, iso_day(d + timedelta(days=1)), EPISODE_SENSORS)
     records = (await ctx.run([hist]))[0]["records"]
     try:
