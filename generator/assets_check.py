@@ -612,6 +612,61 @@ def _simulator(ctx: CheckContext) -> list[Finding]:
     return out
 
 
+RANGE_EXAMPLES = 3  # out-of-range readings quoted per sensor
+
+
+def out_of_range(asset: AssetClass, docs: dict[str, list[dict[str, Any]]]
+                 ) -> dict[str, list[tuple[str, Any]]]:
+    """Sensor → (document id, value) of every reading outside the range asset.yaml declares
+    for it (numbers only: an empty reading is no reading)."""
+    bad: dict[str, list[tuple[str, Any]]] = {}
+    for sensor in asset.sensors:
+        low, high = sensor.range
+        for d in docs.get(_source_database(asset, sensor.source)) or []:
+            v = d.get(sensor.name)
+            if isinstance(v, int | float) and not isinstance(v, bool) and not low <= v <= high:
+                bad.setdefault(sensor.name, []).append((str(d.get("_id")), v))
+    return bad
+
+
+@check("ranges")
+def _ranges(ctx: CheckContext) -> list[Finding]:
+    """Every reading of a seeded sample fleet (the FleetSpec's defaults, faults included)
+    lies inside the range asset.yaml declares for its sensor."""
+    asset = ctx.asset
+    if asset is None or asset.simulator is None:
+        return []
+    sfile = ctx.rel("simulator.py")
+    spec_cls, _ = _fleet_spec_class(asset)
+    if spec_cls is None:
+        return []  # the simulator check reports it
+    try:
+        fn = asset.load_simulator()
+        spec = spec_cls()
+        fleet = fn(spec)
+    except Exception:  # the simulator check reports a failing simulator
+        return []
+    docs = getattr(fleet, "docs", fleet)
+    if not isinstance(docs, dict):
+        return []
+    spec_text = ", ".join(f"{k}={v}" for k, v in spec.model_dump(mode="json").items())
+    bad = out_of_range(asset, docs)
+    if not bad:
+        n = sum(len(docs.get(_source_database(asset, s.source)) or [])
+                for s in {s.source: s for s in asset.sensors}.values())
+        return [_ok("ranges", f"simulate({spec_text}): every reading of {n} documents lies "
+                    "inside its declared range", sfile)]
+    return [
+        _error("ranges", f"simulate({spec_text}): {len(hits)} readings of {name!r} outside "
+               f"its declared range {list(asset.sensor(name).range)}, e.g. "
+               + ", ".join(f"{doc} = {v}" for doc, v in hits[:RANGE_EXAMPLES]),
+               f"keep the simulator's {name!r} inside the range (a faulty sensor's value as "
+               "the instrument would log it: held at its limit or empty) or correct the range "
+               "in asset.yaml", sfile)
+        for name, hits in sorted(bad.items())
+    ]
+
+
 # --------------------------------------------------------------------------- policy
 
 

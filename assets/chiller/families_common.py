@@ -139,3 +139,55 @@ def plain(text: str) -> str:
     """A description without parentheticals, first letter lower-cased (for text)."""
     text = re.sub(r"\s*\([^)]*\)", "", text).strip()
     return text if len(text) > 1 and text[1].isupper() else text[:1].lower() + text[1:]
+
+
+# -- windows where a declared sensor fault is active ---------------------------------------------
+
+# The failure mode of asset.yaml that is a fault of the measurement, not of the machine, and
+# the BMS rule that declares it on a unit (the rule of diagnose_chiller_fault's drift finding).
+SENSOR_FAULT_MODE = "sensor_drift"
+SENSOR_FAULT_RULE = "CHWS_OFFSET"
+# The rule fires once the drift reaches 1 K; it began earlier, so a unit's readings are
+# treated as faulty from this many days before its first drift alert (more than the slowest
+# drift the class simulates takes to reach 1 K: 1 K / (0.1 K/day × 0.7) ≈ 14 days).
+SENSOR_FAULT_LOOKBACK_DAYS = 21
+
+
+def sensor_fault_sensors(ctx: FamilyContext) -> frozenset[str]:
+    """The readings a declared sensor fault corrupts (its failure mode's sensors in
+    asset.yaml: the supply reading and the tonnage and kW/ton computed from it)."""
+    return frozenset(
+        s for fm in ctx.tools.asset.failure_modes if fm.id == SENSOR_FAULT_MODE
+        for s in fm.sensors
+    )
+
+
+async def sensor_fault_from(ctx: FamilyContext, a: GroundedAsset) -> str | None:
+    """The instant from which ``a``'s corrupted readings are left out of draws: its first
+    drift alert less :data:`SENSOR_FAULT_LOOKBACK_DAYS` (None: no sensor fault declared)."""
+    times = sorted(t for t, rule in await alert_times(ctx, a) if rule == SENSOR_FAULT_RULE)
+    if not times:
+        return None
+    since = datetime.fromisoformat(times[0]) - timedelta(days=SENSOR_FAULT_LOOKBACK_DAYS)
+    return since.isoformat()
+
+
+async def sensor_fault_free(
+    ctx: FamilyContext, a: GroundedAsset, end: str, sensors: list[str] | None = None
+) -> bool:
+    """Whether a window or hour of ``a`` ending at ``end`` (a day ``YYYY-MM-DD``, read with
+    its whole end day, or an instant) stays clear of a declared sensor fault.
+
+    Only readings the fault corrupts matter: with ``sensors`` given and none of them among
+    the fault's sensors, any window is clear. A family that reports a figure from those
+    readings keeps such windows out of its draws, so no faulty reading becomes its answer.
+    """
+    if sensors is not None and not sensor_fault_sensors(ctx) & set(sensors):
+        return True
+    since = await sensor_fault_from(ctx, a)
+    if since is None:
+        return True
+    last = str(end)
+    if len(last) == 10:  # a day: the reading that includes the whole end day
+        last = (date.fromisoformat(last) + timedelta(days=1)).isoformat() + "T00:00:00"
+    return last <= since

@@ -20,6 +20,7 @@ from assets.chiller.families_common import (
     coverage,
     hour_after,
     near,
+    sensor_fault_free,
     units_with_telemetry,
     words,
 )
@@ -47,6 +48,7 @@ DRIFT_MAX_LOAD_PCT = 95.0
 # No compared value may lie this close to its threshold (K).
 MARGIN_K = 0.1
 MIN_LOAD_PCT = 30.0
+KW_PER_TON_RANGE_MAX = 3.0  # asset.yaml's range of kw_per_ton: beyond it a reading is faulty
 # Record fields a diagnosis reads.
 DIAG_FIELDS = [
     "supply_temperature", "evaporator_refrigerant_temperature",
@@ -197,6 +199,10 @@ async def approach_check(
         return None
     a, record = found
     ts = str(record["timestamp"])
+    # The evaporator approach reads the supply sensor: not from a declared drifting one
+    # (diagnose_chiller_fault would then take the setpoint, this tool the reading).
+    if not await sensor_fault_free(ctx, a, hour_after(ts), ["supply_temperature"]):
+        return None
     args = _args_from(
         a.asset_id, record,
         ["supply_temperature", "evaporator_refrigerant_temperature",
@@ -288,6 +294,12 @@ async def efficiency(
     if not record.get("tonnage") or float(record["tonnage"]) <= 0:
         return None
     ts = str(record["timestamp"])
+    # Measured kW/ton and the design point read the supply sensor and the tonnage computed
+    # from it: never from a declared drifting sensor, nor beyond the kW/ton point's range.
+    if not await sensor_fault_free(ctx, a, hour_after(ts), ["supply_temperature", "tonnage"]):
+        return None
+    if float(record["power_input"]) / float(record["tonnage"]) > KW_PER_TON_RANGE_MAX:
+        return None
     args = _args_from(
         a.asset_id, record,
         ["power_input", "tonnage", "supply_temperature", "condenser_water_supply_temperature"],

@@ -14,6 +14,7 @@ import numpy as np
 from assets.chiller.families_common import (
     WINDOW_STATED,
     draw_window,
+    sensor_fault_free,
     unit_of,
     units_with_telemetry,
     words,
@@ -122,6 +123,8 @@ async def window_stat(
     start, end = window
     extra = ["power_input", "tonnage", "run_status"] if sensor == "kw_per_ton" else ["run_status"]
     sensors = [sensor, *[s for s in extra if s != sensor]]
+    if not await sensor_fault_free(ctx, a, end, sensors):
+        return None  # a faulty sensor's readings are never the answer
     calls = [history_call(a, start, end, sensors)]
     params: dict[str, Any] = {
         "asset_id": a.asset_id, "site": a.site_name, "sensor": sensor,
@@ -213,6 +216,9 @@ async def site_cooling(
     if window is None:
         return None
     start, end = window
+    for a in at_site:  # ton-hours from a drifting supply sensor are not cooling delivered
+        if not await sensor_fault_free(ctx, a, end, ["tonnage"]):
+            return None
     calls = [ToolCall(name="assets", args={"site_name": site})]
     calls += [history_call(a, start, end, ["tonnage"]) for a in at_site]
     params = {"site": site, "start": start, "end": end, "n_units": len(at_site)}

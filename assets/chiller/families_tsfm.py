@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Any
 
 import numpy as np
@@ -11,6 +12,7 @@ from assets.chiller.families_common import (
     WINDOW_STATED,
     alert_times,
     draw_window,
+    sensor_fault_free,
     unit_of,
     units_with_telemetry,
     words,
@@ -23,6 +25,7 @@ from generator.api import (
     ToolCall,
     day,
     family,
+    history_call,
     num,
     pick,
     window_end_readings,
@@ -44,6 +47,17 @@ ANOMALY_NOTE = (
     "filled in linearly), with the spread (MAD) taken over that whole reference; score the "
     "window from its first reading and count anomalous hours singly."
 )
+# Sensors that log a value while the unit is staged off (zero power, the idle loop's
+# temperatures): their off hours are readings, not gaps, and the note says so.
+ANOMALY_NOTE_LOGGED = (
+    "Usual level: same weekday and hour over the window and the 4 weeks before (hours the "
+    "chiller was off count at their logged value); count anomalous hours singly."
+)
+EMPTY_WHEN_OFF = frozenset({"kw_per_ton"})
+# A forecast is asked only of a series the unit logged while running throughout: a series
+# of a sensor that reads zero while off steps between 0 and its running level as the unit
+# stages, which a smoothing forecast extrapolates into negative tons or kW.
+ZERO_WHEN_OFF = frozenset({"tonnage", "power_input"})
 FORECAST_SENSORS: tuple[str, ...] = (
     "tonnage", "power_input", "condenser_water_supply_temperature", "return_temperature",
 )
@@ -131,6 +145,8 @@ async def anomalies(
         return None
     start, end = window
     sensor = pick(rng, [s for s in ANOMALY_SENSORS if s in a.sensors])
+    if not await sensor_fault_free(ctx, a, end, [sensor]):
+        return None
     threshold = float(pick(rng, THRESHOLDS))
     args = _series_args(a, sensor, start, end)
     low = (await ctx.run([ToolCall(name="run_tsad",
@@ -141,7 +157,8 @@ async def anomalies(
     params = {
         "asset_id": a.asset_id, "site": a.site_name, "sensor": sensor,
         "sensor_label": words(sensor), "start": start, "end": end, "threshold": threshold,
-        "threshold_text": num(threshold, 1), "note": ANOMALY_NOTE,
+        "threshold_text": num(threshold, 1),
+        "note": ANOMALY_NOTE if sensor in EMPTY_WHEN_OFF else ANOMALY_NOTE_LOGGED,
     }
     return Plan(
         params=params,
@@ -180,6 +197,14 @@ def _forecast_summary(params: dict[str, Any], answer: dict[str, Any]) -> str:
     )
 
 
+async def _ran_throughout(ctx: FamilyContext, a: Any, start: str, end: str) -> bool:
+    """Whether the unit ran every hour of [start, end] (the whole end day too, which a reader
+    may take into the window)."""
+    last = (day(end) + timedelta(days=1)).isoformat()
+    out = (await ctx.run([history_call(a, start, last, ["run_status"])]))[0]
+    return bool(out["records"]) and all(r.get("run_status") == 1 for r in out["records"])
+
+
 @family(
     "chiller_tsfm_forecast",
     domain="tsfm",
@@ -201,6 +226,10 @@ async def forecast(
         return None
     start, end = window
     sensor = pick(rng, [s for s in FORECAST_SENSORS if s in a.sensors])
+    if not await sensor_fault_free(ctx, a, end, [sensor]):
+        return None
+    if sensor in ZERO_WHEN_OFF and not await _ran_throughout(ctx, a, start, end):
+        return None
     horizon = int(pick(rng, (6, 12, 24, 48)))
     method = pick(rng, ("holt_winters", "seasonal_naive"))
     args = {**_series_args(a, sensor, start, end), "horizon_hours": horizon, "method": method}

@@ -17,7 +17,16 @@ Every number follows from the formulas below and the seed:
   minimum, and a tower sized to deliver 35 °C at its design wet bulb). The effective
   temperatures of a faulty machine (below) are evaluated by extrapolating the curves.
 - Building load = Q_ref · occupancy · clip(0.25 + 0.045·(T_out − 15), 0, 1.05)·(1 + N(0, 0.03)),
-  occupancy 1 on weekdays 07–19 h, else 0.55; below PLR_min · Q_ref the chiller is off.
+  occupancy 1 on weekdays 07–19 h, else 0.55 (each unit's load is its share of the site's).
+- Staging (:func:`staged_on`): the units of a site run in a fixed lead/lag order (unit 01
+  leads). The lead runs whenever its load is at least PLR_min · Q_ref. A lag unit stages on
+  when its load reaches :data:`STAGE_ON_PLR` of its capacity and off when it falls below
+  :data:`STAGE_OFF_PLR` (hysteresis, so it does not short-cycle); the second lag onwards is
+  also held off outside the plant's time schedule (weekdays 06–20 h,
+  :data:`LAG_SCHEDULE_HOURS`), when the lead and first lag carry the night and weekend load.
+  An off unit logs ``run_status`` 0, no tonnage, power or kW/ton, and its idle loop's
+  temperatures. The load a staged-off unit leaves is not moved to the running units (each
+  unit's load is drawn on its own): a simplification of this simulator.
 - Performance: :func:`assets.chiller.performance.chiller_performance` with the DOE-2
   centrifugal curves, evaluated at the temperatures the refrigerant circuit sees: a fault
   that adds ΔA_e to the evaporator approach lowers the effective leaving chilled water by
@@ -39,7 +48,13 @@ Failure modes and signatures (s = severity × min(1, hours since onset / 336), a
   subcooling × (1 − 0.9 s).
 - compressor_overheating: discharge superheat + 20 K · s; power × (1 + 0.05 s).
 - sensor_drift: the supply sensor reads + min(3 K, 0.1 K/day · days since onset) · severity;
-  tonnage and kW/ton follow the bad reading.
+  tonnage and kW/ton follow the bad reading, as the BMS computes them: tonnage
+  ρc_p·V̇·(return − supply read) / 3.516852, held at 0 when that is negative (the BMS's
+  cooling point cannot go below zero), and kW/ton = power / tonnage only while it lies
+  inside the point's range [0, :data:`KW_PER_TON_MAX`] (the range asset.yaml declares),
+  else empty (the point reads invalid). Every stored reading therefore lies inside the range
+  asset.yaml declares for it (a faulty sensor shows as an implausible but in-range value or
+  an empty kW/ton, never as negative tons or 100 kW/ton).
 - purge_problem: condenser saturation (read from pressure) + 5 K · s, liquid unchanged, so
   subcooling reads high; kW/ton rises.
 
@@ -58,7 +73,14 @@ Fleet and documents:
   nameplate design values, the same diagnosis an agent gets from ``diagnose_chiller_fault``:
   a finding held for :data:`ALERT_PERSIST_HOURS` consecutive running records raises an
   alert (then that rule is quiet for :data:`ALERT_QUIET_DAYS` days); the first alert of each
-  finding raises a corrective work order 24 h later coded with the finding's failure code.
+  finding raises a corrective work order 24 h later. Its ``primary_code`` is the failure code
+  the technician records after investigating: the unit's injected mode when the alert's rule
+  covers it (COND_APPROACH_HIGH covers condenser fouling and a purge failure,
+  EVAP_APPROACH_HIGH evaporator fouling and a low charge: the rules read a high approach
+  before the subcooling shift that tells the two apart crosses its own threshold), else the
+  finding's code; one corrective order per code. Its description keeps what the BMS
+  suspected. The alert keeps the rules' finding (``diagnosis``), which is what
+  ``diagnose_chiller_fault`` gives on that record.
 - Truth: the injected fault, onset and severity per unit, with the first alert and the
   corrective work orders it raised.
 """
@@ -76,12 +98,15 @@ from pydantic import BaseModel, ConfigDict, Field
 from assets.chiller.diagnostics import (
     APPROACH_RISE_K,
     DRIFT_OFFSET_K,
+    IPLV_ECWT_F,
+    IPLV_LCHWT_F,
     SUPERHEAT_RISE_K,
     WATER_RHO_CP,
     DesignValues,
     Finding,
     ReadingDiagnosis,
     diagnose_reading,
+    f_to_c,
     model_iplv,
 )
 from assets.chiller.performance import (
@@ -91,7 +116,7 @@ from assets.chiller.performance import (
     chiller_performance,
 )
 
-SIMULATOR_VERSION = "1"
+SIMULATOR_VERSION = "2"  # 2: lag units stage on and off, BMS points held in range, technician codes
 ASSET_CLASS = "chiller"
 COLLECTION = "chiller"
 SITE_NAMES = ["MAIN", "PLANT2", "EASTPLANT", "CAMPUS", "ANNEX", "DATACTR", "HOSPITAL", "LABS"]
@@ -148,6 +173,10 @@ CAPACITIES_TONS = (300.0, 400.0, 500.0, 750.0, 1000.0)
 REFRIGERANTS = ("R-134a", "R-513A", "R-1233zd(E)")
 LOW_PRESSURE_REFRIGERANT = "R-1233zd(E)"  # purge units exist on low-pressure machines
 RAMP_HOURS = 336.0
+STAGE_ON_PLR = 0.45  # a lag unit stages on at this load fraction (a plant-control choice)
+STAGE_OFF_PLR = 0.30  # ... and off below this one
+LAG_SCHEDULE_HOURS = (6, 20)  # weekdays: the second lag onwards is enabled [06, 20) h
+KW_PER_TON_MAX = 3.0  # the kW/ton point's range (asset.yaml); outside it the BMS reads invalid
 ECWT_FLOOR_C = 24.0
 ECWT_CEILING_C = 35.0
 TOWER_APPROACH_K = 4.0
@@ -220,6 +249,9 @@ class ChillerUnit(_Strict):
     design_subcooling_k: float = Field(default=5.0, description="Clean liquid subcooling (K)")
     design_superheat_k: float = Field(default=8.0, description="Clean discharge superheat (K)")
     fault: FaultSpec | None = Field(default=None, description="Injected fault, if any")
+    stage: int = Field(
+        default=0, ge=0, description="Staging position at its site: 0 leads, 1 is the first lag"
+    )
 
     @property
     def model(self) -> EirChiller:
@@ -348,11 +380,55 @@ def severity_at(fault: FaultSpec | None, hour: int, mode: FaultMode) -> float:
     return fault.severity * min(1.0, (hour - fault.onset_hour) / RAMP_HOURS)
 
 
+def load_kw(unit: ChillerUnit, when: datetime, t_out: float, load_noise: float) -> float:
+    """The unit's share of the building load (kW), the module docstring's load model."""
+    weekday = when.weekday() < 5
+    occupancy = 1.0 if weekday and 7 <= when.hour < 19 else 0.55
+    frac = min(max(0.25 + 0.045 * (t_out - 15.0), 0.0), 1.05) * occupancy * (1.0 + load_noise)
+    return max(frac, 0.0) * unit.capacity_kw
+
+
+def staged_on(unit: ChillerUnit, when: datetime, load: float, was_on: bool) -> bool:
+    """Whether the plant runs ``unit`` this hour (the module docstring's staging rules).
+
+    Args:
+        unit: The unit (its ``stage`` is its place in the site's lead/lag order).
+        when: The hour.
+        load: The unit's load this hour (kW).
+        was_on: Whether it ran the hour before (the hysteresis state).
+    """
+    plr = load / unit.capacity_kw
+    if unit.stage == 0:
+        return plr >= unit.model.min_plr
+    if unit.stage >= 2:
+        first, last = LAG_SCHEDULE_HOURS
+        if when.weekday() >= 5 or not first <= when.hour < last:
+            return False
+    return plr >= (STAGE_OFF_PLR if was_on else STAGE_ON_PLR)
+
+
+def bms_tonnage(flow_l_s: float, return_c: float, supply_c: float) -> float:
+    """The BMS's tonnage: ρc_p·V̇·(return − supply) / 3.516852, held at 0 when negative."""
+    return max(0.0, WATER_RHO_CP * flow_l_s * (return_c - supply_c) / KW_PER_TON)
+
+
+def bms_kw_per_ton(power_kw: float, tons: float) -> float | None:
+    """The BMS's kW/ton: power / tonnage, empty (invalid) outside [0, KW_PER_TON_MAX]."""
+    if not tons > 0:
+        return None
+    value = power_kw / tons
+    return value if value <= KW_PER_TON_MAX else None
+
+
 def simulate_hour(
     unit: ChillerUnit, hour: int, when: datetime, t_out: float, depression: float,
-    load_noise: float, temp_noise: tuple[float, float, float],
+    load_noise: float, temp_noise: tuple[float, float, float], *, running: bool | None = None,
 ) -> ChillerReading:
-    """One hourly record of ``unit`` (pure: the noise draws are passed in)."""
+    """One hourly record of ``unit`` (pure: the noise draws and staging are passed in).
+
+    ``running`` is the staging decision (:func:`staged_on`); None runs the unit whenever
+    its load reaches the minimum part-load ratio.
+    """
     rho_cp = WATER_RHO_CP
     fault = unit.fault
     s_cf = severity_at(fault, hour, "condenser_fouling")
@@ -365,17 +441,16 @@ def simulate_hour(
         drift = min(3.0, 0.1 * (hour - fault.onset_hour) / 24.0) * fault.severity
 
     ecwt = min(max(t_out - depression + TOWER_APPROACH_K, ECWT_FLOOR_C), ECWT_CEILING_C)
-    weekday = when.weekday() < 5
-    occupancy = 1.0 if weekday and 7 <= when.hour < 19 else 0.55
-    frac = min(max(0.25 + 0.045 * (t_out - 15.0), 0.0), 1.05) * occupancy * (1.0 + load_noise)
-    load = max(frac, 0.0) * unit.capacity_kw
+    load = load_kw(unit, when, t_out, load_noise)
     n1, n2, n3 = temp_noise
     clean = unit.model
     chiller = clean.with_capacity(unit.capacity_kw * (1.0 - 0.3 * s_lc))
     setpoint = unit.chw_setpoint_c
     stamp = _iso(when)
 
-    if load < clean.min_plr * unit.capacity_kw:
+    if running is None:
+        running = load >= clean.min_plr * unit.capacity_kw
+    if not running or load < clean.min_plr * unit.capacity_kw:
         loop = setpoint + 4.0 + n1
         return ChillerReading(
             asset_id=unit.asset_id, site_name=unit.site_name, timestamp=stamp, run_status=0,
@@ -416,14 +491,14 @@ def simulate_hour(
     subcooling = unit.design_subcooling_k * (1.0 - 0.9 * s_lc)
     cond_sat_read = cond_sat_true + purge_rise
     supply_read = supply + drift
-    tons = rho_cp * unit.chw_flow_l_s * (ret - supply_read) / KW_PER_TON
+    tons = bms_tonnage(unit.chw_flow_l_s, ret, supply_read)
     return ChillerReading(
         asset_id=unit.asset_id, site_name=unit.site_name, timestamp=stamp, run_status=1,
         supply_temperature=supply_read, return_temperature=ret, setpoint_temperature=setpoint,
         condenser_water_supply_temperature=ecwt, condenser_water_return_temperature=lcw,
         chilled_water_flow=unit.chw_flow_l_s, condenser_water_flow=unit.cw_flow_l_s,
         tonnage=tons, percent_loaded=100.0 * perf.plr, power_input=power,
-        kw_per_ton=power / tons if tons > 0 else None,
+        kw_per_ton=bms_kw_per_ton(power, tons),
         evaporator_refrigerant_temperature=evap_sat,
         condenser_refrigerant_temperature=cond_sat_read,
         condenser_liquid_temperature=cond_sat_true - subcooling,
@@ -441,14 +516,17 @@ def simulate_unit(
     load_noise = rng.normal(0.0, 0.03, hours)
     temp_noise = rng.normal(0.0, 0.05, (hours, 3))
     out: list[ChillerReading] = []
+    was_on = False
     for h in range(hours):
         when = t0 + timedelta(hours=h)
         t_out = outdoor_temperature(climate, when, float(weather[h]))
         n1, n2, n3 = (float(v) for v in temp_noise[h])
+        noise = float(load_noise[h])
+        was_on = staged_on(unit, when, load_kw(unit, when, t_out, noise), was_on)
         out.append(
             simulate_hour(
-                unit, h, when, t_out, climate.wetbulb_depression_c,
-                float(load_noise[h]), (n1, n2, n3),
+                unit, h, when, t_out, climate.wetbulb_depression_c, noise, (n1, n2, n3),
+                running=was_on,
             )
         )
     return out
@@ -625,6 +703,14 @@ def _alert_value(
     return offset, DRIFT_OFFSET_K
 
 
+def technician_finding(finding: FaultMode, actual: FaultMode | None) -> FaultMode:
+    """The failure mode a technician records on the corrective order of an alert: the unit's
+    actual fault when the alert's rule covers it (the same rule id), else the BMS finding."""
+    if actual is not None and ALERT_RULES[actual][0] == ALERT_RULES[finding][0]:
+        return actual
+    return finding
+
+
 def _events_and_orders(
     spec: FleetSpec, unit: ChillerUnit, telemetry: list[dict[str, Any]]
 ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
@@ -643,6 +729,7 @@ def _events_and_orders(
     first_alert: tuple[str, str, str] | None = None
     raised: set[str] = set()
     corrective: list[str] = []
+    actual = unit.fault.mode if unit.fault else None
     for doc in telemetry:
         if doc["run_status"] != 1:
             streak.clear()
@@ -676,11 +763,12 @@ def _events_and_orders(
             orders.alert(when, rule, text, sensor, value, threshold, mode)
             if first_alert is None:
                 first_alert = (doc["timestamp"], rule, mode)
-            if mode not in raised:
-                raised.add(mode)
+            code = FAILURE_CODES[technician_finding(mode, actual)]
+            if code not in raised:
+                raised.add(code)
                 corrective.append(
                     orders.work_order(
-                        when + timedelta(hours=24), FAILURE_CODES[mode],
+                        when + timedelta(hours=24), code,
                         f"Investigate {text} ({FAULT_LABELS[mode]} suspected)", 2, 6.0,
                     )
                 )
@@ -704,9 +792,22 @@ def _events_and_orders(
     return orders.docs, truth
 
 
+def iplv_entering_cw_c(model: EirChiller) -> list[float]:
+    """Entering condenser water (°C) at which the design IPLV's four points were evaluated:
+    AHRI 550/590's 85/75/65/65 °F limited to the curves' fitted range, as EnergyPlus does."""
+    lchw = f_to_c(IPLV_LCHWT_F)
+    out = []
+    for f in IPLV_ECWT_F:
+        ecwt = f_to_c(f)
+        used = max(model.capft.clamp(lchw, ecwt)[1], model.eirft.clamp(lchw, ecwt)[1])
+        out.append(round(used, 2))
+    return out
+
+
 def nameplate_doc(unit: ChillerUnit) -> dict[str, Any]:
     """The nameplate document of one unit (design values the tools read)."""
     tons = unit.capacity_kw / KW_PER_TON
+    iplv = model_iplv(unit.model)
     return {
         # The nameplate database is the class's own: FleetStore reads a nameplate by _id.
         "_id": unit.asset_id,
@@ -721,7 +822,11 @@ def nameplate_doc(unit: ChillerUnit) -> dict[str, Any]:
         "design_capacity_kw": round(unit.capacity_kw, 1),
         "design_kw_per_ton": round(KW_PER_TON / unit.design_cop, 4),
         "design_cop": unit.design_cop,
-        "design_iplv_kw_per_ton": round(model_iplv(unit.model).iplv_kw_per_ton, 4),
+        "design_iplv_kw_per_ton": round(iplv.iplv_kw_per_ton, 4),
+        # AHRI 550/590 rates 75/50/25 % at 23.9/18.3/18.3 °C entering condenser water; the
+        # DOE-2 curves stop at 24 °C, so those points are evaluated at 24 °C: say so.
+        "design_iplv_entering_cw_c": iplv_entering_cw_c(unit.model),
+        "design_iplv_clamped_points": list(iplv.clamped_points),
         "design_leaving_chw_c": unit.chw_setpoint_c,
         "design_entering_cw_c": DESIGN_ENTERING_CW_C,
         "design_range_k": unit.design_range_k,
@@ -782,6 +887,7 @@ def plan_units(spec: FleetSpec) -> tuple[list[SiteClimate], list[ChillerUnit]]:
                     refrigerant=refrigerant,
                     year_installed=int(rng.integers(2005, 2023)),
                     fault=fault,
+                    stage=j,
                 )
             )
     return climates, units

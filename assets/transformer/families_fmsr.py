@@ -27,6 +27,7 @@ from assets.transformer.families_common import (
     nameplate_of,
     oil_call,
 )
+from assets.transformer.family_sensor_faults import sensor_fault_free
 from generator.api import (
     Ambiguous,
     FamilyContext,
@@ -513,6 +514,8 @@ async def winding_assessment(
         d = await pick_day(ctx, rng, a, "wti")
         if d is None:
             return None
+        if not await sensor_fault_free(ctx, a, iso_day(d), iso_day(d), WINDING_SENSORS):
+            return None  # a stuck indicator could hide the day's true peak
         hist = history_call(a, iso_day(d), iso_day(d + timedelta(days=1)), WINDING_SENSORS)
         records = (await ctx.run([hist]))[0]["records"]
         try:

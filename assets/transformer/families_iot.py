@@ -22,6 +22,7 @@ from assets.transformer.families_common import (
     oil_call,
     unit,
 )
+from assets.transformer.family_sensor_faults import sensor_fault_free
 from generator.api import (
     END_DAY_INCLUDED,
     END_MIDNIGHT_INCLUDED,
@@ -180,6 +181,8 @@ async def sensor_stat(
     if window is None:
         return None
     start, end = window
+    if not await sensor_fault_free(ctx, a, start, end, [sensor]):
+        return None  # a stuck indicator's readings are never the answer
     stat = pick(rng, ["max", "min", "mean"])
     with_time = stat != "mean" and bool(rng.random() < 0.4)
     params = {
@@ -277,6 +280,9 @@ async def site_threshold(
     if window is None:
         return None
     start, end = window
+    for a in units:
+        if not await sensor_fault_free(ctx, a, start, end, [sensor]):
+            return None
     calls = [history_call(a, start, end, [sensor]) for a in units]
     outs = await ctx.run(calls)
     peaks = sorted(max(v for _, v in values_of(o["records"], sensor)) for o in outs)

@@ -25,6 +25,7 @@ from assets.transformer.families_fmsr import (
     winding_args,
     winding_stable,
 )
+from assets.transformer.family_sensor_faults import sensor_fault_free
 from generator.api import (
     Ambiguous,
     FamilyContext,
@@ -245,6 +246,8 @@ async def peak_winding_review(
     first, last = full_days(a)
     if day(start) < first or day(end) > last:
         return None
+    if not await sensor_fault_free(ctx, a, start, end, WINDING_SENSORS):
+        return None  # a stuck indicator could hide the window's true peak
     plates = assets_call(a.site_name)
     paper = nameplate_of((await ctx.run([plates]))[0], a.asset_id).get("paper")
     hist = history_call(a, start, end, WINDING_SENSORS)

@@ -54,6 +54,7 @@ from assets.transformer.families_common import (
     nameplate_of,
 )
 from assets.transformer.families_fmsr import PAPER_TEXT, SIZE_TEXT, daily_peaks, size_class_of
+from assets.transformer.family_sensor_faults import sensor_fault_free
 from assets.transformer.size_class import LOADING_LIMITS
 from generator.api import (
     END_DAY_INCLUDED,
@@ -512,6 +513,8 @@ async def ageing_window(
         start_d = first + timedelta(days=int(rng.integers(0, (last - first).days - length + 1)))
     start_d = min(max(start_d, first), last - timedelta(days=length))
     start, end = iso_day(start_d), iso_day(start_d + timedelta(days=length))
+    if not await sensor_fault_free(ctx, a, start, end, ["wti"]):
+        return None  # no ageing from a stuck winding indicator
     hist = history_call(a, start, end, ["wti"])
     records = (await ctx.run([hist]))[0]["records"]
     temps = [r.get("wti") for r in records]

@@ -20,6 +20,7 @@ from assets.transformer.family_readings import (
     HW_SIMPLE_INIT,
     holt_winters_simple_init,
 )
+from assets.transformer.family_sensor_faults import sensor_fault_free
 from generator.api import (
     END_DAY_INCLUDED,
     END_MIDNIGHT_INCLUDED,
@@ -197,6 +198,8 @@ async def anomalies(
     if window is None:
         return None
     start, end = window
+    if not await sensor_fault_free(ctx, a, start, end, [sensor]):
+        return None
     args = _series_args(a, sensor, start, end)
     low = await ctx.run1("run_tsad", **(args | {"threshold": LOW_THRESHOLD}))
     scores = [abs(float(x["score"])) for x in low["anomalies"]]
@@ -345,6 +348,8 @@ async def forecast(
     if window is None:
         return None
     start, end = window
+    if not await sensor_fault_free(ctx, a, start, end, [sensor]):
+        return None
     horizon = int(pick(rng, [6, 12, 24, 48]))
     fallback = bool(rng.random() < 0.35)
     method = "holt_winters" if fallback or rng.random() < 0.7 else "seasonal_naive"

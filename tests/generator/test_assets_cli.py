@@ -326,3 +326,24 @@ def test_the_cli_check_of_the_transformer_exits_0(tmp_path: Path) -> None:
     proc = _cli(_scratch_repo(tmp_path), "assets", "check", "transformer", "--json")
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert {f["status"] for f in json.loads(proc.stdout)} <= {"ok", "unavailable"}
+
+
+def test_ranges_check_names_every_reading_outside_its_declared_range() -> None:
+    # The chiller declares tonnage in [0, 3000] tons and kW/ton in [0, 3]: a drifting supply
+    # sensor's -327.2 tons and 100.6 kW/ton (what the simulator logged before the BMS held
+    # them) are out; 0.0 tons, an empty kW/ton and 3.0 kW/ton are in.
+    from generator.assets_check import out_of_range
+
+    chiller = load_asset_class("chiller")
+    docs = {"telemetry": [
+        {"_id": "a", "tonnage": -327.2, "kw_per_ton": 100.6},
+        {"_id": "b", "tonnage": 0.0, "kw_per_ton": None},
+        {"_id": "c", "tonnage": 12.5, "kw_per_ton": 3.0},
+    ]}
+    assert out_of_range(chiller, docs) == {"tonnage": [("a", -327.2)],
+                                           "kw_per_ton": [("a", 100.6)]}
+
+
+def test_the_chiller_passes_the_ranges_check() -> None:
+    found = [f for f in run_checks("chiller", ASSETS_DIR) if f.check == "ranges"]
+    assert [f.status for f in found] == ["ok"], [f.what for f in found]

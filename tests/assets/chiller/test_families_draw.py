@@ -7,9 +7,13 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
+from datetime import date, datetime, timedelta
 
 import pytest
 
+from assets.chiller.families_tsfm import ZERO_WHEN_OFF
+from assets.chiller.simulator import FleetSpec, simulate_fleet
+from generator.api import history_call
 from generator.config import StoreSettings
 from generator.generate.families import (
     draw_many,
@@ -24,6 +28,7 @@ from generator.generate.verbalise_template import TemplateVerbaliser, load_templ
 from generator.profile.model import AssetProfile
 from tests.assets.chiller.chiller_fleet import (
     ASSET,
+    SPEC_ARGS,
     chiller_context,
     chiller_profile,
     seed_chiller,
@@ -140,3 +145,68 @@ def test_requests_name_no_tool_sensor_code_or_other_class(
                 assert code not in text, (s.family, code, text)
             # Every mention verbatim, or in a recorded surface form that stands for it.
             assert not missing_mentions(text, s, draft.surfaces, "chiller"), (s.family, text)
+
+
+# Families that report a figure read from the supply sensor or computed from it (tonnage,
+# kW/ton), with the parameter naming that sensor (None: the family's fixed sensor).
+READS_SUPPLY: dict[str, tuple[str, ...] | None] = {
+    "chiller_iot_window_stat": ("supply_temperature", "tonnage", "kw_per_ton"),
+    "chiller_iot_site_cooling": None,
+    "chiller_fmsr_approach_check": None,
+    "chiller_fmsr_efficiency": None,
+    "chiller_tsfm_forecast": ("tonnage",),
+    "chiller_tsfm_anomalies": ("kw_per_ton",),
+}
+
+
+async def test_no_figure_is_read_from_a_drifting_supply_sensor(
+    chiller_settings: StoreSettings, profile: AssetProfile
+) -> None:
+    # The fleet's drifting unit (truth, which the families never read): every draw about it
+    # that reads the supply sensor or tonnage / kW/ton ends, whole end day included, before
+    # the drift began; and no drawn efficiency is beyond the kW/ton point's 0-3 range.
+    truth = simulate_fleet(FleetSpec(**SPEC_ARGS)).docs["truth"]
+    drift = next(t for t in truth if t["fault_mode"] == "sensor_drift")
+    ctx = chiller_context(profile, chiller_settings, RUN_SEED + 1)
+    specs = {spec.name: spec for spec in families_of(ASSET)}
+    near_drift = 0
+    for name, sensors in READS_SUPPLY.items():
+        for s in await draw_many(specs[name], ctx, 0, 25, 25 * 8):
+            p = s.params
+            if sensors is not None and p["sensor"] not in sensors:
+                continue
+            if p.get("asset_id", "") != drift["asset_id"] and not (
+                "asset_id" not in p and p["site"] == drift["site_name"]
+            ):
+                continue
+            near_drift += 1
+            if "timestamp" in p:
+                last = datetime.fromisoformat(p["timestamp"]) + timedelta(hours=1)
+            else:
+                last = datetime.fromisoformat(p["end"]) + timedelta(days=1)
+            assert last <= datetime.fromisoformat(drift["onset"]), (name, p, drift["onset"])
+            if name == "chiller_fmsr_efficiency":
+                assert s.answer["measured_kw_per_ton"] <= 3.0
+                assert s.answer["degradation_pct"] <= 100.0
+    assert near_drift  # the drifting unit is still drawn, before its drift
+
+
+async def test_tonnage_and_power_forecasts_fit_running_hours_only(
+    chiller_settings: StoreSettings, profile: AssetProfile
+) -> None:
+    # A unit staged off logs 0 tons and 0 kW: a forecast of those is asked only of a window
+    # (whole end day included) the unit ran throughout, and never comes out negative.
+    ctx = chiller_context(profile, chiller_settings, RUN_SEED + 2)
+    spec = next(s for s in families_of(ASSET) if s.name == "chiller_tsfm_forecast")
+    checked = 0
+    for s in await draw_many(spec, ctx, 0, 30, 30 * 8):
+        p = s.params
+        if p["sensor"] not in ZERO_WHEN_OFF:
+            continue
+        a = next(x for x in ctx.assets if x.asset_id == p["asset_id"])
+        last = (date.fromisoformat(p["end"]) + timedelta(days=1)).isoformat()
+        out = (await ctx.run([history_call(a, p["start"], last, ["run_status"])]))[0]
+        assert all(r["run_status"] == 1 for r in out["records"]), p
+        assert s.answer["value"] >= 0 and s.answer["peak"] >= 0, (p, s.answer)
+        checked += 1
+    assert checked

@@ -26,8 +26,12 @@ from assets.chiller.simulator import (
     FaultMode,
     FaultSpec,
     FleetSpec,
+    bms_kw_per_ton,
+    bms_tonnage,
     simulate_fleet,
     simulate_hour,
+    staged_on,
+    technician_finding,
 )
 
 WHEN = datetime(2025, 7, 15, 14)  # a Tuesday afternoon: occupied
@@ -224,17 +228,20 @@ def test_alerts_lead_to_corrective_work_and_healthy_units_stay_quiet(fleet: Any)
             continue
         assert alerts, aid  # every injected fault is alerted within the 40 days
         assert alerts[0]["start_time"] == t["first_alert"] >= t["onset"]
-        # One corrective order per distinct diagnosis, 24 h after its first alert.
+        # One corrective order per code the technician records, 24 h after the first alert
+        # leading to it: the injected mode when the alert's rule covers it (a high approach
+        # read as evaporator fouling on a low-charge unit is coded CH-LC), else the finding.
         firsts: dict[str, str] = {}
         for a in alerts:
-            firsts.setdefault(a["diagnosis"], a["start_time"])
-        assert len(corrective) == len(firsts)
+            found = technician_finding(a["diagnosis"], t["fault_mode"])
+            firsts.setdefault(codes[found], a["start_time"])
+        assert sorted(w["primary_code"] for w in corrective) == sorted(firsts)
         for w in corrective:
-            diagnosis = next(k for k, v in codes.items() if v == w["primary_code"])
-            alerted = datetime.fromisoformat(firsts[diagnosis])
+            alerted = datetime.fromisoformat(firsts[w["primary_code"]])
             assert datetime.fromisoformat(w["reported_date"]) - alerted == timedelta(hours=24)
-        # The injected mode is among the diagnoses once the signature has ramped up.
-        assert t["fault_mode"] in firsts, (aid, t["fault_mode"], firsts)
+        # The first corrective order carries the injected mode's code.
+        first = min(corrective, key=lambda w: w["reported_date"])
+        assert first["primary_code"] == t["failure_code"], (aid, t["fault_mode"], firsts)
 
 
 def _rise(doc: dict[str, Any], which: str) -> float:
@@ -298,3 +305,90 @@ def test_nameplate_design_values_by_hand(fleet: Any) -> None:
     assert plate["design_condenser_water_flow_l_s"] == pytest.approx(
         tons * 3.516852 * (1 + 1 / unit.design_cop) / (4.186 * 5.56), abs=0.05
     )
+
+
+# --- staging, in-range BMS points, IPLV rating conditions (issue 29, parts 2 and 6) --------
+
+
+def _staged(stage: int, when: datetime, plr: float, was_on: bool) -> bool:
+    unit = ChillerUnit(asset_id="U1", site_name="S", capacity_kw=500 * KW_PER_TON, stage=stage)
+    return staged_on(unit, when, plr * unit.capacity_kw, was_on)
+
+
+def test_staging_follows_load_with_hysteresis_and_the_schedule() -> None:
+    tuesday_2pm, tuesday_3am, saturday_2pm = WHEN, WHEN.replace(hour=3), datetime(2025, 7, 19, 14)
+    # Lead: on from PLR_min 0.1 (DOE-2 centrifugal), whatever the hour.
+    assert _staged(0, tuesday_3am, 0.10, False) and not _staged(0, tuesday_3am, 0.09, True)
+    # First lag: stages on at 0.45, stays on down to 0.30 (hysteresis), day or night.
+    assert not _staged(1, tuesday_3am, 0.40, False)
+    assert _staged(1, tuesday_3am, 0.40, True)
+    assert _staged(1, tuesday_3am, 0.45, False)
+    assert not _staged(1, tuesday_3am, 0.29, True)
+    # Second lag onwards: the same thresholds inside weekdays 06-20 h, off outside them.
+    assert _staged(2, tuesday_2pm, 0.45, False)
+    assert not _staged(2, tuesday_3am, 1.0, True)
+    assert not _staged(3, saturday_2pm, 1.0, True)
+
+
+def test_staged_off_units_log_an_idle_record() -> None:
+    r = simulate_hour(_unit(), 400, WHEN, 30.0, 5.0, 0.0, NO_NOISE, running=False)
+    assert (r.run_status, r.tonnage, r.power_input, r.kw_per_ton) == (0, 0.0, 0.0, None)
+
+
+def test_a_fleet_stages_its_lag_units_off() -> None:
+    # 4 units at one site, 14 days of July: the lead runs throughout (its load stays over
+    # PLR_min), the second and third lag are off every night and weekend.
+    fleet = simulate_fleet(FleetSpec(seed=7, sites=1, units_per_site=4, days=14,
+                                     start=date(2025, 7, 1)))
+    tel = fleet.docs["telemetry"]
+    by_unit: dict[str, list[dict[str, Any]]] = {}
+    for d in tel:
+        by_unit.setdefault(d["asset_id"], []).append(d)
+    assert all(d["run_status"] == 1 for d in by_unit["CH-MAIN-01"])
+    for aid in ("CH-MAIN-03", "CH-MAIN-04"):
+        nights = [d for d in by_unit[aid] if int(d["timestamp"][11:13]) < 6]
+        assert nights and all(d["run_status"] == 0 for d in nights)
+        assert any(d["run_status"] == 1 for d in by_unit[aid])
+    for d in tel:
+        if d["run_status"] == 0:
+            assert d["tonnage"] == 0.0 and d["power_input"] == 0.0 and d["kw_per_ton"] is None
+
+
+def test_a_drifting_sensor_never_logs_negative_tons_or_kw_per_ton_beyond_3() -> None:
+    # 500 tons, 30 days after onset: drift min(3, 0.1 × 30) × 1 = 3 K on the supply reading.
+    # At 30 % load the true range is 0.30 × 5.56 K = 1.67 K, so return − supply read =
+    # 1.67 − 3 = −1.33 K: the BMS holds the tonnage at 0 and leaves kW/ton empty.
+    unit = _unit("sensor_drift")
+    cold = 15.0 + (0.30 - 0.25) / 0.045  # clip(0.25 + 0.045 (T − 15)) = 0.30 at T = 16.11 °C
+    r = simulate_hour(unit, 720, WHEN, cold, 5.0, 0.0, NO_NOISE)
+    assert r.run_status == 1 and r.power_input > 0
+    assert r.tonnage == 0.0 and r.kw_per_ton is None
+    # By hand: tons = 4.186 × V̇ × ΔT / 3.516852; power / tons > 3 reads invalid.
+    assert bms_tonnage(100.0, 12.0, 13.0) == 0.0
+    assert bms_tonnage(100.0, 12.0, 11.0) == pytest.approx(4.186 * 100.0 / 3.516852)
+    assert bms_kw_per_ton(300.0, 100.0) == 3.0 and bms_kw_per_ton(301.0, 100.0) is None
+    assert bms_kw_per_ton(10.0, 0.0) is None
+
+
+def test_every_seeded_reading_lies_inside_its_declared_range() -> None:
+    # The default fleet (seed 42, 2 sites × 4 units × 60 days) holds every failure mode,
+    # a drifting supply sensor among them; asset.yaml's ranges hold on every record.
+    from generator.assetdef import load_asset_class
+
+    asset = load_asset_class("chiller")
+    fleet = simulate_fleet(FleetSpec())
+    bad = [
+        (s.name, d["_id"], d[s.name]) for s in asset.sensors for d in fleet.docs["telemetry"]
+        if isinstance(d.get(s.name), int | float)
+        and not s.range[0] <= d[s.name] <= s.range[1]
+    ]
+    assert bad == []
+
+
+def test_nameplate_says_which_iplv_points_were_clamped(fleet: Any) -> None:
+    # AHRI 550/590 rates 100/75/50/25 % at 85/75/65/65 °F entering condenser water:
+    # (85 − 32) × 5/9 = 29.44, (75 − 32) × 5/9 = 23.89, (65 − 32) × 5/9 = 18.33 °C. The DOE-2
+    # curves stop at 24 °C, so the last three were evaluated at 24 °C, and the plate says so.
+    plate = fleet.docs["nameplate"][0]
+    assert plate["design_iplv_entering_cw_c"] == [29.44, 24.0, 24.0, 24.0]
+    assert plate["design_iplv_clamped_points"] == [75, 50, 25]

@@ -340,3 +340,37 @@ def test_followup_counts_no_order_reported_after_the_day_it_calls_today() -> Non
     unbounded = _orders_for(later.tool_sequence[-1], rows)
     assert _followup_derive(plan.params, [quality, CODES, unbounded])["instrument_orders"] \
         == ["WO-9"]
+# Families that report a figure from an indicator or its contact over a window (the reading
+# their seed names, or the winding indicator of the ageing window).
+FIGURE_FAMILIES = ("iot_sensor_stat", "iot_site_threshold", "tsfm_anomalies", "tsfm_forecast")
+
+
+def _overlaps(start: str, end: str, fault: dict[str, Any]) -> bool:
+    # whole end day included: the widest reading of the window
+    last = (datetime.fromisoformat(end[:10]) + timedelta(days=1)).isoformat()
+    return fault["start"] < last and start[:10] <= fault["end"][:10]
+
+
+async def test_no_figure_is_read_from_a_faulty_indicator_or_contact(
+    profile: AssetProfile, seeded_settings: StoreSettings
+) -> None:
+    # Truth (which the families never read) lists each unit's injected telemetry faults;
+    # no window of a figure family holds a stuck run or a chattering contact of the reading
+    # it reports on that unit (or on any unit of a site-wide threshold question).
+    truth = _truth(seeded_settings)
+    faulty = {(a, f["sensor"]): f for a, fs in truth.items() for f in fs
+              if f["kind"] in ("stuck", "contact")}
+    units_at = {a.site_name: [x.asset_id for x in profile.inventory.assets
+                              if x.site_name == a.site_name] for a in profile.inventory.assets}
+    drawn = 0
+    for name in FIGURE_FAMILIES:
+        for s in await _seeds(profile, seeded_settings, name, 60):
+            p = s.params
+            sensor = s.grounding.get("sensor") or p.get("sensor")
+            units = units_at[p["site"]] if name == "iot_site_threshold" else [p["asset_id"]]
+            for unit in units:
+                fault = faulty.get((unit, sensor))
+                if fault is not None:
+                    drawn += 1
+                    assert not _overlaps(p["start"], p["end"], fault), (name, p, fault)
+    assert drawn  # the faulty units are still drawn, outside their faults

@@ -10,8 +10,10 @@ Site GOLDT, three days of hourly telemetry (2026-07-01 00:00 .. 2026-07-03 23:00
   indicator 100 °C in the hours above rating, 70 °C otherwise. One corrective work order,
   reported 2026-07-01 18:00 (after the run began).
 - GOLDT-TX02: 25 MVA ONAF unit, thermally upgraded paper. Load 20 MVA except 2026-07-02
-  10:00-13:00 at 27.5 MVA (K = 1.1, 4 h). Winding indicator 80 °C on 07-01 and 07-03,
-  116 °C all day on 07-02. No work orders.
+  10:00-13:00 at 27.5 MVA (K = 1.1, 4 h). Winding indicator 80 °C on even hours and 79 °C on
+  odd ones on 07-01 and 07-03, 116 / 115 °C on 07-02 (a reading that never repeats, so the
+  data-quality scan finds no stuck indicator: the ageing window keeps a stuck one out of
+  its draws). No work orders.
 
 Because the load and the ambient are constant over each run, the thermal model settled at
 the run's first hour stays at the IEC 60076-7 steady state every hour:
@@ -62,7 +64,7 @@ def _row(unit: str, t: int) -> dict[str, Any]:
     else:
         over = day == 1 and 10 <= hour <= 13
         load = 27.5 if over else 20.0
-        wti = 116.0 if day == 1 else 80.0
+        wti = (116.0 if day == 1 else 80.0) - hour % 2
     return {"_id": f"{unit}:{ts}", "asset_id": unit, "site_name": SITE, "timestamp": ts,
             "load_mva": load, "ati": 30.0, "wti": wti, "oti": wti - 20.0}
 
@@ -193,17 +195,25 @@ async def test_golden_overload_workorder(thermal_settings: StoreSettings, tmp_pa
 
 
 async def test_golden_ageing_window(thermal_settings: StoreSettings, tmp_path: Path) -> None:
-    """Only TX02 has upgraded paper. One-day windows (three days of data admit no week):
-    - 2026-07-01 (winding 80 °C): F_AA = exp(15000/383 − 15000/353) = exp(39.1645 − 42.4929)
-      = exp(−3.3284) = 0.03585 every hour -> F_EQA 0.03585, 0.860 h aged in 24 h, normal;
-    - 2026-07-02 (116 °C): exp(39.1645 − 38.5604) = exp(0.6041) = 1.8296 -> 43.91 h, faster.
+    """Only TX02 has upgraded paper. One-day windows (three days of data admit no week), 12
+    hours at each of the day's two readings, so F_EQA is the mean of their two F_AA:
+    - 2026-07-01 (80 / 79 °C): exp(15000/383 − 15000/353) = exp(39.1645 − 42.4929)
+      = exp(−3.3284) = 0.03585 and exp(39.1645 − 15000/352) = exp(39.1645 − 42.6136)
+      = exp(−3.4491) = 0.03177 -> F_EQA 0.03381, 0.811 h aged in 24 h, normal;
+    - 2026-07-02 (116 / 115 °C): exp(39.1645 − 38.5604) = exp(0.6041) = 1.8296 and
+      exp(39.1645 − 15000/388) = exp(39.1645 − 38.6598) = exp(0.5047) = 1.6565
+      -> F_EQA 1.7431, 41.83 h, faster.
     """
-    f80 = math.exp(15000 / 383 - 15000 / 353)
-    f116 = math.exp(15000 / 383 - 15000 / 389)
-    assert f80 == pytest.approx(0.03585, rel=1e-3) and f116 == pytest.approx(1.8296, rel=1e-4)
+    def f_aa(t: float) -> float:
+        return math.exp(15000 / 383 - 15000 / (t + 273))
+
+    f80, f79, f116, f115 = f_aa(80.0), f_aa(79.0), f_aa(116.0), f_aa(115.0)
+    assert f80 == pytest.approx(0.03585, rel=1e-3) and f79 == pytest.approx(0.03177, rel=1e-3)
+    assert f116 == pytest.approx(1.8296, rel=1e-4) and f115 == pytest.approx(1.6565, rel=1e-4)
     seeds = await generate_family(thermal_settings, tmp_path, "ma_ageing_window", 24)
     assert seeds
-    want = {"2026-07-01": (f80, 80.0, "normal"), "2026-07-02": (f116, 116.0, "faster")}
+    want = {"2026-07-01": ((f80 + f79) / 2, 80.0, "normal"),
+            "2026-07-02": ((f116 + f115) / 2, 116.0, "faster")}
     for s in seeds:
         assert s.params["asset_id"] == "GOLDT-TX02" and not s.params["week"]
         f, peak, outcome = want[s.params["start"]]
