@@ -473,6 +473,8 @@ def _asserted(ctx: Context, spans: list[tuple[int, int]], fact: FactSpec,
             continue
         if ctx.text.negated(a) or _DENIED.match(ctx.text.low, b):
             continue
+        if fact.kind in ("label", "labels") and ctx.text.denied_after(a, b):
+            continue  # "evaporator fouling is not linked": a label its verb denies
         c0, c1 = ctx.text.clause_of(a, b)
         if _DOUBT.search(ctx.text.low, c0, c1):
             continue  # "EAST-TX02 maybe": a member the answer does not assert
@@ -685,6 +687,7 @@ def _extra_members(ctx: Context, fact: FactSpec, expected: list[Any],
             return fact.key in (ctx.owners(a, b, kind_group(fact)) or set())
 
         doubtful = [(a, b) for a, b in spans if not ctx.text.negated(a)
+                    and not ctx.text.denied_after(a, b)
                     and not any(x <= a and b <= y for x, y in inside)
                     and _DOUBT.search(ctx.text.low, *ctx.text.clause_of(a, b))]
         each = [_label_spans(ctx, label_phrasings(fact, str(v), vocab)) for v in expected]
@@ -765,7 +768,8 @@ def _listed_extras(ctx: Context, fact: FactSpec, expected: list[Any],
         inside = {v for _, _, v in chain}
         elsewhere = any(v in want for c in chains if c is not chain for _, _, v in c)
         if want <= inside and not elsewhere:
-            out += [v for a, _, v in chain if v not in want and not ctx.text.negated(a)]
+            out += [v for a, b, v in chain if v not in want and not ctx.text.negated(a)
+                    and not ctx.text.denied_after(a, b)]
     return out
 
 

@@ -855,3 +855,19 @@ def test_a_question_echoed_then_answered_in_its_clause() -> None:
                  "margin.").score < 1.0
     # a colon that explains is no reply
     assert grade(record, "It can take it: no bearing limit is reached.").score < 1.0
+
+
+def test_labels_whose_verb_denies_them_are_no_further_members() -> None:
+    facts = {"modes": {"kind": "labels", "means": ["shows", "reveal", "points to"],
+                       "labels": {"wear": ["bearing wear"], "cavitation": ["cavitation"],
+                                  "misalignment": ["misalignment"], "leak": ["seal leak"]}}}
+    record = _record({"modes": ["cavitation", "misalignment"]}, facts,
+                     "What can a rise in the vibration of pump P-7 point to?")
+    assert grade(record, "It points to:\n- cavitation\n- misalignment\n\nBearing wear and "
+                         "seal leak aren't tied to vibration here.").score == 1.0
+    assert grade(record, "It points to cavitation and misalignment; seal leak is not one "
+                         "of them.").score == 1.0
+    assert grade(record, "It points to cavitation and misalignment, and also to bearing wear "
+                         "and seal leak.").score < 1.0
+    assert grade(record, "It points to cavitation, misalignment and seal leak, but flow "
+                         "does not.").score < 1.0
