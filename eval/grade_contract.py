@@ -1302,7 +1302,7 @@ def match_fact(ctx: Context, fact: FactSpec, value: Any,
     if misread is not None:
         parts.append(misread)
     if isinstance(value, list) and value:
-        size = _size_stated(ctx, fact, len(value))
+        size = _size_stated(ctx, fact, len(value), _member_spans(ctx, fact, value, vocab))
         if size is not None:
             parts.append(size)
     return parts
@@ -1314,16 +1314,27 @@ _BEYOND = re.compile(r"\b(?:other|others|else|further|more|remaining|additional|
 _BEYOND_AFTER = re.compile(r"\s*(?:beyond|besides|other than|apart from|except|but)\b")
 
 
-def _size_stated(ctx: Context, fact: FactSpec, size: int) -> Part | None:
+def _member_spans(ctx: Context, fact: FactSpec, value: list[Any],
+                  vocab: Mapping[str, list[str]]) -> list[tuple[int, int]]:
+    """Where the members' labels are written (a label may hold a number: "no fault")."""
+    if fact.kind not in ("label", "labels"):
+        return []
+    return [s for v in value if isinstance(v, str)
+            for s in _label_spans(ctx, label_phrasings(fact, v, vocab))]
+
+
+def _size_stated(ctx: Context, fact: FactSpec, size: int,
+                 members: list[tuple[int, int]] | None = None) -> Part | None:
     """A miss when a whole number written right before the fact's words ("four sites", "no
     gaps", "none of the six failure modes") is not the number of its members. A number of
-    the catalogue ("of the 6 modes", the value of a total) is no size."""
+    the catalogue ("of the 6 modes", the value of a total) is no size, nor one inside a
+    member's label (``members``: "no fault" is the member normal, not zero faults)."""
     low = ctx.text.low
     values = {float(v) for k, v in ctx.reference.items()
               if _TOTAL_FACT.search(k) and isinstance(v, int | float)}
     for n in ctx.text.numbers:
         if n.total or n.unit or n.decimals or n.value == size or n.value in values \
-                or ctx.text.negated(n.start):
+                or ctx.text.negated(n.start) or any(a <= n.start < b for a, b in members or []):
             continue
         said = n.text.lower()
         if n.word and n.value == 0 and not (said == "no" or (

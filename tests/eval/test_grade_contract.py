@@ -871,3 +871,14 @@ def test_labels_whose_verb_denies_them_are_no_further_members() -> None:
                          "and seal leak.").score < 1.0
     assert grade(record, "It points to cavitation, misalignment and seal leak, but flow "
                          "does not.").score < 1.0
+
+
+def test_a_number_inside_a_members_label_is_no_size() -> None:
+    facts = {"findings": {"kind": "labels", "means": ["fault", "faults", "finding"],
+                          "labels": {"healthy": ["no fault", "healthy"],
+                                     "cavitation": ["cavitation"], "leak": ["seal leak"]}}}
+    record = _record({"findings": ["healthy"]}, facts,
+                     "What fault does pump P-7 show at 06:00 on 3 May?")
+    assert grade(record, "P-7 @ 06:00: no fault – head and flow on curve.").score == 1.0
+    assert grade(record, "P-7 @ 06:00: healthy, no faults at all.").score == 1.0
+    assert grade(record, "P-7 @ 06:00: two faults, cavitation and seal leak.").score < 1.0
