@@ -945,12 +945,22 @@ def _key_spans(ctx: Context, fact: FactSpec, key: str) -> list[tuple[int, int]]:
 def _match_mapping(ctx: Context, path: str, fact: FactSpec, expected: Mapping[str, Any],
                    vocab: Mapping[str, list[str]]) -> list[Part]:
     if not expected:
-        return [_match_none(ctx, fact, path)]
+        return [_mapping_none(ctx, fact, path)]
     spec = fact.value
     assert spec is not None  # validated: a mapping has a value spec
     outer, ctx.parent = ctx.parent, fact.key
     try:
         return _match_entries(ctx, path, fact, spec, expected, vocab)
+    finally:
+        ctx.parent = outer
+
+
+def _mapping_none(ctx: Context, fact: FactSpec, path: str) -> Part:
+    """An empty mapping said as none next to its own words ("no failure codes to log"):
+    the mapping's words bind its none as they bind its entries."""
+    outer, ctx.parent = ctx.parent, fact.key
+    try:
+        return _match_none(ctx, fact, path)
     finally:
         ctx.parent = outer
 

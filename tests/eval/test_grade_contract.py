@@ -882,3 +882,15 @@ def test_a_number_inside_a_members_label_is_no_size() -> None:
     assert grade(record, "P-7 @ 06:00: no fault – head and flow on curve.").score == 1.0
     assert grade(record, "P-7 @ 06:00: healthy, no faults at all.").score == 1.0
     assert grade(record, "P-7 @ 06:00: two faults, cavitation and seal leak.").score < 1.0
+
+
+def test_an_empty_mapping_said_as_none_next_to_its_words() -> None:
+    facts = {"count": {"kind": "count", "means": ["repairs", "repair jobs"]},
+             "jobs": {"kind": "mapping", "means": ["code", "codes", "fault codes"],
+                      "value": {"key": "jobs", "kind": "label",
+                                "labels": {"P-SL": ["seal leak"], "P-BW": ["bearing wear"]}}}}
+    record = _record({"count": 0, "jobs": {}}, facts,
+                     "Which repairs were logged for pump P-7 in May? Give their codes.")
+    assert grade(record, "Zero – no repairs were logged on P-7 in May 2025, so there are no "
+                         "fault codes to give.").score == 1.0
+    assert grade(record, "Zero repairs on P-7 in May 2025; fault codes: P-SL.").score < 1.0
