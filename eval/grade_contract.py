@@ -785,7 +785,7 @@ def _match_bool(ctx: Context, path: str, fact: FactSpec, expected: bool) -> Part
             # A phrasing that says "no" itself ("no work order") is not negated again by a
             # "none" before it ("none -> no work order").
             self_negated = NEGATION.match(phrase.strip()) is not None
-            for a, b in _phrasing_spans(t, phrase, rivals):
+            for a, b in _phrasing_spans(t, phrase, rivals) + _verdict_spans(t, phrase):
                 # "tripped: no", "trip = false": the phrasing with its answer after it.
                 denied = _DENIED.match(t.low, b)
                 echoed = None if denied else _ECHO_REPLY.match(t.low, b)
@@ -834,6 +834,26 @@ def _match_bool(ctx: Context, path: str, fact: FactSpec, expected: bool) -> Part
         return Part(path, t.leading == expected, expected, t.leading, "leading yes/no")
     return _reply_to_question(ctx, path, fact, expected) or Part(
         path, False, expected, None, "no statement of this yes/no found")
+
+
+# A verdict said with its bare adjective ("TX01, 105 % for 2 h: OK under normal cyclic
+# limits"): after a colon or dash, or opening a sentence or line, and followed by a stop
+# (not a comma: "OK, so ..." is no verdict) or a word that says by what rule.
+_COPULA_PHRASING = re.compile(r"(?:is|are)\s+([a-z]+)")
+_VERDICT_BEFORE = re.compile(r"(?:^|[:=–—→]|\s-|[.!?\n])[\s*_\"'>#•-]*$")
+_VERDICT_AFTER = re.compile(r"[*_\"']*(?:\s*(?:[.;:!—–()]|\s-\s|$)|\s+(?:under|within|per|for|"
+                            r"by|against|according|in line)\b)")
+
+
+def _verdict_spans(t: Text, phrase: str) -> list[tuple[int, int]]:
+    """Where a copula phrasing ("is ok", "is acceptable") is written as its bare adjective
+    standing as the verdict of its clause."""
+    m = _COPULA_PHRASING.fullmatch(phrase.strip().lower())
+    if m is None:
+        return []
+    return [(a, b) for a, b in t.find(m.group(1))
+            if _VERDICT_BEFORE.search(t.low, max(0, a - 12), a)
+            and _VERDICT_AFTER.match(t.low, b)]
 
 
 _SUPPOSING = re.compile(r"\b(?:if|unless|would|could)\b")

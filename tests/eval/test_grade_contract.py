@@ -894,3 +894,18 @@ def test_an_empty_mapping_said_as_none_next_to_its_words() -> None:
     assert grade(record, "Zero – no repairs were logged on P-7 in May 2025, so there are no "
                          "fault codes to give.").score == 1.0
     assert grade(record, "Zero repairs on P-7 in May 2025; fault codes: P-SL.").score < 1.0
+
+
+@pytest.mark.parametrize(("answer", "right"), [
+    ("P-7 at 120 % for 2 h, 40 °C: OK under the design limits. Bearing peaks at 80 °C.", True),
+    ("P-7 at 120 % for 2 h, 40 °C — acceptable per the pump curve.", True),
+    ("P-7 at 120 % for 2 h, 40 °C: not OK, the bearing peaks at 95 °C.", False),
+    ("OK, so P-7 cannot take 120 % for 2 h; the bearing peaks at 95 °C.", False),
+])
+def test_a_verdict_said_with_its_bare_adjective(answer: str, right: bool) -> None:
+    facts = {"fits": {"kind": "boolean", "yes_no": True, "means": ["take"],
+                      "labels": {"true": ["can take", "is ok", "is acceptable"],
+                                 "false": ["cannot take", "not ok"]}}}
+    record = _record({"fits": True}, facts,
+                     "Please confirm whether pump P-7 may run 2 hours at 120 % flow at 40 °C.")
+    assert (grade(record, answer).score == 1.0) is right
