@@ -1008,7 +1008,8 @@ def _match_entries(ctx: Context, path: str, fact: FactSpec, spec: FactSpec,
                 break
         if found is None:
             found = _distributed(ctx, sub, spec, value, vocab, all_keys[key]) or \
-                _label_for_all(ctx, sub, spec, value, vocab, all_keys[key])
+                _label_for_all(ctx, sub, spec, value, vocab, all_keys[key]) or \
+                _label_for_list(ctx, sub, spec, value, vocab, all_keys[key], mentions)
         if found is None:
             why = "key not named" if not all_keys[key] else "value not stated next to its key"
             found = Part(sub, False, value, None, why)
@@ -1077,6 +1078,43 @@ def _label_for_all(ctx: Context, path: str, spec: FactSpec, value: Any,
             for x, _y in _label_spans(ctx, label_phrasings(spec, v, vocab)))}
         if stated == {value}:
             return Part(path, True, value, value, "one label said for all entries")
+    return None
+
+
+# What joins the keys of one list: a comma, "and", a slash, each key with its reading in
+# brackets ("BDV (65 kV), acidity (0.05 mg KOH/g) and IFT (37 mN/m)").
+_KEY_JOIN = re.compile(r"\s*(?:\([^()\n]{0,40}\)\s*)?(?:,\s*(?:and\s+)?|and\s+|&\s*|/\s*)"
+                       r"(?:the\s+)?")
+
+
+def _label_for_list(ctx: Context, path: str, spec: FactSpec, value: Any,
+                    vocab: Mapping[str, list[str]], key_spans: list[tuple[int, int]],
+                    mentions: list[tuple[int, int]]) -> Part | None:
+    """A label said once for a list of keys ("BDV, acidity and IFT are all good, but the
+    water is poor"): a key joined to the keys after it by list marks takes the label
+    written after the list's last key, before the next key."""
+    if spec.kind != "label" or not isinstance(value, str):
+        return None
+    labels = [x for v in {*spec.labels, *vocab}
+              for x, _ in _label_spans(ctx, label_phrasings(spec, v, vocab))]
+    labels += [i.start for i in ctx.text.ids]  # a code in brackets is that key's own value
+    for a, b in key_spans:
+        last = (a, b)
+        for x, y in mentions:
+            if x >= last[1] and _KEY_JOIN.fullmatch(ctx.text.low, last[1], x) \
+                    and not any(last[1] <= z < x for z in labels):
+                last = (x, y)  # no label of its own in between ("T2 (TH-T2), T3 ...")
+        if last == (a, b):
+            continue
+        _, s1 = ctx.text.sentence_of(last[0])
+        nxt = min([x for x, _ in mentions if x > last[0]] + [s1])
+        ctx.windowed = True
+        try:
+            part = _match_value(ctx, path, spec, value, vocab, (last[1], nxt))
+        finally:
+            ctx.windowed = False
+        if part.ok:
+            return part
     return None
 
 

@@ -909,3 +909,20 @@ def test_a_verdict_said_with_its_bare_adjective(answer: str, right: bool) -> Non
     record = _record({"fits": True}, facts,
                      "Please confirm whether pump P-7 may run 2 hours at 120 % flow at 40 °C.")
     assert (grade(record, answer).score == 1.0) is right
+
+
+def test_a_label_said_once_for_a_list_of_keys() -> None:
+    facts = {"state": {"kind": "mapping", "means": ["condition"],
+                       "value": {"key": "state", "kind": "label",
+                                 "labels": {"ok": ["ok", "fine"], "worn": ["worn"]}},
+                       "keys": {"seal": ["seal"], "bearing": ["bearing"],
+                                "impeller": ["impeller"], "shaft": ["shaft"]}}}
+    record = _record({"state": {"seal": "ok", "bearing": "ok", "impeller": "ok",
+                                "shaft": "worn"}}, facts,
+                     "What condition are the parts of pump P-7 in?")
+    assert grade(record, "The seal (dry), bearing (62 °C) and impeller are all fine, but the "
+                         "shaft is worn.").score == 1.0
+    assert grade(record, "The seal, bearing and impeller are all worn, but the shaft is fine."
+                 ).score < 1.0
+    assert grade(record, "The seal (ok), bearing (worn) and impeller are fine; shaft worn."
+                 ).score < 1.0
