@@ -744,6 +744,16 @@ def _listed_date(text: str, k: int, times: list[re.Match[str]], dates: list[When
     return next((i for i, d in enumerate(dates) if _date_after(text, d, times[j])), None)
 
 
+def _ranged_date(text: str, k: int, times: list[re.Match[str]], clocks: list[tuple[int, int]],
+                 dates: list[When]) -> int | None:
+    """The date a range of hours on one day shares ("from 03:00 to 23:00 on 20 August"): the
+    one written right after its end, when the range does not run past midnight."""
+    if k + 1 >= len(times) or clocks[k] > clocks[k + 1] or not _RANGE_GAP.fullmatch(
+            text[times[k].end():times[k + 1].start()]):
+        return None
+    return next((i for i, d in enumerate(dates) if _date_after(text, d, times[k + 1])), None)
+
+
 def _listed_days(text: str, out: list[When], first: When) -> list[int]:
     """The days listed after a day that a time is written before ("noon on the 6th, 7th
     and 8th"): the time is each day's too."""
@@ -799,6 +809,8 @@ def _attach_times(text: str, dates: list[When], sentences: list[tuple[int, int]]
                 continue
         if not near:
             listed = _listed_date(text, k, times, dates)
+            if listed is None:
+                listed = _ranged_date(text, k, times, clocks, dates)
             near = [] if listed is None else [listed]
         if not near:
             # Else the day of its sentence: the one day it names, or in a list ("11 Aug

@@ -221,3 +221,14 @@ def test_a_subject_denied_by_its_verb(text: str, phrase: str, denied: bool) -> N
     t = read(text)
     a = t.low.find(phrase)
     assert t.denied_after(a, a + len(phrase)) is denied
+
+
+@pytest.mark.parametrize(("text", "days"), [
+    ("Log of 4–7 May 2025: dark from 02:00 to 09:00 on 5 May.",
+     [("2025-05-07", None), ("2025-05-05", 2), ("2025-05-05", 9)]),
+    ("Log of 4–7 May 2025: dark from 02:00 through 09:00 on 5 May.",
+     [("2025-05-07", None), ("2025-05-05", 2), ("2025-05-05", 9)]),
+])
+def test_a_range_of_hours_takes_the_day_written_after_it(
+        text: str, days: list[tuple[str, int | None]]) -> None:
+    assert [(w.day, w.hour) for w in read(text, year=2025).whens] == days
