@@ -1713,7 +1713,27 @@ def contradicted(ctx: Context, fact: FactSpec, value: Any,
         if stated:
             return Part(fact.key, False, value, sorted(stated),
                         "not asked, but stated as another label")
-    return _contradicted_more(ctx, fact, value)
+    return _contradicted_more(ctx, fact, value) or _contradicted_members(ctx, fact, value, vocab)
+
+
+def _contradicted_members(ctx: Context, fact: FactSpec, value: Any,
+                          vocab: Mapping[str, list[str]]) -> Part | None:
+    """A miss when an unasked set of codes (labels with no words of their own: each is its
+    own token) is stated in full with a further code the answer asserts ("DGA-ABN on 1 July
+    and IC-SENS on 29 July" for the one order in the window)."""
+    if fact.kind != "labels" or fact.means or any(fact.labels.values()) \
+            or not isinstance(value, list) or not value \
+            or not all(isinstance(v, str) for v in value):
+        return None
+    if not all(p.ok for p in _match_members(ctx, fact.key, fact, value, vocab)):
+        return None
+    extra = sorted(v for v in {*fact.labels, *vocab} - set(value)
+                   if any(not _ASIDE.search(ctx.text.low, *ctx.text.sentence_of(a))
+                          for a, _ in _asserted(ctx, _label_spans(
+                              ctx, label_phrasings(fact, v, vocab)), fact)))
+    if not extra:
+        return None
+    return Part(fact.key, False, value, extra, "not asked, but stated with further members")
 
 
 def _times_of_value(ctx: Context, fact: FactSpec) -> list[When]:

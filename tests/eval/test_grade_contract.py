@@ -926,3 +926,15 @@ def test_a_label_said_once_for_a_list_of_keys() -> None:
                  ).score < 1.0
     assert grade(record, "The seal (ok), bearing (worn) and impeller are fine; shaft worn."
                  ).score < 1.0
+
+
+def test_an_unasked_set_of_codes_stated_with_a_further_code() -> None:
+    facts = {"codes": {"kind": "labels", "asked": False,
+                       "labels": {"P-SL": [], "P-BW": [], "P-CV": []}},
+             "modes": {"kind": "labels", "means": ["fault", "faults"],
+                       "labels": {"leak": ["seal leak"], "wear": ["bearing wear"]}}}
+    record = _record({"codes": ["P-SL"], "modes": ["leak"]}, facts,
+                     "Which faults did the repairs of pump P-7 in May deal with?")
+    assert grade(record, "One repair in May, P-SL on 3 May: a seal leak fault.").score == 1.0
+    assert grade(record, "Repairs in May: P-SL on 3 May and P-BW on 9 June, i.e. the seal "
+                         "leak fault.").score < 1.0
