@@ -473,6 +473,8 @@ def _asserted(ctx: Context, spans: list[tuple[int, int]], fact: FactSpec,
             continue
         if ctx.text.negated(a) or _DENIED.match(ctx.text.low, b):
             continue
+        if fact.kind in ("label", "labels") and ctx.text.denied_after(a, b):
+            continue  # "evaporator fouling is not linked": a label its verb denies
         c0, c1 = ctx.text.clause_of(a, b)
         if _DOUBT.search(ctx.text.low, c0, c1):
             continue  # "EAST-TX02 maybe": a member the answer does not assert
@@ -685,6 +687,7 @@ def _extra_members(ctx: Context, fact: FactSpec, expected: list[Any],
             return fact.key in (ctx.owners(a, b, kind_group(fact)) or set())
 
         doubtful = [(a, b) for a, b in spans if not ctx.text.negated(a)
+                    and not ctx.text.denied_after(a, b)
                     and not any(x <= a and b <= y for x, y in inside)
                     and _DOUBT.search(ctx.text.low, *ctx.text.clause_of(a, b))]
         each = [_label_spans(ctx, label_phrasings(fact, str(v), vocab)) for v in expected]
@@ -765,7 +768,8 @@ def _listed_extras(ctx: Context, fact: FactSpec, expected: list[Any],
         inside = {v for _, _, v in chain}
         elsewhere = any(v in want for c in chains if c is not chain for _, _, v in c)
         if want <= inside and not elsewhere:
-            out += [v for a, _, v in chain if v not in want and not ctx.text.negated(a)]
+            out += [v for a, b, v in chain if v not in want and not ctx.text.negated(a)
+                    and not ctx.text.denied_after(a, b)]
     return out
 
 
@@ -781,7 +785,7 @@ def _match_bool(ctx: Context, path: str, fact: FactSpec, expected: bool) -> Part
             # A phrasing that says "no" itself ("no work order") is not negated again by a
             # "none" before it ("none -> no work order").
             self_negated = NEGATION.match(phrase.strip()) is not None
-            for a, b in _phrasing_spans(t, phrase, rivals):
+            for a, b in _phrasing_spans(t, phrase, rivals) + _verdict_spans(t, phrase):
                 # "tripped: no", "trip = false": the phrasing with its answer after it.
                 denied = _DENIED.match(t.low, b)
                 echoed = None if denied else _ECHO_REPLY.match(t.low, b)
@@ -830,6 +834,26 @@ def _match_bool(ctx: Context, path: str, fact: FactSpec, expected: bool) -> Part
         return Part(path, t.leading == expected, expected, t.leading, "leading yes/no")
     return _reply_to_question(ctx, path, fact, expected) or Part(
         path, False, expected, None, "no statement of this yes/no found")
+
+
+# A verdict said with its bare adjective ("TX01, 105 % for 2 h: OK under normal cyclic
+# limits"): after a colon or dash, or opening a sentence or line, and followed by a stop
+# (not a comma: "OK, so ..." is no verdict) or a word that says by what rule.
+_COPULA_PHRASING = re.compile(r"(?:is|are)\s+([a-z]+)")
+_VERDICT_BEFORE = re.compile(r"(?:^|[:=–—→]|\s-|[.!?\n])[\s*_\"'>#•-]*$")
+_VERDICT_AFTER = re.compile(r"[*_\"']*(?:\s*(?:[.;:!—–()]|\s-\s|$)|\s+(?:under|within|per|for|"
+                            r"by|against|according|in line)\b)")
+
+
+def _verdict_spans(t: Text, phrase: str) -> list[tuple[int, int]]:
+    """Where a copula phrasing ("is ok", "is acceptable") is written as its bare adjective
+    standing as the verdict of its clause."""
+    m = _COPULA_PHRASING.fullmatch(phrase.strip().lower())
+    if m is None:
+        return []
+    return [(a, b) for a, b in t.find(m.group(1))
+            if _VERDICT_BEFORE.search(t.low, max(0, a - 12), a)
+            and _VERDICT_AFTER.match(t.low, b)]
 
 
 _SUPPOSING = re.compile(r"\b(?:if|unless|would|could)\b")
@@ -941,12 +965,22 @@ def _key_spans(ctx: Context, fact: FactSpec, key: str) -> list[tuple[int, int]]:
 def _match_mapping(ctx: Context, path: str, fact: FactSpec, expected: Mapping[str, Any],
                    vocab: Mapping[str, list[str]]) -> list[Part]:
     if not expected:
-        return [_match_none(ctx, fact, path)]
+        return [_mapping_none(ctx, fact, path)]
     spec = fact.value
     assert spec is not None  # validated: a mapping has a value spec
     outer, ctx.parent = ctx.parent, fact.key
     try:
         return _match_entries(ctx, path, fact, spec, expected, vocab)
+    finally:
+        ctx.parent = outer
+
+
+def _mapping_none(ctx: Context, fact: FactSpec, path: str) -> Part:
+    """An empty mapping said as none next to its own words ("no failure codes to log"):
+    the mapping's words bind its none as they bind its entries."""
+    outer, ctx.parent = ctx.parent, fact.key
+    try:
+        return _match_none(ctx, fact, path)
     finally:
         ctx.parent = outer
 
@@ -974,7 +1008,8 @@ def _match_entries(ctx: Context, path: str, fact: FactSpec, spec: FactSpec,
                 break
         if found is None:
             found = _distributed(ctx, sub, spec, value, vocab, all_keys[key]) or \
-                _label_for_all(ctx, sub, spec, value, vocab, all_keys[key])
+                _label_for_all(ctx, sub, spec, value, vocab, all_keys[key]) or \
+                _label_for_list(ctx, sub, spec, value, vocab, all_keys[key], mentions)
         if found is None:
             why = "key not named" if not all_keys[key] else "value not stated next to its key"
             found = Part(sub, False, value, None, why)
@@ -1043,6 +1078,43 @@ def _label_for_all(ctx: Context, path: str, spec: FactSpec, value: Any,
             for x, _y in _label_spans(ctx, label_phrasings(spec, v, vocab)))}
         if stated == {value}:
             return Part(path, True, value, value, "one label said for all entries")
+    return None
+
+
+# What joins the keys of one list: a comma, "and", a slash, each key with its reading in
+# brackets ("BDV (65 kV), acidity (0.05 mg KOH/g) and IFT (37 mN/m)").
+_KEY_JOIN = re.compile(r"\s*(?:\([^()\n]{0,40}\)\s*)?(?:,\s*(?:and\s+)?|and\s+|&\s*|/\s*)"
+                       r"(?:the\s+)?")
+
+
+def _label_for_list(ctx: Context, path: str, spec: FactSpec, value: Any,
+                    vocab: Mapping[str, list[str]], key_spans: list[tuple[int, int]],
+                    mentions: list[tuple[int, int]]) -> Part | None:
+    """A label said once for a list of keys ("BDV, acidity and IFT are all good, but the
+    water is poor"): a key joined to the keys after it by list marks takes the label
+    written after the list's last key, before the next key."""
+    if spec.kind != "label" or not isinstance(value, str):
+        return None
+    labels = [x for v in {*spec.labels, *vocab}
+              for x, _ in _label_spans(ctx, label_phrasings(spec, v, vocab))]
+    labels += [i.start for i in ctx.text.ids]  # a code in brackets is that key's own value
+    for a, b in key_spans:
+        last = (a, b)
+        for x, y in mentions:
+            if x >= last[1] and _KEY_JOIN.fullmatch(ctx.text.low, last[1], x) \
+                    and not any(last[1] <= z < x for z in labels):
+                last = (x, y)  # no label of its own in between ("T2 (TH-T2), T3 ...")
+        if last == (a, b):
+            continue
+        _, s1 = ctx.text.sentence_of(last[0])
+        nxt = min([x for x, _ in mentions if x > last[0]] + [s1])
+        ctx.windowed = True
+        try:
+            part = _match_value(ctx, path, spec, value, vocab, (last[1], nxt))
+        finally:
+            ctx.windowed = False
+        if part.ok:
+            return part
     return None
 
 
@@ -1298,7 +1370,7 @@ def match_fact(ctx: Context, fact: FactSpec, value: Any,
     if misread is not None:
         parts.append(misread)
     if isinstance(value, list) and value:
-        size = _size_stated(ctx, fact, len(value))
+        size = _size_stated(ctx, fact, len(value), _member_spans(ctx, fact, value, vocab))
         if size is not None:
             parts.append(size)
     return parts
@@ -1310,16 +1382,27 @@ _BEYOND = re.compile(r"\b(?:other|others|else|further|more|remaining|additional|
 _BEYOND_AFTER = re.compile(r"\s*(?:beyond|besides|other than|apart from|except|but)\b")
 
 
-def _size_stated(ctx: Context, fact: FactSpec, size: int) -> Part | None:
+def _member_spans(ctx: Context, fact: FactSpec, value: list[Any],
+                  vocab: Mapping[str, list[str]]) -> list[tuple[int, int]]:
+    """Where the members' labels are written (a label may hold a number: "no fault")."""
+    if fact.kind not in ("label", "labels"):
+        return []
+    return [s for v in value if isinstance(v, str)
+            for s in _label_spans(ctx, label_phrasings(fact, v, vocab))]
+
+
+def _size_stated(ctx: Context, fact: FactSpec, size: int,
+                 members: list[tuple[int, int]] | None = None) -> Part | None:
     """A miss when a whole number written right before the fact's words ("four sites", "no
     gaps", "none of the six failure modes") is not the number of its members. A number of
-    the catalogue ("of the 6 modes", the value of a total) is no size."""
+    the catalogue ("of the 6 modes", the value of a total) is no size, nor one inside a
+    member's label (``members``: "no fault" is the member normal, not zero faults)."""
     low = ctx.text.low
     values = {float(v) for k, v in ctx.reference.items()
               if _TOTAL_FACT.search(k) and isinstance(v, int | float)}
     for n in ctx.text.numbers:
         if n.total or n.unit or n.decimals or n.value == size or n.value in values \
-                or ctx.text.negated(n.start):
+                or ctx.text.negated(n.start) or any(a <= n.start < b for a, b in members or []):
             continue
         said = n.text.lower()
         if n.word and n.value == 0 and not (said == "no" or (
@@ -1630,7 +1713,27 @@ def contradicted(ctx: Context, fact: FactSpec, value: Any,
         if stated:
             return Part(fact.key, False, value, sorted(stated),
                         "not asked, but stated as another label")
-    return _contradicted_more(ctx, fact, value)
+    return _contradicted_more(ctx, fact, value) or _contradicted_members(ctx, fact, value, vocab)
+
+
+def _contradicted_members(ctx: Context, fact: FactSpec, value: Any,
+                          vocab: Mapping[str, list[str]]) -> Part | None:
+    """A miss when an unasked set of codes (labels with no words of their own: each is its
+    own token) is stated in full with a further code the answer asserts ("DGA-ABN on 1 July
+    and IC-SENS on 29 July" for the one order in the window)."""
+    if fact.kind != "labels" or fact.means or any(fact.labels.values()) \
+            or not isinstance(value, list) or not value \
+            or not all(isinstance(v, str) for v in value):
+        return None
+    if not all(p.ok for p in _match_members(ctx, fact.key, fact, value, vocab)):
+        return None
+    extra = sorted(v for v in {*fact.labels, *vocab} - set(value)
+                   if any(not _ASIDE.search(ctx.text.low, *ctx.text.sentence_of(a))
+                          for a, _ in _asserted(ctx, _label_spans(
+                              ctx, label_phrasings(fact, v, vocab)), fact)))
+    if not extra:
+        return None
+    return Part(fact.key, False, value, extra, "not asked, but stated with further members")
 
 
 def _times_of_value(ctx: Context, fact: FactSpec) -> list[When]:

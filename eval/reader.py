@@ -252,6 +252,23 @@ NEGATION = re.compile(
     r"didn't|hasn't|haven't|hadn't|cannot|can't|won't|shouldn't|nothing|nobody|rather than|"
     r"instead of|unlike|rule out|rules out|ruled out|excludes?|excluding|nowhere|false)\b",
     re.IGNORECASE)
+# A subject denied by its verb ("evaporator fouling and sensor drift are not linked"): the
+# rest of the subject's list, then an auxiliary with "not" (or its contraction).
+_AUX = (r"(?:is|are|was|were|be|been|do|does|did|has|have|had|can|could|may|might|will|would|"
+        r"should|must)")
+_NOT_MEMBER = (rf"(?!{_AUX}\b|not\b|but\b|while\b|whereas\b|though\b|although\b|so\b|it\b|this\b|"
+               r"that\b|they\b|these\b|those\b|which\b|we\b|i\b|you\b)")
+_SUBJECT_DENIED = re.compile(
+    rf"(?:[\s*_]*+(?:,|\band\b|\bor\b|&|/)(?:[\s*()]++{_NOT_MEMBER}\w[\w'-]*+){{1,5}}?)*?"
+    rf"[\s*_]*+(?:{_AUX}\s+(?:not|never)\b|(?:isn't|aren't|wasn't|weren't|doesn't|don't|didn't|"
+    rf"cannot|can't|won't)\b)", re.IGNORECASE)
+# Where a subject's clause opens: a sentence or line, or a stop, a colon or a contrast.
+_SUBJECT_OPEN = re.compile(r"[;:\n]|\b(?:but|while|whereas|although|though)\b", re.IGNORECASE)
+# Words a subject may open with before its first member.
+_DETERMINERS = frozenset({"the", "a", "an", "both", "either", "its", "their", "also", "only"})
+# What separates the members of a subject's list.
+_SUBJECT_SEP = re.compile(r",|\band\b|\bor\b|&|/")
+_AUX_WORD = re.compile(rf"\b{_AUX}\b|" + NEGATION.pattern, re.IGNORECASE)
 _CLAUSE_END = re.compile(
     r"[,;:()\[\]|]|\s[-–—]\s|\b(?:and|but|while|whereas|with|which|although|though|however|"
     r"so|because|since|then)\b", re.IGNORECASE)
@@ -371,6 +388,23 @@ class Text:
         lo, _ = self.clause_of(start, start)
         lo = max(lo, start - limit)
         return NEGATION.search(self.low, lo, start) is not None
+
+    def denied_after(self, start: int, end: int) -> bool:
+        """True when ``[start, end)`` is (in) the subject of a negated verb: "X and Y are
+        not linked", "X isn't one of them": the list it is in opens its clause (after "the",
+        "both" and the like; no verb or negation before it)."""
+        s0, _ = self.sentence_of(start)
+        opens = [m.end() for m in _SUBJECT_OPEN.finditer(self.low, s0, start)]
+        lo = max([s0, *opens])
+        before = self.low[lo:start]
+        if _AUX_WORD.search(before):
+            return False  # a verb or a negation before it: not the subject
+        head, *items = [re.findall(r"\w+", p) for p in _SUBJECT_SEP.split(before)]
+        lead = list(itertools.takewhile(lambda w: w in _DETERMINERS, head))
+        if (items and items[-1]) or len(head) - len(lead) > (5 if items else 0) \
+                or any(len(i) > 5 for i in items[:-1]):
+            return False  # not in the list that opens its clause
+        return _SUBJECT_DENIED.match(self.low, end) is not None
 
     def tokens(self) -> list[Token]:
         """The answer's words (stemmed), asides in brackets and marks, in order."""
@@ -710,6 +744,16 @@ def _listed_date(text: str, k: int, times: list[re.Match[str]], dates: list[When
     return next((i for i, d in enumerate(dates) if _date_after(text, d, times[j])), None)
 
 
+def _ranged_date(text: str, k: int, times: list[re.Match[str]], clocks: list[tuple[int, int]],
+                 dates: list[When]) -> int | None:
+    """The date a range of hours on one day shares ("from 03:00 to 23:00 on 20 August"): the
+    one written right after its end, when the range does not run past midnight."""
+    if k + 1 >= len(times) or clocks[k] > clocks[k + 1] or not _RANGE_GAP.fullmatch(
+            text[times[k].end():times[k + 1].start()]):
+        return None
+    return next((i for i, d in enumerate(dates) if _date_after(text, d, times[k + 1])), None)
+
+
 def _listed_days(text: str, out: list[When], first: When) -> list[int]:
     """The days listed after a day that a time is written before ("noon on the 6th, 7th
     and 8th"): the time is each day's too."""
@@ -765,6 +809,8 @@ def _attach_times(text: str, dates: list[When], sentences: list[tuple[int, int]]
                 continue
         if not near:
             listed = _listed_date(text, k, times, dates)
+            if listed is None:
+                listed = _ranged_date(text, k, times, clocks, dates)
             near = [] if listed is None else [listed]
         if not near:
             # Else the day of its sentence: the one day it names, or in a list ("11 Aug

@@ -858,3 +858,86 @@ def test_a_question_echoed_then_answered_in_its_clause() -> None:
                  "margin.").score < 1.0
     # a colon that explains is no reply
     assert grade(record, "It can take it: no bearing limit is reached.").score < 1.0
+
+
+def test_labels_whose_verb_denies_them_are_no_further_members() -> None:
+    facts = {"modes": {"kind": "labels", "means": ["shows", "reveal", "points to"],
+                       "labels": {"wear": ["bearing wear"], "cavitation": ["cavitation"],
+                                  "misalignment": ["misalignment"], "leak": ["seal leak"]}}}
+    record = _record({"modes": ["cavitation", "misalignment"]}, facts,
+                     "What can a rise in the vibration of pump P-7 point to?")
+    assert grade(record, "It points to:\n- cavitation\n- misalignment\n\nBearing wear and "
+                         "seal leak aren't tied to vibration here.").score == 1.0
+    assert grade(record, "It points to cavitation and misalignment; seal leak is not one "
+                         "of them.").score == 1.0
+    assert grade(record, "It points to cavitation and misalignment, and also to bearing wear "
+                         "and seal leak.").score < 1.0
+    assert grade(record, "It points to cavitation, misalignment and seal leak, but flow "
+                         "does not.").score < 1.0
+
+
+def test_a_number_inside_a_members_label_is_no_size() -> None:
+    facts = {"findings": {"kind": "labels", "means": ["fault", "faults", "finding"],
+                          "labels": {"healthy": ["no fault", "healthy"],
+                                     "cavitation": ["cavitation"], "leak": ["seal leak"]}}}
+    record = _record({"findings": ["healthy"]}, facts,
+                     "What fault does pump P-7 show at 06:00 on 3 May?")
+    assert grade(record, "P-7 @ 06:00: no fault – head and flow on curve.").score == 1.0
+    assert grade(record, "P-7 @ 06:00: healthy, no faults at all.").score == 1.0
+    assert grade(record, "P-7 @ 06:00: two faults, cavitation and seal leak.").score < 1.0
+
+
+def test_an_empty_mapping_said_as_none_next_to_its_words() -> None:
+    facts = {"count": {"kind": "count", "means": ["repairs", "repair jobs"]},
+             "jobs": {"kind": "mapping", "means": ["code", "codes", "fault codes"],
+                      "value": {"key": "jobs", "kind": "label",
+                                "labels": {"P-SL": ["seal leak"], "P-BW": ["bearing wear"]}}}}
+    record = _record({"count": 0, "jobs": {}}, facts,
+                     "Which repairs were logged for pump P-7 in May? Give their codes.")
+    assert grade(record, "Zero – no repairs were logged on P-7 in May 2025, so there are no "
+                         "fault codes to give.").score == 1.0
+    assert grade(record, "Zero repairs on P-7 in May 2025; fault codes: P-SL.").score < 1.0
+
+
+@pytest.mark.parametrize(("answer", "right"), [
+    ("P-7 at 120 % for 2 h, 40 °C: OK under the design limits. Bearing peaks at 80 °C.", True),
+    ("P-7 at 120 % for 2 h, 40 °C — acceptable per the pump curve.", True),
+    ("P-7 at 120 % for 2 h, 40 °C: not OK, the bearing peaks at 95 °C.", False),
+    ("OK, so P-7 cannot take 120 % for 2 h; the bearing peaks at 95 °C.", False),
+])
+def test_a_verdict_said_with_its_bare_adjective(answer: str, right: bool) -> None:
+    facts = {"fits": {"kind": "boolean", "yes_no": True, "means": ["take"],
+                      "labels": {"true": ["can take", "is ok", "is acceptable"],
+                                 "false": ["cannot take", "not ok"]}}}
+    record = _record({"fits": True}, facts,
+                     "Please confirm whether pump P-7 may run 2 hours at 120 % flow at 40 °C.")
+    assert (grade(record, answer).score == 1.0) is right
+
+
+def test_a_label_said_once_for_a_list_of_keys() -> None:
+    facts = {"state": {"kind": "mapping", "means": ["condition"],
+                       "value": {"key": "state", "kind": "label",
+                                 "labels": {"ok": ["ok", "fine"], "worn": ["worn"]}},
+                       "keys": {"seal": ["seal"], "bearing": ["bearing"],
+                                "impeller": ["impeller"], "shaft": ["shaft"]}}}
+    record = _record({"state": {"seal": "ok", "bearing": "ok", "impeller": "ok",
+                                "shaft": "worn"}}, facts,
+                     "What condition are the parts of pump P-7 in?")
+    assert grade(record, "The seal (dry), bearing (62 °C) and impeller are all fine, but the "
+                         "shaft is worn.").score == 1.0
+    assert grade(record, "The seal, bearing and impeller are all worn, but the shaft is fine."
+                 ).score < 1.0
+    assert grade(record, "The seal (ok), bearing (worn) and impeller are fine; shaft worn."
+                 ).score < 1.0
+
+
+def test_an_unasked_set_of_codes_stated_with_a_further_code() -> None:
+    facts = {"codes": {"kind": "labels", "asked": False,
+                       "labels": {"P-SL": [], "P-BW": [], "P-CV": []}},
+             "modes": {"kind": "labels", "means": ["fault", "faults"],
+                       "labels": {"leak": ["seal leak"], "wear": ["bearing wear"]}}}
+    record = _record({"codes": ["P-SL"], "modes": ["leak"]}, facts,
+                     "Which faults did the repairs of pump P-7 in May deal with?")
+    assert grade(record, "One repair in May, P-SL on 3 May: a seal leak fault.").score == 1.0
+    assert grade(record, "Repairs in May: P-SL on 3 May and P-BW on 9 June, i.e. the seal "
+                         "leak fault.").score < 1.0

@@ -207,3 +207,28 @@ def test_an_ordinal_said_of_the_latest_item_is_a_count() -> None:
 def test_a_phrase_read_loosely(text: str, phrase: str, found: list[str]) -> None:
     t = read(text)
     assert [t.raw[a:b] for a, b, _ in t.find_loose(phrase)] == found
+
+
+@pytest.mark.parametrize(("text", "phrase", "denied"), [
+    ("Seal leak and bearing wear are not tied to it.", "bearing wear", True),
+    ("Seal leak and bearing wear are not tied to it.", "seal leak", True),
+    ("The seal leak isn't one of them.", "seal leak", True),
+    ("Flow also shows seal leak, but vibration does not.", "seal leak", False),
+    ("P-7 doesn't need a seal leak check.", "p-7", True),
+    ("We found seal leak and it is not urgent.", "seal leak", False),
+])
+def test_a_subject_denied_by_its_verb(text: str, phrase: str, denied: bool) -> None:
+    t = read(text)
+    a = t.low.find(phrase)
+    assert t.denied_after(a, a + len(phrase)) is denied
+
+
+@pytest.mark.parametrize(("text", "days"), [
+    ("Log of 4–7 May 2025: dark from 02:00 to 09:00 on 5 May.",
+     [("2025-05-07", None), ("2025-05-05", 2), ("2025-05-05", 9)]),
+    ("Log of 4–7 May 2025: dark from 02:00 through 09:00 on 5 May.",
+     [("2025-05-07", None), ("2025-05-05", 2), ("2025-05-05", 9)]),
+])
+def test_a_range_of_hours_takes_the_day_written_after_it(
+        text: str, days: list[tuple[str, int | None]]) -> None:
+    assert [(w.day, w.hour) for w in read(text, year=2025).whens] == days
