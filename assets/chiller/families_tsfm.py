@@ -51,7 +51,9 @@ ANOMALY_NOTE = (
 # temperatures): their off hours are readings, not gaps, and the note says so.
 ANOMALY_NOTE_LOGGED = (
     "Usual level: same weekday and hour over the window and the 4 weeks before (hours the "
-    "chiller was off count at their logged value); count anomalous hours singly."
+    "chiller was off count at their logged value), with the spread (MAD) taken over that "
+    "whole reference; score the window from its first reading and count anomalous hours "
+    "singly."
 )
 EMPTY_WHEN_OFF = frozenset({"kw_per_ton"})
 # A forecast is asked only of a series the unit logged while running throughout: a series

@@ -138,7 +138,11 @@ def _telemetry() -> list[dict[str, Any]]:
     for i in range(49):
         day, hour = 2 + i // 24, i % 24
         ts = f"2026-03-{day:02d}T{hour:02d}:00:00"
-        temps = PEAKS.get(ts, {"wti": 60.0, "oti": 50.0, "ati": 20.0})
+        # Off-peak hours alternate by 1 K: a flat indicator would read as a stuck sensor,
+        # whose windows the figure families leave out.
+        wobble = float(i % 2)
+        temps = PEAKS.get(ts, {"wti": 60.0 + wobble, "oti": 50.0 + wobble,
+                               "ati": 20.0 + wobble / 2})
         docs.append({
             "_id": f"{UNIT}:{ts}", "asset_id": UNIT, "site_name": SITE, "timestamp": ts,
             "vl1": 6.35, "vl2": 6.35, "vl3": 6.35, "vl12": 11.0, "vl23": 11.0, "vl31": 11.0,
