@@ -1041,7 +1041,7 @@ _EACH = re.compile(r"\s+(?:[a-z-]+\s+){0,2}(?:each|apiece|a piece)\b", re.IGNORE
 def _distributed(ctx: Context, path: str, spec: FactSpec, value: Any,
                  vocab: Mapping[str, list[str]], keys: list[tuple[int, int]]) -> Part | None:
     """A value said once for every key of its sentence ("East, North and South, with four
-    transformers apiece"): a number followed by "each" / "apiece" in a key's sentence."""
+    units apiece"): a number followed by "each" / "apiece" in a key's sentence."""
     if spec.kind not in ("count", "quantity"):
         return None
     for a, _ in keys:
@@ -1434,7 +1434,7 @@ _NOT_MODIFIER = re.compile(
 
 def _counts_members(ctx: Context, n: Num, gap: str) -> bool:
     """Whether a number counts the noun written after it: only modifiers stand between
-    ("four power transformers"), no preposition, article or verb ("no tie at the bottom").
+    ("four large units"), no preposition, article or verb ("no tie at the bottom").
     A definite number with a modifier names a subset ("the two grid units" of four)."""
     if n.text.lower() == "none":  # "none of the (six) modes": none of the members
         gap = re.sub(r"^\s+of\s+(?:(?:the|its|all|these|those)\s+)?(?:[\w-]+\s+)?", " ", gap)
