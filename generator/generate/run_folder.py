@@ -444,16 +444,10 @@ class RunFolder:
         for i, raw in enumerate(lines):
             if not raw.strip():
                 continue
-            try:
-                out.append(AcceptedLine.model_validate_json(raw))
-            except ValidationError as exc:
-                if i == len(lines) - 1:
-                    break  # the write the kill interrupted; the candidate is redone
-                raise UserError(
-                    f"{path}: line {i + 1} is not an accepted scenario "
-                    f"({exc.errors()[0]['msg']})",
-                    fix="restore the file or start a new run",
-                ) from None
+            parsed = _accepted_line(path, raw, i, last=i == len(lines) - 1)
+            if parsed is None:
+                break  # the write the kill interrupted; the candidate is redone
+            out.append(parsed)
         return out
 
     def resume_accepted(
@@ -479,16 +473,9 @@ class RunFolder:
         for i, raw in enumerate(rows):
             if not raw.strip():
                 continue
-            try:
-                line = AcceptedLine.model_validate_json(raw)
-            except ValidationError as exc:
-                if i == len(rows) - 1:
-                    break  # the write the kill interrupted; the candidate is redone
-                raise UserError(
-                    f"{path}: line {i + 1} is not an accepted scenario "
-                    f"({exc.errors()[0]['msg']})",
-                    fix="restore the file or start a new run",
-                ) from None
+            line = _accepted_line(path, raw, i, last=i == len(rows) - 1)
+            if line is None:
+                break  # the write the kill interrupted; the candidate is redone
             if chain is None:
                 raise unverifiable(manifest, path, raw)
             if not chain.check(raw):
@@ -574,3 +561,22 @@ class RunFolder:
                 f"{path} is not valid JSON ({exc})", fix="restore it or start a new run"
             ) from None
         return data
+
+
+def _accepted_line(path: Path, raw: str | bytes, i: int, *, last: bool) -> AcceptedLine | None:
+    """Line ``i`` of accepted.jsonl parsed; None for a torn last line (the write a kill
+    interrupted).
+
+    Raises:
+        UserError: Any other line that is not an accepted scenario.
+    """
+    try:
+        return AcceptedLine.model_validate_json(raw)
+    except ValidationError as exc:
+        if last:
+            return None
+        raise UserError(
+            f"{path}: line {i + 1} is not an accepted scenario "
+            f"({exc.errors()[0]['msg']})",
+            fix="restore the file or start a new run",
+        ) from None
