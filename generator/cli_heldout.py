@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from datetime import UTC, date, datetime
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -27,6 +27,19 @@ def _size(size: str) -> str:
         raise UserError(f"unknown fleet size {size!r}", options=sorted(SIZES),
                         fix="pass --size default or --size small")
     return size
+
+
+def _classes(asked: list[str]) -> list[str]:
+    """``--asset`` values to class names: none is the default class, ``all`` every class;
+    unknown names fail before any night runs."""
+    from generator.assetdef import available_asset_classes, load_asset_class, resolve_asset_class
+
+    if "all" in asked:
+        return available_asset_classes()
+    names = [resolve_asset_class(a) for a in asked] or [resolve_asset_class(None)]
+    for name in names:
+        load_asset_class(name)  # an unknown or malformed class: its one-line error, now
+    return list(dict.fromkeys(names))
 
 
 def register(app: typer.Typer, bench_app: typer.Typer) -> None:
@@ -178,9 +191,10 @@ def register(app: typer.Typer, bench_app: typer.Typer) -> None:
         night: Annotated[str | None, typer.Option(
             help="Night YYYY-MM-DD (default: today, UTC)")] = None,
         asset: Annotated[
-            str | None,
-            typer.Option(help="Asset class; default: the class whose asset.yaml sets "
-                         "`default: true`", show_default=False),
+            list[str] | None,
+            typer.Option(help="Asset class, repeatable, or `all` for every class; default: "
+                         "the class whose asset.yaml sets `default: true`",
+                         show_default=False),
         ] = None,
         size: Size = "default",
         log: Annotated[list[Path] | None, typer.Option(
@@ -188,10 +202,13 @@ def register(app: typer.Typer, bench_app: typer.Typer) -> None:
     ) -> None:
         """Regenerate, gate, leak-scan, compare with the kept nights, rotate.
 
-        Exit 0 ok, 2 usage/store, 3 shortfall, 4 leak, 5 repeated instance.
+        Each class keeps its nights in ROOT/<class>/ (locked while it runs). With several
+        classes, one's failure does not stop the others; the exit code is the highest.
+        Exit 0 ok, 2 usage/store, 3 shortfall, 4 outage, 5 repeated instance, 6 leak.
         """
         from generator.errors import UserError
         from generator.heldout.nightly import nightly as run_nightly
+        from generator.heldout.nightly import nightly_classes
         from generator.heldout.secret import load_secret
 
         secret = load_secret(secret_file)
@@ -201,9 +218,15 @@ def register(app: typer.Typer, bench_app: typer.Typer) -> None:
             raise UserError(f"bad --night {night!r}", fix="use YYYY-MM-DD") from None
         import asyncio  # deferred: keeps `--help` start-up light
 
-        code, lines = asyncio.run(run_nightly(
-            secret, root=root, night=day, n=n, keep=keep, asset_class=asset, size=_size(size),
-            extra_logs=tuple(log or ())))
+        options: dict[str, Any] = {"n": n, "keep": keep, "size": _size(size),
+                                   "extra_logs": tuple(log or ())}
+        classes = _classes(asset or [])
+        if len(classes) == 1:
+            code, lines = asyncio.run(run_nightly(secret, root=root, night=day,
+                                                  asset_class=classes[0], **options))
+        else:
+            code, lines = asyncio.run(nightly_classes(secret, root=root, night=day,
+                                                      classes=classes, **options))
         for line in lines:
             typer.echo(line)
         raise typer.Exit(code)

@@ -246,6 +246,8 @@ def _efficiency_status(degradation: float) -> str:
 
 def _efficiency_derive(params: dict[str, Any], outputs: list[dict[str, Any]]) -> dict[str, Any]:
     record, out = _only_record(outputs[0]), outputs[1]
+    if record.get("run_status") != 1 or float(record["tonnage"]) <= 0.0:
+        raise Ambiguous("the unit was not running (no kW/ton without a cooling load)")
     measured = float(record["power_input"]) / float(record["tonnage"])
     if abs(measured - float(out["measured_kw_per_ton"])) > 1e-9:
         raise Ambiguous("the assessed readings are not the hour's record")

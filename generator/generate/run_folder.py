@@ -24,8 +24,6 @@ Run ids are plain names (:data:`RUN_ID_PATTERN`) and every path resolves inside 
 from __future__ import annotations
 
 import contextlib
-import errno
-import fcntl
 import json
 import os
 import re
@@ -37,6 +35,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from generator.errors import UserError
+from generator.folder_lock import exclusive
 from generator.generate.model import Rejection, ScenarioRecord, TaskSeed
 from generator.generate.run_chain import AcceptedChain, chain_of, tampered, unverifiable
 from generator.safeparse import FILE
@@ -248,32 +247,16 @@ class RunFolder:
             RunBusy: Another live process holds it (a dead holder's lock is free: the kernel
                 drops ``flock`` locks with their process).
         """
-        try:
-            self.path.mkdir(parents=True, exist_ok=True)
-            fd = os.open(self.path / LOCK_NAME, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)
-        except OSError as exc:
-            raise UserError(
-                f"cannot lock run folder {self.path} ({exc.strerror or exc})",
-                fix="run folders must be writable real folders inside --out",
-            ) from None
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError as exc:
-            holder = os.read(fd, 64).decode(errors="replace").strip() or "?"
-            os.close(fd)
-            if exc.errno not in (errno.EWOULDBLOCK, errno.EACCES):
-                raise
-            raise RunBusy(
-                f"run {self.run_id} is in use by process {holder} (its folder {self.path} is "
+        run_id = self.run_id
+        with exclusive(
+            self.path, LOCK_NAME, what="run folder",
+            fix="run folders must be writable real folders inside --out",
+            busy=lambda holder: RunBusy(
+                f"run {run_id} is in use by process {holder} (its folder {self.path} is "
                 "locked)",
-                fix=f"wait for that process to finish or stop it, then `--resume {self.run_id}`",
-            ) from None
-        try:
-            os.ftruncate(fd, 0)
-            os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+                fix=f"wait for that process to finish or stop it, then `--resume {run_id}`"),
+        ):
             yield
-        finally:
-            os.close(fd)  # releases the lock
 
     # -- state -------------------------------------------------------------------------
 

@@ -52,7 +52,8 @@ class DecoyInput:
             return spec.derive(params, await self.ctx.run(calls))
         except StoreUnavailable:
             raise
-        except (Ambiguous, UserError, KeyError, IndexError, ValueError, TypeError):
+        except (Ambiguous, UserError, KeyError, IndexError, ValueError, TypeError,
+                ArithmeticError):  # e.g. a neighbouring unit off at the instance's hour
             return None
 
 

@@ -85,6 +85,12 @@ class FamilyStats(BaseModel):
         default=False,
         description="The fleet held no further distinct instance (its slots went to others)",
     )
+    unsupported: bool = Field(
+        default=False,
+        description="Every draw of a slot was unusable on this fleet and none was ever accepted "
+        "(e.g. a cooling plant in winter has no hour at the load the family asks about): its "
+        "slots went to others",
+    )
     rejections: dict[str, int] = Field(default_factory=dict, description="Per reason")
     decoys: dict[str, dict[str, int]] = Field(
         default_factory=dict, description="Decoy kind → outcome → count, accepted instances"
@@ -115,11 +121,14 @@ class RunResult(BaseModel):
     fleet: dict[str, Any] = Field(description="Private fleet spec and counts (private)")
     leak: LeakReport | None = Field(default=None, description="Leak scan (None before it)")
     seconds: float = Field(description="Wall time")
+    wanted: int = Field(default=0, description="Instances asked of the run")
 
     @property
     def shortfall(self) -> bool:
-        """True when fewer instances were accepted than requested."""
-        return any(s.accepted < s.requested for s in self.stats.values())
+        """True when fewer instances were accepted than requested (by a family, or in all:
+        slots handed on by saturated or unsupported families found no other family)."""
+        return (any(s.accepted < s.requested for s in self.stats.values())
+                or len(self.instances) < self.wanted)
 
 
 def _canonical(seed: TaskSeed) -> str:
@@ -192,7 +201,8 @@ class HeldoutRun:
                     freed += await self._family(by_name[name], pending[name], ctx, verbaliser,
                                                 asset_ids, instances, stats[name], next_index)
             # a family whose instances ran out (every draw a repeat) hands its slots on
-            open_families = [n for n in sorted(want) if not stats[n].saturated]
+            open_families = [n for n in sorted(want)
+                             if not (stats[n].saturated or stats[n].unsupported)]
             pending = dict.fromkeys(want, 0)
             for k in range(freed if open_families else 0):
                 pending[open_families[k % len(open_families)]] += 1
@@ -200,7 +210,7 @@ class HeldoutRun:
         fleet = {"spec": spec_doc, "counts": report.total, "fingerprint": report.fingerprint,
                  "assets": list(asset_ids), "prefix": priv.db_prefix}
         return RunResult(instances=instances, stats=stats, excluded=dict(EXCLUDED), fleet=fleet,
-                         seconds=round(time.perf_counter() - t0, 2))
+                         seconds=round(time.perf_counter() - t0, 2), wanted=sum(want.values()))
 
     async def _family(self, spec: FamilySpec, quota: int, ctx: FamilyContext,
                       verbaliser: Any, asset_ids: tuple[str, ...], out: list[Instance],
@@ -210,7 +220,7 @@ class HeldoutRun:
         stats.requested += quota
         freed = 0
         for _slot in range(quota):
-            if stats.saturated:
+            if stats.saturated or stats.unsupported:
                 stats.requested -= 1
                 freed += 1
                 continue
@@ -237,6 +247,11 @@ class HeldoutRun:
                 if stats.accepted and repeats * 2 >= self.config.max_attempts:
                     # the fleet holds no further instance of this family: not a failure
                     stats.saturated = True
+                    stats.requested -= 1
+                    freed += 1
+                elif not stats.accepted and stats.rejections.get("unusable_draw") == stats.attempts:
+                    # the fleet cannot support the family at all: not a failure either
+                    stats.unsupported = True
                     stats.requested -= 1
                     freed += 1
                 else:
@@ -352,6 +367,13 @@ def summary_lines(result: RunResult) -> list[str]:
              if v.accepted < v.requested]
     if short:
         lines.append("shortfall: " + ", ".join(short))
+    if len(result.instances) < result.wanted and not short:
+        lines.append(f"shortfall: {len(result.instances)}/{result.wanted} instances (no family "
+                     "left to take the slots of saturated or unsupported families)")
+    unsupported = [k for k, v in result.stats.items() if v.unsupported]
+    if unsupported:
+        lines.append("not supported by this fleet (no usable draw; slots went to other "
+                     "families): " + ", ".join(unsupported))
     return lines
 
 

@@ -230,3 +230,14 @@ def test_bench_validate_of_an_empty_set_is_one_line(cli: Any, tmp_path: Path) ->
     empty.write_text("[]")
     line = cli("bench", "validate", str(empty)).one_line()
     assert "empty.json holds no scenario records to clone" in line
+
+
+def test_nightly_unknown_class_fails_before_any_night(
+    cli: Any, offline: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every ``--asset`` of a nightly is checked before the first class's night runs."""
+    monkeypatch.setenv("SCENARIOGEN_SECRET", "n" * 40)
+    line = cli("heldout", "nightly", "--root", str(tmp_path / "nights"),
+               "--asset", "transformer", "--asset", "boiler").one_line()
+    assert "'boiler'" in line and "chiller, transformer" in line
+    assert not (tmp_path / "nights").exists()

@@ -111,3 +111,13 @@ def test_sensor_words_agree_with_the_class_vocabulary() -> None:
     for code, words in spoken.items():
         assert SENSOR_WORDS[code] == words, code
     assert set(SENSOR_WORDS) == {s.name for s in load_asset_class("chiller").sensors}
+
+
+def test_efficiency_of_a_unit_that_is_off_is_no_answer() -> None:
+    """A neighbouring unit staged off at the instance's hour (tonnage 0) has no kW/ton: the
+    derivation says so instead of dividing by zero (a held-out decoy rederives on it)."""
+    off = {"records": [{"timestamp": "2026-01-05T03:00:00", "run_status": 0, "tonnage": 0.0,
+                        "power_input": 0.0}]}
+    assessed = {"measured_kw_per_ton": 0.0, "design_kw_per_ton": 0.6, "degradation_pct": 0.0}
+    with pytest.raises(Ambiguous, match="not running"):
+        families_fmsr._efficiency_derive({}, [off, assessed])

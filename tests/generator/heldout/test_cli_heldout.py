@@ -47,3 +47,4 @@ def test_validate_reports_every_family_and_drops_variant_fleets(
         for v in range(2):
             dbs = private_databases(asset, store_settings, variant_secret(secret, v))
             assert not any(client.db_exists(db) for db in dbs)
+

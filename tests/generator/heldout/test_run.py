@@ -125,30 +125,122 @@ def test_scan_command_flags_a_log_with_an_answer(
     assert runner.invoke(app, args).exit_code == ExitCodes.LEAK
 
 
-def test_nightly_keeps_k_nights_without_repeats(
+def test_nightly_classes_share_a_root_and_keep_their_own_nights(
     store_settings: StoreSettings, tmp_path: Path
 ) -> None:
-    from generator.heldout.nightly import nightly
+    """Two classes, two nights each, keep 1: each class rotates only its own nights and
+    databases, keeps its own history, and no night repeats an instance of its class."""
+    from generator.heldout.nightly import nightly_classes
 
     root = tmp_path / "nights"
     d1, d2 = date(2026, 3, 1), date(2026, 3, 2)
-    code1, _ = asyncio.run(nightly(S1, root=root, night=d1, n=5, keep=1, size="small",
-                                   settings=store_settings))
-    fp1 = set(json.loads((root / d1.isoformat() / "private/fingerprints.json").read_text()))
-    code2, lines = asyncio.run(nightly(S1, root=root, night=d2, n=5, keep=1, size="small",
-                                       settings=store_settings))
-    assert (code1, code2) == (ExitCodes.OK, ExitCodes.OK)
-    fp2 = set(json.loads((root / d2.isoformat() / "private/fingerprints.json").read_text()))
-    assert len(fp1) == 5 and len(fp2) == 5 and not fp1 & fp2
-    assert not (root / d1.isoformat()).exists()  # rotated out (keep=1) with its databases
-    asset = load_asset_class("transformer")
+    classes = ["transformer", "chiller"]
+    opts: dict[str, Any] = {"n": 4, "keep": 1, "size": "small", "settings": store_settings}
+    code1, _ = asyncio.run(nightly_classes(S1, root=root, night=d1, classes=classes, **opts))
+    fp1 = {c: set(json.loads((root / c / d1.isoformat() / "private/fingerprints.json")
+                              .read_text())) for c in classes}
+    code2, lines = asyncio.run(nightly_classes(S1, root=root, night=d2, classes=classes, **opts))
+    assert (code1, code2) == (ExitCodes.OK, ExitCodes.OK), lines
+    assert lines[-1] == "classes: transformer exit 0, chiller exit 0"
     with CouchClient(store_settings) as client:
-        assert not any(client.db_exists(db)
-                       for db in private_databases(asset, store_settings, S1.night(d1)))
-    history = json.loads((root / "nightly.json").read_text())
-    assert [h["night"] for h in history] == ["2026-03-01", "2026-03-02"]
-    assert history[1]["compared_with"] == 5 and history[1]["repeats"] == 0
-    assert "0 repeated" in lines[-1]
+        for c in classes:
+            fp2 = set(json.loads((root / c / d2.isoformat() / "private/fingerprints.json")
+                                 .read_text()))
+            assert len(fp1[c]) == 4 and len(fp2) == 4 and not fp1[c] & fp2
+            assert sorted(p.name for p in (root / c).iterdir() if p.is_dir()) == [d2.isoformat()]
+            history = json.loads((root / c / "nightly.json").read_text())
+            assert [h["night"] for h in history] == ["2026-03-01", "2026-03-02"]
+            assert history[1]["compared_with"] == 4 and history[1]["repeats"] == 0
+            assert history[1]["removed"] == ["2026-03-01"]
+            asset = load_asset_class(c)
+            assert not any(client.db_exists(db)
+                           for db in private_databases(asset, store_settings, S1.night(d1)))
+            assert all(client.db_exists(db) for db in
+                       private_databases(asset, store_settings, S1.night(d2))
+                       if not db.endswith("scenariogen_meta"))
+    assert not (root / "nightly.json").exists()
+    # the chiller's second private fleet starts in midwinter: no unit reaches the load its
+    # performance families ask about, so they hand their slots on instead of falling short
+    from generator.heldout.fleet import SIZES, fleet_spec
+
+    start = fleet_spec(load_asset_class("chiller"), S1.night(d2), SIZES["small"]).start
+    assert start.month in (12, 1, 2)
+    stats = json.loads((root / "chiller" / d2.isoformat() / "public/manifest.json")
+                       .read_text())["families"]
+    unsupported = sorted(k for k, v in stats.items() if v["unsupported"])
+    assert "chiller_fmsr_efficiency" in unsupported
+    assert all(stats[k]["requested"] == stats[k]["accepted"] == 0 for k in unsupported)
+    assert sum(v["accepted"] for v in stats.values()) == 4
+    assert any(line.startswith("[chiller] not supported by this fleet") for line in lines)
+
+
+def test_nightly_one_class_failing_does_not_stop_the_others(
+    store_settings: StoreSettings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A class whose night raises a user error is reported with exit 2; the next class runs."""
+    from generator.errors import UserError
+    from generator.heldout import nightly as nightly_mod
+
+    real = nightly_mod._night
+
+    async def broken_first(secret: Secret, **kw: Any) -> tuple[int, list[str]]:
+        if kw["asset_class"] == "transformer":
+            raise UserError("private fleet of transformer cannot be seeded", fix="check it")
+        return await real(secret, **kw)
+
+    monkeypatch.setattr(nightly_mod, "_night", broken_first)
+    code, lines = asyncio.run(nightly_mod.nightly_classes(
+        S1, root=tmp_path, night=date(2026, 3, 1), classes=["transformer", "chiller"], n=3,
+        keep=2, size="small", settings=store_settings))
+    assert code == ExitCodes.USER_ERROR
+    assert lines[-1] == "classes: transformer exit 2, chiller exit 0"
+    assert any(line.startswith("[transformer] error: transformer: private fleet") for line in lines)
+    assert (tmp_path / "chiller" / "2026-03-01" / "public" / "manifest.json").exists()
+
+
+def test_nightly_refuses_a_second_process_on_the_same_class(
+    store_settings: StoreSettings, tmp_path: Path
+) -> None:
+    """The class folder's lock: another holder makes the night refuse, naming its pid."""
+    import fcntl
+    import os
+
+    from generator.heldout.nightly import LOCK_NAME, NightlyBusy, nightly
+
+    home = tmp_path / "transformer"
+    home.mkdir()
+    fd = os.open(home / LOCK_NAME, os.O_RDWR | os.O_CREAT)
+    os.write(fd, b"4242\n")
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    try:
+        with pytest.raises(NightlyBusy, match="in use by process 4242"):
+            asyncio.run(nightly(S1, root=tmp_path, night=date(2026, 3, 1), n=3, keep=2,
+                                asset_class="transformer", size="small",
+                                settings=store_settings))
+    finally:
+        os.close(fd)
+    assert not (home / "2026-03-01").exists()
+
+
+def test_nightly_adopts_a_root_of_the_layout_before_classes(tmp_path: Path) -> None:
+    """Old ``ROOT/<date>/`` nights move under the class their manifest names; the history
+    goes with them; a night naming no class is a clear error and nothing moves."""
+    from generator.errors import UserError
+    from generator.heldout.nightly import adopt_legacy
+
+    for night in ("2026-02-27", "2026-02-28"):
+        public = tmp_path / night / "public"
+        public.mkdir(parents=True)
+        (public / "manifest.json").write_text(json.dumps({"asset_class": "transformer"}))
+    (tmp_path / "nightly.json").write_text("[]\n")
+    assert adopt_legacy(tmp_path) == ["2026-02-27", "2026-02-28"]
+    assert sorted(p.name for p in (tmp_path / "transformer").iterdir()) == [
+        "2026-02-27", "2026-02-28", "nightly.json"]
+    assert not (tmp_path / "nightly.json").exists()
+    (tmp_path / "2026-03-01").mkdir()
+    with pytest.raises(UserError, match="2026-03-01 is in the layout before classes"):
+        adopt_legacy(tmp_path)
+    assert (tmp_path / "2026-03-01").exists()
 
 
 def test_evaluate_publishes_aggregates_only(store_settings: StoreSettings, tmp_path: Path) -> None:
