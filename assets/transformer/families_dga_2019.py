@@ -209,7 +209,7 @@ async def dga_status_2019(
     params: dict[str, Any] = {
         "asset_id": a.asset_id, "site": a.site_name, "which": which, "note": STATUS_NOTE,
     }
-    mentions = [a.asset_id, a.site_name, STATUS_NOTE] + ([which] if which != "latest" else [])
+    mentions = [a.asset_id, a.site_name] + ([which] if which != "latest" else [])
     return Plan(
         params=params,
         tool_sequence=[oil, plates, dga],

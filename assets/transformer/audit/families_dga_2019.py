@@ -30,11 +30,13 @@ FORMULAS: dict[str, str] = {
 
 
 def _pins_age(low: str) -> bool:
-    return "year installed" in low and "minus" in low
+    """The text says the age is the sample's year minus the nameplate's year installed."""
+    return any(w in low for w in ("year installed", "installation year")) and "minus" in low
 
 
 def _pins_gases(low: str) -> bool:
-    return "when none is" in low and "table 1" in low
+    """The text names the gases above Table 2, and above Table 1 only when none is."""
+    return "table 2" in low and "table 1" in low and "none" in low
 
 
 @audits("fmsr_dga_status_2019")
