@@ -13,6 +13,7 @@ own code would pass its bugs.
 """
 
 from assets.transformer.audit import (  # noqa: F401  (importing registers the re-derivations)
+    families_dga_2019,
     families_dga_thermal,
     families_events_ask,
     families_fmsr,

@@ -75,3 +75,18 @@ def dga_status_2019(gases: dict[str, float | None], o2: float | None, n2: float 
         if over(float(value), t1):
             status = 2
     return status
+
+
+def levels_2019(gases: dict[str, float | None], o2: float | None, n2: float | None,
+                age: float | None, at_limit: AtLimit = "strict") -> dict[str, int]:
+    """Per measured gas of the tables: 0 within Table 1, 1 above Table 1 only, 2 above
+    Table 2 (``at_limit`` as in :func:`dga_status_2019`)."""
+    out: dict[str, int] = {}
+    for gas, value in gases.items():
+        if value is None or gas not in _T1_ROWS:
+            continue
+        t1, t2 = limits_2019(gas, o2, n2, age)
+        v = float(value)
+        above = (v >= t2, v >= t1) if at_limit == "inclusive" else (v > t2, v > t1)
+        out[gas] = 2 if above[0] else 1 if above[1] else 0
+    return out
