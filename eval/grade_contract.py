@@ -692,7 +692,7 @@ def _extra_members(ctx: Context, fact: FactSpec, expected: list[Any],
                     and _DOUBT.search(ctx.text.low, *ctx.text.clause_of(a, b))]
         each = [_label_spans(ctx, label_phrasings(fact, str(v), vocab)) for v in expected]
         asserted = [(a, b) for a, b in asserted if not _enumerates_another_count(
-            ctx, a, len(expected), each)]
+            ctx, a, len(expected), each) and not ctx.text.contrasted_away(a, b)]
         if (asserted and any(mine(a, b) for a, b in asserted)) or doubtful:
             out.append(value)  # a further member, or one the answer hedges on
     context = _narrowed(ctx, fact, expected, vocab)

@@ -272,6 +272,13 @@ _AUX_WORD = re.compile(rf"\b{_AUX}\b|" + NEGATION.pattern, re.IGNORECASE)
 _CLAUSE_END = re.compile(
     r"[,;:()\[\]|]|\s[-–—]\s|\b(?:and|but|while|whereas|with|which|although|though|however|"
     r"so|because|since|then)\b", re.IGNORECASE)
+# A contrast that denies what its clause said of another subject, with no object of its own
+# ("X also covers phase imbalance, but the trip does not"): the sentence's rest after a span.
+_CONTRASTED_AWAY = re.compile(
+    rf"[^.;!?\n]*?\b(?:but|whereas|while|though|although)\s+"
+    rf"(?!(?:it|this|that|which|they|these|those|there|so)\b)(?:[\w'-]+\s+){{1,6}}?"
+    rf"(?:{_AUX}\s+(?:not|never)|isn't|aren't|wasn't|weren't|doesn't|don't|didn't|cannot|"
+    rf"can't|won't)\b(?:\s+[\w'-]+){{0,2}}?\s*(?:[.;:)!?\n]|$)", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -405,6 +412,13 @@ class Text:
                 or any(len(i) > 5 for i in items[:-1]):
             return False  # not in the list that opens its clause
         return _SUBJECT_DENIED.match(self.low, end) is not None
+
+    def contrasted_away(self, start: int, end: int) -> bool:
+        """True when the sentence goes on from ``[start, end)`` to a contrast that denies it
+        for another subject, with no object of its own ("phase 3 current also covers phase
+        imbalance, but the top-oil trip does not"): said of one side only, the span is
+        excluded from what both share, not claimed."""
+        return _CONTRASTED_AWAY.match(self.low, end) is not None
 
     def tokens(self) -> list[Token]:
         """The answer's words (stemmed), asides in brackets and marks, in order."""

@@ -941,3 +941,16 @@ def test_an_unasked_set_of_codes_stated_with_a_further_code() -> None:
     assert grade(record, "One repair in May, P-SL on 3 May: a seal leak fault.").score == 1.0
     assert grade(record, "Repairs in May: P-SL on 3 May and P-BW on 9 June, i.e. the seal "
                          "leak fault.").score < 1.0
+
+
+def test_a_label_one_side_covers_but_the_other_is_said_not_to_is_no_further_member() -> None:
+    facts = {"modes": {"kind": "labels", "means": ["shows", "reveal", "covers", "cover"],
+                       "labels": {"wear": ["bearing wear"], "cavitation": ["cavitation"],
+                                  "leak": ["seal leak"]}}}
+    record = _record({"modes": ["cavitation"]}, facts,
+                     "Which faults of pump P-7 do both the flow meter and the vibration probe "
+                     "reveal?")
+    assert grade(record, "Just cavitation. The vibration probe also covers bearing wear, "
+                         "whereas the flow meter doesn't.").score == 1.0
+    assert grade(record, "Cavitation; the vibration probe also covers bearing wear, and so "
+                         "does the flow meter.").score < 1.0

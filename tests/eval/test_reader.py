@@ -232,3 +232,14 @@ def test_a_subject_denied_by_its_verb(text: str, phrase: str, denied: bool) -> N
 def test_a_range_of_hours_takes_the_day_written_after_it(
         text: str, days: list[tuple[str, int | None]]) -> None:
     assert [(w.day, w.hour) for w in read(text, year=2025).whens] == days
+
+
+def test_a_contrast_that_denies_a_clause_for_another_subject() -> None:
+    t = read("Both show cavitation. The probe also shows bearing wear, but the meter does not.")
+    at = t.low.index("bearing wear")
+    assert t.contrasted_away(at, at + len("bearing wear"))
+    at = t.low.index("cavitation")
+    assert not t.contrasted_away(at, at + len("cavitation"))
+    t = read("The probe shows bearing wear, but that is not surprising here.")
+    at = t.low.index("bearing wear")
+    assert not t.contrasted_away(at, at + len("bearing wear"))
