@@ -758,6 +758,20 @@ def _listed_date(text: str, k: int, times: list[re.Match[str]], dates: list[When
     return next((i for i, d in enumerate(dates) if _date_after(text, d, times[j])), None)
 
 
+def _headed_date(text: str, k: int, times: list[re.Match[str]], dates: list[When]) -> int | None:
+    """The day a time continues a list of times written after that day ("29 Jul 02:00 and
+    17:00, 30 Jul 08:00"): the date right before the list's first time, unless the time is
+    put on a day written after it with a word ("02:00 and 17:00 on 30 Jul")."""
+    j = k
+    while j > 0 and _TIME_LIST_JOIN.fullmatch(text[times[j - 1].end():times[j].start()]) \
+            and not any(times[j - 1].end() <= d.start < times[j].start() for d in dates):
+        j -= 1  # (the dates are blanked out of ``text``)
+    if j == k or any(_date_after(text, d, times[k]) and re.search(
+            r"[a-z]", text[times[k].end():d.start], re.IGNORECASE) for d in dates):
+        return None
+    return next((i for i, d in enumerate(dates) if _date_before(text, d, times[j])), None)
+
+
 def _ranged_date(text: str, k: int, times: list[re.Match[str]], clocks: list[tuple[int, int]],
                  dates: list[When]) -> int | None:
     """The date a range of hours on one day shares ("from 03:00 to 23:00 on 20 August"): the
@@ -812,6 +826,10 @@ def _attach_times(text: str, dates: list[When], sentences: list[tuple[int, int]]
         adjacent = bool(near)
         relative = _RELATIVE_DAY.match(text, m.end()) or _RELATIVE_BEFORE.search(
             text, max(0, m.start() - 40), m.start())
+        headed = None if relative else _headed_date(text, k, times, dates)
+        if headed is not None:
+            out.append(When(m.start(), m.end(), out[headed].day, *clock))
+            continue
         if not near and relative:
             # "19:03 the same evening", "the next morning at 04:18": the day written last.
             earlier = [d for d in out if d.end <= m.start() and d.day]

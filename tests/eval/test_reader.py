@@ -243,3 +243,13 @@ def test_a_contrast_that_denies_a_clause_for_another_subject() -> None:
     t = read("The probe shows bearing wear, but that is not surprising here.")
     at = t.low.index("bearing wear")
     assert not t.contrasted_away(at, at + len("bearing wear"))
+
+
+def test_times_listed_after_a_day_are_that_day_s_before_the_next_day_starts() -> None:
+    t = read("Pump stops: 4 May 06:00 and 19:30, 5 May 11:00 and 22:15, 6 May 03:45.",
+             year=2026)
+    assert [w.stamp() for w in t.whens] == ["2026-05-04T06:00", "2026-05-04T19:30",
+                                            "2026-05-05T11:00", "2026-05-05T22:15",
+                                            "2026-05-06T03:45"]
+    t = read("Stops on 4 May at 06:00 and 19:30 on 5 May.", year=2026)
+    assert [w.stamp() for w in t.whens] == ["2026-05-04T06:00", "2026-05-05T19:30"]
