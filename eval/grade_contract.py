@@ -1380,6 +1380,9 @@ def match_fact(ctx: Context, fact: FactSpec, value: Any,
 # beyond the members named, not of the set.
 _BEYOND = re.compile(r"\b(?:other|others|else|further|more|remaining|additional|new)\b")
 _BEYOND_AFTER = re.compile(r"\s*(?:beyond|besides|other than|apart from|except|but)\b")
+# "no separate dropouts": a zero said of things apart from those named (a number other than
+# zero counts them: "two separate gaps").
+_APART = re.compile(r"\b(?:separate|distinct|independent)\b")
 
 
 def _member_spans(ctx: Context, fact: FactSpec, value: list[Any],
@@ -1418,7 +1421,8 @@ def _size_stated(ctx: Context, fact: FactSpec, size: int,
         for a, b in ctx.anchors().get(fact.key, []):
             gap = low[n.end:a]
             if a >= n.end and _counts_members(ctx, n, gap) \
-                    and not _BEYOND.search(gap) and not _BEYOND_AFTER.match(low, b):
+                    and not _BEYOND.search(gap) and not _BEYOND_AFTER.match(low, b) \
+                    and not (n.value == 0 and _APART.search(gap)):
                 return Part(f"{fact.key}.size", False, size, n.text,
                             "states another number of members")
     return None

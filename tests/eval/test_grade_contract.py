@@ -954,3 +954,17 @@ def test_a_label_one_side_covers_but_the_other_is_said_not_to_is_no_further_memb
                          "whereas the flow meter doesn't.").score == 1.0
     assert grade(record, "Cavitation; the vibration probe also covers bearing wear, and so "
                          "does the flow meter.").score < 1.0
+
+
+def test_a_zero_said_of_separate_things_is_no_size_of_the_set() -> None:
+    record = _record({"spans": [{"first": "2026-03-02T05:00:00", "last": "2026-03-02T09:00:00"}]},
+                     {"spans": {"kind": "records", "means": ["outage", "outages", "dropouts"],
+                                "fields": [{"key": "first", "kind": "timestamp",
+                                            "granularity": "hour"},
+                                           {"key": "last", "kind": "timestamp",
+                                            "granularity": "hour"}]}},
+                     "When was the feed of depot ALPHA out on 2 March 2026?")
+    right = "One outage, 05:00 to 09:00 on 2 March 2026"
+    assert grade(record, f"{right}; no separate meter-only dropouts.").score == 1
+    assert grade(record, f"{right}; no distinct dropouts besides it.").score == 1
+    assert grade(record, f"{right}, in two separate outages.").score < 1
