@@ -968,3 +968,20 @@ def test_a_zero_said_of_separate_things_is_no_size_of_the_set() -> None:
     assert grade(record, f"{right}; no separate meter-only dropouts.").score == 1
     assert grade(record, f"{right}; no distinct dropouts besides it.").score == 1
     assert grade(record, f"{right}, in two separate outages.").score < 1
+
+
+def test_a_json_yes_no_key_states_the_label_that_shares_its_phrasings() -> None:
+    facts = {"decision": {"kind": "label", "means": ["decision", "action"],
+                          "labels": {"none": ["no work order", "no repair", "leave it"],
+                                     "repair": ["repair", "replace the seal"]}},
+             "raise_order": {"kind": "boolean", "yes_no": True,
+                             "labels": {"true": ["raise a work order"],
+                                        "false": ["no work order", "no order"]}}}
+    text = "Vibration on pump P-7 is 2.1 mm/s: should we raise a work order for the pump?"
+    record = _record({"decision": "none", "raise_order": False}, facts, text)
+    assert grade(record, {"pump": "P-7", "work_order_needed": False}).score == 1.0
+    assert grade(record, {"pump": "P-7", "work_order_needed": True}).score < 1.0
+    assert grade(record, {"pump": "P-7", "decision": "repair",
+                          "work_order_needed": False}).score < 1.0
+    repair = _record({"decision": "repair", "raise_order": True}, facts, text)
+    assert grade(repair, {"pump": "P-7", "work_order_needed": True}).score < 1.0
