@@ -1107,3 +1107,25 @@ def read(text: str, *, year: int | None = None) -> Text:
         out.leading = True if word in ("yes", "yep", "yeah", "correct", "true") else (
             False if word in ("no", "nope", "false", "incorrect") else None)
     return out
+
+
+# What sets the day a text is written on, right before the day ("today is", "Today:", "it's",
+# "we're on", "as of", "dated", "writing this on", a weekday and "the" between) ...
+_NOW_BEFORE = re.compile(
+    r"(?:\btoday(?:'s date)?(?:\s+(?:is|being|as))?\s*[:,=]?|\b(?:it|we)(?:'s|'re|\s+is|\s+are)"
+    r"(?:\s+(?:on|at))?|\bas of|\bdated|\bwriting this on|\bstands on)\s*\(?\s*"
+    r"(?:(?:mon|tues|wednes|thurs|fri|satur|sun)day,?\s+)?(?:the\s+)?$", re.IGNORECASE)
+# ... or right after it ("2026-06-11 today", "taking 2026-06-11 as today", "(it is D now)").
+_NOW_AFTER = re.compile(r"\s*\)?\s*(?:as\s+)?(?:today|now)\b", re.IGNORECASE)
+
+
+def stated_now(text: str, year: int | None = None) -> str | None:
+    """The ISO day a text sets as the moment it is written ("It's Tuesday 16 June 2026",
+    "today is 2026-08-09", "Dated 26 July 2026:", "the orders on record as of 2026-08-12"):
+    what the writer knows ends before that day is out, so a record dated after it does not
+    exist yet for the writer. None when the text sets no such day."""
+    for w in read(text, year=year).whens:
+        if _NOW_BEFORE.search(text, max(0, w.start - 40), w.start) \
+                or _NOW_AFTER.match(text, w.end):
+            return w.day
+    return None

@@ -134,6 +134,21 @@ def test_bundle_nothing_to_bundle_is_forbidden(bundle: dict[str, Any]) -> None:
     assert [v.path for v in r.violations] == ["nothing_to_bundle"]
 
 
+def test_bundle_an_event_dated_after_the_day_the_question_is_written_is_forbidden(
+        bundle: dict[str, Any]) -> None:
+    record = {**bundle, "text": "EAST-TX02 is out for two days from 25 July 2026 and it's "
+                                "Wednesday 15 July 2026. What do we bundle?"}
+    good = ("EAST-TX02 outage 25-26 July: close out WO-EAST-TX02-003 and WO-EAST-TX02-005, and "
+            "bring forward the monthly inspection due 4 August 2026.")
+    assert grade(record, good).feasible
+    for late in ("; also check the cooling after the 19 July pump alarm.",
+                 "; the unit tripped on 21 July, so test the relays too."):
+        r = grade(record, good + late)
+        assert not r.feasible and [v.path for v in r.violations] == ["as_of"], late
+    assert grade({**bundle, "text": "EAST-TX02 is out for two days from 25 July 2026. What "
+                                    "do we bundle?"}, good + late).feasible
+
+
 # -- maintenance plan --------------------------------------------------------------------------
 
 

@@ -253,3 +253,13 @@ def test_times_listed_after_a_day_are_that_day_s_before_the_next_day_starts() ->
                                             "2026-05-06T03:45"]
     t = read("Stops on 4 May at 06:00 and 19:30 on 5 May.", year=2026)
     assert [w.stamp() for w in t.whens] == ["2026-05-04T06:00", "2026-05-05T19:30"]
+
+
+def test_the_day_a_text_is_written_on() -> None:
+    from eval.reader import stated_now
+
+    assert stated_now("It's Friday 3 July 2026; which jobs go in?") == "2026-07-03"
+    assert stated_now("Going by the orders on file as of 2026-07-03, what next?") == "2026-07-03"
+    assert stated_now("Assume today is the 3rd of July 2026.") == "2026-07-03"
+    assert stated_now("Planning the 2026-07-20 outage (it is 2026-07-03 now).") == "2026-07-03"
+    assert stated_now("The outage starts on 20 July 2026. What goes in?") is None
