@@ -160,6 +160,28 @@ def test_plan_good_answer_passes(plan: dict[str, Any]) -> None:
     assert r.feasible, r.violations
 
 
+def test_plan_numbered_with_another_action_before_the_first_step_fails(
+        plan: dict[str, Any]) -> None:
+    from generator.contract import parse_contracts
+
+    steps = {"kind": "labels", "ordered": True, "labels": {
+        "dga_action": ["act on the gases", "resample", "internal inspection"],
+        "condition_assessment": ["condition assessment"],
+        "corrective_followup": ["close out the corrective"],
+        "routine_monitoring": ["routine sampling"]}}
+    contract = parse_contracts({"plan": {"steps": steps}}, "test")["plan"]
+    record = {**plan, "answer_contract": contract.model_dump(mode="json")}
+    facts = ("D2 (high-energy discharge), health index 45 (poor band), 2 corrective orders "
+             "on record")
+    good = (f"SOUTH-TX01, {facts}. Plan: 1. internal inspection for the discharge; 2. condition "
+            "assessment; 3. close out the corrective orders; 4. routine sampling.")
+    assert grade(record, good).feasible
+    bad = (f"SOUTH-TX01, {facts}. Plan: 1) replace the silica gel breather; 2) resample and "
+           "plan the internal inspection; 3) condition assessment.")
+    r = grade(record, bad)
+    assert not r.feasible and [v.path for v in r.violations] == ["steps"]
+
+
 def test_plan_missing_health_band_fails(plan: dict[str, Any]) -> None:
     r = grade(plan, "SOUTH-TX01: D2 in the oil, inspect it; two corrective orders to close.")
     assert not r.feasible
