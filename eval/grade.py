@@ -804,7 +804,7 @@ def _grade_by_contract(scenario: Mapping[str, Any], answer: Any, sid: str,
 
 def _grade_open(scenario: Mapping[str, Any], answer: Any, sid: str) -> GradeResult:
     """An open scenario (graded with its rubric) or a clarification request."""
-    from eval.grade_rubric import grade_clarification, grade_rubric, rubric_of
+    from eval.grade_rubric import first_step_late, grade_clarification, grade_rubric, rubric_of
 
     text = _answer_text(answer)[:1_000_000]
     if scenario.get("rubric") is None:
@@ -825,6 +825,8 @@ def _grade_open(scenario: Mapping[str, Any], answer: Any, sid: str) -> GradeResu
                                                          str(scenario.get("text") or ""))
     wrong = _open_entries_wrong(scenario, answer, text,
                                 frozenset(f.key.split(".")[0] for f in rubric.required))
+    late = first_step_late(scenario, text)
+    wrong += [late] if late is not None else []
     if wrong:
         violations = [*violations, *wrong]
         feasible, score = False, round(max(0.0, min(score, 1.0) - 0.5 * len(wrong)), 6)

@@ -692,7 +692,7 @@ def _extra_members(ctx: Context, fact: FactSpec, expected: list[Any],
                     and _DOUBT.search(ctx.text.low, *ctx.text.clause_of(a, b))]
         each = [_label_spans(ctx, label_phrasings(fact, str(v), vocab)) for v in expected]
         asserted = [(a, b) for a, b in asserted if not _enumerates_another_count(
-            ctx, a, len(expected), each)]
+            ctx, a, len(expected), each) and not ctx.text.contrasted_away(a, b)]
         if (asserted and any(mine(a, b) for a, b in asserted)) or doubtful:
             out.append(value)  # a further member, or one the answer hedges on
     context = _narrowed(ctx, fact, expected, vocab)
@@ -1380,6 +1380,9 @@ def match_fact(ctx: Context, fact: FactSpec, value: Any,
 # beyond the members named, not of the set.
 _BEYOND = re.compile(r"\b(?:other|others|else|further|more|remaining|additional|new)\b")
 _BEYOND_AFTER = re.compile(r"\s*(?:beyond|besides|other than|apart from|except|but)\b")
+# "no separate dropouts": a zero said of things apart from those named (a number other than
+# zero counts them: "two separate gaps").
+_APART = re.compile(r"\b(?:separate|distinct|independent)\b")
 
 
 def _member_spans(ctx: Context, fact: FactSpec, value: list[Any],
@@ -1418,7 +1421,8 @@ def _size_stated(ctx: Context, fact: FactSpec, size: int,
         for a, b in ctx.anchors().get(fact.key, []):
             gap = low[n.end:a]
             if a >= n.end and _counts_members(ctx, n, gap) \
-                    and not _BEYOND.search(gap) and not _BEYOND_AFTER.match(low, b):
+                    and not _BEYOND.search(gap) and not _BEYOND_AFTER.match(low, b) \
+                    and not (n.value == 0 and _APART.search(gap)):
                 return Part(f"{fact.key}.size", False, size, n.text,
                             "states another number of members")
     return None
@@ -1631,6 +1635,9 @@ def grade_facts(scenario: Mapping[str, Any], contract: AnswerContract, answer_te
                 ctx, contract, fact.implied_by, reference, vocab_of), reference) or fact_parts[0]]
         score += sum(p.ok for p in fact_parts) / len(fact_parts) / len(asked)
         parts.extend(fact_parts)
+    if structured is not None:
+        rescued = _labels_by_json_yes_no(contract, parts, vocab_of, lowered)
+        score += len(rescued) / len(asked) if asked else 0.0
     # A fact the text does not ask for is not graded, but an answer that states it wrong
     # (a forecast for the wrong hour, the wrong band) is not right: it counts as a miss.
     wrong = [c for f in contract.facts if not f.asked and reference.get(f.key) is not None
@@ -1639,6 +1646,33 @@ def grade_facts(scenario: Mapping[str, Any], contract: AnswerContract, answer_te
         score = score * len(asked) / (len(asked) + len(wrong))
         parts.extend(wrong)
     return score, parts, supporting
+
+
+def _labels_by_json_yes_no(contract: AnswerContract, parts: list[Part],
+                           vocab_of: Callable[[FactSpec], dict[str, list[str]]],
+                           keys: Mapping[str, Any]) -> list[str]:
+    """Label facts a JSON answer states through a yes/no key: ``"oil_work_needed": false``
+    answers the yes/no fact, and so states the label whose phrasings are that side's ("no
+    work order" is both the yes/no's false side and the label none), when the answer has no
+    key of the label's own (``keys``: its keys, lowered) and states no label for it. Flips
+    those label parts (in ``parts``) to stated; returns their keys."""
+    sides: list[list[str]] = []
+    for p in parts:
+        spec = contract.fact(p.path)
+        if p.ok and spec is not None and spec.kind == "boolean" and isinstance(p.expected, bool):
+            sides.append([x.lower() for x in spec.labels.get(str(p.expected).lower(), [])])
+    out = []
+    for i, p in enumerate(parts):
+        spec = contract.fact(p.path)
+        if p.ok or spec is None or spec.kind != "label" or p.path.lower() in keys \
+                or not p.why.startswith("label not stated"):
+            continue
+        mine = {x.lower() for x in label_phrasings(spec, str(p.expected), vocab_of(spec))}
+        if any(mine & set(side) for side in sides):
+            parts[i] = Part(p.path, True, p.expected, None,
+                            "stated by the JSON yes/no that shares its phrasings")
+            out.append(p.path)
+    return out
 
 
 def _unasked_stated(ctx: Context, contract: AnswerContract, keys: list[str],

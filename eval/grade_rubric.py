@@ -17,7 +17,12 @@ A forbidden claim is made when: ``phrase``: one of its patterns matches and the 
 before the match holds no negation ("we should NOT say nothing needs to be done");
 ``fault_code``: the text asserts one of its codes outside a negated clause ("not T3",
 "rules out D2" do not count); ``number_outside``: a number written right after the claim's
-words (within a few words) lies outside [low, high].
+words (within a few words) lies outside [low, high]. Whatever the rubric lists, an answer to
+a question that says the day it is written on ("today is ...", "it's ...", "as of ...") makes
+a forbidden claim when it names an event (a trip, an alarm, an order raised) dated after
+that day (:func:`after_as_of`): it rests on records that did not exist yet. A plan whose
+reference orders its ``steps`` and that numbers its items must put the first step in item 1
+(:func:`first_step_late`, read with the family contract's ``steps`` phrasings).
 
 Score = matched required / all required − ``forbidden_penalty`` × forbidden claims made,
 clipped to [0, 1]; feasible (pass) when every required fact is stated and no forbidden claim
@@ -237,6 +242,91 @@ def _recommendation_missing(question: str, text: str) -> Violation | None:
                      message="the question asks what to do, but the answer recommends nothing")
 
 
+# An event that has happened (not a plan): its noun right after the day ("the 1 July
+# temperature trip"), or its noun or verb right before ("tripped on 1 July", "the alarm of
+# 3 July", "raised on 2 July").
+_EVENT_NOUN = (r"(?:trip|trips|tripped|alarms?|alerts?|faults?|failures?|incidents?|events?|"
+               r"breakdowns?|fires?)")
+_EVENT_AFTER = re.compile(rf"(?:\s+[\w/-]+){{0,2}}?\s+{_EVENT_NOUN}\b", re.IGNORECASE)
+_EVENT_BEFORE = re.compile(
+    rf"\b(?:{_EVENT_NOUN}|raised|reported|logged|occurred|happened|fired|opened)\s+"
+    r"(?:[\w/-]+\s+){0,2}?(?:on|of|at|dated|from)\s+(?:the\s+)?$", re.IGNORECASE)
+
+
+def after_as_of(question: str, text: str) -> Violation | None:
+    """A forbidden claim when the answer names an event (a trip, an alarm, an order raised)
+    dated after the day the question is written on (:func:`eval.reader.stated_now`: "today
+    is ...", "it's ...", "as of ..."): the writer cannot know of it yet, so a plan resting
+    on it rests on records that did not exist then. Plans and due dates after that day
+    ("the outage on 4 July", "due 5 July") are no events."""
+    from eval.reader import read, stated_now
+
+    now = stated_now(question)
+    if now is None:
+        return None
+    for w in read(text, year=int(now[:4])).whens:
+        if w.day <= now or negated_at(text, w.start):
+            continue
+        if _EVENT_AFTER.match(text, w.end) or _EVENT_BEFORE.search(
+                text, max(0, w.start - 40), w.start):
+            said = text[w.start:w.end]
+            return Violation(
+                name="forbidden_claim", path="as_of", given=said,
+                message=f"forbidden claim 'after_as_of' made ({said!r}): the question is "
+                f"written on {now}, so an event dated after it is not on record yet")
+    return None
+
+
+# A numbered item of a list: "1." / "1)" / "(1)" after a space, a colon or a line start, or a
+# table row opening with its number ("| 1 | ...").
+_ITEM = re.compile(r"(?:(?<=[\s:;(*])|^)\(?(\d{1,2})[.)](?=\s)|^\|\s*(\d{1,2})\s*\|",
+                   re.MULTILINE)
+
+
+def numbered_items(text: str) -> list[tuple[int, int]]:
+    """The spans of a list's items numbered 1, 2, 3, ... in order (a number out of turn, a
+    date's "3." or a second list's "1.", is no item of it); [] without two of them."""
+    marks: list[re.Match[str]] = []
+    for m in _ITEM.finditer(text):
+        if int(m.group(1) or m.group(2)) == len(marks) + 1:
+            marks.append(m)
+    if len(marks) < 2:
+        return []
+    ends = [m.start() for m in marks[1:]] + [len(text)]
+    return [(m.end(), end) for m, end in zip(marks, ends, strict=True)]
+
+
+def first_step_late(scenario: Mapping[str, Any], text: str) -> Violation | None:
+    """A plan that numbers its items must put first the reference's first step (its ordered
+    ``steps``, said in the words of the family contract's ``steps`` fact): a wrong answer
+    when that step is written only in a later item, after an action the reference does not
+    put first ("1) reclaim the oil, 2) resample the DGA" when the DGA finding comes first)."""
+    from eval.grade_contract import Context, _label_spans, label_phrasings
+    from eval.reader import read
+    from generator.contract import contract_of_record
+
+    reference = scenario.get("reference_answer")
+    steps = reference.get("steps") if isinstance(reference, Mapping) else None
+    contract = contract_of_record(scenario)
+    fact = contract.fact("steps") if contract is not None else None
+    if contract is None or not isinstance(steps, list) or not steps or fact is None \
+            or not fact.ordered:
+        return None
+    items = numbered_items(text)
+    if not items:
+        return None
+    ctx = Context(read(text), read(str(scenario.get("text") or "")), contract, {}, {},
+                  bind=False)
+    spans = _label_spans(ctx, label_phrasings(fact, str(steps[0]), {}))
+    where = {i for a, _ in spans for i, (lo, hi) in enumerate(items) if lo <= a < hi}
+    if not where or 0 in where:
+        return None
+    head = text[items[0][0]:items[0][1]].strip()[:60]
+    return Violation(name="forbidden_claim", path="steps", expected=steps[0], given=head,
+                     message=f"the plan puts {head!r} first, but the first step is "
+                     f"{steps[0]!r}, written only in item {min(where) + 1}")
+
+
 def grade_rubric(rubric: Rubric, text: str, question: str = "") -> Graded:
     """(feasible, score, violations, evidence) of an answer text against a rubric; with
     the ``question``, an answer to one that asks what to do must also recommend an action."""
@@ -265,6 +355,10 @@ def grade_rubric(rubric: Rubric, text: str, question: str = "") -> Graded:
             name="forbidden_claim", path=claim.id, given=words,
             message=f"forbidden claim {claim.id!r} made ({words!r}): {claim.why}",
         ))
+    future = after_as_of(question, text)
+    if future is not None:
+        made += 1
+        violations.append(future)
     if made == 0 and rubric.forbidden:
         evidence.append("no forbidden claim made")
     score = found / (len(rubric.required) + (unadvised is not None)) \

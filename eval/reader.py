@@ -272,6 +272,13 @@ _AUX_WORD = re.compile(rf"\b{_AUX}\b|" + NEGATION.pattern, re.IGNORECASE)
 _CLAUSE_END = re.compile(
     r"[,;:()\[\]|]|\s[-–—]\s|\b(?:and|but|while|whereas|with|which|although|though|however|"
     r"so|because|since|then)\b", re.IGNORECASE)
+# A contrast that denies what its clause said of another subject, with no object of its own
+# ("X also covers phase imbalance, but the trip does not"): the sentence's rest after a span.
+_CONTRASTED_AWAY = re.compile(
+    rf"[^.;!?\n]*?\b(?:but|whereas|while|though|although)\s+"
+    rf"(?!(?:it|this|that|which|they|these|those|there|so)\b)(?:[\w'-]+\s+){{1,6}}?"
+    rf"(?:{_AUX}\s+(?:not|never)|isn't|aren't|wasn't|weren't|doesn't|don't|didn't|cannot|"
+    rf"can't|won't)\b(?:\s+[\w'-]+){{0,2}}?\s*(?:[.;:)!?\n]|$)", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -405,6 +412,13 @@ class Text:
                 or any(len(i) > 5 for i in items[:-1]):
             return False  # not in the list that opens its clause
         return _SUBJECT_DENIED.match(self.low, end) is not None
+
+    def contrasted_away(self, start: int, end: int) -> bool:
+        """True when the sentence goes on from ``[start, end)`` to a contrast that denies it
+        for another subject, with no object of its own ("phase 3 current also covers phase
+        imbalance, but the top-oil trip does not"): said of one side only, the span is
+        excluded from what both share, not claimed."""
+        return _CONTRASTED_AWAY.match(self.low, end) is not None
 
     def tokens(self) -> list[Token]:
         """The answer's words (stemmed), asides in brackets and marks, in order."""
@@ -744,6 +758,20 @@ def _listed_date(text: str, k: int, times: list[re.Match[str]], dates: list[When
     return next((i for i, d in enumerate(dates) if _date_after(text, d, times[j])), None)
 
 
+def _headed_date(text: str, k: int, times: list[re.Match[str]], dates: list[When]) -> int | None:
+    """The day a time continues a list of times written after that day ("29 Jul 02:00 and
+    17:00, 30 Jul 08:00"): the date right before the list's first time, unless the time is
+    put on a day written after it with a word ("02:00 and 17:00 on 30 Jul")."""
+    j = k
+    while j > 0 and _TIME_LIST_JOIN.fullmatch(text[times[j - 1].end():times[j].start()]) \
+            and not any(times[j - 1].end() <= d.start < times[j].start() for d in dates):
+        j -= 1  # (the dates are blanked out of ``text``)
+    if j == k or any(_date_after(text, d, times[k]) and re.search(
+            r"[a-z]", text[times[k].end():d.start], re.IGNORECASE) for d in dates):
+        return None
+    return next((i for i, d in enumerate(dates) if _date_before(text, d, times[j])), None)
+
+
 def _ranged_date(text: str, k: int, times: list[re.Match[str]], clocks: list[tuple[int, int]],
                  dates: list[When]) -> int | None:
     """The date a range of hours on one day shares ("from 03:00 to 23:00 on 20 August"): the
@@ -798,6 +826,10 @@ def _attach_times(text: str, dates: list[When], sentences: list[tuple[int, int]]
         adjacent = bool(near)
         relative = _RELATIVE_DAY.match(text, m.end()) or _RELATIVE_BEFORE.search(
             text, max(0, m.start() - 40), m.start())
+        headed = None if relative else _headed_date(text, k, times, dates)
+        if headed is not None:
+            out.append(When(m.start(), m.end(), out[headed].day, *clock))
+            continue
         if not near and relative:
             # "19:03 the same evening", "the next morning at 04:18": the day written last.
             earlier = [d for d in out if d.end <= m.start() and d.day]
@@ -1075,3 +1107,25 @@ def read(text: str, *, year: int | None = None) -> Text:
         out.leading = True if word in ("yes", "yep", "yeah", "correct", "true") else (
             False if word in ("no", "nope", "false", "incorrect") else None)
     return out
+
+
+# What sets the day a text is written on, right before the day ("today is", "Today:", "it's",
+# "we're on", "as of", "dated", "writing this on", a weekday and "the" between) ...
+_NOW_BEFORE = re.compile(
+    r"(?:\btoday(?:'s date)?(?:\s+(?:is|being|as))?\s*[:,=]?|\b(?:it|we)(?:'s|'re|\s+is|\s+are)"
+    r"(?:\s+(?:on|at))?|\bas of|\bdated|\bwriting this on|\bstands on)\s*\(?\s*"
+    r"(?:(?:mon|tues|wednes|thurs|fri|satur|sun)day,?\s+)?(?:the\s+)?$", re.IGNORECASE)
+# ... or right after it ("2026-06-11 today", "taking 2026-06-11 as today", "(it is D now)").
+_NOW_AFTER = re.compile(r"\s*\)?\s*(?:as\s+)?(?:today|now)\b", re.IGNORECASE)
+
+
+def stated_now(text: str, year: int | None = None) -> str | None:
+    """The ISO day a text sets as the moment it is written ("It's Tuesday 16 June 2026",
+    "today is 2026-08-09", "Dated 26 July 2026:", "the orders on record as of 2026-08-12"):
+    what the writer knows ends before that day is out, so a record dated after it does not
+    exist yet for the writer. None when the text sets no such day."""
+    for w in read(text, year=year).whens:
+        if _NOW_BEFORE.search(text, max(0, w.start - 40), w.start) \
+                or _NOW_AFTER.match(text, w.end):
+            return w.day
+    return None

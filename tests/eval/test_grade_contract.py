@@ -941,3 +941,47 @@ def test_an_unasked_set_of_codes_stated_with_a_further_code() -> None:
     assert grade(record, "One repair in May, P-SL on 3 May: a seal leak fault.").score == 1.0
     assert grade(record, "Repairs in May: P-SL on 3 May and P-BW on 9 June, i.e. the seal "
                          "leak fault.").score < 1.0
+
+
+def test_a_label_one_side_covers_but_the_other_is_said_not_to_is_no_further_member() -> None:
+    facts = {"modes": {"kind": "labels", "means": ["shows", "reveal", "covers", "cover"],
+                       "labels": {"wear": ["bearing wear"], "cavitation": ["cavitation"],
+                                  "leak": ["seal leak"]}}}
+    record = _record({"modes": ["cavitation"]}, facts,
+                     "Which faults of pump P-7 do both the flow meter and the vibration probe "
+                     "reveal?")
+    assert grade(record, "Just cavitation. The vibration probe also covers bearing wear, "
+                         "whereas the flow meter doesn't.").score == 1.0
+    assert grade(record, "Cavitation; the vibration probe also covers bearing wear, and so "
+                         "does the flow meter.").score < 1.0
+
+
+def test_a_zero_said_of_separate_things_is_no_size_of_the_set() -> None:
+    record = _record({"spans": [{"first": "2026-03-02T05:00:00", "last": "2026-03-02T09:00:00"}]},
+                     {"spans": {"kind": "records", "means": ["outage", "outages", "dropouts"],
+                                "fields": [{"key": "first", "kind": "timestamp",
+                                            "granularity": "hour"},
+                                           {"key": "last", "kind": "timestamp",
+                                            "granularity": "hour"}]}},
+                     "When was the feed of depot ALPHA out on 2 March 2026?")
+    right = "One outage, 05:00 to 09:00 on 2 March 2026"
+    assert grade(record, f"{right}; no separate meter-only dropouts.").score == 1
+    assert grade(record, f"{right}; no distinct dropouts besides it.").score == 1
+    assert grade(record, f"{right}, in two separate outages.").score < 1
+
+
+def test_a_json_yes_no_key_states_the_label_that_shares_its_phrasings() -> None:
+    facts = {"decision": {"kind": "label", "means": ["decision", "action"],
+                          "labels": {"none": ["no work order", "no repair", "leave it"],
+                                     "repair": ["repair", "replace the seal"]}},
+             "raise_order": {"kind": "boolean", "yes_no": True,
+                             "labels": {"true": ["raise a work order"],
+                                        "false": ["no work order", "no order"]}}}
+    text = "Vibration on pump P-7 is 2.1 mm/s: should we raise a work order for the pump?"
+    record = _record({"decision": "none", "raise_order": False}, facts, text)
+    assert grade(record, {"pump": "P-7", "work_order_needed": False}).score == 1.0
+    assert grade(record, {"pump": "P-7", "work_order_needed": True}).score < 1.0
+    assert grade(record, {"pump": "P-7", "decision": "repair",
+                          "work_order_needed": False}).score < 1.0
+    repair = _record({"decision": "repair", "raise_order": True}, facts, text)
+    assert grade(repair, {"pump": "P-7", "work_order_needed": True}).score < 1.0

@@ -134,6 +134,21 @@ def test_bundle_nothing_to_bundle_is_forbidden(bundle: dict[str, Any]) -> None:
     assert [v.path for v in r.violations] == ["nothing_to_bundle"]
 
 
+def test_bundle_an_event_dated_after_the_day_the_question_is_written_is_forbidden(
+        bundle: dict[str, Any]) -> None:
+    record = {**bundle, "text": "EAST-TX02 is out for two days from 25 July 2026 and it's "
+                                "Wednesday 15 July 2026. What do we bundle?"}
+    good = ("EAST-TX02 outage 25-26 July: close out WO-EAST-TX02-003 and WO-EAST-TX02-005, and "
+            "bring forward the monthly inspection due 4 August 2026.")
+    assert grade(record, good).feasible
+    for late in ("; also check the cooling after the 19 July pump alarm.",
+                 "; the unit tripped on 21 July, so test the relays too."):
+        r = grade(record, good + late)
+        assert not r.feasible and [v.path for v in r.violations] == ["as_of"], late
+    assert grade({**bundle, "text": "EAST-TX02 is out for two days from 25 July 2026. What "
+                                    "do we bundle?"}, good + late).feasible
+
+
 # -- maintenance plan --------------------------------------------------------------------------
 
 
@@ -143,6 +158,28 @@ def test_plan_good_answer_passes(plan: dict[str, Any]) -> None:
             "condition assessment next. Then close out the 2 corrective work orders on record.")
     r = grade(plan, good)
     assert r.feasible, r.violations
+
+
+def test_plan_numbered_with_another_action_before_the_first_step_fails(
+        plan: dict[str, Any]) -> None:
+    from generator.contract import parse_contracts
+
+    steps = {"kind": "labels", "ordered": True, "labels": {
+        "dga_action": ["act on the gases", "resample", "internal inspection"],
+        "condition_assessment": ["condition assessment"],
+        "corrective_followup": ["close out the corrective"],
+        "routine_monitoring": ["routine sampling"]}}
+    contract = parse_contracts({"plan": {"steps": steps}}, "test")["plan"]
+    record = {**plan, "answer_contract": contract.model_dump(mode="json")}
+    facts = ("D2 (high-energy discharge), health index 45 (poor band), 2 corrective orders "
+             "on record")
+    good = (f"SOUTH-TX01, {facts}. Plan: 1. internal inspection for the discharge; 2. condition "
+            "assessment; 3. close out the corrective orders; 4. routine sampling.")
+    assert grade(record, good).feasible
+    bad = (f"SOUTH-TX01, {facts}. Plan: 1) replace the silica gel breather; 2) resample and "
+           "plan the internal inspection; 3) condition assessment.")
+    r = grade(record, bad)
+    assert not r.feasible and [v.path for v in r.violations] == ["steps"]
 
 
 def test_plan_missing_health_band_fails(plan: dict[str, Any]) -> None:

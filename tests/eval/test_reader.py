@@ -232,3 +232,34 @@ def test_a_subject_denied_by_its_verb(text: str, phrase: str, denied: bool) -> N
 def test_a_range_of_hours_takes_the_day_written_after_it(
         text: str, days: list[tuple[str, int | None]]) -> None:
     assert [(w.day, w.hour) for w in read(text, year=2025).whens] == days
+
+
+def test_a_contrast_that_denies_a_clause_for_another_subject() -> None:
+    t = read("Both show cavitation. The probe also shows bearing wear, but the meter does not.")
+    at = t.low.index("bearing wear")
+    assert t.contrasted_away(at, at + len("bearing wear"))
+    at = t.low.index("cavitation")
+    assert not t.contrasted_away(at, at + len("cavitation"))
+    t = read("The probe shows bearing wear, but that is not surprising here.")
+    at = t.low.index("bearing wear")
+    assert not t.contrasted_away(at, at + len("bearing wear"))
+
+
+def test_times_listed_after_a_day_are_that_day_s_before_the_next_day_starts() -> None:
+    t = read("Pump stops: 4 May 06:00 and 19:30, 5 May 11:00 and 22:15, 6 May 03:45.",
+             year=2026)
+    assert [w.stamp() for w in t.whens] == ["2026-05-04T06:00", "2026-05-04T19:30",
+                                            "2026-05-05T11:00", "2026-05-05T22:15",
+                                            "2026-05-06T03:45"]
+    t = read("Stops on 4 May at 06:00 and 19:30 on 5 May.", year=2026)
+    assert [w.stamp() for w in t.whens] == ["2026-05-04T06:00", "2026-05-05T19:30"]
+
+
+def test_the_day_a_text_is_written_on() -> None:
+    from eval.reader import stated_now
+
+    assert stated_now("It's Friday 3 July 2026; which jobs go in?") == "2026-07-03"
+    assert stated_now("Going by the orders on file as of 2026-07-03, what next?") == "2026-07-03"
+    assert stated_now("Assume today is the 3rd of July 2026.") == "2026-07-03"
+    assert stated_now("Planning the 2026-07-20 outage (it is 2026-07-03 now).") == "2026-07-03"
+    assert stated_now("The outage starts on 20 July 2026. What goes in?") is None
