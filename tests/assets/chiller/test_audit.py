@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from assets.chiller.audit import standards
+from eval.audit.core import Case
 from eval.audit.raw import RawStore
 from eval.audit.run import AuditReport, audit_run
 from generator.config import StoreSettings
@@ -186,9 +187,7 @@ class _Telemetry(RawStore):
         return [{"timestamp": "2025-08-02T07:00:00", "kw_per_ton": 0.6}]
 
 
-def _case(family: str, text: str, params: dict[str, object]) -> object:
-    from eval.audit.core import Case
-
+def _case(family: str, text: str, params: dict[str, object]) -> Case:
     return Case(id="x", family=family, text=text, params=params, grounding={}, answer={},
                 tolerance={}, rel_tolerance={})
 
@@ -222,3 +221,70 @@ def test_the_holt_winters_start_note_pins_the_tools_start() -> None:
     assert _starts_from_two_day_line(HW_START_NOTE)
     assert not _starts_from_two_day_line(METHOD_TEXT["holt_winters"])
 
+
+
+# -- diagnosis → action: which corrective orders count -----------------------------------------
+
+
+class _OneUnit(RawStore):
+    """One record, the failure-code catalogue and work orders, held in memory."""
+
+    def __init__(self, record: dict[str, object], orders: list[dict[str, object]]) -> None:
+        self._record, self._orders = record, orders
+
+    def telemetry(self, asset_id: str) -> list[dict[str, object]]:
+        return [self._record]
+
+    def nameplate(self, asset_id: str) -> dict[str, object] | None:
+        return None  # the documented design defaults: 1.1 K approaches, 5 K subcooling, 8 K SH
+
+    def work_db(self, dataset: str) -> list[dict[str, object]]:
+        if dataset == "failure_codes":
+            return [{"fault_type": "condenser_fouling", "code": "CH-CF"},
+                    {"fault_type": "evaporator_fouling", "code": "CH-EF"}]
+        return self._orders if dataset == "wo_events" else []
+
+
+def test_diagnosis_to_action_counts_the_orders_of_the_diagnosed_hour_and_none_after() -> None:
+    # The record of test_both_approaches_high_with_normal_subcooling_is_fouling_of_both_by_hand
+    # (80 % load): condenser and evaporator fouling, codes CH-CF and CH-EF.
+    # Orders: CH-CF reported at 14:30 (inside the diagnosed hour 14:00-15:00: counts, "up to
+    # the end of that hour"); CH-EF reported the next morning (after the hour: does not count);
+    # CH-EF reported 15 days before (outside the 14 days: does not count).
+    # → existing [WO-2], still to raise [CH-EF].
+    from eval.audit.core import AuditContext
+    from eval.audit.run import audit_case
+
+    ts = "2025-07-07T14:00:00"
+    record = {"timestamp": ts, "supply_temperature": 6.67, "setpoint_temperature": 6.67,
+              "evaporator_refrigerant_temperature": 3.0, "percent_loaded": 80.0,
+              "condenser_refrigerant_temperature": 40.0,
+              "condenser_water_return_temperature": 35.0,
+              "condenser_liquid_temperature": 37.0, "discharge_temperature": 49.0}
+
+    def order(wo: str, when: str, code: str) -> dict[str, object]:
+        return {"wo_id": wo, "equipment_id": "CH-1", "reported_date": when,
+                "primary_code": code, "wo_type": "corrective"}
+
+    orders = [order("WO-1", "2025-06-22T14:00:00", "CH-EF"),
+              order("WO-2", "2025-07-07T14:30:00", "CH-CF"),
+              order("WO-3", "2025-07-08T09:00:00", "CH-EF")]
+    ctx = AuditContext(raw=_OneUnit(record, orders), failure_modes=[])
+    answer = {"findings": ["condenser_fouling", "evaporator_fouling"],
+              "failure_codes": ["CH-CF", "CH-EF"], "existing_work_orders": ["WO-2"],
+              "codes_to_raise": ["CH-EF"], "decision": "raise corrective work orders for CH-EF"}
+    text = (f"Diagnose chiller CH-1 at {ts} and decide on the corrective work order. If the "
+            "readings show a fault and no corrective work order with its failure code was "
+            "reported from 14 days before that hour up to the end of that hour, say which "
+            "failure code to raise.")
+
+    def case(words: str) -> Case:
+        return Case(id="x", family="chiller_ma_diagnosis_to_action", text=words,
+                    params={"asset_id": "CH-1", "timestamp": ts}, grounding={},
+                    answer=answer, tolerance={}, rel_tolerance={})
+
+    got = audit_case(ctx, case(text))
+    assert got.verdict == "match", [d.differences for d in got.disagreeing]
+    # A text that leaves the end open ("from 14 days before that hour on") may count WO-3.
+    open_end = text.replace(" up to the end of that hour", " on")
+    assert audit_case(ctx, case(open_end)).verdict == "reading_dependent"
