@@ -288,3 +288,63 @@ def test_diagnosis_to_action_counts_the_orders_of_the_diagnosed_hour_and_none_af
     # A text that leaves the end open ("from 14 days before that hour on") may count WO-3.
     open_end = text.replace(" up to the end of that hour", " on")
     assert audit_case(ctx, case(open_end)).verdict == "reading_dependent"
+
+
+# -- alerts followed by corrective work: the lead time to the first order ----------------------
+
+
+class _WorkDb(RawStore):
+    """Work-order databases held in memory, by dataset."""
+
+    def __init__(self, datasets: dict[str, list[dict[str, object]]]) -> None:
+        self._datasets = datasets
+
+    def work_db(self, dataset: str) -> list[dict[str, object]]:
+        return self._datasets.get(dataset, [])
+
+
+def test_alert_to_failure_lead_time_runs_to_the_first_order_after_the_alert() -> None:
+    # Window [2025-07-01, 2025-07-08), horizon 2 days. Alerts: A1 07-02 10:00, A2 07-05 08:00.
+    # Corrective orders: W1 07-02 12:00 (A1 + 2 h), W2 07-03 16:00 (A1 + 30 h), W3 07-09 08:00
+    # (A2 + 96 h: beyond 2 days). Preventive P1 07-02 11:00 (never counts).
+    # First order after each alert: A1 -> W1 (2 h); A2 -> none. followed 1, mean lead 2 h,
+    # orders [W1].
+    # Every order within the horizon: A1 -> W1 (2 h) and W2 (30 h): mean (2 + 30) / 2 = 16 h,
+    # orders [W1, W2].
+    from assets.chiller.families_wo import FIRST_ORDER_NOTE
+    from eval.audit.core import AuditContext
+    from eval.audit.run import audit_case
+
+    def alert(n: str, when: str) -> dict[str, object]:
+        return {"alert_id": n, "equipment_id": "CH-1", "start_time": when, "rule_id": "R1"}
+
+    def order(wo: str, when: str, kind: str = "corrective") -> dict[str, object]:
+        return {"wo_id": wo, "equipment_id": "CH-1", "reported_date": when,
+                "primary_code": "CH-CF", "wo_type": kind}
+
+    raw = _WorkDb({
+        "alert_events": [alert("A1", "2025-07-02T10:00:00"), alert("A2", "2025-07-05T08:00:00")],
+        "wo_events": [order("W1", "2025-07-02T12:00:00"), order("W2", "2025-07-03T16:00:00"),
+                      order("W3", "2025-07-09T08:00:00"),
+                      order("P1", "2025-07-02T11:00:00", "preventive")],
+    })
+    ctx = AuditContext(raw=raw, failure_modes=[])
+    answer = {"alerts": 2, "followed": 1, "mean_lead_time_hours": 2.0, "work_orders": ["W1"]}
+    question = ("How many alerts did chiller CH-1 raise from 2025-07-01 to 2025-07-08 (end "
+                "excluded), and how many were followed by a corrective work order within 2 "
+                "days? What was the mean lead time?")
+
+    def case(text: str) -> Case:
+        return Case(id="x", family="chiller_wo_alert_to_failure", text=text,
+                    params={"asset_id": "CH-1", "start": "2025-07-01", "end": "2025-07-08",
+                            "within_days": 2},
+                    grounding={}, answer=answer, tolerance={"mean_lead_time_hours": 0.1},
+                    rel_tolerance={})
+
+    got = audit_case(ctx, case(question + " " + FIRST_ORDER_NOTE))
+    assert got.verdict == "match", [d.differences for d in got.disagreeing]
+    # Unstated, every order within 2 days may count as a lead time: 16 h and [W1, W2].
+    bare = audit_case(ctx, case(question))
+    assert bare.verdict == "reading_dependent"
+    assert {"alerts": 2, "followed": 1, "mean_lead_time_hours": 16.0,
+            "work_orders": ["W1", "W2"]} in [d.answer for d in bare.disagreeing]
