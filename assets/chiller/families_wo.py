@@ -103,6 +103,11 @@ async def corrective_window(
 
 # -- alerts followed by corrective work -------------------------------------------------------
 
+# The lead time runs to the first corrective order after each alert (the tool's match): the
+# text says so, since an alert may be followed by several orders within the horizon.
+FIRST_ORDER_NOTE = ("Measure each lead time from the alert to the first corrective work "
+                    "order after it.")
+
 
 def _alert_derive(params: dict[str, Any], outputs: list[dict[str, Any]]) -> dict[str, Any]:
     out = outputs[0]
@@ -123,7 +128,7 @@ def _alert_summary(params: dict[str, Any], answer: dict[str, Any]) -> str:
     )
     if answer["mean_lead_time_hours"] is not None:
         text += f" (mean lead time {num(answer['mean_lead_time_hours'], 1)} h; "
-        text += f"work orders {and_join(answer['work_orders'])})"
+        text += f"first corrective order after each: {and_join(answer['work_orders'])})"
     return text
 
 
@@ -147,7 +152,8 @@ async def alert_to_failure(
     ctx: FamilyContext, rng: np.random.Generator, parents: list[TaskSeed]
 ) -> Plan | None:
     """How many of a chiller's alerts in a window were followed by corrective work within
-    N days, and the mean lead time from alert to work order."""
+    N days, and the mean lead time from each alert to the first corrective order after it
+    (stated in the text; ``work_orders``, not asked, holds those first orders)."""
     found = await _eventful_window(ctx, rng, 5, 40)
     if found is None:
         return None
@@ -157,7 +163,7 @@ async def alert_to_failure(
     calls = [ToolCall(name="analyze_alert_to_failure", args=args)]
     return Plan(
         params={"asset_id": a.asset_id, "site": a.site_name, "start": start, "end": end,
-                "within_days": within},
+                "within_days": within, "note": FIRST_ORDER_NOTE},
         tool_sequence=calls,
         mentions=[a.asset_id, start, end],
         grounding={"asset_id": a.asset_id, "site": a.site_name, "start": start, "end": end},

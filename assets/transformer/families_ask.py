@@ -304,7 +304,8 @@ async def weekly_pattern(
     The day has four whole weeks of telemetry before it. The peak is scored in the two-day
     window starting that day; gated readings: the cut-offs 3.0 and 4.0 (the text names
     none) and a window starting the day before. Peaks scoring inside the band of those
-    cut-offs (widened by ``SCORE_MARGIN``) are not drawn.
+    cut-offs (widened by ``SCORE_MARGIN``) in either window are not drawn, so every cut-off
+    in every window gives the same verdict.
     """
     usable = [x for x in ctx.assets if x.enough_history and x.telemetry.start and x.sensors]
     if not usable:
@@ -336,6 +337,16 @@ async def weekly_pattern(
     # store without a call that could refuse, and records nothing.
     if ctx.passes_over_trivial and score <= DEFAULT_CUTOFF:
         raise PassedOver("a usual weekly pattern")
+    # The window may also be read as starting the day before (another reference, so another
+    # spread): its score too must give the same verdict at every cut-off, since the text names
+    # neither the cut-off nor the window.
+    early = await ctx.run1("run_tsad", **_tsad_args(a, sensor, when - timedelta(days=1),
+                                                    LIST_ALL))
+    early_score = next((abs(float(x["score"])) for x in early["anomalies"]
+                        if x["timestamp"] == ts), 0.0)
+    if min(cutoffs) - SCORE_MARGIN <= early_score <= max(cutoffs) + SCORE_MARGIN or (
+            early_score > DEFAULT_CUTOFF) != (score > DEFAULT_CUTOFF):
+        return None
     # Read literally ("over the four weeks before", the day left out), the level and spread
     # come from those weeks alone: that score must give the same verdict at every cut-off.
     weeks = await ctx.run1(

@@ -3,6 +3,7 @@ diagnosis → the code to raise."""
 
 from __future__ import annotations
 
+import re
 from datetime import timedelta
 from typing import Any
 
@@ -55,12 +56,21 @@ def anomaly_to_workorder(ctx: AuditContext, case: Case) -> Derivation:
 @audits("chiller_ma_diagnosis_to_action")
 def diagnosis_to_action(ctx: AuditContext, case: Case) -> Derivation:
     """The service rules on one record → failure codes → corrective orders with those codes
-    from 14 days before the hour on → the codes still to raise."""
+    from 14 days before the hour (up to the hour's end where the text says so) → the codes
+    still to raise."""
     asset, ts = case.p("asset_id"), str(case.p("timestamp"))
     _, diag, invalid = record_diagnosis(ctx, asset, ts)
     since = (parse(ts) - timedelta(days=LOOKBACK_DAYS)).isoformat()
     corrective = [o for o in asset_work_orders(ctx, asset) if not is_preventive(o)
                   and str(o["reported_date"])[:19] >= since]
+
+    hour_end = (parse(ts) + timedelta(hours=1)).isoformat()[:19]
+
+    def counted(reported: str, until: str) -> bool:
+        """Whether an order reported at ``reported`` is on record under reading ``until``."""
+        if until == "hour_end":
+            return reported < hour_end
+        return until == "unbounded" or reported <= ts
 
     def derive(c: dict[str, Any]) -> dict[str, Any]:
         refuse(c, invalid)
@@ -71,7 +81,7 @@ def diagnosis_to_action(ctx: AuditContext, case: Case) -> Derivation:
                     "decision": "no corrective work needed"}
         codes = found["failure_codes"]
         pool = [o for o in corrective if known(case, c, str(o["reported_date"]))
-                and (c["until"] == "unbounded" or str(o["reported_date"])[:19] <= ts)]
+                and counted(str(o["reported_date"])[:19], c["until"])]
         existing = sorted(str(o["wo_id"]) for o in pool if str(o["primary_code"]) in codes)
         to_raise = [x for x in codes if x not in {str(o["primary_code"]) for o in pool}]
         decision = ("raise corrective work orders for " + _joined(to_raise) if to_raise
@@ -80,9 +90,19 @@ def diagnosis_to_action(ctx: AuditContext, case: Case) -> Derivation:
                 "existing_work_orders": existing, "codes_to_raise": to_raise,
                 "decision": decision}
 
-    # "Should I raise a work order based on its <hour> record?" asks as of that hour: an
-    # order reported after it did not exist then (the text's "from 14 days before that hour
-    # on" leaves the end open).
-    dims = {"validity": validity(invalid), "until": ["unbounded", "the_hour"],
+    dims = {"validity": validity(invalid), "until": until_dims(case.text),
             "as_of": as_of_dims(case)}
     return Derivation(derive_all(dims, derive))
+
+
+def until_dims(text: str) -> list[str]:
+    """Which corrective orders the text counts as already raised, by when they were reported.
+
+    "... reported from 14 days before that hour up to the end of that hour" counts the orders
+    of the diagnosed hour itself and none after (``hour_end``). "From 14 days before that hour
+    on" leaves the end open: to the record's time stamp (``the_hour``), to the hour's end, or
+    every later order (``unbounded``).
+    """
+    if re.search(r"\bup to the end of (?:that|the|this) hour\b", text.lower()):
+        return ["hour_end"]
+    return ["unbounded", "the_hour", "hour_end"]

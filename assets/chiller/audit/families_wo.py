@@ -8,6 +8,7 @@ stamped after it were not written when the question was asked.
 from __future__ import annotations
 
 import itertools
+import re
 from collections import Counter
 from datetime import timedelta
 from typing import Any
@@ -168,7 +169,7 @@ def next_code(ctx: AuditContext, case: Case) -> Derivation:
 @audits("chiller_wo_alert_to_failure")
 def alert_to_failure(ctx: AuditContext, case: Case) -> Derivation:
     """Alerts of a window followed by a corrective work order within N days, the mean lead
-    time and the orders."""
+    time to the first order after each alert, and those orders."""
     asset, within = case.p("asset_id"), float(case.p("within_days"))
     start, end = case.p("start"), case.p("end")
 
@@ -177,7 +178,7 @@ def alert_to_failure(ctx: AuditContext, case: Case) -> Derivation:
                   and known(case, c, str(a["start_time"]))]
         pool = [o for o in _orders(ctx, case, c) if not is_preventive(o)
                 and str(o["reported_date"])[:19] >= stamp(start)]
-        leads, ids = [], set()
+        leads, ids, followed = [], set(), 0
         for a in alerts:
             t = parse(a["start_time"])
             if c["horizon"] == "exact":
@@ -185,16 +186,32 @@ def alert_to_failure(ctx: AuditContext, case: Case) -> Derivation:
             else:  # any time on the N-th calendar day after the alert's day
                 last = parse(next_day(stamp(day_of(a["start_time"])))) + timedelta(days=within)
                 last -= timedelta(microseconds=1)
-            hit = next((o for o in pool if t < parse(o["reported_date"]) <= last), None)
-            if hit is not None:
+            hits = [o for o in pool if t < parse(o["reported_date"]) <= last]
+            if c["lead"] == "first":
+                hits = hits[:1]  # the pool is in reported order
+            if hits:
+                followed += 1
+            for hit in hits:
                 leads.append((parse(hit["reported_date"]) - t).total_seconds() / 3600.0)
                 ids.add(str(hit["wo_id"]))
-        return {"alerts": len(alerts), "followed": len(leads),
+        return {"alerts": len(alerts), "followed": followed,
                 "mean_lead_time_hours": sum(leads) / len(leads) if leads else None,
                 "work_orders": sorted(ids)}
 
     # Orders up to N days after the window's end count ("followed within N days"); "within N
-    # days" read as N × 24 h, or through the N-th calendar day after the alert's day.
+    # days" read as N × 24 h, or through the N-th calendar day after the alert's day. The lead
+    # time runs to the first order after the alert where the text says so; otherwise every
+    # order within the horizon may be taken as a lead time of its own (and listed).
     dims = {"window": window_modes(case.text, end), "as_of": as_of_dims(case),
-            "horizon": ["exact", "calendar_days"]}
+            "horizon": ["exact", "calendar_days"],
+            "lead": ["first"] if first_order_lead(case.text) else ["first", "every_order"]}
     return Derivation(derive_all(dims, derive))
+
+
+_FIRST_ORDER = re.compile(r"\bto the first (?:corrective )?(?:work )?order\b")
+
+
+def first_order_lead(text: str) -> bool:
+    """Whether the text measures each lead time to the first corrective order after the
+    alert ("... from the alert to the first corrective work order after it")."""
+    return _FIRST_ORDER.search(text.lower()) is not None

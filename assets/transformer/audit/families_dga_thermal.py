@@ -195,8 +195,10 @@ def fmsr_dga_resample_interval(ctx: AuditContext, case: Case) -> Derivation:
 
 # Words of the fault-onset note: the normality rule, and undetermined samples passed over.
 _GATE_WORDS = ("typical value", "condition 1")
-_PASS_OVER_WORDS = ("undetermined", "unclassified", "cannot classify", "no ratio class",
-                    "without a ratio class", "no class")
+_PASS_OVER_WORDS = ("undetermined", "unclassified", "cannot classify", "fail to classify",
+                    "fails to classify", "no ratio class", "without a ratio class", "no class",
+                    "name a class", "determinable class", "ratio verdict", "can't place",
+                    "cannot place")
 
 
 @audits("fmsr_fault_onset")

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from assets.chiller.audit import standards
+from eval.audit.core import Case
 from eval.audit.raw import RawStore
 from eval.audit.run import AuditReport, audit_run
 from generator.config import StoreSettings
@@ -186,9 +187,7 @@ class _Telemetry(RawStore):
         return [{"timestamp": "2025-08-02T07:00:00", "kw_per_ton": 0.6}]
 
 
-def _case(family: str, text: str, params: dict[str, object]) -> object:
-    from eval.audit.core import Case
-
+def _case(family: str, text: str, params: dict[str, object]) -> Case:
     return Case(id="x", family=family, text=text, params=params, grounding={}, answer={},
                 tolerance={}, rel_tolerance={})
 
@@ -222,3 +221,130 @@ def test_the_holt_winters_start_note_pins_the_tools_start() -> None:
     assert _starts_from_two_day_line(HW_START_NOTE)
     assert not _starts_from_two_day_line(METHOD_TEXT["holt_winters"])
 
+
+
+# -- diagnosis → action: which corrective orders count -----------------------------------------
+
+
+class _OneUnit(RawStore):
+    """One record, the failure-code catalogue and work orders, held in memory."""
+
+    def __init__(self, record: dict[str, object], orders: list[dict[str, object]]) -> None:
+        self._record, self._orders = record, orders
+
+    def telemetry(self, asset_id: str) -> list[dict[str, object]]:
+        return [self._record]
+
+    def nameplate(self, asset_id: str) -> dict[str, object] | None:
+        return None  # the documented design defaults: 1.1 K approaches, 5 K subcooling, 8 K SH
+
+    def work_db(self, dataset: str) -> list[dict[str, object]]:
+        if dataset == "failure_codes":
+            return [{"fault_type": "condenser_fouling", "code": "CH-CF"},
+                    {"fault_type": "evaporator_fouling", "code": "CH-EF"}]
+        return self._orders if dataset == "wo_events" else []
+
+
+def test_diagnosis_to_action_counts_the_orders_of_the_diagnosed_hour_and_none_after() -> None:
+    # The record of test_both_approaches_high_with_normal_subcooling_is_fouling_of_both_by_hand
+    # (80 % load): condenser and evaporator fouling, codes CH-CF and CH-EF.
+    # Orders: CH-CF reported at 14:30 (inside the diagnosed hour 14:00-15:00: counts, "up to
+    # the end of that hour"); CH-EF reported the next morning (after the hour: does not count);
+    # CH-EF reported 15 days before (outside the 14 days: does not count).
+    # → existing [WO-2], still to raise [CH-EF].
+    from eval.audit.core import AuditContext
+    from eval.audit.run import audit_case
+
+    ts = "2025-07-07T14:00:00"
+    record = {"timestamp": ts, "supply_temperature": 6.67, "setpoint_temperature": 6.67,
+              "evaporator_refrigerant_temperature": 3.0, "percent_loaded": 80.0,
+              "condenser_refrigerant_temperature": 40.0,
+              "condenser_water_return_temperature": 35.0,
+              "condenser_liquid_temperature": 37.0, "discharge_temperature": 49.0}
+
+    def order(wo: str, when: str, code: str) -> dict[str, object]:
+        return {"wo_id": wo, "equipment_id": "CH-1", "reported_date": when,
+                "primary_code": code, "wo_type": "corrective"}
+
+    orders = [order("WO-1", "2025-06-22T14:00:00", "CH-EF"),
+              order("WO-2", "2025-07-07T14:30:00", "CH-CF"),
+              order("WO-3", "2025-07-08T09:00:00", "CH-EF")]
+    ctx = AuditContext(raw=_OneUnit(record, orders), failure_modes=[])
+    answer = {"findings": ["condenser_fouling", "evaporator_fouling"],
+              "failure_codes": ["CH-CF", "CH-EF"], "existing_work_orders": ["WO-2"],
+              "codes_to_raise": ["CH-EF"], "decision": "raise corrective work orders for CH-EF"}
+    text = (f"Diagnose chiller CH-1 at {ts} and decide on the corrective work order. If the "
+            "readings show a fault and no corrective work order with its failure code was "
+            "reported from 14 days before that hour up to the end of that hour, say which "
+            "failure code to raise.")
+
+    def case(words: str) -> Case:
+        return Case(id="x", family="chiller_ma_diagnosis_to_action", text=words,
+                    params={"asset_id": "CH-1", "timestamp": ts}, grounding={},
+                    answer=answer, tolerance={}, rel_tolerance={})
+
+    got = audit_case(ctx, case(text))
+    assert got.verdict == "match", [d.differences for d in got.disagreeing]
+    # A text that leaves the end open ("from 14 days before that hour on") may count WO-3.
+    open_end = text.replace(" up to the end of that hour", " on")
+    assert audit_case(ctx, case(open_end)).verdict == "reading_dependent"
+
+
+# -- alerts followed by corrective work: the lead time to the first order ----------------------
+
+
+class _WorkDb(RawStore):
+    """Work-order databases held in memory, by dataset."""
+
+    def __init__(self, datasets: dict[str, list[dict[str, object]]]) -> None:
+        self._datasets = datasets
+
+    def work_db(self, dataset: str) -> list[dict[str, object]]:
+        return self._datasets.get(dataset, [])
+
+
+def test_alert_to_failure_lead_time_runs_to_the_first_order_after_the_alert() -> None:
+    # Window [2025-07-01, 2025-07-08), horizon 2 days. Alerts: A1 07-02 10:00, A2 07-05 08:00.
+    # Corrective orders: W1 07-02 12:00 (A1 + 2 h), W2 07-03 16:00 (A1 + 30 h), W3 07-09 08:00
+    # (A2 + 96 h: beyond 2 days). Preventive P1 07-02 11:00 (never counts).
+    # First order after each alert: A1 -> W1 (2 h); A2 -> none. followed 1, mean lead 2 h,
+    # orders [W1].
+    # Every order within the horizon: A1 -> W1 (2 h) and W2 (30 h): mean (2 + 30) / 2 = 16 h,
+    # orders [W1, W2].
+    from assets.chiller.families_wo import FIRST_ORDER_NOTE
+    from eval.audit.core import AuditContext
+    from eval.audit.run import audit_case
+
+    def alert(n: str, when: str) -> dict[str, object]:
+        return {"alert_id": n, "equipment_id": "CH-1", "start_time": when, "rule_id": "R1"}
+
+    def order(wo: str, when: str, kind: str = "corrective") -> dict[str, object]:
+        return {"wo_id": wo, "equipment_id": "CH-1", "reported_date": when,
+                "primary_code": "CH-CF", "wo_type": kind}
+
+    raw = _WorkDb({
+        "alert_events": [alert("A1", "2025-07-02T10:00:00"), alert("A2", "2025-07-05T08:00:00")],
+        "wo_events": [order("W1", "2025-07-02T12:00:00"), order("W2", "2025-07-03T16:00:00"),
+                      order("W3", "2025-07-09T08:00:00"),
+                      order("P1", "2025-07-02T11:00:00", "preventive")],
+    })
+    ctx = AuditContext(raw=raw, failure_modes=[])
+    answer = {"alerts": 2, "followed": 1, "mean_lead_time_hours": 2.0, "work_orders": ["W1"]}
+    question = ("How many alerts did chiller CH-1 raise from 2025-07-01 to 2025-07-08 (end "
+                "excluded), and how many were followed by a corrective work order within 2 "
+                "days? What was the mean lead time?")
+
+    def case(text: str) -> Case:
+        return Case(id="x", family="chiller_wo_alert_to_failure", text=text,
+                    params={"asset_id": "CH-1", "start": "2025-07-01", "end": "2025-07-08",
+                            "within_days": 2},
+                    grounding={}, answer=answer, tolerance={"mean_lead_time_hours": 0.1},
+                    rel_tolerance={})
+
+    got = audit_case(ctx, case(question + " " + FIRST_ORDER_NOTE))
+    assert got.verdict == "match", [d.differences for d in got.disagreeing]
+    # Unstated, every order within 2 days may count as a lead time: 16 h and [W1, W2].
+    bare = audit_case(ctx, case(question))
+    assert bare.verdict == "reading_dependent"
+    assert {"alerts": 2, "followed": 1, "mean_lead_time_hours": 16.0,
+            "work_orders": ["W1", "W2"]} in [d.answer for d in bare.disagreeing]

@@ -203,6 +203,43 @@ def test_fault_onset_passes_over_an_undetermined_sample() -> None:
                  none).verdict == "match"
 
 
+def _onset_note_wordings() -> list[str]:
+    """The fault-onset note as the family writes it, and each wording templates.yaml gives it."""
+    from pathlib import Path
+
+    import yaml
+
+    from assets.transformer.families_dga import ONSET_NOTE as FAMILY_NOTE
+    path = Path(__file__).parents[3] / "assets" / "transformer" / "templates.yaml"
+    table = yaml.safe_load(path.read_text(encoding="utf-8"))
+    found = [v for k, v in _walk(table) if k == FAMILY_NOTE]
+    if not found:
+        raise LookupError("templates.yaml has no wordings of the fault-onset note")
+    return [FAMILY_NOTE, *found[0]]
+
+
+def _walk(node: Any) -> list[tuple[Any, Any]]:
+    if not isinstance(node, dict):
+        return []
+    pairs = list(node.items())
+    return pairs + [p for v in node.values() for p in _walk(v)]
+
+
+@pytest.mark.parametrize("note", _onset_note_wordings())
+def test_fault_onset_every_wording_of_the_note_passes_over_undetermined(note: str) -> None:
+    # The same three samples as above: s1 is abnormal (C2H6 100 > 90) with ratios that give
+    # no class (ND); every wording of the note says such a sample is passed over, so the
+    # onset is s2 (T3) after 2 samples under every reading the audit tries.
+    s0 = _oil("2026-05-01T09:00:00", 10, 5, 5, 2, 0, 100)
+    s1 = _oil("2026-05-08T09:00:00", 100, 50, 100, 20, 0, 100)
+    s2 = _oil("2026-05-15T09:00:00", 50, 200, 50, 300, 2, 100)
+    raw = MemoryRaw([PLATE], oil={"U1": [s0, s1, s2]})
+    params = {"asset_id": "U1", "start": "2026-05-01", "end": "2026-05-20"}
+    ref = {"onset_sample": s2["timestamp"], "fault_type": "T3", "samples_before_onset": 2}
+    text = "First faulty sample of U1 between 2026-05-01 and 2026-05-20 (end excluded)? "
+    assert audit(raw, "fmsr_fault_onset", text + note, params, ref).verdict == "match"
+
+
 # -- oil quality ---------------------------------------------------------------------------------
 
 LAB = {"water": "25", "bdv": "35", "ift": "30", "acid": "0.05"}

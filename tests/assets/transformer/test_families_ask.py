@@ -177,6 +177,64 @@ def test_usual_level_tolerance_covers_the_four_weeks_before_alone() -> None:
     assert usual_level_tolerance(13.0, []) == pytest.approx(0.01)
 
 
+# A second store for the weekly pattern: two units whose peak day scores the same in the
+# tool's window and differently in a window starting the day before.
+BAND_SITE, BAND_NEAR, BAND_FAR = "ASKB", "ASKB-TX01", "ASKB-TX02"
+BAND_T0 = datetime(2026, 5, 31)  # a Sunday; the peak day 2026-06-29 is a Monday (d = 29)
+
+
+def _band_telemetry() -> list[dict[str, Any]]:
+    """31 days of hourly load_mva from Sunday 2026-05-31 00:00 to Tuesday 06-30 23:00: 10
+    everywhere, except Monday 06-29 09:00 reads 14 (the peak) and every hour of the first
+    day, Sunday 05-31, reads 35 on BAND_NEAR and 20 on BAND_FAR."""
+    docs = []
+    for unit, first_day in ((BAND_NEAR, 35.0), (BAND_FAR, 20.0)):
+        for i in range(31 * 24):
+            t = BAND_T0 + timedelta(hours=i)
+            value = first_day if i < 24 else 14.0 if t.isoformat() == "2026-06-29T09:00:00" \
+                else 10.0
+            docs.append({"_id": f"{unit}:{t.isoformat()}", "asset_id": unit,
+                         "site_name": BAND_SITE, "timestamp": t.isoformat(), "load_mva": value})
+    return docs
+
+
+@pytest.fixture(scope="module")
+def band_settings(settings_for: Any) -> StoreSettings:
+    settings: StoreSettings = settings_for("golden_askb_")
+    plates = [p | {"_id": a, "asset_id": a, "site_name": BAND_SITE}
+              for p, a in zip(_nameplate(), (BAND_NEAR, BAND_FAR), strict=True)]
+    seed_raw(settings, {"telemetry": _band_telemetry(), "oil_samples": [], "nameplate": plates,
+                        "workorders": [], "truth": []})
+    return settings
+
+
+async def test_weekly_pattern_every_cutoff_agrees_in_the_earlier_window_too(
+        band_settings: StoreSettings, tmp_path: Path) -> None:
+    """Only 2026-06-29 can be drawn (the first day with four weeks before it and a day after
+    is 06-28, flat 10 with no single peak; 06-30 has no day after it). Peak 14 at 09:00.
+
+    - The tool's window [06-29, 07-01) with the reference from 06-01: 30 × 24 = 720 readings,
+      every slot repeats except (Mon, 09): 10, 10, 10, 10, 14 -> median 10, residual +4; all
+      other residuals 0 -> MAD 0, MeanAD = 4/720:
+      z = 4 / (1.253314 · 4/720) = 574.47 on both units: an anomaly at 3, 3.5 and 4.
+    - A window starting the day before, [06-28, 06-30), reference from 05-31: 720 readings;
+      slots (Sun, h): 05-31 reads 35 (NEAR) or 20 (FAR), 06-07 .. 06-28 read 10 -> median 10,
+      residuals +25 (NEAR) or +10 (FAR) in 24 hours, plus the peak's +4; MAD 0.
+      NEAR: MeanAD = (24·25 + 4)/720 = 604/720, z = 4 / (1.253314 · 604/720) = 3.804: an
+      anomaly at 3 and 3.5 but not at 4, so the verdict hangs on the reading: not drawn.
+      FAR: MeanAD = (24·10 + 4)/720 = 244/720, z = 4 / (1.253314 · 244/720) = 9.418: an
+      anomaly at every cut-off, drawn.
+    - The four weeks before alone (06-01 .. 06-28, 672 readings, all 10) with the peak's
+      residual +4: MeanAD = 4/673, z = 4 / (1.253314 · 4/673) = 536.98: an anomaly.
+    """
+    seeds = await generate_family(band_settings, tmp_path, "tsfm_weekly_pattern", 30)
+    units = {s.params["asset_id"] for s in seeds}
+    assert units == {BAND_FAR}
+    for s in seeds:
+        assert s.answer == {"peak_time": "2026-06-29T09:00:00", "peak_value": 14.0,
+                            "verdict": "anomaly", "expected": 10.0}
+
+
 async def test_golden_iot_same_hour_weeks(ask_settings: StoreSettings, tmp_path: Path) -> None:
     """Peaks against the same hour on the previous 2-4 same weekdays.
 
