@@ -150,10 +150,10 @@ def env_seed(
             "nothing to do"
         )
         return
-    total = sum(report.written.values())
+    written = report.written | report.upstream
     typer.echo(
-        f"{report.action} {asset} fleet {report.fingerprint}: {total} documents "
-        f"({', '.join(f'{k} {v}' for k, v in report.written.items())}) in "
+        f"{report.action} {asset} fleet {report.fingerprint}: {sum(written.values())} documents "
+        f"({', '.join(f'{k} {v}' for k, v in written.items())}) in "
         f"{sum(report.seconds.values()):.1f} s"
     )
 

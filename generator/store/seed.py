@@ -63,6 +63,10 @@ class SeedReport(BaseModel):
         "the documents of upstream's data model it lacked)"
     )
     written: dict[str, int] = Field(description="Documents written per database")
+    upstream: dict[str, int] = Field(
+        default_factory=dict,
+        description="Documents written per database of upstream's data model (no prefix)",
+    )
     total: dict[str, int] = Field(description="Documents expected per database")
     seconds: dict[str, float] = Field(description="Time per phase")
 
@@ -352,17 +356,19 @@ def seed(
         simulated = time.perf_counter() - t
         t = time.perf_counter()
         drop_upstream_model(client, asset.asset_class, prefix)
-        added = write_upstream_model(
-            client, upstream_model.derive(asset, fleet_docs), prefix, resume=False,
-            progress=progress,
+        derived = upstream_model.derive(asset, fleet_docs)
+        added = write_upstream_model(client, derived, prefix, resume=False, progress=progress)
+        marker.update(
+            upstream_model=upstream_model.UPSTREAM_MODEL_VERSION,
+            upstream_counts={k: len(v) for k, v in derived.items()},
         )
-        marker.update(upstream_model=upstream_model.UPSTREAM_MODEL_VERSION)
         client.put(prefix + META_DB, marker)
         return SeedReport(
             asset_class=asset.asset_class,
             fingerprint=fp,
             action="extended",
-            written=added,
+            written={},
+            upstream=added,
             total=marker.get("counts", {}),
             seconds={"simulate": round(simulated, 3), "write": round(time.perf_counter() - t, 3)},
         )
@@ -450,7 +456,7 @@ def seed(
             client.create_index(names[logical], fields, name)
     timings["index"] = time.perf_counter() - t
     t = time.perf_counter()
-    written |= write_upstream_model(
+    upstream = write_upstream_model(
         client, upstream_docs, prefix, resume=resumed, progress=progress
     )
     timings["upstream"] = time.perf_counter() - t
@@ -469,6 +475,7 @@ def seed(
         fingerprint=fp,
         action="resumed" if resumed else "seeded",
         written=written,
+        upstream=upstream,
         total={k: len(v) for k, v in docs.items()},
         seconds={k: round(v, 3) for k, v in timings.items()},
     )

@@ -278,7 +278,7 @@ def test_reseed_is_unchanged_and_an_older_store_is_extended(
     p = settings.db_prefix
     with CouchClient(settings) as client:
         first = seed(client, asset, _spec("transformer"), prefix=p)
-        assert first.action == "seeded" and first.written["aob_workorder"] > 0
+        assert first.action == "seeded" and first.upstream["aob_workorder"] > 0
         counts = {n: client.doc_count(p + n) for n in UPSTREAM_DATABASES.values()}
         assert seed(client, asset, _spec("transformer"), prefix=p).action == "unchanged"
         # A store seeded before the upstream model: its marker records no version.
