@@ -150,10 +150,10 @@ def env_seed(
             "nothing to do"
         )
         return
-    total = sum(report.written.values())
+    written = report.written | report.upstream
     typer.echo(
-        f"{report.action} {asset} fleet {report.fingerprint}: {total} documents "
-        f"({', '.join(f'{k} {v}' for k, v in report.written.items())}) in "
+        f"{report.action} {asset} fleet {report.fingerprint}: {sum(written.values())} documents "
+        f"({', '.join(f'{k} {v}' for k, v in written.items())}) in "
         f"{sum(report.seconds.values()):.1f} s"
     )
 
@@ -332,6 +332,7 @@ def bench_seed(
     from generator.store.couch import CouchClient
     from generator.store.seed import META_DB, database_names
     from generator.store.seed import seed as run_seed
+    from generator.store.upstream_model import database_names as upstream_database_names
 
     asset_cls = load_asset_class(resolve_asset_class(asset))
     spec = _fleet_spec(asset_cls, seed=seed, sites=sites, units_per_site=units_per_site, days=days)
@@ -345,10 +346,13 @@ def bench_seed(
             # Scratch databases under a prefix of their own: delete them whole.
             for db in database_names(asset_cls, settings.db_prefix).values():
                 client.delete_db(db)
+            for db in upstream_database_names(settings.db_prefix).values():
+                client.delete_db(db)
             client.delete_db(settings.db_prefix + META_DB)
-    n = sum(report.written.values())
+    n = sum(report.written.values()) + sum(report.upstream.values())
     typer.echo(
-        f"seeded {n} documents ({report.written.get('telemetry', 0)} telemetry) for "
+        f"seeded {n} documents ({report.written.get('telemetry', 0)} telemetry, "
+        f"{sum(report.upstream.values())} in upstream's data model) for "
         f"{sites}×{units_per_site} units × {days} days in {elapsed:.1f} s "
         f"({n / elapsed:.0f} docs/s); phases: "
         + ", ".join(f"{k} {v:.1f} s" for k, v in report.seconds.items())

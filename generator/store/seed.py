@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from generator.assetdef import ASSETS_DIR, TRUTH_KEY, AssetClass, available_asset_classes
 from generator.config import is_private_db
 from generator.errors import UserError
+from generator.store import upstream_model
 from generator.store.couch import SNAPSHOT_PAGE, CouchClient, Doc
 
 META_DB = "scenariogen_meta"
@@ -57,8 +58,15 @@ class SeedReport(BaseModel):
 
     asset_class: str = Field(description="Asset class seeded")
     fingerprint: str = Field(description="Hash of the fleet spec and simulator version")
-    action: str = Field(description="'seeded', 'resumed' or 'unchanged'")
+    action: str = Field(
+        description="'seeded', 'resumed', 'unchanged', or 'extended' (a complete fleet got "
+        "the documents of upstream's data model it lacked)"
+    )
     written: dict[str, int] = Field(description="Documents written per database")
+    upstream: dict[str, int] = Field(
+        default_factory=dict,
+        description="Documents written per database of upstream's data model (no prefix)",
+    )
     total: dict[str, int] = Field(description="Documents expected per database")
     seconds: dict[str, float] = Field(description="Time per phase")
 
@@ -200,9 +208,79 @@ def drop(
             client.bulk_docs(db, chunk)
         if not _data_ids(client, db):
             client.delete_db(db)  # the other classes have nothing here (yet)
+    drop_upstream_model(client, asset.asset_class, prefix)
     meta = prefix + META_DB
     if client.db_exists(meta):
         client.delete(meta, marker_id(asset.asset_class))
+
+
+def _delete_all(client: CouchClient, db: str, docs: list[Doc]) -> None:
+    for i in range(0, len(docs), BATCH):
+        gone = [{"_id": d["_id"], "_rev": d["_rev"], "_deleted": True} for d in docs[i : i + BATCH]]
+        client.bulk_docs(db, gone)
+
+
+def drop_upstream_model(client: CouchClient, asset_class: str, prefix: str) -> None:
+    """Delete the class's documents from the databases of upstream's data model
+    (:mod:`generator.store.upstream_model`), and each database once nothing is left."""
+    for name in upstream_model.UPSTREAM_DATABASES.values():
+        db = prefix + name
+        if not client.db_exists(db):
+            continue
+        if name == upstream_model.IOT_DB:
+            # Telemetry carries no class field (upstream would list it as a sensor): its
+            # ids start with `<class>:`, and `;` is the character after `:`.
+            selector: Doc = {"_id": {"$gt": f"{asset_class}:", "$lt": f"{asset_class};"}}
+        else:
+            selector = {CLASS_FIELD: asset_class}
+        _delete_all(client, db, client.find(db, selector, fields=["_id", "_rev"]))
+        if not _data_ids(client, db):
+            client.delete_db(db)
+
+
+def write_upstream_model(
+    client: CouchClient,
+    derived: dict[str, list[Doc]],
+    prefix: str,
+    *,
+    resume: bool,
+    progress: Callable[[str, int, int], None] | None = None,
+) -> dict[str, int]:
+    """Write a class's fleet in upstream's data model (asset registry, one telemetry
+    database, Maximo work orders: ``derived`` from :func:`upstream_model.derive`) and
+    create their indexes.
+
+    With ``resume`` documents already there (by id) are skipped. Returns the documents
+    written per database (name without prefix).
+    """
+    written: dict[str, int] = {}
+    for name, batch_docs in derived.items():
+        db = prefix + name
+        client.create_db(db)
+        existing = client.all_doc_ids(db) if resume else set()
+        todo = [d for d in batch_docs if d["_id"] not in existing]
+        done = 0
+        for i in range(0, len(todo), BATCH):
+            chunk = todo[i : i + BATCH]
+            results = client.bulk_docs(db, chunk)
+            failed = [
+                (doc_id, r.get("error"), r.get("reason"))
+                for doc_id, r in results.items()
+                if r.get("error") and r.get("error") != "conflict"
+            ]
+            if failed:
+                raise UserError(
+                    f"writing {db} failed for {len(failed)} documents (first: {failed[0]})",
+                    fix="re-run `scenariogen env seed` to resume; check the server log if it "
+                    "persists",
+                )
+            done += len(chunk)
+            if progress:
+                progress(name, done, len(todo))
+        written[name] = done
+        for fields, index in upstream_model.UPSTREAM_INDEXES[name]:
+            client.create_index(db, fields, index)
+    return written
 
 
 def read_like_snapshot(client: CouchClient, dbs: Iterable[str]) -> int:
@@ -267,6 +345,33 @@ def seed(
     if replace:
         drop(client, asset, prefix, root)
         marker = None
+    if (
+        marker is not None
+        and marker.get("status") == "complete"
+        and marker.get("upstream_model") != upstream_model.UPSTREAM_MODEL_VERSION
+    ):
+        # Seeded before the upstream model existed (or by another version of it): add it.
+        t = time.perf_counter()
+        fleet_docs = simulator(spec).docs
+        simulated = time.perf_counter() - t
+        t = time.perf_counter()
+        drop_upstream_model(client, asset.asset_class, prefix)
+        derived = upstream_model.derive(asset, fleet_docs)
+        added = write_upstream_model(client, derived, prefix, resume=False, progress=progress)
+        marker.update(
+            upstream_model=upstream_model.UPSTREAM_MODEL_VERSION,
+            upstream_counts={k: len(v) for k, v in derived.items()},
+        )
+        client.put(prefix + META_DB, marker)
+        return SeedReport(
+            asset_class=asset.asset_class,
+            fingerprint=fp,
+            action="extended",
+            written={},
+            upstream=added,
+            total=marker.get("counts", {}),
+            seconds={"simulate": round(simulated, 3), "write": round(time.perf_counter() - t, 3)},
+        )
     if marker is not None and marker.get("status") == "complete":
         return SeedReport(
             asset_class=asset.asset_class,
@@ -281,6 +386,7 @@ def seed(
     fleet = simulator(spec)
     timings["simulate"] = time.perf_counter() - t
     docs: dict[str, list[dict[str, Any]]] = fleet.docs
+    upstream_docs = upstream_model.derive(asset, docs)
     names = database_names(asset, prefix)
     unknown = sorted(set(docs) - set(names))
     if unknown:
@@ -305,6 +411,7 @@ def seed(
         "simulator_version": sim_version,
         "counts": {k: len(v) for k, v in docs.items()},
         "databases": names,
+        "upstream_counts": {k: len(v) for k, v in upstream_docs.items()},
         "started_at": time.time(),
     }
     client.put(meta, status_doc)
@@ -348,8 +455,17 @@ def seed(
         for fields, name in indexes:
             client.create_index(names[logical], fields, name)
     timings["index"] = time.perf_counter() - t
+    t = time.perf_counter()
+    upstream = write_upstream_model(
+        client, upstream_docs, prefix, resume=resumed, progress=progress
+    )
+    timings["upstream"] = time.perf_counter() - t
     final = client.get(meta, marker_id(asset.asset_class)) or status_doc
-    final.update(status="complete", finished_at=time.time())
+    final.update(
+        status="complete",
+        finished_at=time.time(),
+        upstream_model=upstream_model.UPSTREAM_MODEL_VERSION,
+    )
     client.put(meta, final)
     t = time.perf_counter()
     read_like_snapshot(client, names.values())
@@ -359,6 +475,7 @@ def seed(
         fingerprint=fp,
         action="resumed" if resumed else "seeded",
         written=written,
+        upstream=upstream,
         total={k: len(v) for k, v in docs.items()},
         seconds={k: round(v, 3) for k, v in timings.items()},
     )
