@@ -112,7 +112,7 @@ def seed_private_fleet(
         stale = marker is not None and marker.get("fingerprint") != fingerprint(
             asset, spec, _sim_version(asset)
         )
-        report = seed(client, asset, spec, prefix=priv.db_prefix, replace=stale,
+        report = seed(client, asset, spec, prefix=priv.db_prefix, replace=stale, upstream=False,
                       record_spec=False)
     return priv, report
 

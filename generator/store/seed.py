@@ -308,8 +308,13 @@ def seed(
     progress: Callable[[str, int, int], None] | None = None,
     root: Path = ASSETS_DIR,
     record_spec: bool = True,
+    upstream: bool = True,
 ) -> SeedReport:
     """Simulate the fleet for ``spec`` and write it, resuming an interrupted seed.
+
+    With ``upstream`` (the default) the fleet is also written in upstream AssetOpsBench's
+    data model (:mod:`generator.store.upstream_model`), and a complete fleet seeded without
+    it is extended; a held-out private fleet, read only through our own tools, passes False.
 
     Every document written into a database shared with another class (the work-order
     database always) carries ``asset_class``, so readers and :func:`drop` can tell the
@@ -346,7 +351,8 @@ def seed(
         drop(client, asset, prefix, root)
         marker = None
     if (
-        marker is not None
+        upstream
+        and marker is not None
         and marker.get("status") == "complete"
         and marker.get("upstream_model") != upstream_model.UPSTREAM_MODEL_VERSION
     ):
@@ -386,7 +392,7 @@ def seed(
     fleet = simulator(spec)
     timings["simulate"] = time.perf_counter() - t
     docs: dict[str, list[dict[str, Any]]] = fleet.docs
-    upstream_docs = upstream_model.derive(asset, docs)
+    upstream_docs = upstream_model.derive(asset, docs) if upstream else {}
     names = database_names(asset, prefix)
     unknown = sorted(set(docs) - set(names))
     if unknown:
@@ -456,7 +462,7 @@ def seed(
             client.create_index(names[logical], fields, name)
     timings["index"] = time.perf_counter() - t
     t = time.perf_counter()
-    upstream = write_upstream_model(
+    upstream_written = write_upstream_model(
         client, upstream_docs, prefix, resume=resumed, progress=progress
     )
     timings["upstream"] = time.perf_counter() - t
@@ -464,7 +470,7 @@ def seed(
     final.update(
         status="complete",
         finished_at=time.time(),
-        upstream_model=upstream_model.UPSTREAM_MODEL_VERSION,
+        upstream_model=upstream_model.UPSTREAM_MODEL_VERSION if upstream else None,
     )
     client.put(meta, final)
     t = time.perf_counter()
@@ -475,7 +481,7 @@ def seed(
         fingerprint=fp,
         action="resumed" if resumed else "seeded",
         written=written,
-        upstream=upstream,
+        upstream=upstream_written,
         total={k: len(v) for k, v in docs.items()},
         seconds={k: round(v, 3) for k, v in timings.items()},
     )

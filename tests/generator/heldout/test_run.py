@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 from generator.assetdef import load_asset_class
 from generator.config import StoreSettings
 from generator.heldout import split
-from generator.heldout.fleet import PRIVATE_PREFIX, private_databases
+from generator.heldout.fleet import PRIVATE_PREFIX, private_databases, private_prefix
 from generator.heldout.leakscan import scan_run, scanner_for_run
 from generator.heldout.run import ExitCodes, HeldoutConfig, execute
 from generator.heldout.secret import Secret
@@ -80,6 +80,9 @@ def test_split_gate_and_private_databases(store_settings: StoreSettings, tmp_pat
     names = private_databases(asset, store_settings, S1)
     with CouchClient(store_settings) as client:
         assert all(client.db_exists(db) for db in names)
+        # read only through our tools: no copy in upstream's data model (seeding stays fast)
+        prefix = private_prefix(S1, store_settings.db_prefix)
+        assert not [db for db in client.all_dbs() if db.startswith(prefix + "aob_")]
     assert all(db.startswith(PRIVATE_PREFIX) for db in names)
     assert any("truth" in db for db in names)
     for f in (out / "public").iterdir():
