@@ -76,6 +76,8 @@ _ASIDE = re.compile(r"\b(?:past|beyond|outside|after|before)\s+(?:the|this|that|
 # "that's also the", "which is also the": what follows names the value before it again.
 _ALSO_THE = re.compile(r"\b(?:that|which|this|it)(?:'s|’s|\s+is|\s+was|\s+being)\s+also\s+"
                        r"(?:the\s+)?$")
+# Words saying a phrase is said of several things ("both stood out", "these stand out").
+_SEVERAL = re.compile(r"\b(?:both|several|these|those|multiple)[ \t]+(?:[a-z-]+[ \t]+){0,2}$")
 _ISO_STAMP = re.compile(r"^(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}):(\d{2}))?")
 
 
@@ -150,6 +152,8 @@ class Context:
                     continue  # "1 of 2 alerts": the words right after the total are its
                 if a >= end and self._other_value_between(group, (start, end), (a, b)):
                     continue  # that anchor names a nearer value ("192 hourly readings")
+                if self._said_of_several(key, a):
+                    continue  # "two hours stand out: ...": a list's words, not the one value's
                 if c0 <= a and b <= c1:
                     dist = start - b if b <= start else a - end
                 elif s0 <= a and b <= start:
@@ -174,6 +178,20 @@ class Context:
                     r"\s+(?:out\s+)?of\s+(?:the\s+|all\s+)?", self.text.raw[num.end:n.start]):
                 return n.end if n.value == ref else None
         return None
+
+    def _said_of_several(self, key: str, anchor: int) -> bool:
+        """True when the words of a one-value fact (a worst time, a label) are said of
+        several things ("two hours stand out", "both stood out"): they describe a list."""
+        fact = self.contract.fact(key)
+        if fact is None or kind_group(fact) == "number" or key not in self.reference or (
+                isinstance(self.reference[key], list | dict)):
+            return False
+        low = self.text.low
+        if _SEVERAL.search(low[max(0, anchor - 40):anchor]):
+            return True
+        return any(n.value >= 2 and not n.total and not n.decimals and n.end <= anchor and (
+            re.fullmatch(r"[ \t]+(?:[a-z-]+[ \t]+){0,2}", low[n.end:anchor])) and not any(
+            w.start <= n.start < w.end for w in self.text.whens) for n in self.text.numbers)
 
     def _other_value_between(self, group: str | None, value: tuple[int, int],
                              anchor: tuple[int, int]) -> bool:
@@ -388,12 +406,21 @@ def _match_none(ctx: Context, fact: FactSpec, path: str) -> Part:
     for a, b in spans:
         owners = ctx.owners(a, b, kind_group(fact))
         mine = (owners is not None and fact.key in owners) or (
-            not has_anchor and (owners is None or not ctx.bind))
+            not has_anchor and (owners is None or not ctx.bind)) or (
+            owners is None and _opening_reply(ctx, fact, a))
         if mine and _hedged(ctx, (a, b), others):
             return Part(path, False, "none", ctx.text.raw[a:b], "hedged: none or a value")
         if mine:
             return Part(path, True, "none", ctx.text.raw[a:b], "stated as none")
     return Part(path, False, "none", None, "the text does not say there are none")
+
+
+def _opening_reply(ctx: Context, fact: FactSpec, start: int) -> bool:
+    """A value that opens the answer in a sentence naming no fact ("None of them. The run
+    status ...") replies to the question itself: it is the fact the question names."""
+    if ctx.text.raw[:start].strip():
+        return False
+    return any(ctx.question.find(phrase) for phrase in fact.means)
 
 
 # -- times --------------------------------------------------------------------------------

@@ -899,6 +899,41 @@ def test_an_empty_mapping_said_as_none_next_to_its_words() -> None:
     assert grade(record, "Zero repairs on P-7 in May 2025; fault codes: P-SL.").score < 1.0
 
 
+def test_a_worst_value_s_words_said_of_several_values_describe_the_list() -> None:
+    facts = {"count": {"kind": "count", "means": ["spikes", "abnormal"]},
+             "times": {"kind": "timestamp", "granularity": "hour",
+                       "means": ["spikes", "abnormal"]},
+             "worst": {"kind": "timestamp", "granularity": "hour",
+                       "means": ["worst", "stood out", "stand out"]}}
+    record = _record({"count": 2, "times": ["2025-05-04T03:00:00", "2025-05-06T21:00:00"],
+                      "worst": "2025-05-06T21:00:00"}, facts,
+                     "Were there abnormal bearing temperatures on pump P-7 from 1 to 7 May "
+                     "2025? Give the count, the hours and the worst.")
+    assert grade(record, "Yes, twice. Two readings stood out: 3 am on Sunday 4 May and 9 pm "
+                         "on Tuesday 6 May 2025. The Tuesday evening one was the worst."
+                 ).score == 1.0
+    assert grade(record, "Yes, twice. Both hours stand out: 3 am on 4 May and 9 pm on 6 May "
+                         "2025, the latter the worst.").score == 1.0
+    assert grade(record, "Yes, twice. Two readings stood out: 3 am on Sunday 4 May and 8 pm "
+                         "on Tuesday 6 May 2025. The Tuesday evening one was the worst."
+                 ).score < 1.0
+
+
+def test_a_bare_none_opening_the_answer_replies_to_the_question() -> None:
+    facts = {"faults": {"kind": "labels", "means": ["faults", "fault modes"],
+                        "labels": {"cavitation": ["cavitation"], "leak": ["seal leak"]}},
+             "of_total": {"kind": "count", "asked": False, "means": ["in all", "total"]}}
+    record = _record({"faults": [], "of_total": 5}, facts,
+                     "Which faults of pump P-7 would its door switch reveal?")
+    assert grade(record, "None at all. The door switch on P-7 only says whether the cabinet "
+                         "is shut; for cavitation or a seal leak watch pressure and "
+                         "vibration.").score == 1.0
+    assert grade(record, "Not one. That switch is wired to the alarm panel; watch the "
+                         "faults list for cavitation and seal leak instead.").score == 1.0
+    assert grade(record, "Seal leak. The door switch on P-7 trips when the faults list "
+                         "shows a wet cabinet.").score < 1.0
+
+
 @pytest.mark.parametrize(("answer", "right"), [
     ("P-7 at 120 % for 2 h, 40 °C: OK under the design limits. Bearing peaks at 80 °C.", True),
     ("P-7 at 120 % for 2 h, 40 °C — acceptable per the pump curve.", True),
