@@ -449,6 +449,15 @@ def _when_ok(w: When, day: str, hour: int | None, minute: int | None, granularit
     return granularity == "hour" or (w.minute or 0) == (minute or 0)
 
 
+def _whens_on(ctx: Context, day: str) -> list[When]:
+    """The dates and times written, with the bare times ("16:18") read on ``day`` when the
+    question names that day (or nothing is bound)."""
+    whens = list(ctx.text.whens)
+    if any(w.day == day for w in ctx.question.whens) or not ctx.bind:
+        whens += [When(w.start, w.end, day, w.hour, w.minute) for w in ctx.text.times]
+    return whens
+
+
 def _match_time(ctx: Context, path: str, fact: FactSpec, expected: str,
                 within_span: tuple[int, int] | None = None, member: bool = False) -> Part:
     parsed = _expected_when(expected)
@@ -456,10 +465,7 @@ def _match_time(ctx: Context, path: str, fact: FactSpec, expected: str,
         return _match_label(ctx, path, fact, expected)
     day, hour, minute = parsed
     granularity = "day" if fact.kind == "date" else fact.granularity
-    candidates = list(ctx.text.whens)
-    if any(w.day == day for w in ctx.question.whens) or not ctx.bind:
-        candidates += [When(w.start, w.end, day, w.hour, w.minute) for w in ctx.text.times]
-    for w in candidates:
+    for w in _whens_on(ctx, day):
         if within_span and not (within_span[0] <= w.start < within_span[1]):
             continue
         if _when_ok(w, day, hour, minute, granularity) and ctx.bound(fact, w.start, w.end):
@@ -1188,7 +1194,8 @@ def _head_spots(ctx: Context, fact: FactSpec, value: Any,
     parsed = _expected_when(value)
     if parsed is not None:
         granularity = "day" if fact.kind == "date" else fact.granularity
-        return [w.start for w in ctx.text.whens if _when_ok(w, *parsed, granularity)]
+        return sorted(w.start for w in _whens_on(ctx, parsed[0])
+                      if _when_ok(w, *parsed, granularity))
     spans = _id_spans(ctx, value)
     if fact.kind in ("label", "labels"):
         spans += _label_spans(ctx, label_phrasings(fact, value, vocab))
@@ -1253,14 +1260,17 @@ def _match_record_list(ctx: Context, path: str, fact: FactSpec, expected: list[A
         return out
 
     # Do this text's records write their values after their first field, or before it?
+    # The first record whose values are found on one side only tells ("NORTH-TX02 tripped
+    # at 17:30." names no step; "WTI alarm 16:18 → OTI alarm 17:03" writes them before).
     mode = 1
-    first = min(((ps[0], i) for i, ps in spots.items() if ps), default=None)
-    if first is not None:
-        i0 = first[1]
+    for where0, i0 in sorted((p, i) for i, ps in spots.items() for p in ps):
         _, r0, specs0 = next(row for row in rows if row[0] == i0)
-        if specs0[1:] and not all(p.ok for p in fields(i0, r0, specs0, first[0], 1, False)) \
-                and all(p.ok for p in fields(i0, r0, specs0, first[0], -1, False)):
-            mode = -1
+        if not specs0[1:]:
+            break
+        after = all(p.ok for p in fields(i0, r0, specs0, where0, 1, False))
+        if after != all(p.ok for p in fields(i0, r0, specs0, where0, -1, False)):
+            mode = 1 if after else -1
+            break
     parts: list[Part] = []
     for i, record in enumerate(expected):
         if not isinstance(record, Mapping):

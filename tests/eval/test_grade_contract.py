@@ -899,6 +899,29 @@ def test_an_empty_mapping_said_as_none_next_to_its_words() -> None:
     assert grade(record, "Zero repairs on P-7 in May 2025; fault codes: P-SL.").score < 1.0
 
 
+STOP_FACTS = {"chain": {"kind": "records", "ordered": True, "means": ["sequence", "events"],
+                        "fields": [{"key": "time", "kind": "timestamp"},
+                                   {"key": "step", "kind": "label",
+                                    "labels": {"FLOW_ALARM": ["low-flow alarm"],
+                                               "TEMP_ALARM": ["high-temperature alarm"],
+                                               "DRY_STOP": ["dry-run stop"]}}]}}
+STOP_RECORD = _record(
+    {"chain": [{"time": "2025-05-03T13:05:00", "step": "FLOW_ALARM"},
+               {"time": "2025-05-03T13:50:00", "step": "TEMP_ALARM"},
+               {"time": "2025-05-03T14:20:00", "step": "DRY_STOP"}]}, STOP_FACTS,
+    "Why did pump P-7 stop on 3 May 2025? Give the sequence of events with their times.")
+
+
+@pytest.mark.parametrize(("answer", "right"), [
+    ("P-7 stopped at 14:20 on 3 May 2025, running dry.\n\nSequence: low-flow alarm 13:05 → "
+     "high-temperature alarm 13:50 → dry-run stop 14:20.", True),
+    ("P-7 stopped at 14:20 on 3 May 2025, running dry.\n\nSequence: high-temperature alarm "
+     "13:05 → low-flow alarm 13:50 → dry-run stop 14:20.", False),
+])
+def test_a_sequence_of_bare_times_after_a_summary_line(answer: str, right: bool) -> None:
+    assert (grade(STOP_RECORD, answer).score == 1.0) is right
+
+
 def test_a_worst_value_s_words_said_of_several_values_describe_the_list() -> None:
     facts = {"count": {"kind": "count", "means": ["spikes", "abnormal"]},
              "times": {"kind": "timestamp", "granularity": "hour",
