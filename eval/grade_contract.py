@@ -1477,6 +1477,8 @@ def _counts_members(ctx: Context, n: Num, gap: str) -> bool:
         gap = re.sub(r"^\s+of\s+(?:(?:the|its|all|these|those)\s+)?(?:[\w-]+\s+)?", " ", gap)
     if not re.fullmatch(r"\s+(?:[a-z-]+\s+){0,3}", gap) or _NOT_MODIFIER.search(gap):
         return False
+    if "\n" in gap:
+        return False  # "cutoff = 5\nanomalous hours = 2": a line's last number ends there
     definite = re.search(r"\bthe\s+$", ctx.text.low[max(0, n.start - 8):n.start])
     return not (definite and gap.strip() and ctx.text.raw[n.end:n.end + len(gap)].islower())
 

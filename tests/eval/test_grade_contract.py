@@ -922,6 +922,20 @@ def test_a_sequence_of_bare_times_after_a_summary_line(answer: str, right: bool)
     assert (grade(STOP_RECORD, answer).score == 1.0) is right
 
 
+def test_a_number_ending_a_line_counts_nothing_on_the_next() -> None:
+    facts = {"count": {"kind": "count", "means": ["spikes"]},
+             "times": {"kind": "timestamp", "granularity": "hour", "means": ["spikes"]}}
+    record = _record({"count": 2, "times": ["2025-05-04T03:00:00", "2025-05-06T21:00:00"]},
+                     facts, "Which hours of pump P-7 bearing temperature from 1 to 7 May 2025 "
+                            "spike beyond 4 robust SDs? Number and times.")
+    assert grade(record, {"pump": "P-7", "threshold": "|z| > 4", "spikes": 2,
+                          "times": ["2025-05-04 03:00", "2025-05-06 21:00"]}).score == 1.0
+    assert grade(record, "Threshold: |z| above 4\nSpikes: 2, at 03:00 on 4 May and 21:00 on "
+                         "6 May 2025").score == 1.0
+    assert grade(record, "Threshold |z| above 4: three spikes, at 03:00 on 4 May and 21:00 on "
+                         "6 May 2025").score < 1.0
+
+
 def test_a_worst_value_s_words_said_of_several_values_describe_the_list() -> None:
     facts = {"count": {"kind": "count", "means": ["spikes", "abnormal"]},
              "times": {"kind": "timestamp", "granularity": "hour",
