@@ -1768,11 +1768,25 @@ def _contradicted_members(ctx: Context, fact: FactSpec, value: Any,
         return None
     extra = sorted(v for v in {*fact.labels, *vocab} - set(value)
                    if any(not _ASIDE.search(ctx.text.low, *ctx.text.sentence_of(a))
-                          for a, _ in _asserted(ctx, _label_spans(
+                          and not _set_aside(ctx, b)
+                          for a, b in _asserted(ctx, _label_spans(
                               ctx, label_phrasings(fact, v, vocab)), fact)))
     if not extra:
         return None
     return Part(fact.key, False, value, extra, "not asked, but stated with further members")
+
+
+# Said after a thing to leave it out of what is counted ("PM-INSP is preventive, not counted").
+_LEFT_OUT = re.compile(r"\b(?:not|isn't|aren't|wasn't|weren't)\s+(?:being\s+)?(?:counted|included|"
+                       r"in scope|part of (?:it|this|that|them|the (?:count|set|list)))\b|"
+                       r"\b(?:excluded|left out|set aside|out of scope)\b|"
+                       r"\b(?:does|do|did)(?:\s+not|n't)\s+count\b")
+
+
+def _set_aside(ctx: Context, end: int) -> bool:
+    """True when the rest of the sentence after a member says it is left out of the set
+    ("the 11 May PM job is preventive, not counted", "... was excluded")."""
+    return _LEFT_OUT.search(ctx.text.low, end, ctx.text.sentence_of(end)[1]) is not None
 
 
 def _times_of_value(ctx: Context, fact: FactSpec) -> list[When]:

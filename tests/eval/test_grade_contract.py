@@ -1003,6 +1003,24 @@ def test_a_label_said_once_for_a_list_of_keys() -> None:
                  ).score < 1.0
 
 
+@pytest.mark.parametrize(("answer", "right"), [
+    ("One repair in May, P-SL on 3 May: a seal leak fault. (The P-BW job of 20 May was a "
+     "routine regrease and isn't counted.)", True),
+    ("One repair in May, P-SL on 3 May: a seal leak fault; P-BW on 20 May is left out, "
+     "being planned work.", True),
+    ("Repairs in May: P-SL on 3 May and P-BW on 20 May, not counting the regrease; i.e. the "
+     "seal leak fault.", False),
+])
+def test_a_further_code_the_answer_leaves_out_is_no_member(answer: str, right: bool) -> None:
+    facts = {"codes": {"kind": "labels", "asked": False,
+                       "labels": {"P-SL": [], "P-BW": [], "P-CV": []}},
+             "modes": {"kind": "labels", "means": ["fault", "faults"],
+                       "labels": {"leak": ["seal leak"], "wear": ["bearing wear"]}}}
+    record = _record({"codes": ["P-SL"], "modes": ["leak"]}, facts,
+                     "Which faults did the corrective repairs of pump P-7 in May deal with?")
+    assert (grade(record, answer).score == 1.0) is right
+
+
 def test_an_unasked_set_of_codes_stated_with_a_further_code() -> None:
     facts = {"codes": {"kind": "labels", "asked": False,
                        "labels": {"P-SL": [], "P-BW": [], "P-CV": []}},
