@@ -418,7 +418,9 @@ def _match_none(ctx: Context, fact: FactSpec, path: str) -> Part:
 def _opening_reply(ctx: Context, fact: FactSpec, start: int) -> bool:
     """A value that opens the answer in a sentence naming no fact ("None of them. The run
     status ...") replies to the question itself: it is the fact the question names."""
-    if ctx.text.raw[:start].strip():
+    s0, s1 = ctx.text.sentence_of(start)
+    if ctx.text.raw[:start].strip() or any(
+            s0 <= a < s1 for spans in ctx.anchors().values() for a, _ in spans):
         return False
     return any(ctx.question.find(phrase) for phrase in fact.means)
 
