@@ -76,6 +76,8 @@ _ASIDE = re.compile(r"\b(?:past|beyond|outside|after|before)\s+(?:the|this|that|
 # "that's also the", "which is also the": what follows names the value before it again.
 _ALSO_THE = re.compile(r"\b(?:that|which|this|it)(?:'s|’s|\s+is|\s+was|\s+being)\s+also\s+"
                        r"(?:the\s+)?$")
+# Words saying a phrase is said of several things ("both stood out", "these stand out").
+_SEVERAL = re.compile(r"\b(?:both|several|these|those|multiple)[ \t]+(?:[a-z-]+[ \t]+){0,2}$")
 _ISO_STAMP = re.compile(r"^(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}):(\d{2}))?")
 
 
@@ -150,6 +152,8 @@ class Context:
                     continue  # "1 of 2 alerts": the words right after the total are its
                 if a >= end and self._other_value_between(group, (start, end), (a, b)):
                     continue  # that anchor names a nearer value ("192 hourly readings")
+                if self._said_of_several(key, a):
+                    continue  # "two hours stand out: ...": a list's words, not the one value's
                 if c0 <= a and b <= c1:
                     dist = start - b if b <= start else a - end
                 elif s0 <= a and b <= start:
@@ -174,6 +178,20 @@ class Context:
                     r"\s+(?:out\s+)?of\s+(?:the\s+|all\s+)?", self.text.raw[num.end:n.start]):
                 return n.end if n.value == ref else None
         return None
+
+    def _said_of_several(self, key: str, anchor: int) -> bool:
+        """True when the words of a one-value fact (a worst time, a label) are said of
+        several things ("two hours stand out", "both stood out"): they describe a list."""
+        fact = self.contract.fact(key)
+        if fact is None or kind_group(fact) == "number" or key not in self.reference or (
+                isinstance(self.reference[key], list | dict)):
+            return False
+        low = self.text.low
+        if _SEVERAL.search(low[max(0, anchor - 40):anchor]):
+            return True
+        return any(n.value >= 2 and not n.total and not n.decimals and n.end <= anchor and (
+            re.fullmatch(r"[ \t]+(?:[a-z-]+[ \t]+){0,2}", low[n.end:anchor])) and not any(
+            w.start <= n.start < w.end for w in self.text.whens) for n in self.text.numbers)
 
     def _other_value_between(self, group: str | None, value: tuple[int, int],
                              anchor: tuple[int, int]) -> bool:
@@ -388,12 +406,23 @@ def _match_none(ctx: Context, fact: FactSpec, path: str) -> Part:
     for a, b in spans:
         owners = ctx.owners(a, b, kind_group(fact))
         mine = (owners is not None and fact.key in owners) or (
-            not has_anchor and (owners is None or not ctx.bind))
+            not has_anchor and (owners is None or not ctx.bind)) or (
+            owners is None and _opening_reply(ctx, fact, a))
         if mine and _hedged(ctx, (a, b), others):
             return Part(path, False, "none", ctx.text.raw[a:b], "hedged: none or a value")
         if mine:
             return Part(path, True, "none", ctx.text.raw[a:b], "stated as none")
     return Part(path, False, "none", None, "the text does not say there are none")
+
+
+def _opening_reply(ctx: Context, fact: FactSpec, start: int) -> bool:
+    """A value that opens the answer in a sentence naming no fact ("None of them. The run
+    status ...") replies to the question itself: it is the fact the question names."""
+    s0, s1 = ctx.text.sentence_of(start)
+    if ctx.text.raw[:start].strip() or any(
+            s0 <= a < s1 for spans in ctx.anchors().values() for a, _ in spans):
+        return False
+    return any(ctx.question.find(phrase) for phrase in fact.means)
 
 
 # -- times --------------------------------------------------------------------------------
@@ -422,6 +451,15 @@ def _when_ok(w: When, day: str, hour: int | None, minute: int | None, granularit
     return granularity == "hour" or (w.minute or 0) == (minute or 0)
 
 
+def _whens_on(ctx: Context, day: str) -> list[When]:
+    """The dates and times written, with the bare times ("16:18") read on ``day`` when the
+    question names that day (or nothing is bound)."""
+    whens = list(ctx.text.whens)
+    if any(w.day == day for w in ctx.question.whens) or not ctx.bind:
+        whens += [When(w.start, w.end, day, w.hour, w.minute) for w in ctx.text.times]
+    return whens
+
+
 def _match_time(ctx: Context, path: str, fact: FactSpec, expected: str,
                 within_span: tuple[int, int] | None = None, member: bool = False) -> Part:
     parsed = _expected_when(expected)
@@ -429,10 +467,7 @@ def _match_time(ctx: Context, path: str, fact: FactSpec, expected: str,
         return _match_label(ctx, path, fact, expected)
     day, hour, minute = parsed
     granularity = "day" if fact.kind == "date" else fact.granularity
-    candidates = list(ctx.text.whens)
-    if any(w.day == day for w in ctx.question.whens) or not ctx.bind:
-        candidates += [When(w.start, w.end, day, w.hour, w.minute) for w in ctx.text.times]
-    for w in candidates:
+    for w in _whens_on(ctx, day):
         if within_span and not (within_span[0] <= w.start < within_span[1]):
             continue
         if _when_ok(w, day, hour, minute, granularity) and ctx.bound(fact, w.start, w.end):
@@ -1161,7 +1196,8 @@ def _head_spots(ctx: Context, fact: FactSpec, value: Any,
     parsed = _expected_when(value)
     if parsed is not None:
         granularity = "day" if fact.kind == "date" else fact.granularity
-        return [w.start for w in ctx.text.whens if _when_ok(w, *parsed, granularity)]
+        return sorted(w.start for w in _whens_on(ctx, parsed[0])
+                      if _when_ok(w, *parsed, granularity))
     spans = _id_spans(ctx, value)
     if fact.kind in ("label", "labels"):
         spans += _label_spans(ctx, label_phrasings(fact, value, vocab))
@@ -1226,14 +1262,17 @@ def _match_record_list(ctx: Context, path: str, fact: FactSpec, expected: list[A
         return out
 
     # Do this text's records write their values after their first field, or before it?
+    # The first record whose values are found on one side only tells ("NORTH-TX02 tripped
+    # at 17:30." names no step; "WTI alarm 16:18 → OTI alarm 17:03" writes them before).
     mode = 1
-    first = min(((ps[0], i) for i, ps in spots.items() if ps), default=None)
-    if first is not None:
-        i0 = first[1]
+    for where0, i0 in sorted((p, i) for i, ps in spots.items() for p in ps):
         _, r0, specs0 = next(row for row in rows if row[0] == i0)
-        if specs0[1:] and not all(p.ok for p in fields(i0, r0, specs0, first[0], 1, False)) \
-                and all(p.ok for p in fields(i0, r0, specs0, first[0], -1, False)):
-            mode = -1
+        if not specs0[1:]:
+            break
+        after = all(p.ok for p in fields(i0, r0, specs0, where0, 1, False))
+        if after != all(p.ok for p in fields(i0, r0, specs0, where0, -1, False)):
+            mode = 1 if after else -1
+            break
     parts: list[Part] = []
     for i, record in enumerate(expected):
         if not isinstance(record, Mapping):
@@ -1444,6 +1483,8 @@ def _counts_members(ctx: Context, n: Num, gap: str) -> bool:
         gap = re.sub(r"^\s+of\s+(?:(?:the|its|all|these|those)\s+)?(?:[\w-]+\s+)?", " ", gap)
     if not re.fullmatch(r"\s+(?:[a-z-]+\s+){0,3}", gap) or _NOT_MODIFIER.search(gap):
         return False
+    if "\n" in gap:
+        return False  # "cutoff = 5\nanomalous hours = 2": a line's last number ends there
     definite = re.search(r"\bthe\s+$", ctx.text.low[max(0, n.start - 8):n.start])
     return not (definite and gap.strip() and ctx.text.raw[n.end:n.end + len(gap)].islower())
 
@@ -1763,11 +1804,25 @@ def _contradicted_members(ctx: Context, fact: FactSpec, value: Any,
         return None
     extra = sorted(v for v in {*fact.labels, *vocab} - set(value)
                    if any(not _ASIDE.search(ctx.text.low, *ctx.text.sentence_of(a))
-                          for a, _ in _asserted(ctx, _label_spans(
+                          and not _set_aside(ctx, b)
+                          for a, b in _asserted(ctx, _label_spans(
                               ctx, label_phrasings(fact, v, vocab)), fact)))
     if not extra:
         return None
     return Part(fact.key, False, value, extra, "not asked, but stated with further members")
+
+
+# Said after a thing to leave it out of what is counted ("PM-INSP is preventive, not counted").
+_LEFT_OUT = re.compile(r"\b(?:not|isn't|aren't|wasn't|weren't)\s+(?:being\s+)?(?:counted|included|"
+                       r"in scope|part of (?:it|this|that|them|the (?:count|set|list)))\b|"
+                       r"\b(?:excluded|left out|set aside|out of scope)\b|"
+                       r"\b(?:does|do|did)(?:\s+not|n't)\s+count\b")
+
+
+def _set_aside(ctx: Context, end: int) -> bool:
+    """True when the rest of the sentence after a member says it is left out of the set
+    ("the 11 May PM job is preventive, not counted", "... was excluded")."""
+    return _LEFT_OUT.search(ctx.text.low, end, ctx.text.sentence_of(end)[1]) is not None
 
 
 def _times_of_value(ctx: Context, fact: FactSpec) -> list[When]:

@@ -85,6 +85,11 @@ _CLASS_AS_NAME = re.compile(
     r"[\w-]*(?:\s+discharges?)?[\s/-]+(?:[\w-]+\s+)?(?:rows?|zones?|regions?|areas?|boundar"
     r"(?:y|ies)|limits?|box(?:es)?|tests?|testing|measurements?|monitor(?:s|ing)?|surveys?|"
     r"detectors?|checks?)\b", re.IGNORECASE)
+# A class named as one of a list of tests ("plan electrical tests (PD, winding checks)",
+# "field measurements such as PD and tan delta"): the test for it, not a diagnosis.
+_CLASS_AS_TEST_ITEM = re.compile(
+    r"\b(?:tests?|testing|measurements?|checks?|monitoring|surveys?)\s*(?:\(|:|,?\s+(?:such as|"
+    r"like|including|e\.g\.,?))\s*(?:[^().;:]*,\s*)?$", re.IGNORECASE)
 # A class raised as a hypothesis beside the methods' findings, not as what one gives.
 _CLASS_AS_HYPOTHESIS = re.compile(
     r"\b(?:possibilit(?:y|ies)|candidates?|hypothes[ie]s|alternative explanations?)\b",
@@ -94,7 +99,7 @@ _CLASS_AS_HYPOTHESIS = re.compile(
 def _not_asserted(text: str, at: int) -> bool:
     """True when the fault class named at ``at`` names a table row or zone, a test or a
     measurement, or is raised as a possibility in its clause: it asserts no diagnosis."""
-    if _CLASS_AS_NAME.match(text, at):
+    if _CLASS_AS_NAME.match(text, at) or _CLASS_AS_TEST_ITEM.search(text, max(0, at - 80), at):
         return True
     ends = _CLAUSE_END.search(text, at + 2)
     clause = text[at:ends.start() if ends else len(text)]

@@ -899,6 +899,78 @@ def test_an_empty_mapping_said_as_none_next_to_its_words() -> None:
     assert grade(record, "Zero repairs on P-7 in May 2025; fault codes: P-SL.").score < 1.0
 
 
+STOP_FACTS = {"chain": {"kind": "records", "ordered": True, "means": ["sequence", "events"],
+                        "fields": [{"key": "time", "kind": "timestamp"},
+                                   {"key": "step", "kind": "label",
+                                    "labels": {"FLOW_ALARM": ["low-flow alarm"],
+                                               "TEMP_ALARM": ["high-temperature alarm"],
+                                               "DRY_STOP": ["dry-run stop"]}}]}}
+STOP_RECORD = _record(
+    {"chain": [{"time": "2025-05-03T13:05:00", "step": "FLOW_ALARM"},
+               {"time": "2025-05-03T13:50:00", "step": "TEMP_ALARM"},
+               {"time": "2025-05-03T14:20:00", "step": "DRY_STOP"}]}, STOP_FACTS,
+    "Why did pump P-7 stop on 3 May 2025? Give the sequence of events with their times.")
+
+
+@pytest.mark.parametrize(("answer", "right"), [
+    ("P-7 stopped at 14:20 on 3 May 2025, running dry.\n\nSequence: low-flow alarm 13:05 → "
+     "high-temperature alarm 13:50 → dry-run stop 14:20.", True),
+    ("P-7 stopped at 14:20 on 3 May 2025, running dry.\n\nSequence: high-temperature alarm "
+     "13:05 → low-flow alarm 13:50 → dry-run stop 14:20.", False),
+])
+def test_a_sequence_of_bare_times_after_a_summary_line(answer: str, right: bool) -> None:
+    assert (grade(STOP_RECORD, answer).score == 1.0) is right
+
+
+def test_a_number_ending_a_line_counts_nothing_on_the_next() -> None:
+    facts = {"count": {"kind": "count", "means": ["spikes"]},
+             "times": {"kind": "timestamp", "granularity": "hour", "means": ["spikes"]}}
+    record = _record({"count": 2, "times": ["2025-05-04T03:00:00", "2025-05-06T21:00:00"]},
+                     facts, "Which hours of pump P-7 bearing temperature from 1 to 7 May 2025 "
+                            "spike beyond 4 robust SDs? Number and times.")
+    assert grade(record, {"pump": "P-7", "threshold": "|z| > 4", "spikes": 2,
+                          "times": ["2025-05-04 03:00", "2025-05-06 21:00"]}).score == 1.0
+    assert grade(record, "Threshold: |z| above 4\nSpikes: 2, at 03:00 on 4 May and 21:00 on "
+                         "6 May 2025").score == 1.0
+    assert grade(record, "Threshold |z| above 4: three spikes, at 03:00 on 4 May and 21:00 on "
+                         "6 May 2025").score < 1.0
+
+
+def test_a_worst_value_s_words_said_of_several_values_describe_the_list() -> None:
+    facts = {"count": {"kind": "count", "means": ["spikes", "abnormal"]},
+             "times": {"kind": "timestamp", "granularity": "hour",
+                       "means": ["spikes", "abnormal"]},
+             "worst": {"kind": "timestamp", "granularity": "hour",
+                       "means": ["worst", "stood out", "stand out"]}}
+    record = _record({"count": 2, "times": ["2025-05-04T03:00:00", "2025-05-06T21:00:00"],
+                      "worst": "2025-05-06T21:00:00"}, facts,
+                     "Were there abnormal bearing temperatures on pump P-7 from 1 to 7 May "
+                     "2025? Give the count, the hours and the worst.")
+    assert grade(record, "Yes, twice. Two readings stood out: 3 am on Sunday 4 May and 9 pm "
+                         "on Tuesday 6 May 2025. The Tuesday evening one was the worst."
+                 ).score == 1.0
+    assert grade(record, "Yes, twice. Both hours stand out: 3 am on 4 May and 9 pm on 6 May "
+                         "2025, the latter the worst.").score == 1.0
+    assert grade(record, "Yes, twice. Two readings stood out: 3 am on Sunday 4 May and 8 pm "
+                         "on Tuesday 6 May 2025. The Tuesday evening one was the worst."
+                 ).score < 1.0
+
+
+def test_a_bare_none_opening_the_answer_replies_to_the_question() -> None:
+    facts = {"faults": {"kind": "labels", "means": ["faults", "fault modes"],
+                        "labels": {"cavitation": ["cavitation"], "leak": ["seal leak"]}},
+             "of_total": {"kind": "count", "asked": False, "means": ["in all", "total"]}}
+    record = _record({"faults": [], "of_total": 5}, facts,
+                     "Which faults of pump P-7 would its door switch reveal?")
+    assert grade(record, "None at all. The door switch on P-7 only says whether the cabinet "
+                         "is shut; for cavitation or a seal leak watch pressure and "
+                         "vibration.").score == 1.0
+    assert grade(record, "Not one. That switch is wired to the alarm panel; watch the "
+                         "faults list for cavitation and seal leak instead.").score == 1.0
+    assert grade(record, "Seal leak. The door switch on P-7 trips when the faults list "
+                         "shows a wet cabinet.").score < 1.0
+
+
 @pytest.mark.parametrize(("answer", "right"), [
     ("P-7 at 120 % for 2 h, 40 °C: OK under the design limits. Bearing peaks at 80 °C.", True),
     ("P-7 at 120 % for 2 h, 40 °C — acceptable per the pump curve.", True),
@@ -929,6 +1001,24 @@ def test_a_label_said_once_for_a_list_of_keys() -> None:
                  ).score < 1.0
     assert grade(record, "The seal (ok), bearing (worn) and impeller are fine; shaft worn."
                  ).score < 1.0
+
+
+@pytest.mark.parametrize(("answer", "right"), [
+    ("One repair in May, P-SL on 3 May: a seal leak fault. (The P-BW job of 20 May was a "
+     "routine regrease and isn't counted.)", True),
+    ("One repair in May, P-SL on 3 May: a seal leak fault; P-BW on 20 May is left out, "
+     "being planned work.", True),
+    ("Repairs in May: P-SL on 3 May and P-BW on 20 May, not counting the regrease; i.e. the "
+     "seal leak fault.", False),
+])
+def test_a_further_code_the_answer_leaves_out_is_no_member(answer: str, right: bool) -> None:
+    facts = {"codes": {"kind": "labels", "asked": False,
+                       "labels": {"P-SL": [], "P-BW": [], "P-CV": []}},
+             "modes": {"kind": "labels", "means": ["fault", "faults"],
+                       "labels": {"leak": ["seal leak"], "wear": ["bearing wear"]}}}
+    record = _record({"codes": ["P-SL"], "modes": ["leak"]}, facts,
+                     "Which faults did the corrective repairs of pump P-7 in May deal with?")
+    assert (grade(record, answer).score == 1.0) is right
 
 
 def test_an_unasked_set_of_codes_stated_with_a_further_code() -> None:

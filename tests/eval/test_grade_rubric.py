@@ -323,6 +323,18 @@ def test_a_class_named_as_a_zone_a_test_or_a_possibility_is_no_claim(
                                    "as T2. Remove it from service.").feasible
 
 
+@pytest.mark.parametrize(("tail", "claims"), [
+    ("Should gassing continue, book site tests (PD, tan delta, winding resistance).", False),
+    ("Should gassing continue, arrange measurements such as PD and DP.", False),
+    ("Should gassing continue, treat it as PD (tan delta is fine).", True),
+])
+def test_a_class_listed_among_tests_is_no_claim(disagreement: dict[str, Any], tail: str,
+                                                claims: bool) -> None:
+    answer = ("SOUTH-TX01: IEC D2, Rogers D1, Duval D2, so work on D2 and remove it from "
+              "service for internal inspection. " + tail)
+    assert grade(disagreement, answer).feasible is not claims
+
+
 def test_an_answer_to_what_to_do_must_recommend_something(disagreement: dict[str, Any]) -> None:
     record = {**disagreement, "text": "Why do the methods differ on SOUTH-TX01's sample, and "
                                       "what should I do about it?"}
