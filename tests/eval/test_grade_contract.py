@@ -985,3 +985,12 @@ def test_a_json_yes_no_key_states_the_label_that_shares_its_phrasings() -> None:
                           "work_order_needed": False}).score < 1.0
     repair = _record({"decision": "repair", "raise_order": True}, facts, text)
     assert grade(repair, {"pump": "P-7", "work_order_needed": True}).score < 1.0
+
+
+def test_a_json_key_restating_the_question_in_the_singular_answers_it() -> None:
+    facts = {"repaired": {"kind": "boolean", "means": ["repaired", "fixed"],
+                          "labels": {"true": ["was repaired"], "false": ["not repaired"]}}}
+    record = _record({"repaired": True}, facts,
+                     "Were the charge anomalies of UPS-4 in May followed by a replacement?")
+    assert grade(record, {"ups": "UPS-4", "replacement_after_anomaly": "yes"}).score == 1
+    assert grade(record, {"ups": "UPS-4", "replacement_after_anomaly": "no"}).score < 1
