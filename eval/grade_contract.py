@@ -505,7 +505,19 @@ def label_phrasings(fact: FactSpec, value: str, vocab: Mapping[str, list[str]]) 
     out = [value, value.replace("_", " ")]
     out += fact.labels.get(value, [])
     out += vocab.get(value, [])
+    out += [v for p in out for v in _idiom_variants(p)]
     return [p for p in dict.fromkeys(out) if p.strip()]
+
+
+# Idioms that say the same of a record: an order "on file" is "on record".
+_SAME_IDIOMS = (("on file", "on record"),)
+
+
+def _idiom_variants(phrase: str) -> list[str]:
+    """A phrasing written with the other idiom of a pair that says the same thing."""
+    low = f" {phrase.lower()} "
+    return [low.replace(f" {a} ", f" {b} ").strip() for pair in _SAME_IDIOMS
+            for a, b in (pair, pair[::-1]) if f" {a} " in low]
 
 
 def _label_spans(ctx: Context, phrasings: list[str],

@@ -994,3 +994,12 @@ def test_a_json_key_restating_the_question_in_the_singular_answers_it() -> None:
                      "Were the charge anomalies of UPS-4 in May followed by a replacement?")
     assert grade(record, {"ups": "UPS-4", "replacement_after_anomaly": "yes"}).score == 1
     assert grade(record, {"ups": "UPS-4", "replacement_after_anomaly": "no"}).score < 1
+
+
+def test_a_label_said_with_the_other_idiom_of_a_record_is_stated() -> None:
+    facts = {"decision": {"kind": "label", "means": ["decision"],
+                          "labels": {"exists": ["already on file"], "raise": ["raise one"]}}}
+    record = _record({"decision": "exists"}, facts,
+                     "Pump P-7 has a leaking seal: is a repair order on file, or do I raise one?")
+    assert grade(record, "A seal repair for P-7 is already on record (WO-77).").score == 1
+    assert grade(record, "Nothing is on record for P-7; raise one.").score < 1
