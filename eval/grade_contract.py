@@ -1144,6 +1144,26 @@ def _values_before_keys(ctx: Context, spec: FactSpec, keys: list[tuple[int, int]
         prv = keys[j - 1][1] if j else s0
         after += any(b <= x < nxt for x in spots)
         before += any(prv <= x < a for x in spots)
+    if before == after:
+        return _joined_before(ctx, spec, keys)
+    return before > after
+
+
+# What separates one entry of a list from the next: a comma, a semicolon, "and", a dash.
+_ENTRY_BREAK = re.compile(r"[,;–—]|\s-\s|and", re.IGNORECASE)
+
+
+def _joined_before(ctx: Context, spec: FactSpec, keys: list[tuple[int, int]]) -> bool:
+    """On a tie, the side each key is joined to its nearest value without a list break
+    ("1.2 A on 3 May, 1.4 A on 10 May": before; "3 May: 1.2 A, 10 May: 1.4 A": after)."""
+    nums = [(n.start, n.end) for n in ctx.text.numbers if not n.total and _unit_fits(spec, n)]
+    raw = ctx.text.raw
+    before = after = 0
+    for a, b in keys:
+        prv = max((e for _, e in nums if e <= a), default=None)
+        nxt = min((x for x, _ in nums if x >= b), default=None)
+        before += prv is not None and _ENTRY_BREAK.search(raw, prv, a) is None
+        after += nxt is not None and _ENTRY_BREAK.search(raw, b, nxt) is None
     return before > after
 
 

@@ -1003,3 +1003,15 @@ def test_a_label_said_with_the_other_idiom_of_a_record_is_stated() -> None:
                      "Pump P-7 has a leaking seal: is a repair order on file, or do I raise one?")
     assert grade(record, "A seal repair for P-7 is already on record (WO-77).").score == 1
     assert grade(record, "Nothing is on record for P-7; raise one.").score < 1
+
+
+def test_values_written_before_their_days_in_a_list_are_those_days_values() -> None:
+    facts = {"current": {"kind": "mapping", "means": ["drew", "current"],
+                         "value": {"key": "current", "kind": "quantity", "unit": "A"}}}
+    record = _record({"current": {"2026-05-03": 1.2, "2026-05-10": 1.4, "2026-05-17": 1.1}},
+                     facts, "What current did pump P-7 draw at 08:00 on the Sundays 3, 10 "
+                            "and 17 May 2026?")
+    tail = " and 1.1 A on 17 May – about 0.3 A under its usual draw."
+    assert grade(record, "It drew 1.2 A on 3 May, 1.4 A on 10 May" + tail).score == 1
+    assert grade(record, "It drew 1.4 A on 3 May, 1.2 A on 10 May" + tail).score < 1
+    assert grade(record, "3 May: 1.2 A, 10 May: 1.4 A, 17 May: 1.1 A.").score == 1
