@@ -1015,3 +1015,19 @@ def test_values_written_before_their_days_in_a_list_are_those_days_values() -> N
     assert grade(record, "It drew 1.2 A on 3 May, 1.4 A on 10 May" + tail).score == 1
     assert grade(record, "It drew 1.4 A on 3 May, 1.2 A on 10 May" + tail).score < 1
     assert grade(record, "3 May: 1.2 A, 10 May: 1.4 A, 17 May: 1.1 A.").score == 1
+
+
+def test_an_order_stated_as_a_ranking_counts_though_first_mentions_differ() -> None:
+    facts = {"queue": {"kind": "ids", "ordered": True, "means": ["queue", "first", "order"]}}
+    record = _record({"queue": ["PUMP-3", "PUMP-1", "PUMP-2"]}, facts,
+                     "In which order should pumps PUMP-1, PUMP-2 and PUMP-3 be overhauled, "
+                     "worst vibration first?")
+    survey = "PUMP-1 runs at 4.1 mm/s, PUMP-2 at 3.2 mm/s and PUMP-3 at 7.9 mm/s. "
+    assert grade(record, survey + "Queue: 1) PUMP-3, 2) PUMP-1, 3) PUMP-2.").score == 1
+    assert grade(record, survey + "PUMP-3 is overhauled first, PUMP-1 goes second and "
+                                  "PUMP-2 third.").score == 1
+    assert grade(record, survey + "So the queue is PUMP-3, then PUMP-1, then PUMP-2."
+                 ).score == 1
+    assert grade(record, survey + "Queue: 1) PUMP-1, 2) PUMP-3, 3) PUMP-2.").score < 1
+    assert grade(record, survey + "PUMP-1 is overhauled first, PUMP-3 goes second and "
+                                  "PUMP-2 third.").score < 1
