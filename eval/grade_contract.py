@@ -716,8 +716,8 @@ def _ranked_in_order(ctx: Context, spans: list[list[tuple[int, int]]]) -> bool:
     for s0, s1 in t.sentences:
         if not _CONCLUDING.match(t.raw, s0, s1):
             continue
-        firsts = [min((a for a, _ in m if s0 <= a < s1), default=None) for m in spans]
-        if all(x is not None for x in firsts):
+        firsts = [min((a for a, _ in m if s0 <= a < s1), default=-1) for m in spans]
+        if -1 not in firsts:
             return firsts == sorted(firsts)
     return False
 
