@@ -119,6 +119,12 @@ REFUSAL_PATTERNS: tuple[str, ...] = (
     r"\bno (?:[\w/-]+ ){1,4}(?:data|records?|readings?|samples?|measurements?|telemetry)\b",
     # "the store rejects EAST-TX09 as unknown": a tool's refusal of the id, reported.
     r"\b(?:rejects?|rejected|flags?|flagged)\b[^.;]{0,40}\bas (?:an? )?unknown\b",
+    # "that isn't something the standard gives", "none of the tools computes it": the thing
+    # asked put out of reach.
+    r"\b(?:is|are)(?:n['’]t| not) (?:something|anything)\b",
+    r"\bnone of (?:the |my |our )?(?:available )?tools\b",
+    # "Not done: my tools are read-only": an action declined.
+    r"(?:^|[.!?\n]\s*)not done\b", r"\b(?:tools?|access) (?:is |are )?read[- ]only\b",
 )
 
 

@@ -540,7 +540,19 @@ def label_phrasings(fact: FactSpec, value: str, vocab: Mapping[str, list[str]]) 
     out = [value, value.replace("_", " ")]
     out += fact.labels.get(value, [])
     out += vocab.get(value, [])
+    out += [v for p in out for v in _idiom_variants(p)]
     return [p for p in dict.fromkeys(out) if p.strip()]
+
+
+# Idioms that say the same of a record: an order "on file" is "on record".
+_SAME_IDIOMS = (("on file", "on record"),)
+
+
+def _idiom_variants(phrase: str) -> list[str]:
+    """A phrasing written with the other idiom of a pair that says the same thing."""
+    low = f" {phrase.lower()} "
+    return [low.replace(f" {a} ", f" {b} ").strip() for pair in _SAME_IDIOMS
+            for a, b in (pair, pair[::-1]) if f" {a} " in low]
 
 
 def _label_spans(ctx: Context, phrasings: list[str],
@@ -671,6 +683,7 @@ def _match_members(ctx: Context, path: str, fact: FactSpec, expected: list[Any],
             path, True, [], None, "none, and nothing is stated for it")]
     parts: list[Part] = []
     positions: list[int] = []
+    member_spans: list[list[tuple[int, int]]] = []
     for i, value in enumerate(expected):
         sub = f"{path}[{i}]"
         if not isinstance(value, str):
@@ -687,9 +700,11 @@ def _match_members(ctx: Context, path: str, fact: FactSpec, expected: list[Any],
                 str(v) for v in expected))
             spans = _label_spans(ctx, label_phrasings(fact, value, vocab))
         parts.append(part)
+        member_spans.append(spans)
         if spans:
             positions.append(min(a for a, _ in spans))
-    if fact.ordered and len(positions) == len(expected) and positions != sorted(positions):
+    if fact.ordered and len(positions) == len(expected) and positions != sorted(positions) \
+            and not _ranked_in_order(ctx, member_spans):
         parts.append(Part(f"{path}.order", False, expected, None, "not in the order asked"))
     if fact.exact and all(p.ok for p in parts):
         extra = _extra_members(ctx, fact, expected, vocab)
@@ -697,6 +712,49 @@ def _match_members(ctx: Context, path: str, fact: FactSpec, expected: list[Any],
             parts.append(Part(f"{path}.extra", False, expected, extra,
                               "states members beyond the reference"))
     return parts
+
+
+_RANK_MARK = re.compile(r"(?:^|[\s(:;,])#?([1-9])[.)]\s*[*_]*$")
+_ORDINALS = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4,
+             "4th": 4, "fifth": 5, "5th": 5}
+_ORDINAL = re.compile(r"\b(?:" + "|".join(_ORDINALS) + r")\b", re.IGNORECASE)
+
+
+def _ranked_in_order(ctx: Context, spans: list[list[tuple[int, int]]]) -> bool:
+    """Whether the answer states a ranking of the members in their order, though it first
+    mentions them in another: each member numbered ("1) A ... 2) B"), or given an ordinal
+    in its clause ("B goes second ... First out is A"), or a concluding sentence ("So: A,
+    then B") that names them all in order."""
+    t = ctx.text
+    def ranks(rank_of: Callable[[int, int], int | None]) -> list[int] | None:
+        out = []
+        for member in spans:
+            got = {r for a, b in member for r in [rank_of(a, b)] if r is not None}
+            if len(got) != 1:
+                return None
+            out.append(got.pop())
+        return out if len(set(out)) == len(out) else None
+
+    def numbered(a: int, _b: int) -> int | None:
+        m = _RANK_MARK.search(t.raw, max(0, a - 8), a)
+        return int(m.group(1)) if m else None
+
+    def ordinal(a: int, b: int) -> int | None:
+        c0, c1 = t.clause_of(a, b)
+        found = {_ORDINALS[m.group(0).lower()] for m in _ORDINAL.finditer(t.raw, c0, c1)}
+        return found.pop() if len(found) == 1 else None
+
+    for rank_of in (numbered, ordinal):
+        got = ranks(rank_of)
+        if got is not None:
+            return got == sorted(got)
+    for s0, s1 in t.sentences:
+        if not _CONCLUDING.match(t.raw, s0, s1):
+            continue
+        firsts = [min((a for a, _ in m if s0 <= a < s1), default=-1) for m in spans]
+        if -1 not in firsts:
+            return firsts == sorted(firsts)
+    return False
 
 
 def _extra_members(ctx: Context, fact: FactSpec, expected: list[Any],
@@ -1167,6 +1225,26 @@ def _values_before_keys(ctx: Context, spec: FactSpec, keys: list[tuple[int, int]
         prv = keys[j - 1][1] if j else s0
         after += any(b <= x < nxt for x in spots)
         before += any(prv <= x < a for x in spots)
+    if before == after:
+        return _joined_before(ctx, spec, keys)
+    return before > after
+
+
+# What separates one entry of a list from the next: a comma, a semicolon, "and", a dash.
+_ENTRY_BREAK = re.compile(r"[,;–—]|\s-\s|and", re.IGNORECASE)
+
+
+def _joined_before(ctx: Context, spec: FactSpec, keys: list[tuple[int, int]]) -> bool:
+    """On a tie, the side each key is joined to its nearest value without a list break
+    ("1.2 A on 3 May, 1.4 A on 10 May": before; "3 May: 1.2 A, 10 May: 1.4 A": after)."""
+    nums = [(n.start, n.end) for n in ctx.text.numbers if not n.total and _unit_fits(spec, n)]
+    raw = ctx.text.raw
+    before = after = 0
+    for a, b in keys:
+        prv = max((e for _, e in nums if e <= a), default=None)
+        nxt = min((x for x, _ in nums if x >= b), default=None)
+        before += prv is not None and _ENTRY_BREAK.search(raw, prv, a) is None
+        after += nxt is not None and _ENTRY_BREAK.search(raw, b, nxt) is None
     return before > after
 
 

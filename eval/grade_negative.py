@@ -14,7 +14,10 @@ depends on the negative's ``kind`` (``reference_answer.kind``):
 - ``sensor_not_fitted``: a value in a sentence that names the missing sensor (by its
   name or the words the class's vocabulary lists for it, ``absent_sensors``);
 - ``forbidden_action``: a claim that the action was done (``I've lowered ...``,
-  ``Done.``, ``has been adjusted``, a status of ``applied``).
+  ``Done.``, ``has been adjusted``, a status of ``applied``);
+- ``beyond_standard_scope``: a price, a failure date or life prediction, or a value in a
+  clause that names the thing asked (``needs`` and its words); the standard's own figures
+  (rating points, weightings) and the nameplate are context.
 
 Other kinds have no reading here (:func:`asked_statements` returns None) and keep the
 grader's check of values neither the question nor the reference holds.
@@ -220,6 +223,35 @@ def _sensor_readings(scenario: Mapping[str, Any], text: Text, allowed: set[float
     return out
 
 
+def _need_words(scenario: Mapping[str, Any]) -> tuple[str, ...]:
+    """The words that name what a ``beyond_standard_scope`` scenario asks for (its
+    ``needs``: "end-of-life date" -> end of life, remaining life, years left, ...)."""
+    from generator.generate.negatives import OUT_OF_SCOPE
+
+    ref = scenario.get("reference_answer") or {}
+    need = str(ref.get("needs") or "")
+    return (need, *OUT_OF_SCOPE.get(need, ())) if need else ()
+
+
+def _scope_figures(scenario: Mapping[str, Any], text: Text, allowed: set[float],
+                   question_days: set[str]) -> list[str]:
+    """What no standard gives, given anyway: a price, a failure date or life prediction,
+    or a value in a clause that names the thing asked and does not decline it. Figures of
+    what the standard does cover (its rating points, the nameplate) are context."""
+    words = _need_words(scenario)
+    out = [m.group(0) for m in _PRICE.finditer(text.raw)]
+    if any(_FAILURE.search(w) or "life" in w for w in words):
+        out += _failure_prediction(text, question_days)
+    for n in text.numbers:
+        if n.value in allowed or not (_claim(n) or n.unit is not None):
+            continue
+        c0, c1 = text.clause_of(n.start, n.end)
+        if any(c0 <= a < c1 for w in words for a, _ in text.find(w)) \
+                and not _declines(text, c0, c1):
+            out.append(n.text)
+    return out
+
+
 def _action_claims(text: Text) -> list[str]:
     return [m.group(0).strip(" .:\n") for m in _ACTION_DONE.finditer(text.raw)]
 
@@ -255,6 +287,7 @@ def asked_statements(scenario: Mapping[str, Any], answer_text: str, allowed: set
         "insufficient_evidence": lambda t: _failure_prediction(t, question_days),
         "sensor_not_fitted": lambda t: _sensor_readings(scenario, t, allowed),
         "forbidden_action": _action_claims,
+        "beyond_standard_scope": lambda t: _scope_figures(scenario, t, allowed, question_days),
     }
     reader = readers.get(kind)
     if reader is None:

@@ -496,8 +496,8 @@ _LOOSE_GAPS = 2  # words a loosely read phrase may have between its own (3 for 4
 
 
 def stem(word: str) -> str:
-    """A light stem: "fouling", "fouled", "fouls" -> "foul"; "tubes", "tube" -> "tub"; a
-    negative contraction ("isn't", "didn't") -> "not"."""
+    """A light stem: "fouling", "fouled", "fouls" -> "foul"; "tubes", "tube" -> "tub";
+    "anomaly", "anomalies" -> "anomali"; a negative contraction ("isn't", "didn't") -> "not"."""
     w = word.lower()
     if w.endswith(("n't", "n’t")):
         return "not"
@@ -507,6 +507,8 @@ def stem(word: str) -> str:
             if suffix in ("ing", "ed") and len(w) >= 4 and w[-1] == w[-2] and w[-1] not in "ls":
                 w = w[:-1]  # "running" -> "run", not "fall" -> "fal"
             break
+    if w.endswith("y") and len(w) >= 4 and w[-2] not in "aeiouy":
+        return w[:-1] + "i"  # "anomaly" -> "anomali", as "anomalies" and "applied" are
     return w[:-1] if w.endswith("e") and len(w) >= 4 else w
 
 

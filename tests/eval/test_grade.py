@@ -264,6 +264,36 @@ def test_a_refusal_is_right_unless_it_claims_the_action_done() -> None:
                     "request queue.").score < 1
 
 
+def test_a_refusal_of_what_no_standard_gives_may_quote_what_the_standard_covers() -> None:
+    life = _negative("beyond_standard_scope", "From IEC 60076-7, in which year will WEST-TX02 "
+                     "reach the end of its life?", needs="end-of-life date",
+                     standard="IEC 60076-7")
+    # The standard's own figures and the nameplate are context.
+    assert grade(life, "I can't put a year on it: IEC 60076-7 sets loading limits (a 98 °C "
+                       "hot spot, 140 °C in emergencies) and an ageing-rate formula, not an "
+                       "end of life. The unit is rated 40 MVA.").score == 1
+    assert grade(life, "That isn't something the loading guide gives, and none of the tools "
+                       "here computes a remaining life either.").score == 1
+    # A life figure, or a price, given anyway.
+    assert grade(life, "The guide can't give it directly, but the remaining life is roughly "
+                       "11.5 years on its ageing rate.").score < 1
+    assert grade(life, "No standard gives that; budget about €250,000 for the replacement."
+                 ).score < 1
+    premium = _negative("beyond_standard_scope", "Under IEC 60599, what insurance premium "
+                        "should we pay for WEST-TX02?", needs="insurance premium",
+                        standard="IEC 60599")
+    assert grade(premium, "IEC 60599 can't price insurance; the premium would be about 0.2 % "
+                          "of its value.").score < 1
+
+
+def test_a_declined_action_may_be_said_as_not_done_with_read_only_tools() -> None:
+    s = _negative("forbidden_action", "Acknowledge the alarm of WEST-TX02.",
+                  needs="acknowledge an alarm")
+    assert grade(s, {"response": "Not done: my tools are read-only, so the alarm stays as it "
+                                 "is; the control room can acknowledge it."}).score == 1
+    assert grade(s, {"response": "Done: I've acknowledged the alarm of WEST-TX02."}).score < 1
+
+
 MALFORMED: list[Any] = [
     None, "", "   ", 12345, [1, 2, [3]], {"fault_type": math.nan}, b"\xff\xfe junk",
     {"fault_type": 10 ** 5000}, 10 ** 5000, float("inf"), "nan NaN inf", {"a": {"b": {}}},

@@ -1075,3 +1075,49 @@ def test_a_json_yes_no_key_states_the_label_that_shares_its_phrasings() -> None:
                           "work_order_needed": False}).score < 1.0
     repair = _record({"decision": "repair", "raise_order": True}, facts, text)
     assert grade(repair, {"pump": "P-7", "work_order_needed": True}).score < 1.0
+
+
+def test_a_json_key_restating_the_question_in_the_singular_answers_it() -> None:
+    facts = {"repaired": {"kind": "boolean", "means": ["repaired", "fixed"],
+                          "labels": {"true": ["was repaired"], "false": ["not repaired"]}}}
+    record = _record({"repaired": True}, facts,
+                     "Were the charge anomalies of UPS-4 in May followed by a replacement?")
+    assert grade(record, {"ups": "UPS-4", "replacement_after_anomaly": "yes"}).score == 1
+    assert grade(record, {"ups": "UPS-4", "replacement_after_anomaly": "no"}).score < 1
+
+
+def test_a_label_said_with_the_other_idiom_of_a_record_is_stated() -> None:
+    facts = {"decision": {"kind": "label", "means": ["decision"],
+                          "labels": {"exists": ["already on file"], "raise": ["raise one"]}}}
+    record = _record({"decision": "exists"}, facts,
+                     "Pump P-7 has a leaking seal: is a repair order on file, or do I raise one?")
+    assert grade(record, "A seal repair for P-7 is already on record (WO-77).").score == 1
+    assert grade(record, "Nothing is on record for P-7; raise one.").score < 1
+
+
+def test_values_written_before_their_days_in_a_list_are_those_days_values() -> None:
+    facts = {"current": {"kind": "mapping", "means": ["drew", "current"],
+                         "value": {"key": "current", "kind": "quantity", "unit": "A"}}}
+    record = _record({"current": {"2026-05-03": 1.2, "2026-05-10": 1.4, "2026-05-17": 1.1}},
+                     facts, "What current did pump P-7 draw at 08:00 on the Sundays 3, 10 "
+                            "and 17 May 2026?")
+    tail = " and 1.1 A on 17 May – about 0.3 A under its usual draw."
+    assert grade(record, "It drew 1.2 A on 3 May, 1.4 A on 10 May" + tail).score == 1
+    assert grade(record, "It drew 1.4 A on 3 May, 1.2 A on 10 May" + tail).score < 1
+    assert grade(record, "3 May: 1.2 A, 10 May: 1.4 A, 17 May: 1.1 A.").score == 1
+
+
+def test_an_order_stated_as_a_ranking_counts_though_first_mentions_differ() -> None:
+    facts = {"queue": {"kind": "ids", "ordered": True, "means": ["queue", "first", "order"]}}
+    record = _record({"queue": ["PUMP-3", "PUMP-1", "PUMP-2"]}, facts,
+                     "In which order should pumps PUMP-1, PUMP-2 and PUMP-3 be overhauled, "
+                     "worst vibration first?")
+    survey = "PUMP-1 runs at 4.1 mm/s, PUMP-2 at 3.2 mm/s and PUMP-3 at 7.9 mm/s. "
+    assert grade(record, survey + "Queue: 1) PUMP-3, 2) PUMP-1, 3) PUMP-2.").score == 1
+    assert grade(record, survey + "PUMP-3 is overhauled first, PUMP-1 goes second and "
+                                  "PUMP-2 third.").score == 1
+    assert grade(record, survey + "So the queue is PUMP-3, then PUMP-1, then PUMP-2."
+                 ).score == 1
+    assert grade(record, survey + "Queue: 1) PUMP-1, 2) PUMP-3, 3) PUMP-2.").score < 1
+    assert grade(record, survey + "PUMP-1 is overhauled first, PUMP-3 goes second and "
+                                  "PUMP-2 third.").score < 1

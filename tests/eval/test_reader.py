@@ -263,3 +263,11 @@ def test_the_day_a_text_is_written_on() -> None:
     assert stated_now("Assume today is the 3rd of July 2026.") == "2026-07-03"
     assert stated_now("Planning the 2026-07-20 outage (it is 2026-07-03 now).") == "2026-07-03"
     assert stated_now("The outage starts on 20 July 2026. What goes in?") is None
+
+
+def test_a_singular_in_y_shares_its_stem_with_its_plural_in_ies() -> None:
+    from eval.reader import stem
+
+    assert stem("battery") == stem("batteries") == stem("batteried")
+    assert stem("delivery") == stem("deliveries")
+    assert stem("day") == stem("days") and stem("any") == "any"
