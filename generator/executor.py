@@ -219,13 +219,14 @@ class RayExecutor:
         if workers is None:
             workers = max(1, int(ray.cluster_resources().get("CPU", 1)))
         workers = max(1, min(workers, len(items)))
-        spec_ref = ray.put(spec)  # once in the object store, shared by every actor
+        # The spec goes by value (a small pydantic model): an actor restarted after its node
+        # was lost must not depend on an object that may have been lost with it.
         # Actors take no CPU slot: a unit's concurrency is the actor's max_concurrency; an
         # actor lost with its node restarts elsewhere and its units in flight are retried.
         options = {"num_cpus": 0, "max_restarts": -1, "max_task_retries": -1,
                    "max_concurrency": max(1, concurrency), "scheduling_strategy": "SPREAD"}
         worker_cls = _actor_class()
-        actors = [worker_cls.options(**options).remote(setup, spec_ref, fn)
+        actors = [worker_cls.options(**options).remote(setup, spec, fn)
                   for _ in range(workers)]
         slots: asyncio.Queue[Any] = asyncio.Queue()
         for _ in range(max(1, concurrency)):
