@@ -220,14 +220,24 @@ class RayExecutor:
             workers = max(1, int(ray.cluster_resources().get("CPU", 1)))
         workers = max(1, min(workers, len(items)))
         # The spec goes by value (a small pydantic model): an actor restarted after its node
-        # was lost must not depend on an object that may have been lost with it.
-        # Actors take no CPU slot: a unit's concurrency is the actor's max_concurrency; an
-        # actor lost with its node restarts elsewhere and its units in flight are retried.
-        options = {"num_cpus": 0, "max_restarts": -1, "max_task_retries": -1,
-                   "max_concurrency": max(1, concurrency), "scheduling_strategy": "SPREAD"}
+        # was lost must not depend on an object that may have been lost with it. Actors
+        # take no CPU slot (a unit's concurrency is the actor's max_concurrency) and are
+        # dealt round the live nodes (Ray's SPREAD leaves CPU-less actors on one node); the
+        # affinity is soft, so an actor lost with its node restarts on another and its units
+        # in flight are retried there.
+        from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+        nodes = sorted(n["NodeID"] for n in ray.nodes() if n.get("Alive"))
         worker_cls = _actor_class()
-        actors = [worker_cls.options(**options).remote(setup, spec, fn)
-                  for _ in range(workers)]
+        actors = [
+            worker_cls.options(
+                num_cpus=0, max_restarts=-1, max_task_retries=-1,
+                max_concurrency=max(1, concurrency),
+                scheduling_strategy=NodeAffinitySchedulingStrategy(nodes[i % len(nodes)],
+                                                                   soft=True),
+            ).remote(setup, spec, fn)
+            for i in range(workers)
+        ]
         slots: asyncio.Queue[Any] = asyncio.Queue()
         for _ in range(max(1, concurrency)):
             for actor in actors:
