@@ -197,11 +197,13 @@ class RayExecutor:
             try:
                 ray.init(address=self.address, include_dashboard=False, log_to_driver=False,
                          logging_level=logging.WARNING)
-            except (ConnectionError, RuntimeError) as exc:
+            except (ConnectionError, RuntimeError, ray.exceptions.RayError) as exc:
                 raise UserError(f"cannot join the Ray cluster at RAY_ADDRESS={self.address} "
-                                f"({str(exc).splitlines()[0][:200]})",
+                                f"({(str(exc).splitlines() or [''])[0][:200]})",
                                 fix="check RAY_ADDRESS against what `ray start --head` "
-                                "printed, or unset it to start a local Ray") from None
+                                "printed and that this host has the cluster's token "
+                                "(~/.ray/auth_token or RAY_AUTH_TOKEN), or unset RAY_ADDRESS "
+                                "to start a local Ray") from None
         else:
             ray.init(num_cpus=min(2, os.cpu_count() or 1), include_dashboard=False,
                      object_store_memory=LOCAL_RAY_OBJECT_STORE, log_to_driver=False,
