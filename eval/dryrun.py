@@ -293,6 +293,27 @@ class DryRunWorkerSpec(BaseModel):
     errlog: Path | None = Field(default=None, description="Where the tool server logs errors")
     settings: StoreSettings | None = Field(
         default=None, description="The store the scenarios were generated from")
+    call_latency_s: float = Field(
+        default=0.0, ge=0, description="A stand-in wait per model call (bench scale): the "
+        "agent waits this long per tool call and once for its answer")
+
+
+class DelayedAgent:
+    """An agent that also waits as an LLM agent would: ``latency`` seconds per model call
+    (one per tool call it made, one for its answer), on the event loop so attempts overlap.
+    Its results are the inner agent's but for the latencies."""
+
+    def __init__(self, inner: Agent, latency: float) -> None:
+        self.inner, self.latency = inner, latency
+        self.name = inner.name
+
+    async def run(self, scenario: dict[str, Any], attempt: Attempt, max_steps: int) -> None:
+        """Attempt with the inner agent, then wait its model calls' stand-in latency."""
+        import asyncio
+
+        await self.inner.run(scenario, attempt, max_steps)
+        calls = 1 + sum(1 for s in attempt.steps if s.kind == "tool_call")
+        await asyncio.sleep(self.latency * calls)
 
 
 class DryRunUnit(BaseModel):
@@ -308,8 +329,9 @@ class DryRunUnit(BaseModel):
 
 def dryrun_worker(spec: DryRunWorkerSpec) -> Agent:
     """A worker's own agent, built from the spec (Ray runs this once per worker)."""
-    return make_agent(spec.agent, scenarios_path=spec.scenarios_path,
-                      server_env=spec.server_env, errlog=spec.errlog, settings=spec.settings)
+    agent = make_agent(spec.agent, scenarios_path=spec.scenarios_path,
+                       server_env=spec.server_env, errlog=spec.errlog, settings=spec.settings)
+    return DelayedAgent(agent, spec.call_latency_s) if spec.call_latency_s else agent
 
 
 def _given(agent: Agent) -> Agent:
@@ -367,6 +389,7 @@ async def run_dry(
     executor: Executor | None = None,
     workers: int | None = None,
     resume: bool = False,
+    call_latency: float = 0.0,
 ) -> DryRunReport:
     """Run ``agent`` on the scenarios (concurrently, at most ``concurrency`` at once).
 
@@ -390,6 +413,8 @@ async def run_dry(
         workers: Ray workers (default: the cluster's CPUs).
         resume: Keep the results already in ``out/trajectories`` for this agent and attempt
             only the scenarios without one.
+        call_latency: A stand-in wait per model call (``bench scale``, see
+            :class:`DelayedAgent`).
 
     Returns:
         The report; results keep file order.
@@ -411,6 +436,8 @@ async def run_dry(
                             errlog=errlog, settings=settings)
     else:
         runner = agent
+    if call_latency:
+        runner = DelayedAgent(runner, call_latency)
     if executor.name == "local":
         setup: Callable[[Any], Agent] = _given
         spec: Any = runner
@@ -422,7 +449,7 @@ async def run_dry(
         setup, spec = dryrun_worker, DryRunWorkerSpec(
             agent=agent, scenarios_path=scenarios_path.resolve() if scenarios_path else None,
             server_env=server_env, errlog=errlog.resolve() if errlog else None,
-            settings=settings)
+            settings=settings, call_latency_s=call_latency)
     else:
         raise UserError("an agent object or chat-model factory runs in this process only",
                         value=executor.name, options=["local"],
