@@ -105,5 +105,5 @@ def test_ray_spreads_units_over_both_nodes_and_streams_them(ray_cluster: Any) ->
     finally:
         executor.close()
     assert sorted(i for i, _ in pairs) == list(range(6))
-    assert len({node for _, node in pairs}) == 2  # both nodes did work
+    assert len({node for _, node in pairs}) == 2, pairs  # both nodes did work
     assert sorted(plus) == [(i, 100 + i) for i in range(6)]
