@@ -24,7 +24,7 @@ $(VENV)/.smollm2: $(VENV)/.installed
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev]'
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev,ray]'
 	touch $@
 
 # A second venv with mcp 1.26 (what AssetOpsBench locks): our package without its

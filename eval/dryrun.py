@@ -21,6 +21,7 @@ asks back), ``tool_error`` (an expected tool was called but every call of it fai
 from __future__ import annotations
 
 import json
+import os
 import random
 import re
 import time
@@ -30,6 +31,8 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
+
+from pydantic import BaseModel, ConfigDict, Field
 
 from eval.asset_words import asset_nouns_pattern
 from eval.grade import aggregate, grade, scenario_difficulty, scenario_domain
@@ -41,11 +44,11 @@ from eval.model import (
     GradeResult,
     TrajectoryStep,
 )
-from generator.concurrency import fan_out
+from generator.config import StoreSettings
 from generator.errors import UserError
 
 if TYPE_CHECKING:
-    from generator.config import StoreSettings
+    from generator.executor import Executor
 
 AGENT_FORMS = ["reference", "text", "llm:smollm2", "llm:openai:MODEL", "llm:ollama:MODEL",
                "llm:fake:PATH"]
@@ -276,6 +279,98 @@ def summarise(agent: str, results: list[DryRunResult], seconds: float) -> DryRun
     )
 
 
+class DryRunWorkerSpec(BaseModel):
+    """What a dry-run worker needs to build its own agent (and with it its tool session)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    agent: str = Field(description="The --agent form: reference, text or llm:SPEC")
+    scenarios_path: Path | None = Field(
+        default=None, description="The scenario file or run folder (the reference agent reads "
+        "the seeds beside it)")
+    server_env: dict[str, str] | None = Field(
+        default=None, description="Extra environment for the MCP tool server")
+    errlog: Path | None = Field(default=None, description="Where the tool server logs errors")
+    settings: StoreSettings | None = Field(
+        default=None, description="The store the scenarios were generated from")
+    call_latency_s: float = Field(
+        default=0.0, ge=0, description="A stand-in wait per model call (bench scale): the "
+        "agent waits this long per tool call and once for its answer")
+
+
+class DelayedAgent:
+    """An agent that also waits as an LLM agent would: ``latency`` seconds per model call
+    (one per tool call it made, one for its answer), on the event loop so attempts overlap.
+    Its results are the inner agent's but for the latencies."""
+
+    def __init__(self, inner: Agent, latency: float) -> None:
+        self.inner, self.latency = inner, latency
+        self.name = inner.name
+
+    async def run(self, scenario: dict[str, Any], attempt: Attempt, max_steps: int) -> None:
+        """Attempt with the inner agent, then wait its model calls' stand-in latency."""
+        import asyncio
+
+        await self.inner.run(scenario, attempt, max_steps)
+        calls = 1 + sum(1 for s in attempt.steps if s.kind == "tool_call")
+        await asyncio.sleep(self.latency * calls)
+
+
+class DryRunUnit(BaseModel):
+    """One scenario to attempt: a dry run's unit of work."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    scenario: dict[str, Any] = Field(description="The scenario record")
+    index: int = Field(description="Its position in the scenario file (the id of one without)")
+    max_steps: int = Field(description="Model calls an LLM agent may make")
+    timeout: float = Field(description="Seconds per attempt")
+
+
+def dryrun_worker(spec: DryRunWorkerSpec) -> Agent:
+    """A worker's own agent, built from the spec (Ray runs this once per worker)."""
+    agent = make_agent(spec.agent, scenarios_path=spec.scenarios_path,
+                       server_env=spec.server_env, errlog=spec.errlog, settings=spec.settings)
+    return DelayedAgent(agent, spec.call_latency_s) if spec.call_latency_s else agent
+
+
+def _given(agent: Agent) -> Agent:
+    return agent
+
+
+async def dryrun_unit(agent: Agent, unit: DryRunUnit) -> DryRunResult:
+    """Attempt, grade and class one scenario (a pure function of the agent and the unit)."""
+    return await run_one(agent, unit.scenario, unit.index, max_steps=unit.max_steps,
+                         timeout=unit.timeout)
+
+
+def _resumed(traj: Path, chosen: list[dict[str, Any]], index: dict[int, int],
+             agent: str) -> dict[int, DryRunResult]:
+    """Results already in ``trajectories/`` for this agent, by position in ``chosen``; a file
+    that is missing, unreadable or from another agent or scenario is redone."""
+    from pydantic import ValidationError
+
+    from eval.grade import scenario_id
+
+    kept: dict[int, DryRunResult] = {}
+    for pos, s in enumerate(chosen):
+        sid = scenario_id(s, index[id(s)])
+        path = traj / f"{_safe_name(sid)}.json"
+        try:
+            result = DryRunResult.model_validate_json(path.read_bytes())
+        except (OSError, ValidationError):
+            continue
+        if result.agent == agent and result.id == sid:
+            kept[pos] = result
+    return kept
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
+
+
 async def run_dry(
     scenarios: list[dict[str, Any]],
     agent: str | Agent,
@@ -291,6 +386,10 @@ async def run_dry(
     server_env: dict[str, str] | None = None,
     settings: StoreSettings | None = None,
     progress: Callable[[DryRunResult], None] | None = None,
+    executor: Executor | None = None,
+    workers: int | None = None,
+    resume: bool = False,
+    call_latency: float = 0.0,
 ) -> DryRunReport:
     """Run ``agent`` on the scenarios (concurrently, at most ``concurrency`` at once).
 
@@ -301,47 +400,84 @@ async def run_dry(
         seed: Seed of the sample.
         max_steps: Model calls an LLM agent may make.
         timeout: Seconds per attempt.
-        concurrency: Scenarios in flight at once.
-        out: Folder for ``dryrun.json`` and ``trajectories/<id>.json``.
+        concurrency: Scenarios in flight at once (per worker on Ray).
+        out: Folder for ``dryrun.json`` and ``trajectories/<id>.json`` (each written as its
+            scenario finishes).
         scenarios_path: The scenario file (the reference agent finds seeds beside it).
-        chat_model_factory: For ``llm:`` agents, a chat model per scenario (tests).
+        chat_model_factory: For ``llm:`` agents, a chat model per scenario (tests; local only).
         server_env: Extra environment for the MCP tool server.
         settings: The store (default: from the environment, as the CLI reads it).
         progress: Called with each result as it completes.
+        executor: Where the scenarios run (default: this process); on Ray every worker
+            builds its own agent and tool session.
+        workers: Ray workers (default: the cluster's CPUs).
+        resume: Keep the results already in ``out/trajectories`` for this agent and attempt
+            only the scenarios without one.
+        call_latency: A stand-in wait per model call (``bench scale``, see
+            :class:`DelayedAgent`).
 
     Returns:
         The report; results keep file order.
+
+    Raises:
+        UserError: An agent object or chat-model factory (test fakes) given to Ray.
     """
+    from generator.executor import LocalExecutor
+
+    executor = executor or LocalExecutor()
     chosen = sample_scenarios(scenarios, sample, seed)
+    errlog = None
+    if out is not None:
+        out.mkdir(parents=True, exist_ok=True)
+        errlog = out / "tool_server.log"
     if isinstance(agent, str):
-        errlog = None
-        if out is not None:
-            out.mkdir(parents=True, exist_ok=True)
-            errlog = out / "tool_server.log"
         runner = make_agent(agent, scenarios_path=scenarios_path,
                             chat_model_factory=chat_model_factory, server_env=server_env,
                             errlog=errlog, settings=settings)
     else:
         runner = agent
+    if call_latency:
+        runner = DelayedAgent(runner, call_latency)
+    if executor.name == "local":
+        setup: Callable[[Any], Agent] = _given
+        spec: Any = runner
+    elif isinstance(agent, str) and chat_model_factory is None:
+        if settings is None:
+            from generator.config import store_settings
+
+            settings = store_settings(role="tools")  # resolved here: workers read no env
+        setup, spec = dryrun_worker, DryRunWorkerSpec(
+            agent=agent, scenarios_path=scenarios_path.resolve() if scenarios_path else None,
+            server_env=server_env, errlog=errlog.resolve() if errlog else None,
+            settings=settings, call_latency_s=call_latency)
+    else:
+        raise UserError("an agent object or chat-model factory runs in this process only",
+                        value=executor.name, options=["local"],
+                        fix="pass --agent as text (reference, text, llm:SPEC) to run on Ray")
     index = {id(s): i for i, s in enumerate(scenarios)}
     traj = out / "trajectories" if out is not None else None
     if traj is not None:
         traj.mkdir(parents=True, exist_ok=True)
-
-    async def one(s: dict[str, Any]) -> DryRunResult:
-        result = await run_one(runner, s, index[id(s)], max_steps=max_steps, timeout=timeout)
-        if traj is not None:
-            (traj / f"{_safe_name(result.id)}.json").write_text(
-                result.model_dump_json(indent=2), encoding="utf-8")
-        if progress is not None:
-            progress(result)
-        return result
+    done = _resumed(traj, chosen, index, runner.name) if traj is not None and resume else {}
+    todo = [pos for pos in range(len(chosen)) if pos not in done]
+    units = [DryRunUnit(scenario=chosen[pos], index=index[id(chosen[pos])],
+                        max_steps=max_steps, timeout=timeout) for pos in todo]
 
     t0 = time.perf_counter()
-    results = await fan_out(chosen, one, limit=max(1, concurrency))
-    report = summarise(runner.name, results, time.perf_counter() - t0)
+    results: dict[int, DryRunResult] = dict(done)
+    result: DryRunResult
+    async for k, result in executor.stream(setup, spec, dryrun_unit, units,
+                                           concurrency=max(1, concurrency), workers=workers):
+        results[todo[k]] = result
+        if traj is not None:
+            _write_atomic(traj / f"{_safe_name(result.id)}.json",
+                          result.model_dump_json(indent=2))
+        if progress is not None:
+            progress(result)
+    report = summarise(runner.name, [results[pos] for pos in range(len(chosen))],
+                       time.perf_counter() - t0)
     if out is not None:
-        (out / "dryrun.json").write_text(report.model_dump_json(indent=2), encoding="utf-8")
+        _write_atomic(out / "dryrun.json", report.model_dump_json(indent=2))
     return report
 
 

@@ -19,6 +19,12 @@ def register(app: typer.Typer, bench_app: typer.Typer) -> None:
             int | None, typer.Option(min=1, help="Audit only the first N scenarios")
         ] = None,
         show: Annotated[int, typer.Option(min=0, help="Problems to print")] = 20,
+        executor: Annotated[str | None, typer.Option(
+            envvar="SCENARIOGEN_EXECUTOR", show_default="local",
+            help="local (in turn, here) | ray (families split across Ray workers: a local "
+            "Ray, or the cluster at RAY_ADDRESS)")] = None,
+        workers: Annotated[int | None, typer.Option(
+            min=1, help="Ray workers (default: the cluster's CPUs)")] = None,
     ) -> None:
         """Re-derive every reference answer of a run from raw store documents, independently.
 
@@ -29,8 +35,15 @@ def register(app: typer.Typer, bench_app: typer.Typer) -> None:
         2: usage error.
         """
         from eval.audit.run import audit_run, render
+        from generator.executor import make_executor
 
-        report = audit_run(run_dir, limit=limit)
+        runner = make_executor(executor)
+        try:
+            report = audit_run(run_dir, limit=limit,
+                               executor=None if runner.name == "local" else runner,
+                               workers=workers)
+        finally:
+            runner.close()
         if as_json:
             typer.echo(report.model_dump_json(indent=2))
         else:

@@ -110,6 +110,15 @@ def register(app: typer.Typer, bench_app: typer.Typer) -> None:
             help="Folder for dryrun.json and trajectories/<id>.json")] = None,
         as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON")
                            ] = False,
+        executor: Annotated[str | None, typer.Option(
+            envvar="SCENARIOGEN_EXECUTOR", show_default="local",
+            help="local (this process) | ray (a local Ray, or the cluster at RAY_ADDRESS; "
+            "each worker runs its own agent and tool session)")] = None,
+        workers: Annotated[int | None, typer.Option(
+            min=1, help="Ray workers (default: the cluster's CPUs)")] = None,
+        resume: Annotated[bool, typer.Option(
+            help="Keep the trajectories already in --out for this agent; attempt only the "
+            "scenarios without one")] = False,
     ) -> None:
         """Run an agent on every scenario and grade its final answers.
 
@@ -121,17 +130,27 @@ def register(app: typer.Typer, bench_app: typer.Typer) -> None:
 
         from eval.dryrun import run_dry
         from eval.grade_answers import load_scenarios
+        from generator.errors import UserError
+        from generator.executor import make_executor
 
+        if resume and out is None:
+            raise UserError("--resume needs --out", fix="pass the --out folder of the run "
+                            "to resume")
         records = load_scenarios(scenarios)
+        runner = make_executor(executor)
 
         def progress(r: DryRunResult) -> None:
             if not as_json:
                 typer.echo(f"{r.id}: {r.failure_class or 'pass'} score {r.grade.score:.2f} "
                            f"({r.latency_s:.1f} s, {len(r.steps)} steps)", err=True)
 
-        report = asyncio.run(run_dry(
-            records, agent, sample=sample, seed=seed, max_steps=max_steps, timeout=timeout,
-            concurrency=concurrency, out=out, scenarios_path=scenarios, progress=progress))
+        try:
+            report = asyncio.run(run_dry(
+                records, agent, sample=sample, seed=seed, max_steps=max_steps,
+                timeout=timeout, concurrency=concurrency, out=out, scenarios_path=scenarios,
+                progress=progress, executor=runner, workers=workers, resume=resume))
+        finally:
+            runner.close()
         if as_json:
             typer.echo(report.model_dump_json(indent=2))
             return

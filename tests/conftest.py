@@ -142,3 +142,25 @@ def smollm2_ready() -> None:
     problem = llama_cpp_problem(str(smollm2_gguf_path()))
     if problem is not None:
         pytest.fail(f"llama.cpp cannot run SmolLM2 here: {problem}; fix: {LLAMA_REBUILD_FIX}")
+
+
+@pytest.fixture(scope="session")
+def ray_cluster() -> Iterator[object]:
+    """A real two-node Ray cluster on this machine (a head and one worker node, one CPU and
+    a 100 MB object store each: the machine is shared); the driver joins it through
+    ``RayExecutor(cluster.address)``. Stopped after the session.
+    """
+    import ray
+    from ray.cluster_utils import Cluster
+
+    node = {"num_cpus": 1, "object_store_memory": 100 * 1024 * 1024}
+    cluster = Cluster(initialize_head=True,
+                      head_node_args={**node, "include_dashboard": False})
+    cluster.add_node(**node)
+    cluster.wait_for_nodes()
+    try:
+        yield cluster
+    finally:
+        if ray.is_initialized():
+            ray.shutdown()
+        cluster.shutdown()

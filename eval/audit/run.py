@@ -12,6 +12,7 @@ from __future__ import annotations
 import importlib
 import importlib.util
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -31,10 +32,12 @@ from eval.audit.raw import RawStore
 from eval.audit.text_params import undetermined
 from generator import safeparse
 from generator.classmodule import class_module
+from generator.config import StoreSettings
 from generator.errors import UserError
 from generator.userfile import read_text
 
 if TYPE_CHECKING:
+    from generator.executor import Executor
     from generator.generate.model import TaskSeed
 
 Verdict = Literal["match", "reading_dependent", "mismatch", "unsupported", "error"]
@@ -317,13 +320,17 @@ def build_report(run: str, results: list[ScenarioAudit]) -> AuditReport:
     )
 
 
-def audit_run(run_dir: Path, limit: int | None = None, raw: RawStore | None = None) -> AuditReport:
+def audit_run(run_dir: Path, limit: int | None = None, raw: RawStore | None = None,
+              executor: Executor | None = None, workers: int | None = None) -> AuditReport:
     """Audit every family scenario of a run folder against the store's raw documents.
 
     Args:
         run_dir: ``scenarios/<run_id>/``.
         limit: Audit only the first ``limit`` scenarios.
         raw: Raw document access (default: the environment's store).
+        executor: Where the audits run, one unit per family (default: in turn, here); each
+            Ray worker opens its own raw store from the same databases and settings.
+        workers: Ray workers (default: the cluster's CPUs).
     """
     from generator.assetdef import load_asset_class
 
@@ -336,11 +343,75 @@ def audit_run(run_dir: Path, limit: int | None = None, raw: RawStore | None = No
                        sensors=[s.model_dump() for s in asset.sensors])
     try:
         chosen = cases if limit is None else cases[:limit]
-        results = [audit_case(ctx, c) for c in chosen]
+        if executor is None:
+            results = [audit_case(ctx, c) for c in chosen]
+        else:
+            import asyncio
+
+            spec = AuditWorkerSpec(
+                asset_class=asset_class, settings=store.settings,
+                databases={k: v.removeprefix(store.settings.db_prefix)
+                           for k, v in store.db.items()})
+            results = asyncio.run(_audit_by_family(executor, ctx, spec, chosen, workers))
     finally:
         if raw is None:
             store.close()
     return build_report(str(run_dir), results)
+
+
+class AuditWorkerSpec(_Strict):
+    """What an audit worker needs to open its own raw store."""
+
+    asset_class: str = Field(description="The class audited")
+    databases: dict[str, str] = Field(description="Logical → unprefixed database name")
+    settings: StoreSettings = Field(description="Store location, credentials and prefix")
+
+
+class AuditFamilyUnit(_Strict):
+    """One family's scenarios: an audit's unit of work on an executor."""
+
+    family: str = Field(description="Task family")
+    cases: list[Case] = Field(description="Its scenarios, in run order")
+
+
+def audit_worker(spec: AuditWorkerSpec) -> AuditContext:
+    """A worker's own audit context: the class's audits registered, its own raw store."""
+    from generator.assetdef import load_asset_class
+
+    asset = load_asset_class(spec.asset_class)
+    load_class_audits(spec.asset_class)
+    return AuditContext(raw=RawStore(spec.databases, spec.settings,
+                                     asset_class=spec.asset_class),
+                        failure_modes=[fm.model_dump() for fm in asset.failure_modes],
+                        sensors=[s.model_dump() for s in asset.sensors])
+
+
+def audit_family(ctx: AuditContext, unit: AuditFamilyUnit) -> list[ScenarioAudit]:
+    """Audit one family's scenarios (a pure function of the context and the unit)."""
+    return [audit_case(ctx, c) for c in unit.cases]
+
+
+def _given(ctx: AuditContext) -> AuditContext:
+    return ctx
+
+
+async def _audit_by_family(executor: Executor, ctx: AuditContext, spec: AuditWorkerSpec,
+                           chosen: list[Case], workers: int | None) -> list[ScenarioAudit]:
+    by_family: dict[str, list[int]] = {}
+    for pos, c in enumerate(chosen):
+        by_family.setdefault(c.family, []).append(pos)
+    units = [AuditFamilyUnit(family=f, cases=[chosen[p] for p in ps])
+             for f, ps in by_family.items()]
+    # Locally the driver's context serves; a Ray worker opens its own from the spec.
+    setup: Callable[[Any], AuditContext] = _given if executor.name == "local" else audit_worker
+    given: Any = ctx if executor.name == "local" else spec
+    results: list[ScenarioAudit | None] = [None] * len(chosen)
+    audited: list[ScenarioAudit]
+    one: ScenarioAudit
+    async for k, audited in executor.stream(setup, given, audit_family, units, workers=workers):
+        for pos, one in zip(by_family[units[k].family], audited, strict=True):
+            results[pos] = one
+    return [r for r in results if r is not None]
 
 
 def render(report: AuditReport, limit: int = 20) -> str:

@@ -87,8 +87,8 @@ class GenerateConfig(BaseModel):
     draw_workers: int | None = Field(
         default=None,
         ge=0,
-        description="Processes drawing ahead of the run (default: one per spare core; "
-        "0: none)",
+        description="Processes drawing ahead of the run (default 0: the run draws "
+        "in-process, which measured faster as a whole command on 2 cores)",
     )
     batch_size: int = Field(default=10, ge=1, description="Seeds per verbalisation call")
     max_repairs: int = Field(default=3, ge=0, description="Repair attempts per candidate (R)")

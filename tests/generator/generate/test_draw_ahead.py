@@ -314,3 +314,14 @@ def test_a_lane_is_taken_back_only_where_the_run_left_it() -> None:
     kept.take_back("fam", start, [None, None], (1, 2))
     # two slots made elsewhere, no task: the worker's run lengths, the start's tasks
     assert kept.state("fam") == LaneState(2, frozenset({"a"}), 1, 2)
+
+
+async def test_by_default_the_run_draws_in_its_own_process(
+    seeded_settings: StoreSettings, tmp_path: Path
+) -> None:
+    # Measured on 2 cores (issue 31): the fork pool made the whole command slower, so it is
+    # opt-in (--draw-workers N); the default run forks nothing.
+    cfg = GenerateConfig(n=12, seed=4242, out_dir=str(tmp_path), run_id="dflt", negatives=0)
+    pipeline = Pipeline(cfg, settings=seeded_settings)
+    summary = await pipeline.run()
+    assert summary.total == 12 and pipeline.draw_ahead is None
