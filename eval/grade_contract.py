@@ -49,7 +49,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
-from eval.reader import NEGATION, Num, Text, When, read, stem
+from eval.reader import NEGATION, Num, Span, Text, When, read, stem
 from generator.contract import AnswerContract, FactSpec
 from generator.generate.tolerance import within
 
@@ -711,7 +711,70 @@ def _match_members(ctx: Context, path: str, fact: FactSpec, expected: list[Any],
         if extra:
             parts.append(Part(f"{path}.extra", False, expected, extra,
                               "states members beyond the reference"))
+    elif fact.kind == "ids" and all(p.ok for p in parts):
+        listed = _listed_extra_ids(ctx, expected)
+        if listed:
+            parts.append(Part(f"{path}.extra", False, expected, listed,
+                              "lists ids beyond the reference with the members"))
     return parts
+
+
+# What joins the ids of one list: separators, an aside in brackets after an id, a bullet
+# line (with a description after its id).
+_ID_LIST_GAP = re.compile(r"(?:[ \t,/&+]|\band\b|\bas well as\b|\bplus\b|\([^()\n]{0,160}\)"
+                          r"|\[[^\[\]\n]{0,160}\]|(?:[ \t]*[:–—-][^\n]{0,160})?\n[ \t]*"
+                          r"(?:[-*•]|\d+[.)])[ \t]+)*", re.IGNORECASE)
+# Words saying an id written in a list is left out of it ("outside the window", "too late",
+# "not counted"; also ``_LEFT_OUT``).
+_ID_LEFT_OUT = re.compile(NEGATION.pattern + r"|\b(?:outside|beyond|too late|too early)\b",
+                          re.IGNORECASE)
+
+
+def _listed_extra_ids(ctx: Context, expected: list[Any]) -> list[str]:
+    """Ids written in one list with every member, of the members' shape, and not left out
+    there ("WO-4 and WO-5 (outside the window)"): the answer claims them as members too,
+    whether or not the fact is exact. A list of more than the members is context when the
+    answer also lists exactly the members ("on record: A, B and C; of these A and B ...")."""
+    want = {str(v).upper() for v in expected}
+    shapes = {_shape(str(v)) for v in expected}
+    asked = {s.text.upper() for s in ctx.question.ids}
+    raw = ctx.text.raw
+    chains: list[list[Span]] = []
+    for s in sorted((s for s in ctx.text.ids if _shape(s.text) in shapes),
+                    key=lambda s: s.start):
+        last = chains[-1][-1] if chains else None
+        if last is not None and _ID_LIST_GAP.fullmatch(raw, last.end, s.start):
+            chains[-1].append(s)
+        else:
+            chains.append([s])
+    if any({s.text.upper() for s in c} == want for c in chains):
+        return []
+    out = []
+    for chain in chains:
+        if not want <= {s.text.upper() for s in chain}:
+            continue
+        for i, s in enumerate(chain):
+            if s.text.upper() in want | asked or ctx.text.negated(s.start) or \
+                    ctx.text.denied_after(s.start, s.end):
+                continue
+            own_end = chain[i + 1].start if i + 1 < len(chain) else _own_end(ctx, s)
+            low = ctx.text.low
+            if not (_ID_LEFT_OUT.search(low, s.end, own_end)
+                    or _LEFT_OUT.search(low, s.end, own_end)):
+                out.append(s.text)
+    return sorted(set(out))
+
+
+def _own_end(ctx: Context, s: Span) -> int:
+    """Where what an id's list says of it alone ends: its aside in brackets and the rest of
+    its clause, or its bullet line."""
+    raw = ctx.text.raw
+    aside = re.compile(r"\s*(?:\([^()\n]{0,160}\)|\[[^\[\]\n]{0,160}\])").match(raw, s.end)
+    at = aside.end() if aside else s.end
+    line_end = raw.find("\n", at)
+    _, c1 = ctx.text.clause_of(at, at + 1) if at < len(raw) else (at, at)
+    end = max(c1, at)
+    return min(end, line_end) if line_end >= 0 and end > line_end else end
 
 
 _RANK_MARK = re.compile(r"(?:^|[\s(:;,])#?([1-9])[.)]\s*[*_]*$")

@@ -1121,3 +1121,36 @@ def test_an_order_stated_as_a_ranking_counts_though_first_mentions_differ() -> N
     assert grade(record, survey + "Queue: 1) PUMP-1, 2) PUMP-3, 3) PUMP-2.").score < 1
     assert grade(record, survey + "PUMP-1 is overhauled first, PUMP-3 goes second and "
                                   "PUMP-2 third.").score < 1
+
+
+JOBS = {"alarms": {"kind": "count", "means": ["alarms", "alarm"]},
+        "answered": {"kind": "count", "means": ["answered", "got a repair"]},
+        "jobs": {"kind": "ids", "exact": False, "means": ["repair jobs", "jobs", "job"]}}
+JOBS_RECORD = _record({"alarms": 2, "answered": 2, "jobs": ["JOB-P7-101", "JOB-P7-104"]}, JOBS,
+                      "For pump P-7 in March 2026, how many alarms were answered by a repair "
+                      "job within 3 days, and which jobs? List every job within that time.")
+
+
+@pytest.mark.parametrize("tail", [
+    "JOB-P7-101 (2 Mar) and JOB-P7-104 (9 Mar); JOB-P7-109 (27 Mar) came too late.",
+    "JOB-P7-101, JOB-P7-104 and JOB-P7-109 (outside the 3-day window).",
+    "JOB-P7-101 and JOB-P7-104, not JOB-P7-109 (planned, so not counted).",
+    "JOB-P7-101 and JOB-P7-104.\n- JOB-P7-109: lubrication round, not included.",
+])
+def test_a_further_job_the_answer_excludes_is_not_claimed(tail: str) -> None:
+    answer = "P-7, March 2026: 2 alarms, 2 answered within 3 days. Repair jobs: " + tail
+    assert grade(JOBS_RECORD, answer).score == 1.0
+
+
+def test_a_further_id_listed_with_the_members_is_wrong_even_when_not_exact() -> None:
+    head = "P-7, March 2026: 2 alarms, 2 answered within 3 days. "
+    assert grade(JOBS_RECORD, head + "Repair jobs: JOB-P7-101 (2 Mar, bearing), JOB-P7-104 "
+                 "(9 Mar) and JOB-P7-109 (27 Mar, seal swap).").score < 1.0
+    assert grade(JOBS_RECORD, head + "Repair jobs:\n- JOB-P7-101\n- JOB-P7-104\n- JOB-P7-109"
+                 ).score < 1.0
+    # a list of everything on record, then the members alone: the list is context
+    assert grade(JOBS_RECORD, head + "Jobs on record: JOB-P7-101, JOB-P7-104 and JOB-P7-109; "
+                 "of these JOB-P7-101 and JOB-P7-104 came within 3 days.").score == 1.0
+    # a further job written apart from the list is said of no member
+    assert grade(JOBS_RECORD, head + "Repair jobs: JOB-P7-101 and JOB-P7-104. A planned "
+                 "service, JOB-P7-109, followed on 27 March.").score == 1.0
