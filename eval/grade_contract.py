@@ -351,6 +351,9 @@ def _match_number(ctx: Context, top: str, fact: FactSpec, expected: float,
         if used is not None:
             used.add(i)
         return Part(top, True, expected, n.text, f"{n.text!r}")
+    counted = _counted_by_pronoun(ctx, fact, expected, within_span)
+    if counted is not None:
+        return Part(top, True, expected, counted.text, f"{counted.text!r} (by a pronoun)")
     periods = _counted_periods(ctx, fact, expected, within_span)
     if periods is not None:
         return Part(top, True, expected, periods.text, f"{periods.text!r} (periods counted)")
@@ -359,6 +362,38 @@ def _match_number(ctx: Context, top: str, fact: FactSpec, expected: float,
     given = [n.text for _, n in hits][:3] or [n.text for n in t.numbers][:5] or None
     why = "written next to another quantity's words" if hits else ""
     return Part(top, False, expected, given, why)
+
+
+# A pronoun for the whole of what was just counted, right before a count's words ("one
+# alert, and it was followed", "3 alarms and all of them got a repair"); "it" is one thing.
+_PRONOUN_OF_ALL = re.compile(r"\b(?:(?P<one>it)|all of them|they all|they were all|all of "
+                             r"these|all of those|each of them|every one of them|each one)"
+                             r"\s+(?:(?!not\b|never\b|n't\b)[a-z]+\s+){0,2}$")
+
+
+def _counted_by_pronoun(ctx: Context, fact: FactSpec, expected: float,
+                        within_span: tuple[int, int] | None) -> Num | None:
+    """A count stated by a pronoun for the whole of the number counted just before it in
+    its sentence ("one alert (...), and it was followed within 2 days": 1 followed): that
+    bare whole number, with no other number between, equals the count (1 for "it")."""
+    if fact.kind != "count" or not ctx.bind:
+        return None
+    t = ctx.text
+    for a, _b in ctx.anchors().get(fact.key, []):
+        if within_span and not within_span[0] <= a < within_span[1]:
+            continue
+        s0, _ = t.sentence_of(a)
+        m = _PRONOUN_OF_ALL.search(t.low, max(s0, a - 60), a)
+        if m is None or t.negated(a):
+            continue
+        before = [n for n in t.numbers if s0 <= n.start and n.end <= m.start()]
+        if not before:
+            continue
+        n = before[-1]
+        if n.unit is None and not n.decimals and not n.total and n.value == expected and (
+                m.group("one") is None or n.value == 1):
+            return n
+    return None
 
 
 def _counted_periods(ctx: Context, fact: FactSpec, expected: float,

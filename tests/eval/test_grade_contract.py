@@ -1154,3 +1154,24 @@ def test_a_further_id_listed_with_the_members_is_wrong_even_when_not_exact() -> 
     # a further job written apart from the list is said of no member
     assert grade(JOBS_RECORD, head + "Repair jobs: JOB-P7-101 and JOB-P7-104. A planned "
                  "service, JOB-P7-109, followed on 27 March.").score == 1.0
+
+
+def test_a_pronoun_before_a_counts_words_takes_the_number_just_counted() -> None:
+    facts = {"alarms": {"kind": "count", "means": ["alarms", "alarm"]},
+             "answered": {"kind": "count", "means": ["answered", "got a repair"]}}
+    one = _record({"alarms": 1, "answered": 1}, facts,
+                  "How many alarms did pump P-7 raise in March, and how many were answered "
+                  "within 3 days?")
+    assert grade(one, "P-7, March: one alarm (low suction, 4 Mar 09:10), and it was "
+                      "answered within a day by JOB-P7-101.").score == 1.0
+    assert grade(one, "P-7, March: one alarm (low suction, 4 Mar 09:10), and it was not "
+                      "answered within 3 days.").score < 1.0
+    three = _record({"alarms": 3, "answered": 3}, facts, one["text"])
+    assert grade(three, "P-7 raised 3 alarms in March (4, 9 and 20 Mar) and all of them "
+                        "got a repair within 3 days.").score == 1.0
+    # "it" is one thing: it does not take a count of three
+    assert grade(three, "P-7 raised 3 alarms in March; it was answered within a day."
+                 ).score < 1.0
+    two = _record({"alarms": 3, "answered": 2}, facts, one["text"])
+    assert grade(two, "P-7 raised 3 alarms in March, and all of them were answered within "
+                      "3 days.").score < 1.0
