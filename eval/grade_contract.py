@@ -350,6 +350,10 @@ def _match_number(ctx: Context, top: str, fact: FactSpec, expected: float,
             continue
         if used is not None:
             used.add(i)
+        listed = _items_listed_after(ctx, n) if fact.kind == "count" else []
+        if listed and len(listed) > n.value:
+            return Part(top, False, expected, listed,
+                        f"{n.text!r}, but {len(listed)} items are listed with it")
         return Part(top, True, expected, n.text, f"{n.text!r}")
     counted = _counted_by_pronoun(ctx, fact, expected, within_span)
     if counted is not None:
@@ -362,6 +366,42 @@ def _match_number(ctx: Context, top: str, fact: FactSpec, expected: float,
     given = [n.text for _, n in hits][:3] or [n.text for n in t.numbers][:5] or None
     why = "written next to another quantity's words" if hits else ""
     return Part(top, False, expected, given, why)
+
+
+# Where what a count's list says stops: a new clause of its own, a contrast.
+_LIST_SCOPE_END = re.compile(r";|\b(?:but|while|whereas|although|though|except)\b")
+_ATTRIBUTE_ASIDE = re.compile(r"\s*[(\[]\s*$")
+
+
+def _items_listed_after(ctx: Context, n: Num) -> list[str]:
+    """The items a count enumerates right after it in its sentence ("One repair in May, P-SL
+    on 3 May ..., then P-BW on 20 May"; "2 jobs: A and B"): the ids and codes written from
+    a first one within a few words of the number up to a contrast, a ";" or the next number
+    (which opens a list of its own), not the question's ids, not a code in brackets right
+    after an id (an attribute of it), not one left out there. Of ids of one shape or of
+    codes, the larger set."""
+    t = ctx.text
+    _, s1 = t.sentence_of(n.start)
+    stop = _LIST_SCOPE_END.search(t.low, n.end, s1)
+    end = min([stop.start() if stop else s1,  # another number opens a list of its own
+               *(m.start for m in t.numbers if n.end <= m.start < s1)])
+    asked = {s.text.upper() for s in ctx.question.ids}
+    tokens = [s for s in t.ids if n.end <= s.start and s.end <= end
+              and s.text.upper() not in asked]
+    if not tokens or len(re.findall(r"[a-z]+", t.low[n.end:tokens[0].start])) > 5:
+        return []
+    groups: dict[str, set[str]] = {}
+    for i, s in enumerate(tokens):
+        attribute = any(_ATTRIBUTE_ASIDE.fullmatch(t.raw, o.end, s.start) for o in tokens[:i])
+        own_end = tokens[i + 1].start if i + 1 < len(tokens) else end
+        if attribute or t.negated(s.start) or _ID_LEFT_OUT.search(t.low, s.end, own_end) \
+                or _LEFT_OUT.search(t.low, s.end, own_end):
+            continue
+        parts = s.text.split("-")
+        numbered = parts[-1].isdigit() or len(parts) >= 3
+        groups.setdefault(_shape(s.text) if numbered else "code", set()).add(s.text.upper())
+    largest: set[str] = max(groups.values(), key=len, default=set())
+    return sorted(largest)
 
 
 # A pronoun for the whole of what was just counted, right before a count's words ("one

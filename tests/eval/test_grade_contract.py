@@ -1175,3 +1175,34 @@ def test_a_pronoun_before_a_counts_words_takes_the_number_just_counted() -> None
     two = _record({"alarms": 3, "answered": 2}, facts, one["text"])
     assert grade(two, "P-7 raised 3 alarms in March, and all of them were answered within "
                       "3 days.").score < 1.0
+
+
+REPAIRS = {"count": {"kind": "count", "means": ["repairs", "repair", "jobs", "job"]},
+           "job_codes": {"kind": "mapping", "asked": False, "means": ["code", "codes"],
+                         "value": {"key": "job_codes", "kind": "label"}}}
+
+
+@pytest.mark.parametrize(("count", "answer"), [
+    (1, "One repair in May: PX-SEAL on 4 May (seal weeping); PX-INSP on 12 May was the "
+        "planned round, not counted."),
+    (1, "One repair in May, JOB-P7-101 (PX-SEAL, 4 May)."),
+    (1, "Pump P-7 had one repair job in May 2026 - JOB-P7-101, code PX-SEAL, on 4 May."),
+    (2, "Two repairs: JOB-P7-101 (PX-SEAL) and JOB-P7-102 (PX-SEAL), on 4 and 21 May."),
+    (2, "Two repairs in May: PX-SEAL on 4 May, then PX-BRG on 21 May."),
+])
+def test_a_count_with_as_many_items_listed_stands(count: int, answer: str) -> None:
+    record = _record({"count": count}, REPAIRS,
+                     "How many corrective repairs did pump P-7 get in May 2026?")
+    assert grade(record, answer).score == 1.0
+
+
+@pytest.mark.parametrize("answer", [
+    "One repair in May: PX-SEAL on 4 May, a weeping seal, then PX-BRG on 21 May.",
+    "One repair job: JOB-P7-101 and JOB-P7-102.",
+    "1 repair (PX-SEAL, PX-BRG) in May.",
+    "Just one repair in May, ME-BRG on 4 May: a worn bearing, then EL-MTR on 21 May.",
+])
+def test_a_count_contradicted_by_the_items_it_lists_is_wrong(answer: str) -> None:
+    record = _record({"count": 1}, REPAIRS,
+                     "How many corrective repairs did pump P-7 get in May 2026?")
+    assert grade(record, answer).score < 1.0
