@@ -10,7 +10,8 @@ of a set, mapping or list of records share their fact's weight. The answer is re
   number written in a unit of another kind does not count.
 - **timestamp** / **date**: a date (and time, at the contract's granularity) in any form the
   reader knows; a time written alone counts for the question's own day.
-- **id** / **ids**: the id as a token; a set's members, and (``exact``) no other member.
+- **id** / **ids**: the id as a token; a set's members, and (``exact``) no other member; an
+  id of their shape written in one list with every member is a further member either way.
 - **label** / **labels**: the label or one of its phrasings as whole words, not negated,
   not inside a longer label's phrasing.
 - **boolean**: the contract's phrasings for true and false (a negated phrasing counts for
@@ -33,7 +34,8 @@ clause, a list of times (none on record: any), a mapping value next to its key, 
 field by its own words, a time right after the value it is the time of (``time_of``). An
 asked set or list also fails on another size written before its words ("four sites"), on a
 label in the one list that holds all its members, and a stretch on a range of hours that
-gives another end (``stretch``).
+gives another end (``stretch``). A count fails on more ids or codes enumerated right
+after it than it says ("one repair: A, then B").
 
 A structured answer (a JSON object) that has a fact's key is read at that key (the value's
 text, without binding); a fact whose key it lacks is read from the whole answer's text.
