@@ -10,7 +10,8 @@ of a set, mapping or list of records share their fact's weight. The answer is re
   number written in a unit of another kind does not count.
 - **timestamp** / **date**: a date (and time, at the contract's granularity) in any form the
   reader knows; a time written alone counts for the question's own day.
-- **id** / **ids**: the id as a token; a set's members, and (``exact``) no other member.
+- **id** / **ids**: the id as a token; a set's members, and (``exact``) no other member; an
+  id of their shape written in one list with every member is a further member either way.
 - **label** / **labels**: the label or one of its phrasings as whole words, not negated,
   not inside a longer label's phrasing.
 - **boolean**: the contract's phrasings for true and false (a negated phrasing counts for
@@ -33,7 +34,8 @@ clause, a list of times (none on record: any), a mapping value next to its key, 
 field by its own words, a time right after the value it is the time of (``time_of``). An
 asked set or list also fails on another size written before its words ("four sites"), on a
 label in the one list that holds all its members, and a stretch on a range of hours that
-gives another end (``stretch``).
+gives another end (``stretch``). A count fails on more ids or codes enumerated right
+after it than it says ("one repair: A, then B").
 
 A structured answer (a JSON object) that has a fact's key is read at that key (the value's
 text, without binding); a fact whose key it lacks is read from the whole answer's text.
@@ -49,7 +51,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
-from eval.reader import NEGATION, Num, Text, When, read, stem
+from eval.reader import NEGATION, Num, Span, Text, When, read, stem
 from generator.contract import AnswerContract, FactSpec
 from generator.generate.tolerance import within
 
@@ -350,7 +352,14 @@ def _match_number(ctx: Context, top: str, fact: FactSpec, expected: float,
             continue
         if used is not None:
             used.add(i)
+        listed = _items_listed_after(ctx, n) if fact.kind == "count" else []
+        if listed and len(listed) > n.value:
+            return Part(top, False, expected, listed,
+                        f"{n.text!r}, but {len(listed)} items are listed with it")
         return Part(top, True, expected, n.text, f"{n.text!r}")
+    counted = _counted_by_pronoun(ctx, fact, expected, within_span)
+    if counted is not None:
+        return Part(top, True, expected, counted.text, f"{counted.text!r} (by a pronoun)")
     periods = _counted_periods(ctx, fact, expected, within_span)
     if periods is not None:
         return Part(top, True, expected, periods.text, f"{periods.text!r} (periods counted)")
@@ -359,6 +368,74 @@ def _match_number(ctx: Context, top: str, fact: FactSpec, expected: float,
     given = [n.text for _, n in hits][:3] or [n.text for n in t.numbers][:5] or None
     why = "written next to another quantity's words" if hits else ""
     return Part(top, False, expected, given, why)
+
+
+# Where what a count's list says stops: a new clause of its own, a contrast.
+_LIST_SCOPE_END = re.compile(r";|\b(?:but|while|whereas|although|though|except)\b")
+_ATTRIBUTE_ASIDE = re.compile(r"\s*[(\[]\s*$")
+
+
+def _items_listed_after(ctx: Context, n: Num) -> list[str]:
+    """The items a count enumerates right after it in its sentence ("One repair in May, P-SL
+    on 3 May ..., then P-BW on 20 May"; "2 jobs: A and B"): the ids and codes written from
+    a first one within a few words of the number up to a contrast, a ";" or the next number
+    (which opens a list of its own), not the question's ids, not a code in brackets right
+    after an id (an attribute of it), not one left out there. Of ids of one shape or of
+    codes, the larger set."""
+    t = ctx.text
+    _, s1 = t.sentence_of(n.start)
+    stop = _LIST_SCOPE_END.search(t.low, n.end, s1)
+    end = min([stop.start() if stop else s1,  # another number opens a list of its own
+               *(m.start for m in t.numbers if n.end <= m.start < s1)])
+    asked = {s.text.upper() for s in ctx.question.ids}
+    tokens = [s for s in t.ids if n.end <= s.start and s.end <= end
+              and s.text.upper() not in asked]
+    if not tokens or len(re.findall(r"[a-z]+", t.low[n.end:tokens[0].start])) > 5:
+        return []
+    groups: dict[str, set[str]] = {}
+    for i, s in enumerate(tokens):
+        attribute = any(_ATTRIBUTE_ASIDE.fullmatch(t.raw, o.end, s.start) for o in tokens[:i])
+        own_end = tokens[i + 1].start if i + 1 < len(tokens) else end
+        if attribute or t.negated(s.start) or _ID_LEFT_OUT.search(t.low, s.end, own_end) \
+                or _LEFT_OUT.search(t.low, s.end, own_end):
+            continue
+        parts = s.text.split("-")
+        numbered = parts[-1].isdigit() or len(parts) >= 3
+        groups.setdefault(_shape(s.text) if numbered else "code", set()).add(s.text.upper())
+    largest: set[str] = max(groups.values(), key=len, default=set())
+    return sorted(largest)
+
+
+# A pronoun for the whole of what was just counted, right before a count's words ("one
+# alert, and it was followed", "3 alarms and all of them got a repair"); "it" is one thing.
+_PRONOUN_OF_ALL = re.compile(r"\b(?:(?P<one>it)|all of them|they all|they were all|all of "
+                             r"these|all of those|each of them|every one of them|each one)"
+                             r"\s+(?:(?!not\b|never\b|n't\b)[a-z]+\s+){0,2}$")
+
+
+def _counted_by_pronoun(ctx: Context, fact: FactSpec, expected: float,
+                        within_span: tuple[int, int] | None) -> Num | None:
+    """A count stated by a pronoun for the whole of the number counted just before it in
+    its sentence ("one alert (...), and it was followed within 2 days": 1 followed): that
+    bare whole number, with no other number between, equals the count (1 for "it")."""
+    if fact.kind != "count" or not ctx.bind:
+        return None
+    t = ctx.text
+    for a, _b in ctx.anchors().get(fact.key, []):
+        if within_span and not within_span[0] <= a < within_span[1]:
+            continue
+        s0, _ = t.sentence_of(a)
+        m = _PRONOUN_OF_ALL.search(t.low, max(s0, a - 60), a)
+        if m is None or t.negated(a):
+            continue
+        before = [n for n in t.numbers if s0 <= n.start and n.end <= m.start()]
+        if not before:
+            continue
+        n = before[-1]
+        if n.unit is None and not n.decimals and not n.total and n.value == expected and (
+                m.group("one") is None or n.value == 1):
+            return n
+    return None
 
 
 def _counted_periods(ctx: Context, fact: FactSpec, expected: float,
@@ -711,7 +788,70 @@ def _match_members(ctx: Context, path: str, fact: FactSpec, expected: list[Any],
         if extra:
             parts.append(Part(f"{path}.extra", False, expected, extra,
                               "states members beyond the reference"))
+    elif fact.kind == "ids" and all(p.ok for p in parts):
+        listed = _listed_extra_ids(ctx, expected)
+        if listed:
+            parts.append(Part(f"{path}.extra", False, expected, listed,
+                              "lists ids beyond the reference with the members"))
     return parts
+
+
+# What joins the ids of one list: separators, an aside in brackets after an id, a bullet
+# line (with a description after its id).
+_ID_LIST_GAP = re.compile(r"(?:[ \t,/&+]|\band\b|\bas well as\b|\bplus\b|\([^()\n]{0,160}\)"
+                          r"|\[[^\[\]\n]{0,160}\]|(?:[ \t]*[:–—-][^\n]{0,160})?\n[ \t]*"
+                          r"(?:[-*•]|\d+[.)])[ \t]+)*", re.IGNORECASE)
+# Words saying an id written in a list is left out of it ("outside the window", "too late",
+# "not counted"; also ``_LEFT_OUT``).
+_ID_LEFT_OUT = re.compile(NEGATION.pattern + r"|\b(?:outside|beyond|too late|too early)\b",
+                          re.IGNORECASE)
+
+
+def _listed_extra_ids(ctx: Context, expected: list[Any]) -> list[str]:
+    """Ids written in one list with every member, of the members' shape, and not left out
+    there ("WO-4 and WO-5 (outside the window)"): the answer claims them as members too,
+    whether or not the fact is exact. A list of more than the members is context when the
+    answer also lists exactly the members ("on record: A, B and C; of these A and B ...")."""
+    want = {str(v).upper() for v in expected}
+    shapes = {_shape(str(v)) for v in expected}
+    asked = {s.text.upper() for s in ctx.question.ids}
+    raw = ctx.text.raw
+    chains: list[list[Span]] = []
+    for s in sorted((s for s in ctx.text.ids if _shape(s.text) in shapes),
+                    key=lambda s: s.start):
+        last = chains[-1][-1] if chains else None
+        if last is not None and _ID_LIST_GAP.fullmatch(raw, last.end, s.start):
+            chains[-1].append(s)
+        else:
+            chains.append([s])
+    if any({s.text.upper() for s in c} == want for c in chains):
+        return []
+    out = []
+    for chain in chains:
+        if not want <= {s.text.upper() for s in chain}:
+            continue
+        for i, s in enumerate(chain):
+            if s.text.upper() in want | asked or ctx.text.negated(s.start) or \
+                    ctx.text.denied_after(s.start, s.end):
+                continue
+            own_end = chain[i + 1].start if i + 1 < len(chain) else _own_end(ctx, s)
+            low = ctx.text.low
+            if not (_ID_LEFT_OUT.search(low, s.end, own_end)
+                    or _LEFT_OUT.search(low, s.end, own_end)):
+                out.append(s.text)
+    return sorted(set(out))
+
+
+def _own_end(ctx: Context, s: Span) -> int:
+    """Where what an id's list says of it alone ends: its aside in brackets and the rest of
+    its clause, or its bullet line."""
+    raw = ctx.text.raw
+    aside = re.compile(r"\s*(?:\([^()\n]{0,160}\)|\[[^\[\]\n]{0,160}\])").match(raw, s.end)
+    at = aside.end() if aside else s.end
+    line_end = raw.find("\n", at)
+    _, c1 = ctx.text.clause_of(at, at + 1) if at < len(raw) else (at, at)
+    end = max(c1, at)
+    return min(end, line_end) if line_end >= 0 and end > line_end else end
 
 
 _RANK_MARK = re.compile(r"(?:^|[\s(:;,])#?([1-9])[.)]\s*[*_]*$")

@@ -1121,3 +1121,88 @@ def test_an_order_stated_as_a_ranking_counts_though_first_mentions_differ() -> N
     assert grade(record, survey + "Queue: 1) PUMP-1, 2) PUMP-3, 3) PUMP-2.").score < 1
     assert grade(record, survey + "PUMP-1 is overhauled first, PUMP-3 goes second and "
                                   "PUMP-2 third.").score < 1
+
+
+JOBS = {"alarms": {"kind": "count", "means": ["alarms", "alarm"]},
+        "answered": {"kind": "count", "means": ["answered", "got a repair"]},
+        "jobs": {"kind": "ids", "exact": False, "means": ["repair jobs", "jobs", "job"]}}
+JOBS_RECORD = _record({"alarms": 2, "answered": 2, "jobs": ["JOB-P7-101", "JOB-P7-104"]}, JOBS,
+                      "For pump P-7 in March 2026, how many alarms were answered by a repair "
+                      "job within 3 days, and which jobs? List every job within that time.")
+
+
+@pytest.mark.parametrize("tail", [
+    "JOB-P7-101 (2 Mar) and JOB-P7-104 (9 Mar); JOB-P7-109 (27 Mar) came too late.",
+    "JOB-P7-101, JOB-P7-104 and JOB-P7-109 (outside the 3-day window).",
+    "JOB-P7-101 and JOB-P7-104, not JOB-P7-109 (planned, so not counted).",
+    "JOB-P7-101 and JOB-P7-104.\n- JOB-P7-109: lubrication round, not included.",
+])
+def test_a_further_job_the_answer_excludes_is_not_claimed(tail: str) -> None:
+    answer = "P-7, March 2026: 2 alarms, 2 answered within 3 days. Repair jobs: " + tail
+    assert grade(JOBS_RECORD, answer).score == 1.0
+
+
+def test_a_further_id_listed_with_the_members_is_wrong_even_when_not_exact() -> None:
+    head = "P-7, March 2026: 2 alarms, 2 answered within 3 days. "
+    assert grade(JOBS_RECORD, head + "Repair jobs: JOB-P7-101 (2 Mar, bearing), JOB-P7-104 "
+                 "(9 Mar) and JOB-P7-109 (27 Mar, seal swap).").score < 1.0
+    assert grade(JOBS_RECORD, head + "Repair jobs:\n- JOB-P7-101\n- JOB-P7-104\n- JOB-P7-109"
+                 ).score < 1.0
+    # a list of everything on record, then the members alone: the list is context
+    assert grade(JOBS_RECORD, head + "Jobs on record: JOB-P7-101, JOB-P7-104 and JOB-P7-109; "
+                 "of these JOB-P7-101 and JOB-P7-104 came within 3 days.").score == 1.0
+    # a further job written apart from the list is said of no member
+    assert grade(JOBS_RECORD, head + "Repair jobs: JOB-P7-101 and JOB-P7-104. A planned "
+                 "service, JOB-P7-109, followed on 27 March.").score == 1.0
+
+
+def test_a_pronoun_before_a_counts_words_takes_the_number_just_counted() -> None:
+    facts = {"alarms": {"kind": "count", "means": ["alarms", "alarm"]},
+             "answered": {"kind": "count", "means": ["answered", "got a repair"]}}
+    one = _record({"alarms": 1, "answered": 1}, facts,
+                  "How many alarms did pump P-7 raise in March, and how many were answered "
+                  "within 3 days?")
+    assert grade(one, "P-7, March: one alarm (low suction, 4 Mar 09:10), and it was "
+                      "answered within a day by JOB-P7-101.").score == 1.0
+    assert grade(one, "P-7, March: one alarm (low suction, 4 Mar 09:10), and it was not "
+                      "answered within 3 days.").score < 1.0
+    three = _record({"alarms": 3, "answered": 3}, facts, one["text"])
+    assert grade(three, "P-7 raised 3 alarms in March (4, 9 and 20 Mar) and all of them "
+                        "got a repair within 3 days.").score == 1.0
+    # "it" is one thing: it does not take a count of three
+    assert grade(three, "P-7 raised 3 alarms in March; it was answered within a day."
+                 ).score < 1.0
+    two = _record({"alarms": 3, "answered": 2}, facts, one["text"])
+    assert grade(two, "P-7 raised 3 alarms in March, and all of them were answered within "
+                      "3 days.").score < 1.0
+
+
+REPAIRS = {"count": {"kind": "count", "means": ["repairs", "repair", "jobs", "job"]},
+           "job_codes": {"kind": "mapping", "asked": False, "means": ["code", "codes"],
+                         "value": {"key": "job_codes", "kind": "label"}}}
+
+
+@pytest.mark.parametrize(("count", "answer"), [
+    (1, "One repair in May: PX-SEAL on 4 May (seal weeping); PX-INSP on 12 May was the "
+        "planned round, not counted."),
+    (1, "One repair in May, JOB-P7-101 (PX-SEAL, 4 May)."),
+    (1, "Pump P-7 had one repair job in May 2026 - JOB-P7-101, code PX-SEAL, on 4 May."),
+    (2, "Two repairs: JOB-P7-101 (PX-SEAL) and JOB-P7-102 (PX-SEAL), on 4 and 21 May."),
+    (2, "Two repairs in May: PX-SEAL on 4 May, then PX-BRG on 21 May."),
+])
+def test_a_count_with_as_many_items_listed_stands(count: int, answer: str) -> None:
+    record = _record({"count": count}, REPAIRS,
+                     "How many corrective repairs did pump P-7 get in May 2026?")
+    assert grade(record, answer).score == 1.0
+
+
+@pytest.mark.parametrize("answer", [
+    "One repair in May: PX-SEAL on 4 May, a weeping seal, then PX-BRG on 21 May.",
+    "One repair job: JOB-P7-101 and JOB-P7-102.",
+    "1 repair (PX-SEAL, PX-BRG) in May.",
+    "Just one repair in May, ME-BRG on 4 May: a worn bearing, then EL-MTR on 21 May.",
+])
+def test_a_count_contradicted_by_the_items_it_lists_is_wrong(answer: str) -> None:
+    record = _record({"count": 1}, REPAIRS,
+                     "How many corrective repairs did pump P-7 get in May 2026?")
+    assert grade(record, answer).score < 1.0
