@@ -39,6 +39,8 @@ EXECUTORS = ("local", "ray")
 RAY_FIX = "pip install -e '.[ray]'"
 # A local Ray instance stays small: the machines we run on are shared.
 LOCAL_RAY_OBJECT_STORE = 200 * 1024 * 1024
+# Tries to put an actor on the node it was dealt to before keeping it where Ray put it.
+PLACE_ATTEMPTS = 6
 
 
 
@@ -151,6 +153,19 @@ def _check_reachable(address: str) -> None:
                         ) from None
 
 
+async def _placed(ray: Any, make: Callable[[str], Any], node: str) -> Any:
+    """An actor made by ``make(node)`` that runs on ``node``: a soft affinity falls back to
+    another node when the scheduler's view of ``node`` is stale (a node that joined moments
+    ago), so a misplaced actor is replaced, a few times, before it is kept where it is."""
+    for attempt in range(PLACE_ATTEMPTS):
+        actor = make(node)
+        if await actor.node.remote() == node or attempt == PLACE_ATTEMPTS - 1:
+            return actor
+        ray.kill(actor)
+        await asyncio.sleep(0.5 * 2**attempt)
+    raise AssertionError("unreachable")
+
+
 def _actor_class() -> Any:
     import ray
 
@@ -165,6 +180,9 @@ def _actor_class() -> Any:
 
         async def call(self, item: Any) -> Any:
             return await _call(self.fn, self.ctx, item)
+
+        def node(self) -> str:
+            return str(ray.get_runtime_context().get_node_id())
 
         def close(self) -> None:
             _close_context(self.ctx)
@@ -231,15 +249,16 @@ class RayExecutor:
 
         nodes = sorted(n["NodeID"] for n in ray.nodes() if n.get("Alive"))
         worker_cls = _actor_class()
-        actors = [
-            worker_cls.options(
+
+        def make(node: str) -> Any:
+            return worker_cls.options(
                 num_cpus=0, max_restarts=-1, max_task_retries=-1,
                 max_concurrency=max(1, concurrency),
-                scheduling_strategy=NodeAffinitySchedulingStrategy(nodes[i % len(nodes)],
-                                                                   soft=True),
+                scheduling_strategy=NodeAffinitySchedulingStrategy(node, soft=True),
             ).remote(setup, spec, fn)
-            for i in range(workers)
-        ]
+
+        actors = list(await asyncio.gather(
+            *(_placed(ray, make, nodes[i % len(nodes)]) for i in range(workers))))
         slots: asyncio.Queue[Any] = asyncio.Queue()
         for _ in range(max(1, concurrency)):
             for actor in actors:

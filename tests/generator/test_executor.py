@@ -96,7 +96,29 @@ def test_a_wrong_ray_address_is_one_line_and_exit_2(tmp_path: Path) -> None:
     assert "fix:" in lines[0] and "Traceback" not in proc.stderr
 
 
+def _every_node_takes_work(address: str) -> None:
+    """Join the cluster and run a no-op pinned (hard) to each live node: a node counts as
+    registered before its raylet takes work, and a soft-pinned actor dealt to it meanwhile
+    lands on another node (a replacement node added by an earlier test, for instance)."""
+    import ray
+    from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+    if not ray.is_initialized():
+        ray.init(address=address, include_dashboard=False, log_to_driver=False)
+
+    @ray.remote(num_cpus=0)
+    def here() -> str:
+        return str(ray.get_runtime_context().get_node_id())
+
+    nodes = sorted(n["NodeID"] for n in ray.nodes() if n.get("Alive"))
+    assert len(nodes) == 2, ray.nodes()
+    pinned = [here.options(scheduling_strategy=NodeAffinitySchedulingStrategy(n, soft=False))
+              .remote() for n in nodes]
+    assert sorted(ray.get(pinned, timeout=120)) == nodes
+
+
 def test_ray_spreads_units_over_both_nodes_and_streams_them(ray_cluster: Any) -> None:
+    _every_node_takes_work(ray_cluster.address)
     executor = RayExecutor(ray_cluster.address)
     try:
         units = [Unit(value=i, delay=0.2) for i in range(6)]
