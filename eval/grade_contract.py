@@ -785,7 +785,8 @@ def _extra_members(ctx: Context, fact: FactSpec, expected: list[Any],
                     and _DOUBT.search(ctx.text.low, *ctx.text.clause_of(a, b))]
         each = [_label_spans(ctx, label_phrasings(fact, str(v), vocab)) for v in expected]
         asserted = [(a, b) for a, b in asserted if not _enumerates_another_count(
-            ctx, a, len(expected), each) and not ctx.text.contrasted_away(a, b)]
+            ctx, a, len(expected), each) and not ctx.text.contrasted_away(a, b)
+            and not _catalogue_in_brackets(ctx, fact, vocab, a, len(expected), each)]
         if (asserted and any(mine(a, b) for a, b in asserted)) or doubtful:
             out.append(value)  # a further member, or one the answer hedges on
     context = _narrowed(ctx, fact, expected, vocab)
@@ -810,6 +811,27 @@ def _enumerates_another_count(ctx: Context, pos: int, size: int,
     return any(n.end <= opened and not n.unit and not n.decimals and n.value != size
                and re.fullmatch(r"\s+(?:[\w-]+\s+){0,3}", ctx.text.raw[n.end:opened])
                for n in ctx.text.numbers)
+
+
+def _catalogue_in_brackets(ctx: Context, fact: FactSpec, vocab: Mapping[str, list[str]],
+                           pos: int, size: int, members: list[list[tuple[int, int]]]) -> bool:
+    """Whether ``pos`` lies in brackets that name as many of the fact's labels as a number
+    written before them in the sentence, when that number is not the set's size and the
+    members are written outside them too ("of the five modes known for the class (A, B, C,
+    D, E), the gauge reveals two: B and D"): the catalogue the number counts, not members."""
+    s0, _ = ctx.text.sentence_of(pos)
+    raw = ctx.text.raw
+    opened = raw.rfind("(", s0, pos)
+    if opened < 0 or ")" in raw[opened:pos]:
+        return False
+    closed = raw.find(")", pos)
+    closed = len(raw) if closed < 0 else closed
+    if not all(any(not opened < a < closed for a, _ in spans) for spans in members):
+        return False
+    named = {v for chain in _label_chains(ctx, fact, vocab) for a, _, v in chain
+             if opened < a < closed}
+    return any(s0 <= n.start and n.end <= opened and not n.unit and not n.decimals
+               and n.value == len(named) != size for n in ctx.text.numbers)
 
 
 # What joins the items of one list: commas, "and", slashes, brackets, a new bullet line.

@@ -433,6 +433,20 @@ def test_a_bracketed_list_of_another_count_is_another_set() -> None:
                  "cavitation).").score < 1
 
 
+def test_a_bracketed_catalogue_a_number_counts_is_not_the_answer() -> None:
+    record = _record({"causes": ["bearing_wear", "misalignment"]},
+                     {"causes": {"kind": "labels", "means": ["faults", "fault"], "labels": {
+                         "bearing_wear": ["bearing wear"], "misalignment": ["misalignment"],
+                         "cavitation": ["cavitation"], "imbalance": ["imbalance"]}}},
+                     "Which faults does the vibration sensor of pump P-7 show?")
+    catalogue = ("Of the four faults listed for this pump family (cavitation, bearing wear, "
+                 "imbalance, misalignment), vibration is a telltale for ")
+    assert grade(record, catalogue + "two: bearing wear (a pitted race rings at high "
+                 "frequency) and misalignment (a strong 2x peak).").score == 1
+    assert grade(record, catalogue + "three: bearing wear (a pitted race), misalignment "
+                 "(a 2x peak) and imbalance.").score < 1
+
+
 def test_a_label_listed_with_the_members_is_a_further_member() -> None:
     record = _record({"causes": ["bearing_wear", "misalignment"]},
                      {"causes": {"kind": "labels", "means": ["causes"], "labels": {
