@@ -1936,9 +1936,16 @@ def _times_of_value(ctx: Context, fact: FactSpec) -> list[When]:
     for n in ctx.text.numbers:
         if not number_matches(ctx, quantity.key, quantity, n, float(value)):
             continue
-        out += [w for w in ctx.text.whens if w.start >= n.end and re.fullmatch(
-            r"\s*(?:at|on|for|by|around|@)?\s*", ctx.text.raw[n.end:w.start], re.IGNORECASE)]
+        out += [w for w in ctx.text.whens if w.start >= n.end and _VALUE_TIME_GAP.fullmatch(
+            ctx.text.raw, n.end, w.start)]
     return out
+
+
+# What may stand between a value and its time: a preposition, after the horizon the value
+# is for ("665 A six hours out, at 05:00", "12 °C 3 h ahead on 2 July at 09:00").
+_VALUE_TIME_GAP = re.compile(
+    r"\s*(?:(?:[\w.-]+\s*){1,2}(?:hours?|hrs?|h|steps?)\s+(?:out|ahead|later|on|from now)"
+    r"\s*,?\s*)?(?:at|on|for|by|around|@)?\s*", re.IGNORECASE)
 
 
 def _stretch_misread(ctx: Context, fact: FactSpec, value: Any) -> Part | None:

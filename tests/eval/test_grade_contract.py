@@ -473,6 +473,9 @@ def test_a_time_written_after_the_value_it_is_the_time_of_must_be_the_reference(
     assert grade(record, "About 412 A at 03:00 on 10 February.").score == 1
     assert grade(record, "About 405 A, four hours ahead.").score == 1
     assert grade(record, "About 405 A at 02:00 on 10 February.").score < 1
+    assert grade(record, "Roughly 409 A four hours out, at 03:00 on 10 Feb.").score == 1
+    assert grade(record, "Roughly 409 A four hours out, at 02:00 on 10 Feb.").score < 1
+    assert grade(record, "Roughly 409 A 4 h ahead on 10 February at 01:00.").score < 1
     with pytest.raises(UserError, match="time_of 'lvl' is no fact"):
         parse_contracts({"fam": {"at": {"kind": "timestamp", "time_of": "lvl"}}}, "f.yaml")
 
