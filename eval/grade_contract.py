@@ -122,7 +122,7 @@ class Context:
                 spans: list[tuple[int, int]] = []
                 for phrase in f.means:
                     spans.extend(self.text.find(phrase))
-                self._anchors[f.key] = spans
+                self._anchors[f.key] = [s for s in spans if not _compound_tail(self.text, *s)]
         return self._anchors
 
     def owners(self, start: int, end: int, group: str | None = None,
@@ -235,6 +235,13 @@ class Context:
             if _ALSO_THE.search(self.text.low, max(end, a - 40), a):
                 return True
         return False
+
+
+def _compound_tail(t: Text, start: int, end: int) -> bool:
+    """Whether a word is the tail of a hyphenated compound that qualifies the noun after it
+    ("the day-ahead forecast", "off-peak hours"): it names the noun, not the fact."""
+    return bool(re.match(r"[A-Za-z0-9]-", t.raw[max(0, start - 2):start])) \
+        and " " not in t.raw[start:end] and re.match(r"[ \t]+[A-Za-z]", t.raw[end:]) is not None
 
 
 def _unit_fits(fact: FactSpec | None, num: Num) -> bool:

@@ -1138,3 +1138,15 @@ def test_an_order_stated_as_a_ranking_counts_though_first_mentions_differ() -> N
     assert grade(record, survey + "Queue: 1) PUMP-1, 2) PUMP-3, 3) PUMP-2.").score < 1
     assert grade(record, survey + "PUMP-1 is overhauled first, PUMP-3 goes second and "
                                   "PUMP-2 third.").score < 1
+
+
+def test_a_word_in_a_hyphenated_compound_does_not_bind_a_value_to_its_fact() -> None:
+    record = _record({"level": 3.4, "top": 5.9},
+                     {"level": {"kind": "quantity", "unit": "m", "means": ["ahead", "final"]},
+                      "top": {"kind": "quantity", "unit": "m", "means": ["highest", "top"]}},
+                     "What river level do you forecast 12 hours ahead at gauge G-4, and the "
+                     "highest level on the way?", {"level": 0.1, "top": 0.1})
+    assert grade(record, "The level 12 hours ahead is 3.4 m. The highest point of the "
+                 "half-day-ahead curve is 5.9 m.").score == 1
+    assert grade(record, "The level 12 hours ahead is 3.4 m. The highest point of the "
+                 "half-day-ahead curve is 6.6 m.").score < 1
