@@ -585,12 +585,21 @@ def _loose_rest(tokens: list[Token], i: int, stems: list[str],
 
 
 
+# An abbreviation inside a sentence: its dots end no sentence ("i.e.", "e.g.", "vs.", and
+# "etc." when the sentence goes on after it in lower case).
+_ABBREVIATION = re.compile(r"(?<![A-Za-z])(?:(?i:[ie]\.\s?[eg]\.|(?:viz|cf|vs|approx|incl|resp)\.)"
+                           r"|(?i:etc)\.(?=\s*[a-z,;:)]))")
+
+
 def _sentences(text: str) -> list[tuple[int, int]]:
     out, start = [], 0
     quoted = [m.span() for m in _QUOTED.finditer(text)]
+    abbreviated = [m.span() for m in _ABBREVIATION.finditer(text)]
     for m in re.finditer(r"(?<!\d)\.(?!\d)|[!?\n;]|\.(?=\s)", text):
         if any(a < m.start() and m.end() < b for a, b in quoted):
             continue
+        if any(a <= m.start() < b for a, b in abbreviated):
+            continue  # "..., i.e. three orders": the sentence goes on
         if m.end() - start > 0:
             out.append((start, m.end()))
         start = m.end()

@@ -271,3 +271,10 @@ def test_a_singular_in_y_shares_its_stem_with_its_plural_in_ies() -> None:
     assert stem("battery") == stem("batteries") == stem("batteried")
     assert stem("delivery") == stem("deliveries")
     assert stem("day") == stem("days") and stem("any") == "any"
+
+
+def test_an_abbreviation_inside_a_sentence_does_not_end_it() -> None:
+    t = read("Two pumps failed (e.g. P-3 on Monday), i.e. both of the older pair, vs. none "
+             "of the new ones, pipes etc. included. Next week we check P-4.")
+    assert len(t.sentences) == 2
+    assert len(read("We replaced seals, gaskets etc. The pump runs again.").sentences) == 2
