@@ -1158,6 +1158,10 @@ def _entry_windows(ctx: Context, spec: FactSpec, key: tuple[int, int],
 
 
 _EACH = re.compile(r"\s+(?:[a-z-]+\s+){0,2}(?:each|apiece|a piece)\b", re.IGNORECASE)
+# "each" before the number it shares out: "and each of them holds four units", "every one
+# has 4", "each site with 4".
+_EACH_BEFORE = re.compile(r"\b(?:each|every)(?:\s+one)?(?:\s+of\s+(?:them|these|those))?\s+"
+                          r"(?:[a-z-]+\s+){0,2}$", re.IGNORECASE)
 
 
 def _distributed(ctx: Context, path: str, spec: FactSpec, value: Any,
@@ -1169,7 +1173,8 @@ def _distributed(ctx: Context, path: str, spec: FactSpec, value: Any,
     for a, _ in keys:
         s0, s1 = ctx.text.sentence_of(a)
         for n in ctx.text.numbers:
-            if s0 <= n.start < s1 and _EACH.match(ctx.text.raw, n.end, s1):
+            if s0 <= n.start < s1 and (_EACH.match(ctx.text.raw, n.end, s1)
+                                       or _EACH_BEFORE.search(ctx.text.raw, s0, n.start)):
                 ctx.windowed = True
                 try:
                     part = _match_value(ctx, path, spec, value, vocab, (n.start, n.end))

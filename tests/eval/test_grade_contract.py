@@ -1150,3 +1150,14 @@ def test_a_word_in_a_hyphenated_compound_does_not_bind_a_value_to_its_fact() -> 
                  "half-day-ahead curve is 5.9 m.").score == 1
     assert grade(record, "The level 12 hours ahead is 3.4 m. The highest point of the "
                  "half-day-ahead curve is 6.6 m.").score < 1
+
+
+def test_a_value_said_once_for_every_key_after_each() -> None:
+    record = _record({"pumps": {"LOOP-A": 3, "LOOP-B": 3}},
+                     {"pumps": {"kind": "mapping", "means": ["pumps"],
+                                "value": {"key": "pumps", "kind": "count"}}},
+                     "How many pumps does each chilled-water loop have?")
+    assert grade(record, "Two loops, LOOP-A and LOOP-B, and each of them runs three "
+                 "pumps.").score == 1.0
+    assert grade(record, "LOOP-A and LOOP-B, every one with 3 pumps.").score == 1.0
+    assert grade(record, "LOOP-A and LOOP-B, and each of them runs two pumps.").score < 1.0
