@@ -1536,6 +1536,21 @@ _BEYOND_AFTER = re.compile(r"\s*(?:beyond|besides|other than|apart from|except|b
 _APART = re.compile(r"\b(?:separate|distinct|independent)\b")
 
 
+# A sentence about the members already named: "These are ...", "Both are ...".
+_OF_THE_MEMBERS = re.compile(r"\s*(?:these|those|they|both|all of them|both of them)\s+"
+                             r"(?:are|were|is|remain)\b", re.IGNORECASE)
+
+
+def _said_of_the_members(ctx: Context, n: Num, gap: str) -> bool:
+    """Whether a "no" with words of its own before the fact's words says what the members
+    are not, in a sentence about them ("These are classical methods, no learned
+    model"): a kind they are not, not a count of zero."""
+    if n.value != 0 or not gap.strip():
+        return False
+    s0, _ = ctx.text.sentence_of(n.start)
+    return _OF_THE_MEMBERS.match(ctx.text.raw, s0, n.start) is not None
+
+
 def _member_spans(ctx: Context, fact: FactSpec, value: list[Any],
                   vocab: Mapping[str, list[str]]) -> list[tuple[int, int]]:
     """Where the members' labels are written (a label may hold a number: "no fault")."""
@@ -1573,7 +1588,8 @@ def _size_stated(ctx: Context, fact: FactSpec, size: int,
             gap = low[n.end:a]
             if a >= n.end and _counts_members(ctx, n, gap) \
                     and not _BEYOND.search(gap) and not _BEYOND_AFTER.match(low, b) \
-                    and not (n.value == 0 and _APART.search(gap)):
+                    and not (n.value == 0 and _APART.search(gap)) \
+                    and not _said_of_the_members(ctx, n, gap):
                 return Part(f"{fact.key}.size", False, size, n.text,
                             "states another number of members")
     return None

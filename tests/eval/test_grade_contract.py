@@ -1161,3 +1161,15 @@ def test_a_value_said_once_for_every_key_after_each() -> None:
                  "pumps.").score == 1.0
     assert grade(record, "LOOP-A and LOOP-B, every one with 3 pumps.").score == 1.0
     assert grade(record, "LOOP-A and LOOP-B, and each of them runs two pumps.").score < 1.0
+
+
+def test_a_no_in_a_sentence_about_the_members_says_what_they_are_not() -> None:
+    record = _record({"methods": ["arima", "ets"]},
+                     {"methods": {"kind": "labels", "means": ["methods", "method", "model"],
+                                  "labels": {"arima": ["ARIMA"], "ets": ["ETS"],
+                                             "lstm": ["LSTM"]}}},
+                     "Which forecasting methods can I pick from?")
+    assert grade(record, "You can pick ARIMA or ETS. Both are plain statistical methods, "
+                 "no neural network model.").score == 1
+    assert grade(record, "ARIMA and ETS are listed, but no usable forecasting model is "
+                 "offered.").score < 1
