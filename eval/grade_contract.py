@@ -46,7 +46,7 @@ import math
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from datetime import date
+from datetime import date, datetime, timedelta
 from typing import Any
 
 from eval.reader import NEGATION, Num, Text, When, read, stem
@@ -479,11 +479,32 @@ def _match_time(ctx: Context, path: str, fact: FactSpec, expected: str,
             continue
         if _when_ok(w, day, hour, minute, granularity) and ctx.bound(fact, w.start, w.end):
             return Part(path, True, expected, ctx.text.raw[w.start:w.end], "date/time found")
-    if member and hour is not None and granularity == "hour" and within_span is None and any(
-            d == day and lo <= hour <= hi for d, lo, hi in ctx.text.ranges):
+    if member and hour is not None and granularity == "hour" and within_span is None and (any(
+            d == day and lo <= hour <= hi for d, lo, hi in ctx.text.ranges)
+            or _in_day_range(ctx, fact, day, hour)):
         return Part(path, True, expected, f"{day} {hour:02d}:00", "inside a range of hours")
     given = [ctx.text.raw[w.start:w.end] for w in ctx.text.whens[:5]] or None
     return Part(path, False, expected, given, f"not stated at {granularity} precision")
+
+
+def _in_day_range(ctx: Context, fact: FactSpec, day: str, hour: int) -> bool:
+    """Whether a member hour lies in a range of hours written across days ("1 May 22:00
+    through 2 May 03:00"): such a range states every hour it covers, when each of them is
+    a member; one that also covers other hours (the whole window) states none of them."""
+    members = ctx.reference.get(fact.key)
+    if not isinstance(members, list):
+        return False
+    want = {str(v)[:13] for v in members}  # "YYYY-MM-DDTHH"
+    at = datetime.fromisoformat(day) + timedelta(hours=hour)
+    for d0, h0, d1, h1 in ctx.text.day_ranges:
+        first = datetime.fromisoformat(d0) + timedelta(hours=h0)
+        steps = int((datetime.fromisoformat(d1) + timedelta(hours=h1) - first).total_seconds()
+                    // 3600)
+        if first <= at <= first + timedelta(hours=steps) and all(
+                (first + timedelta(hours=i)).strftime("%Y-%m-%dT%H") in want
+                for i in range(steps + 1)):
+            return True
+    return False
 
 
 # -- ids and labels -----------------------------------------------------------------------

@@ -1173,3 +1173,16 @@ def test_a_no_in_a_sentence_about_the_members_says_what_they_are_not() -> None:
                  "no neural network model.").score == 1
     assert grade(record, "ARIMA and ETS are listed, but no usable forecasting model is "
                  "offered.").score < 1
+
+
+def test_a_range_of_hours_across_midnight_states_each_hour_it_covers() -> None:
+    hours = ["2026-03-04T22:00:00", "2026-03-04T23:00:00", "2026-03-05T00:00:00",
+             "2026-03-05T01:00:00", "2026-03-05T02:00:00"]
+    record = _record({"hours": hours},
+                     {"hours": {"kind": "timestamp", "granularity": "hour",
+                                "means": ["flagged", "anomalous"]}},
+                     "Which hours of pump P-2's flow were anomalous between 1 and 7 March?")
+    assert grade(record, "Flagged: 4 March 22:00 through 5 March 02:00, five hours in a "
+                 "row.").score == 1
+    assert grade(record, "Flagged: 4 March 20:00 through 5 March 02:00.").score < 1
+    assert grade(record, "Flagged: 4 March 22:00 through 5 March 00:00.").score < 1
