@@ -1827,6 +1827,7 @@ def grade_facts(scenario: Mapping[str, Any], contract: AnswerContract, answer_te
         parts.extend(fact_parts)
     if structured is not None:
         rescued = _labels_by_json_yes_no(contract, parts, vocab_of, lowered)
+        rescued += _labels_by_key_reply(contract, parts, vocab_of, structured)
         score += len(rescued) / len(asked) if asked else 0.0
     # A fact the text does not ask for is not graded, but an answer that states it wrong
     # (a forecast for the wrong hour, the wrong band) is not right: it counts as a miss.
@@ -1861,6 +1862,38 @@ def _labels_by_json_yes_no(contract: AnswerContract, parts: list[Part],
         if any(mine & set(side) for side in sides):
             parts[i] = Part(p.path, True, p.expected, None,
                             "stated by the JSON yes/no that shares its phrasings")
+            out.append(p.path)
+    return out
+
+
+# A JSON value that opens with a bare yes or no ("no - ageing is slow", true).
+_REPLY_VALUE = re.compile(r"\s*(yes|no|true|false)\b", re.IGNORECASE)
+
+
+def _labels_by_key_reply(contract: AnswerContract, parts: list[Part],
+                         vocab_of: Callable[[FactSpec], dict[str, list[str]]],
+                         structured: Mapping[str, Any]) -> list[str]:
+    """Label facts a JSON answer states as a key's words answered yes or no: with
+    ``"repair_needed": "no - ..."`` it says "no repair needed", with ``true`` "repair
+    needed", which states the label with that phrasing. Flips those label parts (in
+    ``parts``) to stated; returns their keys."""
+    said: set[str] = set()
+    for k, v in structured.items():
+        m = _REPLY_VALUE.match(v) if isinstance(v, str) else None
+        yes = v if isinstance(v, bool) else m.group(1).lower() in ("yes", "true") if m else None
+        if yes is not None:
+            words = " ".join(re.split(r"[\s_-]+", str(k).strip().lower()))
+            said.add(words if yes else f"no {words}")
+    out = []
+    for i, p in enumerate(parts):
+        spec = contract.fact(p.path)
+        if p.ok or spec is None or spec.kind != "label" or not p.why.startswith(
+                "label not stated"):
+            continue
+        mine = {x.lower() for x in label_phrasings(spec, str(p.expected), vocab_of(spec))}
+        if mine & said:
+            parts[i] = Part(p.path, True, p.expected, sorted(mine & said)[0],
+                            "stated by a JSON key answered yes or no")
             out.append(p.path)
     return out
 

@@ -1186,3 +1186,18 @@ def test_a_range_of_hours_across_midnight_states_each_hour_it_covers() -> None:
                  "row.").score == 1
     assert grade(record, "Flagged: 4 March 20:00 through 5 March 02:00.").score < 1
     assert grade(record, "Flagged: 4 March 22:00 through 5 March 00:00.").score < 1
+
+
+def test_a_json_key_answered_yes_or_no_states_the_label_it_words() -> None:
+    record = _record({"wear_mm": 0.4, "action": "none"},
+                     {"wear_mm": {"kind": "quantity", "unit": "mm", "means": ["wear"]},
+                      "action": {"kind": "label", "means": ["action", "repair"], "labels": {
+                          "none": ["no repair needed", "nothing to do"],
+                          "repair": ["repair needed", "repair it"]}}},
+                     "How worn is the impeller of pump P-5, and what action do you take?",
+                     {"wear_mm": 0.05})
+    assert grade(record, {"wear": "0.4 mm", "repair_needed": "no - within the 1 mm limit, "
+                          "the last repair order covers it"}).score == 1
+    assert grade(record, {"wear": "0.4 mm", "repair needed": False}).score == 1
+    assert grade(record, {"wear": "0.4 mm", "repair_needed": "yes - replace it"}).score < 1
+    assert grade(record, {"wear": "0.4 mm", "Repair-Needed": True}).score < 1
