@@ -48,7 +48,7 @@ import math
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from datetime import date
+from datetime import date, datetime, timedelta
 from typing import Any
 
 from eval.reader import NEGATION, Num, Span, Text, When, read, stem
@@ -124,7 +124,7 @@ class Context:
                 spans: list[tuple[int, int]] = []
                 for phrase in f.means:
                     spans.extend(self.text.find(phrase))
-                self._anchors[f.key] = spans
+                self._anchors[f.key] = [s for s in spans if not _compound_tail(self.text, *s)]
         return self._anchors
 
     def owners(self, start: int, end: int, group: str | None = None,
@@ -237,6 +237,13 @@ class Context:
             if _ALSO_THE.search(self.text.low, max(end, a - 40), a):
                 return True
         return False
+
+
+def _compound_tail(t: Text, start: int, end: int) -> bool:
+    """Whether a word is the tail of a hyphenated compound that qualifies the noun after it
+    ("the day-ahead forecast", "off-peak hours"): it names the noun, not the fact."""
+    return bool(re.match(r"[A-Za-z0-9]-", t.raw[max(0, start - 2):start])) \
+        and " " not in t.raw[start:end] and re.match(r"[ \t]+[A-Za-z]", t.raw[end:]) is not None
 
 
 def _unit_fits(fact: FactSpec | None, num: Num) -> bool:
@@ -549,11 +556,32 @@ def _match_time(ctx: Context, path: str, fact: FactSpec, expected: str,
             continue
         if _when_ok(w, day, hour, minute, granularity) and ctx.bound(fact, w.start, w.end):
             return Part(path, True, expected, ctx.text.raw[w.start:w.end], "date/time found")
-    if member and hour is not None and granularity == "hour" and within_span is None and any(
-            d == day and lo <= hour <= hi for d, lo, hi in ctx.text.ranges):
+    if member and hour is not None and granularity == "hour" and within_span is None and (any(
+            d == day and lo <= hour <= hi for d, lo, hi in ctx.text.ranges)
+            or _in_day_range(ctx, fact, day, hour)):
         return Part(path, True, expected, f"{day} {hour:02d}:00", "inside a range of hours")
     given = [ctx.text.raw[w.start:w.end] for w in ctx.text.whens[:5]] or None
     return Part(path, False, expected, given, f"not stated at {granularity} precision")
+
+
+def _in_day_range(ctx: Context, fact: FactSpec, day: str, hour: int) -> bool:
+    """Whether a member hour lies in a range of hours written across days ("1 May 22:00
+    through 2 May 03:00"): such a range states every hour it covers, when each of them is
+    a member; one that also covers other hours (the whole window) states none of them."""
+    members = ctx.reference.get(fact.key)
+    if not isinstance(members, list):
+        return False
+    want = {str(v)[:13] for v in members}  # "YYYY-MM-DDTHH"
+    at = datetime.fromisoformat(day) + timedelta(hours=hour)
+    for d0, h0, d1, h1 in ctx.text.day_ranges:
+        first = datetime.fromisoformat(d0) + timedelta(hours=h0)
+        steps = int((datetime.fromisoformat(d1) + timedelta(hours=h1) - first).total_seconds()
+                    // 3600)
+        if first <= at <= first + timedelta(hours=steps) and all(
+                (first + timedelta(hours=i)).strftime("%Y-%m-%dT%H") in want
+                for i in range(steps + 1)):
+            return True
+    return False
 
 
 # -- ids and labels -----------------------------------------------------------------------
@@ -925,7 +953,8 @@ def _extra_members(ctx: Context, fact: FactSpec, expected: list[Any],
                     and _DOUBT.search(ctx.text.low, *ctx.text.clause_of(a, b))]
         each = [_label_spans(ctx, label_phrasings(fact, str(v), vocab)) for v in expected]
         asserted = [(a, b) for a, b in asserted if not _enumerates_another_count(
-            ctx, a, len(expected), each) and not ctx.text.contrasted_away(a, b)]
+            ctx, a, len(expected), each) and not ctx.text.contrasted_away(a, b)
+            and not _catalogue_in_brackets(ctx, fact, vocab, a, len(expected), each)]
         if (asserted and any(mine(a, b) for a, b in asserted)) or doubtful:
             out.append(value)  # a further member, or one the answer hedges on
     context = _narrowed(ctx, fact, expected, vocab)
@@ -950,6 +979,27 @@ def _enumerates_another_count(ctx: Context, pos: int, size: int,
     return any(n.end <= opened and not n.unit and not n.decimals and n.value != size
                and re.fullmatch(r"\s+(?:[\w-]+\s+){0,3}", ctx.text.raw[n.end:opened])
                for n in ctx.text.numbers)
+
+
+def _catalogue_in_brackets(ctx: Context, fact: FactSpec, vocab: Mapping[str, list[str]],
+                           pos: int, size: int, members: list[list[tuple[int, int]]]) -> bool:
+    """Whether ``pos`` lies in brackets that name as many of the fact's labels as a number
+    written before them in the sentence, when that number is not the set's size and the
+    members are written outside them too ("of the five modes known for the class (A, B, C,
+    D, E), the gauge reveals two: B and D"): the catalogue the number counts, not members."""
+    s0, _ = ctx.text.sentence_of(pos)
+    raw = ctx.text.raw
+    opened = raw.rfind("(", s0, pos)
+    if opened < 0 or ")" in raw[opened:pos]:
+        return False
+    closed = raw.find(")", pos)
+    closed = len(raw) if closed < 0 else closed
+    if not all(any(not opened < a < closed for a, _ in spans) for spans in members):
+        return False
+    named = {v for chain in _label_chains(ctx, fact, vocab) for a, _, v in chain
+             if opened < a < closed}
+    return any(s0 <= n.start and n.end <= opened and not n.unit and not n.decimals
+               and n.value == len(named) != size for n in ctx.text.numbers)
 
 
 # What joins the items of one list: commas, "and", slashes, brackets, a new bullet line.
@@ -1269,6 +1319,10 @@ def _entry_windows(ctx: Context, spec: FactSpec, key: tuple[int, int],
 
 
 _EACH = re.compile(r"\s+(?:[a-z-]+\s+){0,2}(?:each|apiece|a piece)\b", re.IGNORECASE)
+# "each" before the number it shares out: "and each of them holds four units", "every one
+# has 4", "each site with 4".
+_EACH_BEFORE = re.compile(r"\b(?:each|every)(?:\s+one)?(?:\s+of\s+(?:them|these|those))?\s+"
+                          r"(?:[a-z-]+\s+){0,2}$", re.IGNORECASE)
 
 
 def _distributed(ctx: Context, path: str, spec: FactSpec, value: Any,
@@ -1280,7 +1334,8 @@ def _distributed(ctx: Context, path: str, spec: FactSpec, value: Any,
     for a, _ in keys:
         s0, s1 = ctx.text.sentence_of(a)
         for n in ctx.text.numbers:
-            if s0 <= n.start < s1 and _EACH.match(ctx.text.raw, n.end, s1):
+            if s0 <= n.start < s1 and (_EACH.match(ctx.text.raw, n.end, s1)
+                                       or _EACH_BEFORE.search(ctx.text.raw, s0, n.start)):
                 ctx.windowed = True
                 try:
                     part = _match_value(ctx, path, spec, value, vocab, (n.start, n.end))
@@ -1642,6 +1697,21 @@ _BEYOND_AFTER = re.compile(r"\s*(?:beyond|besides|other than|apart from|except|b
 _APART = re.compile(r"\b(?:separate|distinct|independent)\b")
 
 
+# A sentence about the members already named: "These are ...", "Both are ...".
+_OF_THE_MEMBERS = re.compile(r"\s*(?:these|those|they|both|all of them|both of them)\s+"
+                             r"(?:are|were|is|remain)\b", re.IGNORECASE)
+
+
+def _said_of_the_members(ctx: Context, n: Num, gap: str) -> bool:
+    """Whether a "no" with words of its own before the fact's words says what the members
+    are not, in a sentence about them ("These are classical methods, no learned
+    model"): a kind they are not, not a count of zero."""
+    if n.value != 0 or not gap.strip():
+        return False
+    s0, _ = ctx.text.sentence_of(n.start)
+    return _OF_THE_MEMBERS.match(ctx.text.raw, s0, n.start) is not None
+
+
 def _member_spans(ctx: Context, fact: FactSpec, value: list[Any],
                   vocab: Mapping[str, list[str]]) -> list[tuple[int, int]]:
     """Where the members' labels are written (a label may hold a number: "no fault")."""
@@ -1679,7 +1749,8 @@ def _size_stated(ctx: Context, fact: FactSpec, size: int,
             gap = low[n.end:a]
             if a >= n.end and _counts_members(ctx, n, gap) \
                     and not _BEYOND.search(gap) and not _BEYOND_AFTER.match(low, b) \
-                    and not (n.value == 0 and _APART.search(gap)):
+                    and not (n.value == 0 and _APART.search(gap)) \
+                    and not _said_of_the_members(ctx, n, gap):
                 return Part(f"{fact.key}.size", False, size, n.text,
                             "states another number of members")
     return None
@@ -1896,6 +1967,7 @@ def grade_facts(scenario: Mapping[str, Any], contract: AnswerContract, answer_te
         parts.extend(fact_parts)
     if structured is not None:
         rescued = _labels_by_json_yes_no(contract, parts, vocab_of, lowered)
+        rescued += _labels_by_key_reply(contract, parts, vocab_of, structured)
         score += len(rescued) / len(asked) if asked else 0.0
     # A fact the text does not ask for is not graded, but an answer that states it wrong
     # (a forecast for the wrong hour, the wrong band) is not right: it counts as a miss.
@@ -1930,6 +2002,38 @@ def _labels_by_json_yes_no(contract: AnswerContract, parts: list[Part],
         if any(mine & set(side) for side in sides):
             parts[i] = Part(p.path, True, p.expected, None,
                             "stated by the JSON yes/no that shares its phrasings")
+            out.append(p.path)
+    return out
+
+
+# A JSON value that opens with a bare yes or no ("no - ageing is slow", true).
+_REPLY_VALUE = re.compile(r"\s*(yes|no|true|false)\b", re.IGNORECASE)
+
+
+def _labels_by_key_reply(contract: AnswerContract, parts: list[Part],
+                         vocab_of: Callable[[FactSpec], dict[str, list[str]]],
+                         structured: Mapping[str, Any]) -> list[str]:
+    """Label facts a JSON answer states as a key's words answered yes or no: with
+    ``"repair_needed": "no - ..."`` it says "no repair needed", with ``true`` "repair
+    needed", which states the label with that phrasing. Flips those label parts (in
+    ``parts``) to stated; returns their keys."""
+    said: set[str] = set()
+    for k, v in structured.items():
+        m = _REPLY_VALUE.match(v) if isinstance(v, str) else None
+        yes = v if isinstance(v, bool) else m.group(1).lower() in ("yes", "true") if m else None
+        if yes is not None:
+            words = " ".join(re.split(r"[\s_-]+", str(k).strip().lower()))
+            said.add(words if yes else f"no {words}")
+    out = []
+    for i, p in enumerate(parts):
+        spec = contract.fact(p.path)
+        if p.ok or spec is None or spec.kind != "label" or not p.why.startswith(
+                "label not stated"):
+            continue
+        mine = {x.lower() for x in label_phrasings(spec, str(p.expected), vocab_of(spec))}
+        if mine & said:
+            parts[i] = Part(p.path, True, p.expected, sorted(mine & said)[0],
+                            "stated by a JSON key answered yes or no")
             out.append(p.path)
     return out
 
@@ -2054,9 +2158,16 @@ def _times_of_value(ctx: Context, fact: FactSpec) -> list[When]:
     for n in ctx.text.numbers:
         if not number_matches(ctx, quantity.key, quantity, n, float(value)):
             continue
-        out += [w for w in ctx.text.whens if w.start >= n.end and re.fullmatch(
-            r"\s*(?:at|on|for|by|around|@)?\s*", ctx.text.raw[n.end:w.start], re.IGNORECASE)]
+        out += [w for w in ctx.text.whens if w.start >= n.end and _VALUE_TIME_GAP.fullmatch(
+            ctx.text.raw, n.end, w.start)]
     return out
+
+
+# What may stand between a value and its time: a preposition, after the horizon the value
+# is for ("665 A six hours out, at 05:00", "12 °C 3 h ahead on 2 July at 09:00").
+_VALUE_TIME_GAP = re.compile(
+    r"\s*(?:(?:[\w.-]+\s*){1,2}(?:hours?|hrs?|h|steps?)\s+(?:out|ahead|later|on|from now)"
+    r"\s*,?\s*)?(?:at|on|for|by|around|@)?\s*", re.IGNORECASE)
 
 
 def _stretch_misread(ctx: Context, fact: FactSpec, value: Any) -> Part | None:

@@ -18,6 +18,9 @@ depends on the negative's ``kind`` (``reference_answer.kind``):
 - ``beyond_standard_scope``: a price, a failure date or life prediction, or a value in a
   clause that names the thing asked (``needs`` and its words); the standard's own figures
   (rating points, weightings) and the nameplate are context.
+- ``contradictory_request``: a value (with a unit or decimals), unless the answer asks
+  which window is meant and the value's sentence offers it only on a condition ("if you
+  meant 3-9 May", "for what it's worth", "for both readings").
 
 Other kinds have no reading here (:func:`asked_statements` returns None) and keep the
 grader's check of values neither the question nor the reference holds.
@@ -252,6 +255,32 @@ def _scope_figures(scenario: Mapping[str, Any], text: Text, allowed: set[float],
     return out
 
 
+# Asking which window (period, dates) is meant: a question, or a request to confirm.
+_ASKS_BACK = re.compile(r"\?|\b(?:confirm|clarify|let\s+me\s+know|tell\s+me\s+(?:which|what|"
+                        r"the)|which\s+(?:window|period|dates?|range|one)\s+(?:you|is|was|do))\b",
+                        re.IGNORECASE)
+# A figure offered on a condition, not as the answer: "if you meant ...", "for both readings".
+_CONDITIONAL = re.compile(r"\b(?:if\s+you\s+(?:meant|mean|intended)|should\s+you\s+mean|in\s+"
+                          r"case\s+you\s+meant|for\s+what\s+it'?s\s+worth|(?:for|under)\s+"
+                          r"(?:both|either)\s+(?:readings?|possibilit(?:y|ies)|windows?|"
+                          r"periods?|interpretations?))\b", re.IGNORECASE)
+
+
+def _unconditional_values(text: Text, allowed: set[float]) -> list[str]:
+    """Values given for a contradictory request: each, unless the answer asks which window
+    is meant and the value's sentence offers it on a condition (a silent swap gives it as
+    the answer)."""
+    asks = _ASKS_BACK.search(text.raw) is not None
+    out = []
+    for n in text.numbers:
+        if not _claim(n) or n.value in allowed:
+            continue
+        s0, s1 = text.sentence_of(n.start)
+        if not (asks and _CONDITIONAL.search(text.raw, s0, s1)):
+            out.append(n.text)
+    return out
+
+
 def _action_claims(text: Text) -> list[str]:
     return [m.group(0).strip(" .:\n") for m in _ACTION_DONE.finditer(text.raw)]
 
@@ -288,6 +317,7 @@ def asked_statements(scenario: Mapping[str, Any], answer_text: str, allowed: set
         "sensor_not_fitted": lambda t: _sensor_readings(scenario, t, allowed),
         "forbidden_action": _action_claims,
         "beyond_standard_scope": lambda t: _scope_figures(scenario, t, allowed, question_days),
+        "contradictory_request": lambda t: _unconditional_values(t, allowed),
     }
     reader = readers.get(kind)
     if reader is None:

@@ -363,6 +363,9 @@ class Text:
     truncated: bool = False
     # Hour ranges on one day ("from 04:00 through 16:00 on 20 July"): (day, first, last).
     ranges: list[tuple[str, int, int]] = field(default_factory=list)
+    # Hour ranges across days ("1 July 22:00 through 2 July 03:00"): (first day, first hour,
+    # last day, last hour).
+    day_ranges: list[tuple[str, int, str, int]] = field(default_factory=list)
     _tokens: list[Token] | None = field(default=None, repr=False)
     _found: dict[str, list[tuple[int, int]]] = field(default_factory=dict, repr=False)
     _loose: dict[str, list[tuple[int, int, int]]] = field(default_factory=dict, repr=False)
@@ -585,12 +588,21 @@ def _loose_rest(tokens: list[Token], i: int, stems: list[str],
 
 
 
+# An abbreviation inside a sentence: its dots end no sentence ("i.e.", "e.g.", "vs.", and
+# "etc." when the sentence goes on after it in lower case).
+_ABBREVIATION = re.compile(r"(?<![A-Za-z])(?:(?i:[ie]\.\s?[eg]\.|(?:viz|cf|vs|approx|incl|resp)\.)"
+                           r"|(?i:etc)\.(?=\s*[a-z,;:)]))")
+
+
 def _sentences(text: str) -> list[tuple[int, int]]:
     out, start = [], 0
     quoted = [m.span() for m in _QUOTED.finditer(text)]
+    abbreviated = [m.span() for m in _ABBREVIATION.finditer(text)]
     for m in re.finditer(r"(?<!\d)\.(?!\d)|[!?\n;]|\.(?=\s)", text):
         if any(a < m.start() and m.end() < b for a, b in quoted):
             continue
+        if any(a <= m.start() < b for a, b in abbreviated):
+            continue  # "..., i.e. three orders": the sentence goes on
         if m.end() - start > 0:
             out.append((start, m.end()))
         start = m.end()
@@ -893,6 +905,15 @@ def _ranges(text: str, whens: list[When]) -> list[tuple[str, int, int]]:
     return out
 
 
+def _day_ranges(text: str, whens: list[When]) -> list[tuple[str, int, str, int]]:
+    """Hour ranges across days: a time on one day and a later day's time joined by to /
+    through / until / a dash ("2 July 22:00 – 3 July 04:00")."""
+    timed = sorted((w for w in whens if w.hour is not None), key=lambda w: w.start)
+    return [(a.day, a.hour, b.day, b.hour) for a, b in itertools.pairwise(timed)
+            if a.hour is not None and b.hour is not None and a.day < b.day
+            and _RANGE_GAP.fullmatch(text[a.end:b.start])]
+
+
 def parse_number(raw: str) -> float | None:
     """A finite float from a written number (thousands separators, unicode minus)."""
     cleaned = re.sub(_SEP, "", raw).replace("−", "-")
@@ -1091,6 +1112,7 @@ def read(text: str, *, year: int | None = None) -> Text:
     if year is None:  # no year known: "8 July" is still a day, and its 8 no number
         date_spans += [(d.start, d.end) for d in _read_dates(text, _ANY_YEAR)]
     out.ranges = _ranges(text, out.whens)
+    out.day_ranges = _day_ranges(text, out.whens)
     rest = _blank(text, date_spans + time_spans)
     ids = [m for m in _ID.finditer(rest)]
     out.ids = [Span(m.start(), m.end(), m.group(0)) for m in ids]

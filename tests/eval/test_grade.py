@@ -334,3 +334,18 @@ def test_grade_set_is_class_balanced_and_names_missing_answers() -> None:
     assert report.by_class["iot/easy"].n == 2
     assert report.results[1].violations[0].name == "missing_answer"
     assert aggregate([]) == (0.0, 0.0, {})
+
+
+def test_a_refusal_of_a_backwards_window_may_offer_a_figure_only_on_a_condition() -> None:
+    s = _negative("contradictory_request", "What was the peak load of WEST-TX02 from "
+                  "2026-05-20 to 2026-05-11?", window=["2026-05-20", "2026-05-11"],
+                  reason="the window ends before it starts")
+    # Asks which window is meant, and gives a figure only if the dates were swapped.
+    assert grade(s, "That window ends before it starts, so there is no peak in it. Which "
+                    "window do you want? If you meant 11-20 May, it peaked at 31.4 MVA on "
+                    "the 14th.").score == 1
+    # Swaps without asking, or asks but hands the figure over as the answer.
+    assert grade(s, "The window ends before it starts, so it can't be used as written; "
+                    "taking 11-20 May instead, the peak was 31.4 MVA.").score == 0.5
+    assert grade(s, "The window ends before it starts, so it can't be used as written. The "
+                    "peak was 31.4 MVA. Can you confirm the dates?").score == 0.5

@@ -433,6 +433,20 @@ def test_a_bracketed_list_of_another_count_is_another_set() -> None:
                  "cavitation).").score < 1
 
 
+def test_a_bracketed_catalogue_a_number_counts_is_not_the_answer() -> None:
+    record = _record({"causes": ["bearing_wear", "misalignment"]},
+                     {"causes": {"kind": "labels", "means": ["faults", "fault"], "labels": {
+                         "bearing_wear": ["bearing wear"], "misalignment": ["misalignment"],
+                         "cavitation": ["cavitation"], "imbalance": ["imbalance"]}}},
+                     "Which faults does the vibration sensor of pump P-7 show?")
+    catalogue = ("Of the four faults listed for this pump family (cavitation, bearing wear, "
+                 "imbalance, misalignment), vibration is a telltale for ")
+    assert grade(record, catalogue + "two: bearing wear (a pitted race rings at high "
+                 "frequency) and misalignment (a strong 2x peak).").score == 1
+    assert grade(record, catalogue + "three: bearing wear (a pitted race), misalignment "
+                 "(a 2x peak) and imbalance.").score < 1
+
+
 def test_a_label_listed_with_the_members_is_a_further_member() -> None:
     record = _record({"causes": ["bearing_wear", "misalignment"]},
                      {"causes": {"kind": "labels", "means": ["causes"], "labels": {
@@ -459,6 +473,9 @@ def test_a_time_written_after_the_value_it_is_the_time_of_must_be_the_reference(
     assert grade(record, "About 412 A at 03:00 on 10 February.").score == 1
     assert grade(record, "About 405 A, four hours ahead.").score == 1
     assert grade(record, "About 405 A at 02:00 on 10 February.").score < 1
+    assert grade(record, "Roughly 409 A four hours out, at 03:00 on 10 Feb.").score == 1
+    assert grade(record, "Roughly 409 A four hours out, at 02:00 on 10 Feb.").score < 1
+    assert grade(record, "Roughly 409 A 4 h ahead on 10 February at 01:00.").score < 1
     with pytest.raises(UserError, match="time_of 'lvl' is no fact"):
         parse_contracts({"fam": {"at": {"kind": "timestamp", "time_of": "lvl"}}}, "f.yaml")
 
@@ -1206,3 +1223,64 @@ def test_a_count_contradicted_by_the_items_it_lists_is_wrong(answer: str) -> Non
     record = _record({"count": 1}, REPAIRS,
                      "How many corrective repairs did pump P-7 get in May 2026?")
     assert grade(record, answer).score < 1.0
+def test_a_word_in_a_hyphenated_compound_does_not_bind_a_value_to_its_fact() -> None:
+    record = _record({"level": 3.4, "top": 5.9},
+                     {"level": {"kind": "quantity", "unit": "m", "means": ["ahead", "final"]},
+                      "top": {"kind": "quantity", "unit": "m", "means": ["highest", "top"]}},
+                     "What river level do you forecast 12 hours ahead at gauge G-4, and the "
+                     "highest level on the way?", {"level": 0.1, "top": 0.1})
+    assert grade(record, "The level 12 hours ahead is 3.4 m. The highest point of the "
+                 "half-day-ahead curve is 5.9 m.").score == 1
+    assert grade(record, "The level 12 hours ahead is 3.4 m. The highest point of the "
+                 "half-day-ahead curve is 6.6 m.").score < 1
+
+
+def test_a_value_said_once_for_every_key_after_each() -> None:
+    record = _record({"pumps": {"LOOP-A": 3, "LOOP-B": 3}},
+                     {"pumps": {"kind": "mapping", "means": ["pumps"],
+                                "value": {"key": "pumps", "kind": "count"}}},
+                     "How many pumps does each chilled-water loop have?")
+    assert grade(record, "Two loops, LOOP-A and LOOP-B, and each of them runs three "
+                 "pumps.").score == 1.0
+    assert grade(record, "LOOP-A and LOOP-B, every one with 3 pumps.").score == 1.0
+    assert grade(record, "LOOP-A and LOOP-B, and each of them runs two pumps.").score < 1.0
+
+
+def test_a_no_in_a_sentence_about_the_members_says_what_they_are_not() -> None:
+    record = _record({"methods": ["arima", "ets"]},
+                     {"methods": {"kind": "labels", "means": ["methods", "method", "model"],
+                                  "labels": {"arima": ["ARIMA"], "ets": ["ETS"],
+                                             "lstm": ["LSTM"]}}},
+                     "Which forecasting methods can I pick from?")
+    assert grade(record, "You can pick ARIMA or ETS. Both are plain statistical methods, "
+                 "no neural network model.").score == 1
+    assert grade(record, "ARIMA and ETS are listed, but no usable forecasting model is "
+                 "offered.").score < 1
+
+
+def test_a_range_of_hours_across_midnight_states_each_hour_it_covers() -> None:
+    hours = ["2026-03-04T22:00:00", "2026-03-04T23:00:00", "2026-03-05T00:00:00",
+             "2026-03-05T01:00:00", "2026-03-05T02:00:00"]
+    record = _record({"hours": hours},
+                     {"hours": {"kind": "timestamp", "granularity": "hour",
+                                "means": ["flagged", "anomalous"]}},
+                     "Which hours of pump P-2's flow were anomalous between 1 and 7 March?")
+    assert grade(record, "Flagged: 4 March 22:00 through 5 March 02:00, five hours in a "
+                 "row.").score == 1
+    assert grade(record, "Flagged: 4 March 20:00 through 5 March 02:00.").score < 1
+    assert grade(record, "Flagged: 4 March 22:00 through 5 March 00:00.").score < 1
+
+
+def test_a_json_key_answered_yes_or_no_states_the_label_it_words() -> None:
+    record = _record({"wear_mm": 0.4, "action": "none"},
+                     {"wear_mm": {"kind": "quantity", "unit": "mm", "means": ["wear"]},
+                      "action": {"kind": "label", "means": ["action", "repair"], "labels": {
+                          "none": ["no repair needed", "nothing to do"],
+                          "repair": ["repair needed", "repair it"]}}},
+                     "How worn is the impeller of pump P-5, and what action do you take?",
+                     {"wear_mm": 0.05})
+    assert grade(record, {"wear": "0.4 mm", "repair_needed": "no - within the 1 mm limit, "
+                          "the last repair order covers it"}).score == 1
+    assert grade(record, {"wear": "0.4 mm", "repair needed": False}).score == 1
+    assert grade(record, {"wear": "0.4 mm", "repair_needed": "yes - replace it"}).score < 1
+    assert grade(record, {"wear": "0.4 mm", "Repair-Needed": True}).score < 1

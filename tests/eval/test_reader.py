@@ -271,3 +271,16 @@ def test_a_singular_in_y_shares_its_stem_with_its_plural_in_ies() -> None:
     assert stem("battery") == stem("batteries") == stem("batteried")
     assert stem("delivery") == stem("deliveries")
     assert stem("day") == stem("days") and stem("any") == "any"
+
+
+def test_an_abbreviation_inside_a_sentence_does_not_end_it() -> None:
+    t = read("Two pumps failed (e.g. P-3 on Monday), i.e. both of the older pair, vs. none "
+             "of the new ones, pipes etc. included. Next week we check P-4.")
+    assert len(t.sentences) == 2
+    assert len(read("We replaced seals, gaskets etc. The pump runs again.").sentences) == 2
+
+
+def test_a_range_of_hours_across_days_is_read_with_both_days() -> None:
+    t = read("Down from 30 April 21:00 to 1 May 04:00, then 1 May 10:00-12:00.", year=2026)
+    assert t.day_ranges == [("2026-04-30", 21, "2026-05-01", 4)]
+    assert t.ranges == [("2026-05-01", 10, 12)]
