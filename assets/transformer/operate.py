@@ -35,9 +35,14 @@ from assets.transformer.operate_overload import (
     simulate,
 )
 from assets.transformer.size_class import size_class_of
-from generator.operate.families import OperateDraw, operate_family
-from generator.operate.model import ActionSpec, OperateTask
-from generator.operate.oracle import Heuristic, search
+from generator.api import (
+    ActionSpec,
+    Heuristic,
+    OperateDraw,
+    OperateTask,
+    operate_family,
+    search,
+)
 
 BUDGET = 10
 PEAK_PU = (1.2, 1.45)
@@ -146,7 +151,7 @@ async def relieve_forecast_overload(store: Any, rng: np.random.Generator) -> Ope
     situation = s.model_dump(mode="json")
     reference = search(actions, situation, simulate, heuristics(actions, s))
     tid = task_id_of(situation, actions)
-    task = OperateTask(family=FAMILY, simulator=SIMULATOR, situation=situation,
+    task = OperateTask(task_id=tid, family=FAMILY, simulator=SIMULATOR, situation=situation,
                        actions=actions, budget=BUDGET, constraints=constraints_of(s),
                        reference=reference)
     t, n = s.target, s.neighbour

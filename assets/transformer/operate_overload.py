@@ -51,7 +51,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from assets.transformer.size_class import LOADING_LIMITS, SizeClass
 from assets.transformer.thermal import COOLING, CoolingClass, Paper, ageing_rate, top_oil_rise
-from generator.operate.model import ActionSpec, Constraint, LimitExcess, Outcome
+from generator.api import ActionSpec, Constraint, LimitExcess, Outcome
 
 SIMULATOR = "assets.transformer.operate_overload:simulate"
 FAMILY = "relieve_forecast_overload"

@@ -165,6 +165,8 @@ class OperateTask(_Strict):
     """The operate part of a scenario record."""
 
     kind: Literal["operate"] = Field(default="operate", description="Task kind")
+    task_id: str = Field(pattern=r"^op-[0-9a-f]{8}$",
+                         description="Stable id the tools take (hash of situation and space)")
     family: str = Field(description="Operate family that drew it")
     simulator: str = Field(description="'module:function' simulating (situation, values)")
     situation: dict[str, Any] = Field(description="Asset states and forecast (class-specific)")
