@@ -2,7 +2,8 @@
 
 The plan is read from the answer (:func:`plan_of_answer`), in this order:
 
-1. an object with the key ``actions`` (the answer itself, or under ``plan``);
+1. an object with the key ``actions`` (the answer itself, or under ``plan``); other keys of
+   it (a stated cost, a note) are ignored, the tools' strict template is not required;
 2. in text: the last JSON object holding ``"actions"`` (fenced or inline);
 3. in text: each action id written literally and followed by ``:``, ``=``, ``of`` or ``to``
    and a number (``transfer_mva = 5``); an id written twice is a duplicate (invalid).
@@ -80,7 +81,7 @@ def plan_of_answer(answer: Any, task: OperateTask) -> tuple[Any, str]:
     """The raw plan in an answer and how it was read (module docstring); (None, "none")."""
     if isinstance(answer, Mapping):
         if "actions" in answer:
-            return dict(answer), "object"
+            return {"actions": answer["actions"]}, "object"
         if isinstance(answer.get("plan"), Mapping | str):
             return plan_of_answer(answer["plan"], task)
         answer = json.dumps(answer)
@@ -91,7 +92,7 @@ def plan_of_answer(answer: Any, task: OperateTask) -> tuple[Any, str]:
     text = answer[:MAX_TEXT]
     found = [o for o in _objects(text) if "actions" in o]
     if found:
-        return found[-1], "json_in_text"
+        return {"actions": found[-1]["actions"]}, "json_in_text"
     entries: list[dict[str, Any]] = []
     for a in task.actions:
         for m in re.finditer(rf"\b{re.escape(a.id)}\b\s*(?::|=|\bof\b|\bto\b)\s*{_NUMBER}",
