@@ -166,3 +166,26 @@ def test_draws_from_the_store_pass_the_gate(seeded_settings: StoreSettings) -> N
         assert any(h.feasible and h.action_cost > ref.oracle.action_cost for h in ref.heuristics)
         assert rec.operate.task_id in rec.text
         assert grade(rec.model_dump(mode="json"), rec.reference_answer).score == 1.0
+
+
+def test_an_operate_record_exports_to_assetopsbench_and_back() -> None:
+    import jsonschema
+
+    from generator.export.aob_records import from_upstream, to_upstream
+    from generator.export.vocab import HF_TYPES, JSON_TYPES
+    from generator.generate.operate_run import operate_record
+    from generator.generate.schemas import load_schema
+    from generator.operate.families import OperateDraw
+
+    t = task()
+    rec = operate_record("transformer", t.family, "Decision Support", "fmsr", 0,
+                         OperateDraw(task=t, text=f"Operate task {t.task_id}: relieve it.",
+                                     characteristic_form="states the plan",
+                                     grounding={"task_id": t.task_id},
+                                     params={"task_id": t.task_id}), 0, "test")
+    jsonschema.validate(rec.model_dump(mode="json"), load_schema("scenario.schema.json"))
+    for name, types in (("assetopsbench_scenario.schema.json", JSON_TYPES),
+                        ("aob_hf_utterance.schema.json", HF_TYPES)):
+        row = to_upstream(rec, 7, types)
+        jsonschema.validate(row, load_schema(name))
+        assert from_upstream(row) == rec
