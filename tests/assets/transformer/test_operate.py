@@ -189,3 +189,12 @@ def test_an_operate_record_exports_to_assetopsbench_and_back() -> None:
         row = to_upstream(rec, 7, types)
         jsonschema.validate(row, load_schema(name))
         assert from_upstream(row) == rec
+
+
+def test_the_audit_resimulates_the_oracle_exactly_and_catches_a_wrong_reference() -> None:
+    from assets.transformer.operate_audit import audit_task
+
+    t = task().model_dump(mode="json")
+    assert audit_task(t) == []
+    t["reference"]["oracle"]["plan"] = []  # a reference claiming do-nothing is the optimum
+    assert any("oracle: audit finds feasible=False" in p for p in audit_task(t))
