@@ -622,6 +622,11 @@ def grade(scenario: Mapping[str, Any], answer: Any, *, index: int | None = None)
         return _result(scenario, sid, feasible=False, score=0.0, violations=[
             Violation(name="no_answer", path="", message=f"no answer was given for {sid}")])
     mode, answer = unwrap_mode(answer)
+    if scenario.get("kind") == "operate" and isinstance(scenario.get("operate"), dict):
+        from eval.grade_operate import grade_fields, grade_plan
+
+        return _result(scenario, sid, kind="operate", **grade_fields(grade_plan(scenario,
+                                                                                answer)))
     if is_negative(scenario):
         return grade_refusal(scenario, answer, sid, abstained=mode == "abstain")
     if scenario.get("rubric") is not None or reference.get("clarification_needed") is True:

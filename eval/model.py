@@ -21,7 +21,7 @@ FailureClass = Literal[
     "infrastructure",
 ]
 StepKind = Literal["thought", "tool_call", "observation", "answer"]
-GradeKind = Literal["facts", "refusal", "rubric", "clarification"]
+GradeKind = Literal["facts", "refusal", "rubric", "clarification", "operate"]
 
 
 class _Strict(BaseModel):

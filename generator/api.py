@@ -32,7 +32,12 @@ without breaking a class. Stable names:
 - errors: :class:`UserError`, :class:`StoreUnavailable`;
 - held-out checks (``assets/<class>/heldout.py``): :func:`margin`, :class:`MarginResult`,
   :func:`call_output`, :func:`decoy`, :class:`DecoyInput`;
-- blocking work off the event loop: :func:`to_thread`.
+- blocking work off the event loop: :func:`to_thread`;
+- operate tasks (:mod:`generator.operate`): :func:`operate_family`, :class:`OperateDraw`,
+  :class:`OperateTask`, :class:`ActionSpec`, :class:`Constraint`, :class:`LimitExcess`,
+  :class:`Outcome`, the oracle :func:`search` with :class:`Heuristic` and :class:`GateFailure`,
+  and the operate tools' bodies and models (:func:`describe_action_space`,
+  :func:`simulate_plan`, :func:`submit_plan`, :class:`TaskArgs`, :class:`PlanArgs`, ...).
 """
 
 from __future__ import annotations
@@ -78,6 +83,25 @@ from generator.generate.negatives import (
 )
 from generator.heldout.decoys import DecoyInput, decoy
 from generator.heldout.margins import MarginResult, call_output, margin
+from generator.operate.families import OperateDraw, operate_family
+from generator.operate.model import (
+    ActionSpec,
+    Constraint,
+    LimitExcess,
+    OperateTask,
+    Outcome,
+)
+from generator.operate.oracle import GateFailure, Heuristic, search
+from generator.operate.tools import (
+    ActionSpaceResult,
+    PlanArgs,
+    SimulationResult,
+    SubmissionResult,
+    TaskArgs,
+    describe_action_space,
+    simulate_plan,
+    submit_plan,
+)
 from generator.profile.model import GroundedAsset
 from generator.store.couch import Doc
 from generator.tools import timeseries
@@ -103,23 +127,36 @@ __all__ = [
     "END_MIDNIGHT_INCLUDED",
     "EXTERNAL_NEEDS",
     "NO_AS_OF",
+    "ActionSpaceResult",
+    "ActionSpec",
     "Ambiguous",
     "AssetClass",
+    "Constraint",
     "DecoyInput",
     "Doc",
     "FamilyContext",
     "ForbiddenClaim",
+    "GateFailure",
     "GroundedAsset",
+    "Heuristic",
+    "LimitExcess",
     "MarginResult",
     "NegativeContext",
     "NegativeDraft",
+    "OperateDraw",
+    "OperateTask",
+    "Outcome",
     "PassedOver",
     "Plan",
+    "PlanArgs",
     "Reading",
     "RecordsResult",
     "Rubric",
     "RubricFact",
+    "SimulationResult",
     "StoreUnavailable",
+    "SubmissionResult",
+    "TaskArgs",
     "TaskSeed",
     "ToolCall",
     "ToolContext",
@@ -140,6 +177,7 @@ __all__ = [
     "day",
     "day_of",
     "decoy",
+    "describe_action_space",
     "draft_external_dependency",
     "family",
     "history_call",
@@ -149,8 +187,12 @@ __all__ = [
     "margin",
     "negative",
     "num",
+    "operate_family",
     "pick",
     "plain_records",
+    "search",
+    "simulate_plan",
+    "submit_plan",
     "timeseries",
     "to_thread",
     "tool",

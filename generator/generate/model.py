@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from generator.contract import AnswerContract
+from generator.operate.model import OperateTask
 
 Difficulty = Literal["easy", "medium", "hard"]
 Role = Literal["operator", "manager"]
@@ -301,6 +302,22 @@ class ScenarioRecord(_Strict):
         "family declares none (negatives, clarifications, open scenarios without a seed)",
     )
     provenance: ScenarioProvenance = Field(description="How it was made")
+    kind: Literal["operate"] | None = Field(
+        default=None,
+        description="'operate' when the agent acts (a plan over an action space, graded by "
+        "simulation, generator/operate/model.py); None for facts and open tasks",
+    )
+    operate: OperateTask | None = Field(
+        default=None,
+        description="An operate task's situation, action space, budget, constraints and "
+        "oracle (kind 'operate' only)",
+    )
+
+    @model_validator(mode="after")
+    def _operate_kind(self) -> ScenarioRecord:
+        if (self.kind == "operate") != (self.operate is not None):
+            raise ValueError("kind 'operate' and the `operate` task go together")
+        return self
 
 
 class Rejection(_Strict):

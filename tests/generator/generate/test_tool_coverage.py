@@ -16,6 +16,7 @@ import pytest
 from generator.assetdef import available_asset_classes, load_asset_class
 from generator.config import StoreSettings
 from generator.generate.families import FamilyContext, draw_seed, families_of
+from generator.generate.operate_run import draw_operate
 from generator.profile.grounding import ground
 from generator.store.couch import CouchClient
 from generator.store.seed import seed
@@ -55,6 +56,11 @@ async def _used_tools(asset_class: str, settings: StoreSettings) -> dict[str, se
             if drawn is not None:
                 for call in drawn.tool_sequence:
                     used.setdefault(call.name, set()).add(spec.name)
+    # operate families (generator/operate) build their own records: count their calls too
+    run = await draw_operate(asset_class, list(asset.tools), ctx.tools.store, n=2, run_seed=11)
+    for record in run.records:
+        for call in record.tool_sequence:
+            used.setdefault(call.name, set()).add(str(record.family))
     return used
 
 

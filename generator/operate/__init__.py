@@ -1,0 +1,1 @@
+"""The operate task kind: plans over action spaces, graded by simulation."""

@@ -1,0 +1,99 @@
+"""The oracle of an operate task (exhaustive search) and the gate a draw must pass.
+
+The oracle simulates every plan of the discrete space (:func:`generator.operate.model.all_plans`,
+at most :data:`~generator.operate.model.MAX_PLANS`) and keeps the feasible plans of least
+action cost; the first of them in search order is *the* oracle plan, and every one within
+:data:`~generator.operate.model.COST_TOL` of its cost is recorded as optimal (all score 1.0:
+the score depends on violation and cost only, so ties are accepted by construction).
+
+Gate (a draw is dropped unless all hold):
+
+* some plan is feasible;
+* do-nothing is infeasible (the task needs action);
+* at least one simple heuristic plan the family supplies is feasible but not optimal (the
+  task discriminates a rule of thumb from the optimum).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from generator.operate.model import (
+    COST_TOL,
+    MAX_PLANS,
+    ActionSpec,
+    HeuristicResult,
+    OperateReference,
+    Outcome,
+    PlanResult,
+    SimulateFn,
+    all_plans,
+    plan_cost,
+    plan_result,
+    space_size,
+)
+
+
+@dataclass(frozen=True)
+class Heuristic:
+    """A rule-of-thumb plan a family offers to the gate."""
+
+    name: str
+    rule: str
+    values: dict[str, float]
+
+
+class GateFailure(Exception):
+    """The draw does not make a discriminating operate task (the message says why)."""
+
+
+def search(
+    actions: list[ActionSpec],
+    situation: dict[str, Any],
+    simulate: SimulateFn,
+    heuristics: list[Heuristic],
+) -> OperateReference:
+    """Exhaustive oracle search and the gate (module docstring).
+
+    Raises:
+        GateFailure: The space is too large, nothing is feasible, do-nothing is feasible, or
+            no heuristic is feasible but suboptimal.
+    """
+    n = space_size(actions)
+    if n > MAX_PLANS:
+        raise GateFailure(f"action space of {n} plans is above {MAX_PLANS}")
+    outcomes: list[tuple[dict[str, float], Outcome, float]] = []
+    for values in all_plans(actions):
+        out = simulate(situation, values)
+        outcomes.append((values, out, plan_cost(actions, values)))
+    feasible = [(v, o, c) for v, o, c in outcomes if o.feasible]
+    if not feasible:
+        raise GateFailure("no plan of the space is feasible")
+    zero = {a.id: 0.0 for a in actions}
+    dn_out = simulate(situation, zero)
+    if dn_out.feasible:
+        raise GateFailure("doing nothing is already feasible")
+    best_cost = min(c for _, _, c in feasible)
+    optimal = [(v, o) for v, o, c in feasible if c <= best_cost + COST_TOL]
+    oracle_values, oracle_out = optimal[0]
+    checked: list[HeuristicResult] = []
+    for h in heuristics:
+        out = simulate(situation, h.values)
+        r = plan_result(actions, h.values, out)
+        checked.append(HeuristicResult(name=h.name, rule=h.rule, **r.model_dump()))
+    if not any(h.feasible and h.action_cost > best_cost + COST_TOL for h in checked):
+        raise GateFailure("no simple heuristic plan is feasible but suboptimal: "
+                          + "; ".join(f"{h.name} feasible={h.feasible} cost={h.action_cost:g}"
+                                      for h in checked))
+    max_cost = plan_cost(actions, {a.id: max(abs(a.min), abs(a.max)) for a in actions})
+    return OperateReference(
+        oracle=plan_result(actions, oracle_values, oracle_out),
+        optimal_plans=[plan_result(actions, v, o).plan for v, o in optimal],
+        do_nothing=PlanResult(plan=[], feasible=False, violation_score=dn_out.violation_score,
+                              action_cost=0.0),
+        max_cost=max_cost,
+        plans_searched=n,
+        feasible_plans=len(feasible),
+        heuristics=checked,
+    )
