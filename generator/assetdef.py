@@ -31,6 +31,8 @@ from generator.yamlfile import read_yaml
 # classes, e.g. a scratch copy in tests; its classes' modules must still import as
 # ``assets.<class>.*`` (the folder is the ``assets`` package found first on sys.path).
 ASSETS_DIR = Path(os.environ.get("SCENARIOGEN_ASSETS_DIR") or PROJECT_ROOT / "assets")
+# The package the folder classes' modules live in (``assets.<class>.tools``).
+ASSETS_PACKAGE = "assets"
 Domain = Literal["iot", "fmsr", "tsfm", "wo", "vibration", "multiagent"]
 DOMAINS: tuple[str, ...] = ("iot", "fmsr", "tsfm", "wo", "vibration", "multiagent")
 

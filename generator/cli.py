@@ -363,26 +363,25 @@ def bench_seed(
 def _register_stage_commands() -> None:
     from generator import (
         cli_assets,
-        cli_audit,
         cli_bench,
-        cli_bench_grader,
-        cli_difficulty,
-        cli_eval,
         cli_export,
         cli_fuzz,
         cli_generate,
         cli_heldout,
         cli_language,
         cli_profile,
-        cli_score,
         cli_validate,
     )
+    from generator.plugins import COMMANDS, load_plugins
 
-    for module in (
-        cli_profile, cli_generate, cli_validate, cli_eval, cli_score, cli_audit, cli_export,
-        cli_heldout, cli_fuzz, cli_bench, cli_bench_grader, cli_assets, cli_language,
-        cli_difficulty,
-    ):
+    for module in (cli_profile, cli_generate, cli_validate):
+        module.register(app, bench_app)
+    # The grading commands (evaluate, dryrun, score, audit, difficulty-*, bench grader)
+    # come from the eval package's plugin: the framework never imports eval.
+    load_plugins()
+    for name in COMMANDS:
+        COMMANDS.get(name)(app, bench_app)
+    for module in (cli_export, cli_heldout, cli_fuzz, cli_bench, cli_assets, cli_language):
         module.register(app, bench_app)
 
 

@@ -235,9 +235,9 @@ def register(app: typer.Typer, bench_app: typer.Typer) -> None:
         summary = _run(config, resume, show_progress=not no_progress)
         _report(summary)
         if score:
-            from eval.score import score_run
+            from generator.plugins import evaluation
 
-            typer.echo(score_run(summary.path))
+            typer.echo(evaluation().score_run(summary.path))
         if summary.shortfalls:
             raise typer.Exit(ExitCode.SHORTFALL)
 

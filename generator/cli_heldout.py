@@ -167,10 +167,10 @@ def register(app: typer.Typer, bench_app: typer.Typer) -> None:
 
         Exit 0 graded, 2 usage, 6 the leak scan of the public folder found a hit.
         """
-        from generator.heldout.evaluate import evaluate as run_evaluate
         from generator.heldout.run import ExitCodes
+        from generator.plugins import evaluation
 
-        summary, warnings = run_evaluate(run_dir, answers)
+        summary, warnings = evaluation().evaluate_heldout(run_dir, answers)
         for w in warnings:
             typer.echo(f"warning: {w}", err=True)
         for name, s in summary["sources"].items():
