@@ -365,6 +365,7 @@ def _register_stage_commands() -> None:
         cli_assets,
         cli_bench,
         cli_export,
+        cli_families,
         cli_fuzz,
         cli_generate,
         cli_heldout,
@@ -381,7 +382,9 @@ def _register_stage_commands() -> None:
     load_plugins()
     for name in COMMANDS:
         COMMANDS.get(name)(app, bench_app)
-    for module in (cli_export, cli_heldout, cli_fuzz, cli_bench, cli_assets, cli_language):
+    for module in (
+        cli_export, cli_heldout, cli_fuzz, cli_bench, cli_assets, cli_families, cli_language,
+    ):
         module.register(app, bench_app)
 
 
