@@ -248,7 +248,9 @@ def register(app: typer.Typer, bench_app: typer.Typer) -> None:
         ] = 1000,
         baseline: Annotated[bool, typer.Option("--baseline", help="Unoptimised path")] = False,
         seed: Annotated[int, typer.Option(min=0, max=MAX_SEED, help="Run seed")] = 1,
-        concurrency: Annotated[int, typer.Option(min=1, max=64)] = 3,
+        concurrency: Annotated[
+            int, typer.Option(min=1, max=64, help="Domains in parallel")
+        ] = 3,
         draw_workers: Annotated[
             int | None,
             typer.Option(min=0, max=64, help="Processes drawing ahead (default: one per "
