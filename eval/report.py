@@ -1,7 +1,7 @@
 """Score reports: JSON, Markdown, a self-contained HTML page; optional W&B aggregates.
 
 ``write_reports(score, out)`` writes ``score.json``, ``score.md`` and ``score.html`` into
-``out``. The HTML page holds its plots as inline SVG (:mod:`eval.report_svg`): no script,
+``out``. The HTML page holds its plots as inline SVG (:mod:`generator.report_svg`): no script,
 stylesheet or image is fetched from anywhere.
 """
 
@@ -10,9 +10,9 @@ from __future__ import annotations
 import html
 from pathlib import Path
 
-from eval.report_svg import bar_chart, histogram
 from eval.score_model import SetScore
 from generator.generate.language_stats import format_stats
+from generator.report_svg import bar_chart, histogram
 
 
 def _fmt(x: float | None, digits: int = 2) -> str:

@@ -31,6 +31,8 @@ from generator.yamlfile import read_yaml
 # classes, e.g. a scratch copy in tests; its classes' modules must still import as
 # ``assets.<class>.*`` (the folder is the ``assets`` package found first on sys.path).
 ASSETS_DIR = Path(os.environ.get("SCENARIOGEN_ASSETS_DIR") or PROJECT_ROOT / "assets")
+# The package the folder classes' modules live in (``assets.<class>.tools``).
+ASSETS_PACKAGE = "assets"
 Domain = Literal["iot", "fmsr", "tsfm", "wo", "vibration", "multiagent"]
 DOMAINS: tuple[str, ...] = ("iot", "fmsr", "tsfm", "wo", "vibration", "multiagent")
 
@@ -435,17 +437,93 @@ def is_draft(path: Path) -> bool:
     return bool(_DRAFT_LINE.search(text))
 
 
+ASSET_GROUP = "scenariogen.assets"
+
+
+@lru_cache(maxsize=1)
+def installed_asset_roots() -> dict[str, Path]:
+    """Asset classes installed as packages: class name -> the folder holding its folder.
+
+    A distribution declares ``[project.entry-points."scenariogen.assets"] <class> =
+    "<package>"``; the class is the folder ``<package>/<class>/`` (an ``asset.yaml`` and its
+    modules, exactly as under ``assets/``), and its modules import as
+    ``assets.<class>.<module>`` (the package's folder joins the ``assets`` package's path
+    when the class is used). Found next to the ``assets/`` folder's classes; a class
+    folder of the same name under ``assets/`` is an error (two classes, one name).
+
+    Raises:
+        UserError: an entry point names no importable package, or its package holds no
+            ``<class>/asset.yaml``.
+    """
+    import importlib.util
+
+    from generator.plugins import group_entry_points
+
+    out: dict[str, Path] = {}
+    for ep in group_entry_points(ASSET_GROUP):
+        try:
+            spec = importlib.util.find_spec(ep.module)
+        except ModuleNotFoundError:
+            spec = None
+        places = list(spec.submodule_search_locations or []) if spec else []
+        folder = next((Path(p) for p in places if (Path(p) / ep.name / "asset.yaml").is_file()),
+                      None)
+        if folder is None:
+            raise UserError(
+                f"installed asset class {ep.name!r}: package {ep.module!r} holds no "
+                f"{ep.name}/asset.yaml",
+                fix=f"ship {ep.name}/asset.yaml inside {ep.module} (package data), or fix the "
+                f"`{ASSET_GROUP}` entry point",
+            )
+        out[ep.name] = folder
+    return out
+
+
+def _installed(root: Path) -> dict[str, Path]:
+    """The installed classes that join discovery under ``root`` (the assets/ folder only)."""
+    if root.resolve() != ASSETS_DIR.resolve():
+        return {}
+    installed = installed_asset_roots()
+    clash = sorted(n for n in installed if (root / n / "asset.yaml").is_file())
+    if clash:
+        raise UserError(
+            f"asset class {clash[0]!r} is both a folder under {root} and an installed package "
+            f"({installed[clash[0]]})",
+            options=clash,
+            fix="rename one of them or uninstall the package",
+        )
+    return installed
+
+
+def class_root(name: str, root: Path = ASSETS_DIR) -> Path:
+    """The folder holding class ``name``'s folder: ``root``, or an installed package's."""
+    if (root / name).is_dir():
+        return root
+    return _installed(root).get(name, root)
+
+
+def importable(root: Path) -> None:
+    """Make ``assets.<class>`` modules under ``root`` importable (a root beside the repo's)."""
+    # The asset classes are a layer above the framework, reached by name only (as asset.yaml
+    # hooks are): the framework imports no class module statically.
+    assets = importlib.import_module(ASSETS_PACKAGE)
+    paths = {str(Path(p).resolve()) for p in assets.__path__}
+    if str(root.resolve()) not in paths:
+        assets.__path__.append(str(root.resolve()))
+
+
 def available_asset_classes(root: Path = ASSETS_DIR, *, drafts: bool = False) -> list[str]:
-    """Asset classes discovered as folders holding an asset.yaml.
+    """Asset classes discovered as folders holding an asset.yaml, and (under the assets/
+    folder) the classes installed as packages (:func:`installed_asset_roots`).
 
     Args:
         root: The folder of asset classes.
         drafts: Include classes marked ``draft: true`` (skipped by default: they are
             being built and would break commands that use every class).
     """
-    return sorted(
-        p.parent.name for p in root.glob("*/asset.yaml") if drafts or not is_draft(p)
-    )
+    found = [p for p in root.glob("*/asset.yaml")]
+    found += [folder / name / "asset.yaml" for name, folder in _installed(root).items()]
+    return sorted(p.parent.name for p in found if drafts or not is_draft(p))
 
 
 def _field_options(model: type[BaseModel], loc: tuple[Any, ...]) -> list[str]:
@@ -548,7 +626,10 @@ def class_folder(name: str, root: Path = ASSETS_DIR) -> Path:
             options=available_asset_classes(root, drafts=True),
             fix="name one of the listed classes (a folder under assets/)",
         )
-    return root / name
+    home = class_root(name, root)
+    if home != root:
+        importable(home)  # an installed class: its modules import as assets.<name>.*
+    return home / name
 
 
 @lru_cache(maxsize=32)
@@ -588,7 +669,7 @@ def default_asset_class(root: Path = ASSETS_DIR) -> str:
         )
     defaults = []
     for name in classes:
-        data = read_yaml(root / name / "asset.yaml")
+        data = read_yaml(class_folder(name, root) / "asset.yaml")
         if isinstance(data, dict) and data.get("default") is True:
             defaults.append(name)
     if len(defaults) == 1:

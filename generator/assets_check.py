@@ -29,6 +29,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from generator.assetdef import ASSETS_DIR, AssetClass, is_draft, load_asset_file
+from generator.assetdef import importable as make_importable
 from generator.errors import ExitCode, UserError
 from generator.registry import Registry
 from generator.yamlfile import read_yaml
@@ -137,11 +138,7 @@ def _placeholder_findings(check_id: str, data: Any, file: str) -> list[Finding]:
 
 def importable(root: Path) -> None:
     """Make ``assets.<class>`` modules under ``root`` importable (a root beside the repo's)."""
-    import assets
-
-    paths = {str(Path(p).resolve()) for p in assets.__path__}
-    if str(root.resolve()) not in paths:
-        assets.__path__.append(str(root.resolve()))
+    make_importable(root)
 
 
 def _import(asset: AssetClass, module: str, field_name: str) -> tuple[Any, str | None]:

@@ -18,8 +18,29 @@ if TYPE_CHECKING:
 
     from generator.assetdef import AssetClass
 
+# Which checking verb answers which question (also in the README, "Which command when").
+# `\b` keeps click from rewrapping the table.
+VERB_GUIDE = """Which command answers which question:
+
+\b
+  validate  Is every record well formed?  Deterministic checks of a scenario file
+            (ours or AssetOpsBench's); no LLM; --store adds the store checks.
+  audit     Is every reference answer right?  Re-derives each answer of a run from
+            the raw store documents, under every reading the text allows.
+  evaluate  How right are an agent's answers?  Grades answers files against the
+            computed references; no LLM, no store.
+  dryrun    How does an agent do on the set?  Runs an agent (or the reference
+            replay) on every scenario against the store, then grades it.
+  score     How good is the scenario set?  Static checks 20 + judge 30 + dry run 50,
+            the paper's yardstick, on our files or upstream's.
+
+Exit codes: 0 success, 1 the check found problems, 2 user error (one line on stderr),
+3 shortfall, 4 stopped by an outage, 5/6 held-out repeat/leak, 130 Ctrl-C (see each
+command's --help and the README's exit-code table)."""
+
 app = typer.Typer(
     help="Generate evaluation scenarios with computed answers for asset-operations agents.",
+    epilog=VERB_GUIDE,
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
@@ -317,10 +338,10 @@ def serve_tools(
 @bench_app.command("seed")
 def bench_seed(
     asset: OptionalAssetArg = None,
-    sites: Annotated[int, typer.Option(min=1)] = 3,
-    units_per_site: Annotated[int, typer.Option(min=1)] = 4,
-    days: Annotated[int, typer.Option(min=7)] = 90,
-    seed: Annotated[int, typer.Option()] = 42,
+    sites: Annotated[int, typer.Option(min=1, help="Number of sites")] = 3,
+    units_per_site: Annotated[int, typer.Option(min=1, help="Units per site")] = 4,
+    days: Annotated[int, typer.Option(min=7, help="Days of hourly telemetry")] = 90,
+    seed: Annotated[int, typer.Option(help="Seed of the fleet")] = 42,
 ) -> None:
     """Time seeding a fleet into scratch databases (dropped afterwards)."""
     import os
@@ -363,25 +384,27 @@ def bench_seed(
 def _register_stage_commands() -> None:
     from generator import (
         cli_assets,
-        cli_audit,
         cli_bench,
-        cli_bench_grader,
-        cli_difficulty,
-        cli_eval,
         cli_export,
+        cli_families,
         cli_fuzz,
         cli_generate,
         cli_heldout,
         cli_language,
         cli_profile,
-        cli_score,
         cli_validate,
     )
+    from generator.plugins import COMMANDS, load_plugins
 
+    for module in (cli_profile, cli_generate, cli_validate):
+        module.register(app, bench_app)
+    # The grading commands (evaluate, dryrun, score, audit, difficulty-*, bench grader)
+    # come from the eval package's plugin: the framework never imports eval.
+    load_plugins()
+    for name in COMMANDS:
+        COMMANDS.get(name)(app, bench_app)
     for module in (
-        cli_profile, cli_generate, cli_validate, cli_eval, cli_score, cli_audit, cli_export,
-        cli_heldout, cli_fuzz, cli_bench, cli_bench_grader, cli_assets, cli_language,
-        cli_difficulty,
+        cli_export, cli_heldout, cli_fuzz, cli_bench, cli_assets, cli_families, cli_language,
     ):
         module.register(app, bench_app)
 

@@ -22,19 +22,27 @@ NameArg = Annotated[str, typer.Argument(help="Asset class slug (a folder under a
 
 @assets_app.command("list")
 def assets_list() -> None:
-    """List the asset class folders, marking drafts and folders whose asset.yaml fails."""
-    from generator.assetdef import ASSETS_DIR, available_asset_classes, is_draft, load_asset_file
+    """List the asset classes (folders under assets/ and classes installed as packages),
+    marking drafts and classes whose asset.yaml fails."""
+    from generator.assetdef import (
+        ASSETS_DIR,
+        available_asset_classes,
+        class_folder,
+        is_draft,
+        load_asset_file,
+    )
     from generator.errors import UserError
 
     for name in available_asset_classes(ASSETS_DIR, drafts=True):
-        path = ASSETS_DIR / name / "asset.yaml"
+        path = class_folder(name) / "asset.yaml"
         try:
             asset = load_asset_file(path)
             text = f"{asset.display_name} ({', '.join(asset.domains)})"
         except UserError:
             text = f"asset.yaml does not validate: run `scenariogen assets check {name}`"
         mark = "draft" if is_draft(path) else "ready"
-        typer.echo(f"{name:<20} {mark:<6} {text}")
+        where = "" if path.parent.parent == ASSETS_DIR else f" [installed: {path.parent}]"
+        typer.echo(f"{name:<20} {mark:<6} {text}{where}")
 
 
 @assets_app.command("new")
@@ -65,11 +73,11 @@ def assets_check(
     """List what the class still lacks, each with its fix (exit 1 when anything does)."""
     import json
 
-    from generator.assetdef import ASSETS_DIR, class_folder
+    from generator.assetdef import ASSETS_DIR, class_folder, class_root
     from generator.assets_check import exit_code, render, run_checks
 
     class_folder(name, ASSETS_DIR)  # a bad name is refused before any path is built
-    findings = run_checks(name, ASSETS_DIR)
+    findings = run_checks(name, class_root(name, ASSETS_DIR))
     if as_json:
         typer.echo(json.dumps([f.model_dump(mode="json") for f in findings], indent=2))
     else:

@@ -107,7 +107,10 @@ def register(app: typer.Typer, bench_app: typer.Typer) -> None:
         ns: Annotated[str, typer.Option(help="N values of the scale experiment")] = "10,25,50,100",
         cs: Annotated[str, typer.Option(help="Concurrency values")] = "1,2,3,5",
         batches: Annotated[str, typer.Option(help="Batch sizes")] = "1,5,10",
-        repeats: Annotated[int, typer.Option("-r", "--repeats", min=1, max=50)] = 3,
+        repeats: Annotated[
+            int, typer.Option("-r", "--repeats", min=1, max=50,
+                              help="Runs of every configuration (interleaved)")
+        ] = 3,
         latency: Annotated[
             float, typer.Option(min=0.0, max=600.0, help="Stand-in LLM seconds per call")
         ] = 1.0,
@@ -122,8 +125,14 @@ def register(app: typer.Typer, bench_app: typer.Typer) -> None:
             typer.Option(help="A real LLM instead of the stand-in (any --llm form)"),
         ] = None,
         base_url: Annotated[str | None, typer.Option(help="Server URL for --llm")] = None,
-        concurrency: Annotated[int, typer.Option(min=1, max=64)] = 3,
-        batch_size: Annotated[int, typer.Option(min=1, max=100)] = 10,
+        concurrency: Annotated[
+            int, typer.Option(min=1, max=64, help="Domains in parallel outside the "
+                              "concurrency experiment")
+        ] = 3,
+        batch_size: Annotated[
+            int, typer.Option(min=1, max=100, help="Seeds per LLM call outside the batch "
+                              "experiment")
+        ] = 10,
         seed: Annotated[int, typer.Option(min=0, help="Run seed")] = 1,
         score: Annotated[
             bool, typer.Option("--score/--no-score", help="Set score per run (quality column)")

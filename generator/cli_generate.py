@@ -236,9 +236,9 @@ def register(app: typer.Typer, bench_app: typer.Typer) -> None:
         summary = _run(config, resume, show_progress=not no_progress)
         _report(summary)
         if score:
-            from eval.score import score_run
+            from generator.plugins import evaluation
 
-            typer.echo(score_run(summary.path))
+            typer.echo(evaluation().score_run(summary.path))
         if summary.shortfalls:
             raise typer.Exit(ExitCode.SHORTFALL)
 
@@ -249,7 +249,9 @@ def register(app: typer.Typer, bench_app: typer.Typer) -> None:
         ] = 1000,
         baseline: Annotated[bool, typer.Option("--baseline", help="Unoptimised path")] = False,
         seed: Annotated[int, typer.Option(min=0, max=MAX_SEED, help="Run seed")] = 1,
-        concurrency: Annotated[int, typer.Option(min=1, max=64)] = 3,
+        concurrency: Annotated[
+            int, typer.Option(min=1, max=64, help="Domains in parallel")
+        ] = 3,
         draw_workers: Annotated[
             int | None,
             typer.Option(min=0, max=64, help="Processes drawing ahead (default 0: "

@@ -65,7 +65,10 @@ def register(app: typer.Typer, bench_app: typer.Typer) -> None:
         log: Annotated[list[Path] | None, typer.Option(
             "--log", help="Log file(s) to include in the leak scan")] = None,
     ) -> None:
-        """Generate a held-out set. Exit 0 ok, 2 usage, 3 shortfall, 6 leak found (4 outage)."""
+        """Generate a held-out set.
+
+        Exit 0 ok, 2 usage or the store unreachable, 3 shortfall, 6 leak found.
+        """
         from generator.assetdef import resolve_asset_class
         from generator.heldout.run import HeldoutConfig, execute, summary_lines
         from generator.heldout.secret import load_secret
@@ -167,10 +170,10 @@ def register(app: typer.Typer, bench_app: typer.Typer) -> None:
 
         Exit 0 graded, 2 usage, 6 the leak scan of the public folder found a hit.
         """
-        from generator.heldout.evaluate import evaluate as run_evaluate
         from generator.heldout.run import ExitCodes
+        from generator.plugins import evaluation
 
-        summary, warnings = run_evaluate(run_dir, answers)
+        summary, warnings = evaluation().evaluate_heldout(run_dir, answers)
         for w in warnings:
             typer.echo(f"warning: {w}", err=True)
         for name, s in summary["sources"].items():
@@ -204,7 +207,9 @@ def register(app: typer.Typer, bench_app: typer.Typer) -> None:
 
         Each class keeps its nights in ROOT/<class>/ (locked while it runs). With several
         classes, one's failure does not stop the others; the exit code is the highest.
-        Exit 0 ok, 2 usage/store, 3 shortfall, 4 outage, 5 repeated instance, 6 leak.
+        Exit 0 ok; 2 usage, or the store unreachable with one class; 3 shortfall; 4 a class
+        stopped on an outage (store, LLM server) while several ran; 5 repeated instance;
+        6 leak.
         """
         from generator.errors import UserError
         from generator.heldout.nightly import nightly as run_nightly

@@ -124,9 +124,6 @@ def bounded_memory(extra_bytes: int = 2 << 30) -> Iterator[None]:
 
 def _readers() -> dict[str, Callable[[Path], object]]:
     """Every in-process reader of a file the user names."""
-    from eval.grade_answers import load_answers
-    from eval.grade_unanimous import load_dryrun
-    from eval.score_dryrun import load_dry_run
     from generator.assetdef import load_asset_file
     from generator.envfile import load_env_file, parse_env_file
     from generator.export.ids import read_map
@@ -135,6 +132,7 @@ def _readers() -> dict[str, Callable[[Path], object]]:
     from generator.heldout.secret import load_secret
     from generator.llm.fake import ScriptedChatModel
     from generator.llm.spec import parse_llm
+    from generator.plugins import evaluation
     from generator.safeparse import load_json_file
     from generator.yamlfile import read_yaml
 
@@ -144,16 +142,14 @@ def _readers() -> dict[str, Callable[[Path], object]]:
         "fake_script": ScriptedChatModel.from_file,
         "parse_llm_fake": lambda p: parse_llm(f"fake:{p}"),
         "load_json_file": lambda p: load_json_file(p, "file"),
-        "load_answers": load_answers,
         "load_secret": load_secret,
         "parse_env_file": parse_env_file,
         "load_env_file": load_env_file,
         "read_yaml": read_yaml,
         "load_asset_file": load_asset_file,
         "load_policy_file": load_policy_file,
-        "load_dry_run": load_dry_run,
-        "load_dryrun": load_dryrun,
         "read_map": read_map,
+        **evaluation().file_readers(),  # the grading layer's readers (answers, dry runs)
     }
 
 

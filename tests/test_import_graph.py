@@ -1,29 +1,55 @@
-"""No import cycles in the framework: between packages, nor between modules at import time.
+"""Layers that show: no import cycles between packages, nor between modules.
 
-The graph is read from the source (``ast``), not from ``sys.modules``, so a cycle fails
-here even when the import order of a test run happens to hide it. Edges are every
-``import`` and ``from ... import`` naming a ``generator`` module, plus string arguments of
+The graph covers every package of the distribution (``generator``, ``eval``, ``assets``)
+and is read from the source (``ast``), not from ``sys.modules``, so a cycle fails here even
+when the import order of a test run happens to hide it. Edges are every ``import`` and
+``from ... import`` naming one of our modules, plus string arguments of
 ``importlib.import_module(...)`` (a cycle joined through importlib is still a cycle).
+``from pkg import name`` is an edge to ``pkg.name`` when that is a module, else to ``pkg``
+(a package's ``__init__`` importing its own submodules is not a cycle). Two graphs: the
+import-time one (module level, outside functions and ``if TYPE_CHECKING``) and the full one
+(imports inside functions and under ``TYPE_CHECKING`` included).
+
+The layers, bottom up: ``generator`` (the framework) imports neither ``eval`` nor
+``assets``; ``eval`` (grading) imports ``generator`` only; ``assets`` (the classes) import
+``generator.api`` and ``eval.audit.api``. The framework reaches the layers above it by name
+only: ``scenariogen.plugins`` entry points (:mod:`generator.plugins`) and asset.yaml hooks.
 """
 
 from __future__ import annotations
 
 import ast
+from functools import cache
 from pathlib import Path
 
 from generator.config import PROJECT_ROOT
 
-ROOT = PROJECT_ROOT / "generator"
+PACKAGES = ("generator", "eval", "assets")
+# Which top-level package may import which (the layers, bottom up).
+MAY_IMPORT = {"generator": set(), "eval": {"generator"}, "assets": {"generator", "eval"}}
 # Package cycles known and owned elsewhere (lazy imports only); each must stay lazy.
 KNOWN_LAZY_PACKAGE_CYCLES: set[frozenset[str]] = set()
+# Module cycles through imports inside functions, recorded when the graph first covered every
+# package (issue 33); owned by the restructuring of generate/ and of the grader and dry-run
+# modules. The list may only shrink: a new cycle, or a recorded one that grows, fails; a
+# recorded one that is gone fails until it is removed here.
+KNOWN_LAZY_MODULE_CYCLES: set[frozenset[str]] = {
+    frozenset({"generator.generate.ahead", "generator.generate.stages"}),
+    frozenset({"generator.generate.surface_forms", "generator.generate.verbalise_template"}),
+    frozenset({"generator.cli", "generator.cli_fuzz", "generator.fuzz_inputs",
+               "generator.fuzzing"}),
+    frozenset({"eval.grade", "eval.grade_contract", "eval.grade_negative", "eval.grade_rubric"}),
+    frozenset({"eval.dryrun", "eval.dryrun_llm", "eval.dryrun_reference", "eval.dryrun_text"}),
+}
 
 
 def _modules() -> dict[str, Path]:
     out = {}
-    for path in ROOT.rglob("*.py"):
-        parts = path.relative_to(PROJECT_ROOT).with_suffix("").parts
-        name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
-        out[name] = path
+    for package in PACKAGES:
+        for path in (PROJECT_ROOT / package).rglob("*.py"):
+            parts = path.relative_to(PROJECT_ROOT).with_suffix("").parts
+            name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+            out[name] = path
     return out
 
 
@@ -40,8 +66,9 @@ def _imports(path: Path, known: set[str], *, import_time: bool) -> set[str]:
         if isinstance(node, ast.Import):
             found.update(a.name for a in node.names)
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            found.add(node.module)
-            found.update(f"{node.module}.{a.name}" for a in node.names)
+            for a in node.names:
+                sub = f"{node.module}.{a.name}"
+                found.add(sub if sub in known else node.module)
         elif isinstance(node, ast.Call) and ast.unparse(node.func).endswith("import_module"):
             found.update(
                 a.value
@@ -73,6 +100,7 @@ def _imports(path: Path, known: set[str], *, import_time: bool) -> set[str]:
     return {m for m in found if m in known}
 
 
+@cache
 def _graph(*, import_time: bool) -> dict[str, set[str]]:
     mods = _modules()
     known = set(mods)
@@ -125,10 +153,11 @@ def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 
 
 def _package(module: str) -> str | None:
-    """The subpackage of ``module`` (``generator.profile``); None for a top-level module
-    (``generator.cli``, ``generator.config``: the application layer and shared helpers)."""
+    """The subpackage of ``module`` (``generator.profile``, ``eval.audit``,
+    ``assets.transformer``); None for a module of a package's top level (``generator.cli``,
+    ``generator.config``: the application layer and shared helpers)."""
     parts = module.split(".")
-    if len(parts) < 2 or not (ROOT / parts[1]).is_dir():
+    if len(parts) < 2 or not (PROJECT_ROOT / parts[0] / parts[1]).is_dir():
         return None
     return ".".join(parts[:2])
 
@@ -150,14 +179,64 @@ def test_cycle_finder_finds_a_cycle() -> None:
     assert _cycles({"a": {"b"}, "b": set()}) == []
 
 
+def test_graph_reads_every_kind_of_import(tmp_path: Path) -> None:
+    known = {"pkg", "pkg.a", "pkg.b", "pkg.c", "pkg.d", "pkg.e"}
+    src = (
+        "from typing import TYPE_CHECKING\n"
+        "import pkg.a\n"
+        "from pkg import b, helper\n"
+        "if TYPE_CHECKING:\n"
+        "    from pkg.c import Thing\n"
+        "def f():\n"
+        "    from pkg.d import g\n"
+        "    importlib.import_module('pkg.e')\n"
+    )
+    path = tmp_path / "probe.py"
+    path.write_text(src)
+    assert _imports(path, known, import_time=True) == {"pkg.a", "pkg.b", "pkg"}
+    assert _imports(path, known, import_time=False) == {
+        "pkg.a", "pkg.b", "pkg", "pkg.c", "pkg.d", "pkg.e"}
+
+
+def test_every_package_is_in_the_graph() -> None:
+    tops = {m.split(".")[0] for m in _graph(import_time=False)}
+    assert tops == set(PACKAGES)
+
+
+def test_layers_import_only_downwards_even_lazily() -> None:
+    graph = _graph(import_time=False)
+    offenders = sorted(
+        f"{m} -> {d}" for m, deps in graph.items() for d in deps
+        if d.split(".")[0] != m.split(".")[0]
+        and d.split(".")[0] not in MAY_IMPORT[m.split(".")[0]]
+    )
+    assert offenders == []
+
+
+def test_no_cycle_between_top_level_packages() -> None:
+    tops: dict[str, set[str]] = {p: set() for p in PACKAGES}
+    for m, deps in _graph(import_time=False).items():
+        tops[m.split(".")[0]].update(d.split(".")[0] for d in deps)
+    assert _cycles({p: deps - {p} for p, deps in tops.items()}) == []
+
+
 def test_no_module_imports_itself_back_at_import_time() -> None:
     # checks.py <-> negatives.py used to be joined through importlib.import_module.
     assert _cycles(_graph(import_time=True)) == []
 
 
+def test_module_cycles_through_lazy_imports_only_shrink() -> None:
+    cycles = {frozenset(c) for c in _cycles(_graph(import_time=False))}
+    new = [sorted(c) for c in cycles if not any(c <= known for known in KNOWN_LAZY_MODULE_CYCLES)]
+    assert new == [], "new module cycle(s) through imports inside functions"
+    gone = [sorted(k) for k in KNOWN_LAZY_MODULE_CYCLES if not any(c <= k for c in cycles)]
+    assert gone == [], "recorded cycle(s) broken: remove them from KNOWN_LAZY_MODULE_CYCLES"
+
+
 def test_no_package_cycle_at_import_time() -> None:
     packages = _package_graph(_graph(import_time=True))
-    assert {"generator.profile", "generator.literature", "generator.generate"} <= set(packages)
+    assert {"generator.profile", "generator.literature", "generator.generate", "eval.audit",
+            "assets.transformer"} <= set(packages)
     assert _cycles(packages) == []
 
 

@@ -161,11 +161,12 @@ async def run_one(
     median_call = statistics.median(c[1] for c in calls) if calls else 0.0
     quality = None
     if score:
-        from eval.score import score_path
+        from generator.plugins import evaluation
 
-        # score_path runs its own event loop: give it a thread of its own.
-        scored = await asyncio.to_thread(score_path, Path(summary.path) / "scenarios.json")
-        quality = float(scored.score_100)
+        # The scorer runs its own event loop: give it a thread of its own.
+        quality = await asyncio.to_thread(
+            evaluation().score_100, Path(summary.path) / "scenarios.json"
+        )
     return RunResult(
         config=cfg, repeat=repeat, wall_s=round(wall, 3), accepted=summary.total,
         llm_calls=len(calls), critical_calls=chain, bound_s=round(chain * median_call, 3),
@@ -222,7 +223,7 @@ def render_markdown(rows: list[Row], meta: dict[str, Any]) -> str:
 
 def render_svg(rows: list[Row]) -> str:
     """Bar charts: speed-up per configuration and median phase-free wall per experiment."""
-    from eval.report_svg import bar_chart
+    from generator.report_svg import bar_chart
 
     parts = []
     for exp in dict.fromkeys(r.experiment for r in rows):

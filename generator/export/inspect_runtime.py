@@ -31,12 +31,11 @@ from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
 from inspect_ai.solver import TaskState, generate, system_message, use_tools
 from inspect_ai.tool import ToolDef, ToolError, ToolParams
 
-from eval.asset_words import agent_persona, scenario_class
-from eval.grade import grade
 from generator import safeparse
 from generator.assetdef import AssetClass, load_asset_class
 from generator.config import store_settings
 from generator.errors import UserError
+from generator.plugins import evaluation
 from generator.tools.registry import (
     ToolContext,
     ToolSpec,
@@ -52,7 +51,7 @@ def system_prompt(asset_class: str) -> str:
     its tools apply (its asset.yaml), then the instructions every class shares."""
     standards = ", ".join(s.id for s in load_asset_class(asset_class).standards)
     return (
-        f"{agent_persona(asset_class)} "
+        f"{evaluation().agent_persona(asset_class)} "
         "Answer the request using the tools: they read the fleet's data store and apply the "
         + (f"standards ({standards}). " if standards else "standards. ")
         + "State the values the request asks for explicitly in your final answer. If the "
@@ -68,7 +67,7 @@ def dataset_class(dataset: Path) -> str:
     for line in text.splitlines():
         if line.strip():
             sample = safeparse.loads(line, safeparse.FILE)
-            named.add(scenario_class(sample.get("scenario") or {}))
+            named.add(evaluation().scenario_class(sample.get("scenario") or {}))
     if len(named) != 1:
         raise UserError(f"{dataset}: the dataset is about {len(named)} asset classes, not one",
                         options=sorted(named), fix="export one run per dataset")
@@ -145,7 +144,9 @@ def tool_defs(
 
 @scorer(metrics=[mean(), stderr()])
 def scenariogen_grader() -> Scorer:
-    """Score the final answer with scenariogen's deterministic grader (:func:`eval.grade.grade`)."""
+    """Score the final answer with scenariogen's deterministic grader (``eval.grade.grade``,
+    reached through :func:`generator.plugins.evaluation`)."""
+    grade = evaluation().grade
 
     async def score(state: TaskState, target: Target) -> Score:
         record = state.metadata["scenario"]

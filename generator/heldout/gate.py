@@ -2,7 +2,8 @@
 
 Steps, each recorded in the private gate record (:class:`GateRecord`):
 
-1. ``reference_score``: the reference answer scores 1.0 in the grader (:func:`eval.grade.grade`);
+1. ``reference_score``: the reference answer scores 1.0 in the grader (``eval.grade.grade``,
+   reached through :func:`generator.plugins.evaluation`);
 2. ``readings``: every reading the text allows gives the same answer (the interpretation
    gate's record, ``TaskSeed.readings``: each reading ``same`` or pinned by the text,
    ``stated``);
@@ -20,11 +21,11 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from eval.grade import grade
 from generator.generate.families import FamilyContext
 from generator.generate.model import TaskSeed
 from generator.heldout.decoys import DecoyInput, is_inert, make_decoys
 from generator.heldout.margins import MarginResult, check_margins
+from generator.plugins import evaluation
 
 
 class _Strict(BaseModel):
@@ -75,6 +76,7 @@ async def run_gate(
         asset_ids: The private fleet's asset ids, sorted (for the neighbouring-asset decoy).
     """
     steps: list[GateStep] = []
+    grade = evaluation().grade
     ref = grade(record, seed.answer)
     steps.append(GateStep(name="reference_score", ok=ref.score == 1.0 and ref.feasible,
                           detail=f"reference scores {ref.score:g}"))

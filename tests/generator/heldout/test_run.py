@@ -247,7 +247,7 @@ def test_nightly_adopts_a_root_of_the_layout_before_classes(tmp_path: Path) -> N
 
 
 def test_evaluate_publishes_aggregates_only(store_settings: StoreSettings, tmp_path: Path) -> None:
-    from generator.heldout.evaluate import evaluate
+    from eval.heldout_evaluate import evaluate
 
     out = tmp_path / "run"
     assert _run(out, S1, store_settings, n=6) == ExitCodes.OK

@@ -1,4 +1,4 @@
-"""CLI command `score` (registered on the main app by generator.cli)."""
+"""CLI command `score` (registered on the main app through :mod:`eval.plugin`)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""CLI command `audit` (registered on the main app by generator.cli)."""
+"""CLI command `audit` (registered on the main app through :mod:`eval.plugin`)."""
 
 from __future__ import annotations
 

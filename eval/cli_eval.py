@@ -1,4 +1,4 @@
-"""CLI commands `evaluate`, `dryrun` and `dryrun-report` (registered by generator.cli)."""
+"""CLI commands `evaluate`, `dryrun` and `dryrun-report` (registered through eval.plugin)."""
 
 from __future__ import annotations
 
