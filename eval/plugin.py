@@ -12,7 +12,14 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from eval import cli_audit, cli_bench_grader, cli_difficulty, cli_eval, cli_score
+from eval import (
+    cli_audit,
+    cli_bench_grader,
+    cli_bench_scale,
+    cli_difficulty,
+    cli_eval,
+    cli_score,
+)
 from generator.plugins import COMMANDS, EVALUATIONS
 
 if TYPE_CHECKING:
@@ -74,7 +81,8 @@ class RuleEvaluation:
 
 def register_commands(app: typer.Typer, bench_app: typer.Typer) -> None:
     """Add the grading commands in the order ``--help`` lists them."""
-    for module in (cli_eval, cli_score, cli_audit, cli_difficulty, cli_bench_grader):
+    for module in (cli_eval, cli_score, cli_audit, cli_difficulty, cli_bench_grader,
+                   cli_bench_scale):
         module.register(app, bench_app)
 
 
