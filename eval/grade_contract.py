@@ -961,21 +961,32 @@ def _extra_members(ctx: Context, fact: FactSpec, expected: list[Any],
     return sorted({*out, *_listed_extras(ctx, fact, expected, vocab)} - context)
 
 
+def _aside_brackets(ctx: Context, pos: int, members: list[list[tuple[int, int]]]
+                    ) -> tuple[int, int] | None:
+    """The bracket (opening and closing offsets) of ``pos``'s sentence that ``pos`` lies in,
+    when every member is also written outside it; else None."""
+    s0, _ = ctx.text.sentence_of(pos)
+    raw = ctx.text.raw
+    opened = raw.rfind("(", s0, pos)
+    if opened < 0 or ")" in raw[opened:pos]:
+        return None
+    closed = raw.find(")", pos)
+    closed = len(raw) if closed < 0 else closed
+    if not all(any(not opened < a < closed for a, _ in spans) for spans in members):
+        return None
+    return opened, closed
+
+
 def _enumerates_another_count(ctx: Context, pos: int, size: int,
                               members: list[list[tuple[int, int]]]) -> bool:
     """Whether ``pos`` lies in brackets that list the things a number before them counts
     when that number is not the set's size and the members (their spans) are written
     outside them too ("hydrogen alone points to six modes (T1, T2, ...). Both reveal:
     ..."): another set, not the answer's."""
-    s0, _ = ctx.text.sentence_of(pos)
-    raw = ctx.text.raw
-    opened = raw.rfind("(", s0, pos)
-    if opened < 0 or ")" in raw[opened:pos]:
+    bracket = _aside_brackets(ctx, pos, members)
+    if bracket is None:
         return False
-    closed = raw.find(")", pos)
-    closed = len(raw) if closed < 0 else closed
-    if not all(any(not opened < a < closed for a, _ in spans) for spans in members):
-        return False
+    opened, _ = bracket
     return any(n.end <= opened and not n.unit and not n.decimals and n.value != size
                and re.fullmatch(r"\s+(?:[\w-]+\s+){0,3}", ctx.text.raw[n.end:opened])
                for n in ctx.text.numbers)
@@ -987,15 +998,11 @@ def _catalogue_in_brackets(ctx: Context, fact: FactSpec, vocab: Mapping[str, lis
     written before them in the sentence, when that number is not the set's size and the
     members are written outside them too ("of the five modes known for the class (A, B, C,
     D, E), the gauge reveals two: B and D"): the catalogue the number counts, not members."""
+    bracket = _aside_brackets(ctx, pos, members)
+    if bracket is None:
+        return False
+    opened, closed = bracket
     s0, _ = ctx.text.sentence_of(pos)
-    raw = ctx.text.raw
-    opened = raw.rfind("(", s0, pos)
-    if opened < 0 or ")" in raw[opened:pos]:
-        return False
-    closed = raw.find(")", pos)
-    closed = len(raw) if closed < 0 else closed
-    if not all(any(not opened < a < closed for a, _ in spans) for spans in members):
-        return False
     named = {v for chain in _label_chains(ctx, fact, vocab) for a, _, v in chain
              if opened < a < closed}
     return any(s0 <= n.start and n.end <= opened and not n.unit and not n.decimals

@@ -238,6 +238,47 @@ def drop_upstream_model(client: CouchClient, asset_class: str, prefix: str) -> N
             client.delete_db(db)
 
 
+def write_missing(
+    client: CouchClient,
+    db: str,
+    docs: list[Doc],
+    *,
+    resume: bool,
+    progress: Callable[[str, int, int], None] | None,
+    label: str,
+) -> int:
+    """Bulk-write ``docs`` into ``db`` in batches (with ``resume``, skipping ids already
+    there); returns how many were written.
+
+    Raises:
+        UserError: The server refused or silently dropped a document (a conflict with an
+            earlier, interrupted write of the same document is fine).
+    """
+    existing = client.all_doc_ids(db) if resume else set()
+    todo = [d for d in docs if d["_id"] not in existing]
+    done = 0
+    for i in range(0, len(todo), BATCH):
+        chunk = todo[i : i + BATCH]
+        results = client.bulk_docs(db, chunk)
+        failed = [
+            (doc_id, r.get("error"), r.get("reason"))
+            for doc_id, r in results.items()
+            if r.get("error") and r.get("error") != "conflict"
+        ]
+        missing = [d["_id"] for d in chunk if d["_id"] not in results]
+        if failed or missing:
+            raise UserError(
+                f"writing {db} failed for {len(failed) + len(missing)} documents "
+                f"(first: {(failed or missing)[0]})",
+                fix="re-run `scenariogen env seed` to resume; check the server log if it "
+                "persists",
+            )
+        done += len(chunk)
+        if progress:
+            progress(label, done, len(todo))
+    return done
+
+
 def write_upstream_model(
     client: CouchClient,
     derived: dict[str, list[Doc]],
@@ -257,27 +298,8 @@ def write_upstream_model(
     for name, batch_docs in derived.items():
         db = prefix + name
         client.create_db(db)
-        existing = client.all_doc_ids(db) if resume else set()
-        todo = [d for d in batch_docs if d["_id"] not in existing]
-        done = 0
-        for i in range(0, len(todo), BATCH):
-            chunk = todo[i : i + BATCH]
-            results = client.bulk_docs(db, chunk)
-            failed = [
-                (doc_id, r.get("error"), r.get("reason"))
-                for doc_id, r in results.items()
-                if r.get("error") and r.get("error") != "conflict"
-            ]
-            if failed:
-                raise UserError(
-                    f"writing {db} failed for {len(failed)} documents (first: {failed[0]})",
-                    fix="re-run `scenariogen env seed` to resume; check the server log if it "
-                    "persists",
-                )
-            done += len(chunk)
-            if progress:
-                progress(name, done, len(todo))
-        written[name] = done
+        written[name] = write_missing(client, db, batch_docs, resume=resume,
+                                      progress=progress, label=name)
         for fields, index in upstream_model.UPSTREAM_INDEXES[name]:
             client.create_index(db, fields, index)
     return written
@@ -432,29 +454,8 @@ def seed(
         client.create_db(db)
         if is_private_db(db):
             client.set_security(db, ADMIN_ONLY_SECURITY)
-        existing = client.all_doc_ids(db) if resumed else set()
-        todo = [d for d in batch_docs if d["_id"] not in existing]
-        done = 0
-        for i in range(0, len(todo), BATCH):
-            chunk = todo[i : i + BATCH]
-            results = client.bulk_docs(db, chunk)
-            failed = [
-                (doc_id, r.get("error"), r.get("reason"))
-                for doc_id, r in results.items()
-                if r.get("error") and r.get("error") != "conflict"
-            ]
-            missing = [d["_id"] for d in chunk if d["_id"] not in results]
-            if failed or missing:
-                raise UserError(
-                    f"writing {db} failed for {len(failed) + len(missing)} documents "
-                    f"(first: {(failed or missing)[0]})",
-                    fix="re-run `scenariogen env seed` to resume; check the server log if it "
-                    "persists",
-                )
-            done += len(chunk)
-            if progress:
-                progress(logical, done, len(todo))
-        written[logical] = done
+        written[logical] = write_missing(client, db, batch_docs, resume=resumed,
+                                         progress=progress, label=logical)
     timings["write"] = time.perf_counter() - t
     t = time.perf_counter()
     for logical, indexes in indexes_of(asset).items():
