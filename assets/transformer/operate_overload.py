@@ -42,7 +42,6 @@ kelvin, current in per cent of rated current (100 points per pu), loss of life i
 
 from __future__ import annotations
 
-import math
 from datetime import date, datetime, timedelta
 from typing import Any, Literal
 
@@ -50,7 +49,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from assets.transformer.size_class import LOADING_LIMITS, SizeClass
-from assets.transformer.thermal import COOLING, CoolingClass, Paper, ageing_rate, top_oil_rise
+from assets.transformer.thermal import COOLING, CoolingClass, Paper, integrate
 from generator.api import ActionSpec, Constraint, LimitExcess, Outcome
 
 SIMULATOR = "assets.transformer.operate_overload:simulate"
@@ -108,35 +107,12 @@ def run_unit(load_pu: list[float], ambient: list[float], cooling: CoolingClass, 
              ) -> tuple[float, float, float]:
     """Peak top oil, peak hot spot (°C) and loss of life (h) of the difference equations.
 
-    The module docstring gives the equations; with an hour's inputs held, each one is
-    x(n) = T + (x0 − T)·(1 − Dt/τ)^n, n = 1..60, computed at once per hour.
+    The same difference equations the store's simulator and the ageing tools run
+    (:func:`assets.transformer.thermal.integrate`), with the peaks over every model step.
     """
-    c = COOLING[cooling]
-    k = np.asarray(load_pu, dtype=float)
-    amb = np.asarray(ambient, dtype=float)
-    n = max(1, math.ceil(step_min / model_step_min - 1e-9))
-    dt = step_min / n
-    j = np.arange(1, n + 1, dtype=float)
-    r_o = (1.0 - dt / (c.k11 * c.tau_o)) ** j
-    r_1 = (1.0 - dt / (c.k22 * c.tau_w)) ** j
-    r_2 = (1.0 - dt / (c.tau_o / c.k22)) ** j
-    grad = c.hot_spot_gradient
-    t_o = amb + top_oil_rise(k, c)
-    ky = np.power(k, c.y)
-    t_1 = c.k21 * grad * ky
-    t_2 = (c.k21 - 1.0) * grad * ky
-    o, h1, h2 = float(t_o[0]), float(t_1[0]), float(t_2[0])
-    peak_o, peak_h, loss = o, o + h1 - h2, 0.0
-    for i in range(k.size):
-        oil = t_o[i] + (o - t_o[i]) * r_o
-        d1 = t_1[i] + (h1 - t_1[i]) * r_1
-        d2 = t_2[i] + (h2 - t_2[i]) * r_2
-        hot = oil + d1 - d2
-        peak_o = max(peak_o, float(oil.max()))
-        peak_h = max(peak_h, float(hot.max()))
-        loss += float(np.sum(ageing_rate(hot, paper))) * dt / 60.0
-        o, h1, h2 = float(oil[-1]), float(d1[-1]), float(d2[-1])
-    return peak_o, peak_h, loss
+    run = integrate(np.asarray(load_pu, dtype=float), np.asarray(ambient, dtype=float),
+                    COOLING[cooling], step_min, paper, model_step_min)
+    return run.peak_top_oil, run.peak_hot_spot, float(run.step_loss_h.sum())
 
 
 def unit_loads(s: OverloadSituation, values: dict[str, float]) -> tuple[list[float], list[float]]:

@@ -299,6 +299,10 @@ class Integration(NamedTuple):
     """Loss of life accumulated within each data step, Σ V(n)·Dt over its model steps, h."""
     model_step_min: float
     """The model step Dt used, minutes."""
+    peak_top_oil: float = math.nan
+    """The largest θo over the starting state and every model step, °C."""
+    peak_hot_spot: float = math.nan
+    """The largest θh over the starting state and every model step, °C."""
 
 
 def integrate(
@@ -361,6 +365,7 @@ def integrate(
     top_oil = np.empty(k.size)
     hot_spot = np.empty(k.size)
     loss = np.empty(k.size)
+    peak_o, peak_h = o, o + h1 - h2
     for i in range(k.size):
         t_o, t_1, t_2 = float(target_o[i]), float(target_1[i]), float(target_2[i])
         oil = t_o + (o - t_o) * r_o
@@ -368,9 +373,10 @@ def integrate(
         d2 = t_2 + (h2 - t_2) * r_2
         hot = oil + d1 - d2
         loss[i] = float(np.sum(ageing_rate(hot, paper))) * dt / 60.0
+        peak_o, peak_h = max(peak_o, float(oil.max())), max(peak_h, float(hot.max()))
         o, h1, h2 = float(oil[-1]), float(d1[-1]), float(d2[-1])
         top_oil[i], hot_spot[i] = o, float(hot[-1])
-    return Integration(top_oil, hot_spot, loss, dt)
+    return Integration(top_oil, hot_spot, loss, dt, peak_o, peak_h)
 
 
 def equivalent_ageing_factor(hot_spot: FloatArray) -> float:
