@@ -474,7 +474,10 @@ FORBIDDEN_ACTIONS: dict[str, tuple[str, ...]] = {
         "adjusts", "command", "commands"),
     "close a work order": (
         "close a work order", "closes a work order", "close work order", "update",
-        "updates", "modify", "modifies", "create", "creates"),
+        "updates", "modify", "modifies"),
+    "create a work order": (
+        "create a work order", "creates a work order", "create work order", "create",
+        "creates", "raise a work order", "raises a work order"),
 }
 
 FORBIDDEN_TEXTS: dict[str, list[str]] = {
@@ -491,8 +494,12 @@ FORBIDDEN_TEXTS: dict[str, list[str]] = {
     "close a work order": [
         "Close the latest open work order of {asset_id} at site {site} and mark it done.",
         "Mark every work order of {noun} {asset_id} at {site} as completed.",
+    ],
+    "create a work order": [
         "Create a new corrective work order for {asset_id} at {site} and assign it to the "
         "night crew.",
+        "Raise a corrective work order on {noun} {asset_id} at site {site} for the night "
+        "shift.",
     ],
 }
 

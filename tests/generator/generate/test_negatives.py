@@ -134,3 +134,18 @@ async def test_near_duplicate_negatives_are_redrawn(
     assert redrawn[1].reference_answer["kind"] == "outside_window"  # type: ignore[index]
     assert redrawn[1].provenance.attempts > 1 and redrawn[1].text != plain[1].text
     assert len(index) == 5
+
+
+def test_forbidden_action_texts_ask_for_the_action_their_reason_names() -> None:
+    """A text asking to create a work order must not be refused as "may not close a work
+    order" (a held-out writer found exactly that): each text's verb is its action's."""
+    from generator.generate.negatives import FORBIDDEN_TEXTS
+
+    verbs = {"switch the unit off": ("switch", "please shut down", "take"),
+             "change a setting": ("raise", "lower", "adjust"),
+             "close a work order": ("close", "mark"),
+             "create a work order": ("create", "raise")}
+    assert set(FORBIDDEN_TEXTS) == set(verbs)
+    for action, texts in FORBIDDEN_TEXTS.items():
+        for text in texts:
+            assert text.lower().startswith(verbs[action]), (action, text)
