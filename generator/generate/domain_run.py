@@ -30,6 +30,7 @@ from generator.generate.model import (
 )
 from generator.generate.run_folder import AcceptedLine, RunFolder
 from generator.generate.verbalise_llm import LLMVerbaliser, VerbaliseFailure
+from generator.llm.timing import join
 
 if TYPE_CHECKING:
     from generator.generate.dedup import DedupIndex
@@ -432,6 +433,7 @@ class DomainRunner:
             if pending:
                 calls.append(asyncio.create_task(llm.verbalise(pending, job.core_tools)))
             replies = await asyncio.gather(*calls)
+            join(calls)
         finally:
             for t in (*draws, *calls):
                 if not t.done():
@@ -590,7 +592,9 @@ class DomainRunner:
             if not live:
                 continue
             if opening is not None:
-                await self._take_open(await opening)
+                opened = await opening
+                join([opening])
+                await self._take_open(opened)
                 opening, reserved = None, 0
             vetted = await self._vet_batch(live, drafts)
             for (cand, seed), outcome in zip(live, vetted, strict=True):
@@ -616,4 +620,6 @@ class DomainRunner:
             if job.on_batch is not None:
                 await job.on_batch()  # e.g. scenarios.json follows accepted.jsonl
         if opening is not None:  # no batch was verbalised: the open drafts still count
-            await self._take_open(await opening)
+            opened = await opening
+            join([opening])
+            await self._take_open(opened)

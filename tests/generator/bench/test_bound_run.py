@@ -1,0 +1,32 @@
+"""A real small run through the bench reports wall / bound ≥ 1 with its gap split."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from generator.bench.experiments import BenchConfig, run_one
+from generator.bench.latency_llm import LatencyChatModel
+from generator.config import StoreSettings
+
+pytestmark = pytest.mark.couch
+
+
+async def test_a_small_run_reports_wall_over_bound_at_least_one(
+    seeded_settings: StoreSettings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SCENARIOGEN_CACHE_DIR", str(tmp_path / "cache"))
+    cfg = BenchConfig(experiment="t", label="N=8", n=8, concurrency=3, batch_size=3,
+                      cache="warm", baseline=False)
+    res = await run_one(
+        cfg, 0, seed=1, warm_dir=tmp_path / "warm", out_dir=tmp_path / "runs", score=False,
+        make_model=lambda: LatencyChatModel(call_latency_s=0.02, token_latency_s=0.0001),
+        settings=seeded_settings,
+    )
+    assert res.llm_calls > 0 and res.critical_calls >= 1
+    assert 0 < res.bound_s <= res.wall_s
+    assert res.chain_call_s > 0 and res.chain_call_s + res.chain_cpu_s == pytest.approx(
+        res.bound_s, abs=2e-3)
+    # the gap is split exactly into queueing and waiting (each rounded to the millisecond)
+    assert res.wall_s - res.bound_s == pytest.approx(res.queue_s + res.waiting_s, abs=3e-3)
