@@ -422,6 +422,7 @@ class DomainRunner:
         try:
             for cand, task in zip(candidates, draws, strict=True):
                 seed = await task
+                join([task])  # a composed seed depends on its parent's acceptance calls
                 if not keep(cand, seed):
                     continue
                 assert seed is not None

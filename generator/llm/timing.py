@@ -38,9 +38,12 @@ That bound is not a lower bound when calls differ in length (it reached wall / b
   ``wall >= bound`` by construction. The gap ``wall - bound`` along the chosen chain is
   split exactly into ``queue_s`` (its calls waiting for a concurrency slot or the rate
   limit: ``start - requested``) and ``waiting_s`` (the loop thread off the CPU in the
-  chain's gaps: store I/O, the thread pool, draw workers, backoff sleeps, calls the chain
-  does not run through). ``cpu_off_chain_s`` is the rest of the loop thread's CPU, spent
-  while the chain's calls queued or were in flight (hidden under them, so not in the gap).
+  chain's gaps), of which ``behind_calls_s`` passed while a call off the chain was in
+  flight (the chain waited behind calls that a concurrency limit, not a dependency, put
+  first: the domain fan-out's slots, the baseline's one call at a time) and ``idle_s``
+  the rest (store I/O, the thread pool, draw workers, backoff sleeps).
+  ``cpu_off_chain_s`` is the rest of the loop thread's CPU, spent while the chain's calls
+  queued or were in flight (hidden under them, so not in the gap).
 
 The chain's CPU is the loop thread's CPU in its gaps: other coroutines interleaved there
 are counted too (they held the one thread the chain's next step needed). CPU in worker
@@ -129,6 +132,26 @@ def join(tasks: Iterable[asyncio.Future[Any]]) -> None:
         _set(merged)
 
 
+def join_calls(call_ids: Iterable[int]) -> None:
+    """The current task used a result that depended on ``call_ids`` (e.g. a seed another
+    task accepted after those calls): they become its dependencies too."""
+    seen = _FRONTIER.get()
+    merged = seen.union(call_ids)
+    if merged != seen:
+        _set(merged)
+
+
+def _covered(spans: Sequence[tuple[float, float]], a: float, b: float) -> float:
+    """Seconds of [a, b] covered by the union of ``spans`` (sorted by start)."""
+    total, reach = 0.0, a
+    for s, e in spans:
+        s, e = max(s, reach), min(e, b)
+        if e > s:
+            total += e - s
+            reach = e
+    return total
+
+
 @dataclass(frozen=True)
 class CriticalPath:
     """The longest chain of dependent calls and the split of ``wall - bound``."""
@@ -141,6 +164,7 @@ class CriticalPath:
     queue_s: float
     waiting_s: float
     cpu_off_chain_s: float
+    behind_calls_s: float = 0.0
 
     def report(self) -> dict[str, Any]:
         """The bench's and manifest's block (seconds to the millisecond)."""
@@ -149,7 +173,9 @@ class CriticalPath:
             "wall_over_bound": round(self.wall_s / self.bound_s, 3) if self.bound_s > 0 else None,
             "chain_calls": len(self.chain), "chain_call_s": round(self.calls_s, 3),
             "chain_cpu_s": round(self.cpu_s, 3),
-            "gap": {"queue_s": round(self.queue_s, 3), "waiting_s": round(self.waiting_s, 3)},
+            "gap": {"queue_s": round(self.queue_s, 3), "waiting_s": round(self.waiting_s, 3),
+                    "behind_calls_s": round(self.behind_calls_s, 3),
+                    "idle_s": round(self.waiting_s - self.behind_calls_s, 3)},
             "cpu_off_chain_s": round(self.cpu_off_chain_s, 3),
         }
 
@@ -219,9 +245,23 @@ def critical_path(
     wall = end - start
     # The loop's CPU that is not on the chain ran while its calls queued or were in flight.
     off = max(0.0, total - cpu_s)
+    # Waiting in each gap (off the CPU) while some call off the chain was in flight.
+    others = sorted((c.start, c.end) for c in usable if c.call_id not in set(chain))
+    gaps: list[tuple[float, float, float | None, float | None]] = []
+    prev_end, prev_cpu = start, cpu_start
+    for c in links:
+        req = c.requested if c.requested is not None else c.start
+        gaps.append((prev_end, req, prev_cpu, cpu(c, "req")))
+        prev_end, prev_cpu = c.end, cpu(c, "end")
+    gaps.append((prev_end, end, prev_cpu, cpu_end))
+    behind = 0.0
+    for a, b, ca, cb in gaps:
+        idle = (b - a) - _cpu_between(a, b, ca, cb)
+        behind += min(idle, _covered(others, a, b))
     return CriticalPath(
         bound_s=bound, wall_s=wall, chain=tuple(chain), calls_s=calls_s, cpu_s=cpu_s,
         queue_s=queue_s, waiting_s=max(0.0, wall - bound - queue_s), cpu_off_chain_s=off,
+        behind_calls_s=behind,
     )
 
 

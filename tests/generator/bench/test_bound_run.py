@@ -30,3 +30,30 @@ async def test_a_small_run_reports_wall_over_bound_at_least_one(
         res.bound_s, abs=2e-3)
     # the gap is split exactly into queueing and waiting (each rounded to the millisecond)
     assert res.wall_s - res.bound_s == pytest.approx(res.queue_s + res.waiting_s, abs=3e-3)
+
+
+async def test_multi_agent_calls_depend_on_their_parents_acceptance(
+    seeded_settings: StoreSettings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from generator.generate.pipeline import Pipeline
+    from generator.generate.run_config import GenerateConfig
+    from generator.llm.client import LLMClient
+
+    monkeypatch.setenv("SCENARIOGEN_CACHE_DIR", str(tmp_path / "cache"))
+    cfg = GenerateConfig(
+        n=5, seed=777, out_dir=str(tmp_path), run_id="ma", negatives=0,
+        budget={"iot": 3, "multiagent": 2}, llm="fake", concurrency=3, batch_size=2,
+        open_share=0,
+    )
+    client = LLMClient.from_model(LatencyChatModel(call_latency_s=0.0), label="t")
+    summary = await Pipeline(cfg, settings=seeded_settings, llm_client=client).run()
+    assert summary.accepted.get("multiagent") == 2
+    calls = client.timings
+    # Both domains start at once (3 slots). iot's first batch (quota 3 + 25 % spares = 4
+    # candidates, 2 seeds a call) is two calls that depend on nothing (a manual budget, no
+    # open calls). The multi-agent domain composes from iot's accepted seeds: its calls
+    # wait for them, so they depend on the iot calls that got the parents accepted
+    # (without those edges its first call has no dependency: three roots).
+    roots = [c for c in calls if not c.after]
+    assert len(roots) == 2 and len(calls) > 2
+    assert all(c.stage == "verbalise" for c in roots)

@@ -52,8 +52,13 @@ def test_longest_chain_worked_by_hand() -> None:
     assert path.queue_s == pytest.approx(0.5)
     assert path.waiting_s == pytest.approx(2.25)
     assert path.cpu_off_chain_s == pytest.approx(1.15)  # 3.0 loop CPU - 1.85 on the chain
+    # Of the waiting, the gap B → D (2.5-2.6, 0.05 s off the CPU) passed while A (to 3.0)
+    # was in flight: 0.05 s behind a call off the chain; head and tail had none in flight.
+    assert path.behind_calls_s == pytest.approx(0.05)
     report = path.report()
     assert report["wall_over_bound"] == round(10 / 7.25, 3) == 1.379
+    assert report["gap"] == {"queue_s": 0.5, "waiting_s": 2.25, "behind_calls_s": 0.05,
+                             "idle_s": 2.2}
 
 
 def test_calls_of_unequal_length_count_at_their_own_durations() -> None:
