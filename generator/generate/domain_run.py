@@ -124,6 +124,11 @@ class DomainJob:
     # call overlaps the first batch, batches carry spares (SPARE_SHARE, whole batches) and
     # rejected drafts are repaired only when the batch's passing drafts fall short.
     overlap_llm: bool = False
+    # Seeds per verbalise call on the overlap_llm path (None: batch_size): a batch's seeds
+    # spread over concurrent calls up to the endpoint's limit, ceil(batch_size / L) each
+    # (L = LLMClient.parallel_calls): under a per-token cost a 10-seed reply is ~10× as
+    # long as a 1-seed one, so one big call puts its whole length on the critical path.
+    call_size: int | None = None
 
 
 def scenario_uuid(asset_class: str, seed: TaskSeed | None, text: str) -> str:
@@ -428,7 +433,7 @@ class DomainRunner:
                 assert seed is not None
                 live.append((cand, seed))
                 pending.append(seed)
-                if len(pending) == job.batch_size:
+                if len(pending) == (job.call_size or job.batch_size):
                     calls.append(asyncio.create_task(llm.verbalise(pending, job.core_tools)))
                     pending = []
             if pending:

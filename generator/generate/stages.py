@@ -412,6 +412,9 @@ class RunEnv:
             progress=progress,
             on_accept=self.on_accept,
             overlap_llm=self.llm is not None and not cfg.baseline,
+            call_size=math.ceil(cfg.batch_size / self.llm.client.parallel_calls)
+            if self.llm is not None and not cfg.baseline
+            else None,
         )
 
     def open_target(self, domain: str, quota: int) -> int | None:

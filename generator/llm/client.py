@@ -406,6 +406,12 @@ class LLMClient:
         return cls(spec or LLMSpec(backend="fake"), model, label=label, **kwargs)
 
     @property
+    def parallel_calls(self) -> int:
+        """Calls the endpoint serves at once: the client's concurrency, or 1 for a
+        sync-only local model (its calls queue on one lock)."""
+        return 1 if self._sync_only else self.concurrency
+
+    @property
     def usage(self) -> dict[str, dict[str, int]]:
         """Per stage: calls, attempts, failures, input/output tokens, estimated, latency_ms.
 
