@@ -79,6 +79,9 @@ class RunResult(BaseModel):
         default=0.0, description="Part of waiting_s while a call off the path was in flight")
     cpu_off_chain_s: float = Field(
         default=0.0, description="Event-loop CPU not on the path (under its calls)")
+    slots_bound_s: float = Field(
+        default=0.0, description="Endpoint throughput bound: sum of call seconds / the calls "
+                                 "it serves at once (another lower bound on the LLM calls)")
     quality: float | None = Field(description="Set score out of 100 (None: not scored)")
     timings: dict[str, float] = Field(description="Pipeline phase seconds")
 
@@ -184,6 +187,8 @@ async def run_one(
         chain_call_s=round(path.calls_s, 3), chain_cpu_s=round(path.cpu_s, 3),
         queue_s=round(path.queue_s, 3), waiting_s=round(path.waiting_s, 3),
         behind_calls_s=round(path.behind_calls_s, 3),
+        slots_bound_s=round(sum(c.seconds for c in calls) / client.parallel_calls, 3)
+        if client is not None else 0.0,
         cpu_off_chain_s=round(path.cpu_off_chain_s, 3), quality=quality, timings=summary.timings,
     )
 

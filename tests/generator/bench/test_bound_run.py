@@ -26,6 +26,8 @@ async def test_a_small_run_reports_wall_over_bound_at_least_one(
     )
     assert res.llm_calls > 0 and res.critical_calls >= 1
     assert 0 < res.bound_s <= res.wall_s
+    # at most `concurrency` (4) calls run at once, so their seconds / 4 fit in the wall
+    assert 0 < res.slots_bound_s <= res.wall_s
     assert res.chain_call_s > 0 and res.chain_call_s + res.chain_cpu_s == pytest.approx(
         res.bound_s, abs=2e-3)
     # the gap is split exactly into queueing and waiting (each rounded to the millisecond)
