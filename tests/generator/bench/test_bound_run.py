@@ -47,15 +47,16 @@ async def test_multi_agent_calls_depend_on_their_parents_acceptance(
         budget={"iot": 3, "multiagent": 2}, llm="fake", concurrency=3, batch_size=2,
         open_share=0,
     )
-    client = LLMClient.from_model(LatencyChatModel(call_latency_s=0.0), label="t")
+    client = LLMClient.from_model(LatencyChatModel(call_latency_s=0.0), label="t",
+                                  concurrency=1)
     summary = await Pipeline(cfg, settings=seeded_settings, llm_client=client).run()
     assert summary.accepted.get("multiagent") == 2
     calls = client.timings
     # Both domains start at once (3 slots). iot's first batch (quota 3 + 25 % spares = 4
-    # candidates, 2 seeds a call) is two calls that depend on nothing (a manual budget, no
-    # open calls). The multi-agent domain composes from iot's accepted seeds: its calls
-    # wait for them, so they depend on the iot calls that got the parents accepted
-    # (without those edges its first call has no dependency: three roots).
+    # candidates; ceil(batch 2 / 1 parallel call) = 2 seeds a call) is two calls that
+    # depend on nothing (a manual budget, no open calls). The multi-agent domain composes
+    # from iot's accepted seeds: its calls wait for them, so they depend on the iot calls
+    # that got the parents accepted (without those edges its first call has none: 3 roots).
     roots = [c for c in calls if not c.after]
     assert len(roots) == 2 and len(calls) > 2
     assert all(c.stage == "verbalise" for c in roots)
