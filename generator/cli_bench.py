@@ -79,11 +79,22 @@ def register(app: typer.Typer, bench_app: typer.Typer) -> None:
             int, typer.Option("-r", "--repeats", min=1, max=50,
                               help="Runs of every configuration (interleaved)")
         ] = 3,
+        latency_model: Annotated[
+            str, typer.Option(help="Stand-in LLM: 'tokens' (time to first token + per token) "
+                                   "or 'flat' (the old per-call model, no token cost)")
+        ] = "tokens",
         latency: Annotated[
-            float, typer.Option(min=0.0, max=600.0, help="Stand-in LLM seconds per call")
-        ] = 1.0,
+            float | None,
+            typer.Option(min=0.0, max=600.0, help="Stand-in seconds per call before the first "
+                                                  "token [tokens: 0.5, flat: 1.0]"),
+        ] = None,
         token_latency: Annotated[
-            float, typer.Option(min=0.0, max=10.0, help="Stand-in LLM seconds per reply token")
+            float | None,
+            typer.Option(min=0.0, max=10.0, help="Stand-in seconds per reply token [tokens: "
+                                                 "0.01; flat: 0]"),
+        ] = None,
+        input_token_latency: Annotated[
+            float, typer.Option(min=0.0, max=10.0, help="Stand-in seconds per prompt token")
         ] = 0.0,
         failure_rate: Annotated[
             float, typer.Option(min=0.0, max=1.0, help="Stand-in LLM share of garbled replies")
@@ -144,12 +155,27 @@ def register(app: typer.Typer, bench_app: typer.Typer) -> None:
                        batches=ints(batches, "batches"), concurrency=concurrency,
                        batch_size=batch_size)
 
+        from generator.bench import latency_llm as lat
+
+        if latency_model not in ("tokens", "flat"):
+            raise UserError("--latency-model: unknown latency model", value=latency_model,
+                            options=["tokens", "flat"], fix="pick tokens (default) or flat")
+        if latency_model == "flat" and (token_latency or input_token_latency):
+            raise UserError("--latency-model flat charges nothing per token",
+                            value=f"--token-latency {token_latency} --input-token-latency "
+                                  f"{input_token_latency}",
+                            fix="drop the token latencies or use --latency-model tokens")
+        flat = latency_model == "flat"
+        ttft = latency if latency is not None else (lat.FLAT_CALL_S if flat else lat.DEFAULT_TTFT_S)
+        per_token = 0.0 if flat else (
+            token_latency if token_latency is not None else lat.DEFAULT_OUTPUT_TOKEN_S)
+
         def make_model() -> object:
             if llm is None:
-                from generator.bench.latency_llm import LatencyChatModel
-
-                return LatencyChatModel(call_latency_s=latency, token_latency_s=token_latency,
-                                        failure_rate=failure_rate, seed=seed)
+                return lat.LatencyChatModel(
+                    call_latency_s=ttft, token_latency_s=per_token,
+                    input_token_latency_s=0.0 if flat else input_token_latency,
+                    failure_rate=failure_rate, seed=seed)
             from generator.llm.backends import make_chat_model
             from generator.llm.spec import parse_llm
 
@@ -158,12 +184,19 @@ def register(app: typer.Typer, bench_app: typer.Typer) -> None:
         results = run_experiments(configs, repeats=repeats, seed=seed, make_model=make_model,
                                   score=score, progress=typer.echo)
         rows = summarise(results)
-        meta = {
-            "llm": llm or f"latency stand-in ({latency} s/call, {token_latency} s/token, "
-                          f"failure rate {failure_rate})",
+        stand_in = lat.LatencyChatModel(
+            call_latency_s=ttft, token_latency_s=per_token,
+            input_token_latency_s=0.0 if flat else input_token_latency, failure_rate=failure_rate)
+        meta: dict[str, object] = {
+            "llm": llm or (
+                f"latency stand-in, {latency_model}: {ttft} s to first token + {per_token} s per "
+                f"reply token + {0.0 if flat else input_token_latency} s per prompt token "
+                f"(tokens = ceil(characters / 4)), failure rate {failure_rate}"),
             "repeats": repeats, "cores": os.cpu_count(),
             "load_average_1m": round(os.getloadavg()[0], 2),
         }
+        if llm is None:
+            meta["latency_model"] = stand_in.parameters()
         paths = write_outputs(rows, results, meta, out)
         typer.echo(paths[1].read_text())
         typer.echo("wrote " + ", ".join(str(p) for p in paths))

@@ -8,6 +8,8 @@ from collections.abc import Awaitable, Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from typing import ParamSpec, TypeVar
 
+from generator.llm.timing import join
+
 T = TypeVar("T")
 R = TypeVar("R")
 P = ParamSpec("P")
@@ -89,13 +91,16 @@ async def fan_out(
         async with gate:
             results[i] = await fn(item)
 
+    tasks: list[asyncio.Task[None]] = []
     try:
         async with asyncio.TaskGroup() as tg:
             for i, item in enumerate(seq):
-                tg.create_task(run(i, item))
+                tasks.append(tg.create_task(run(i, item)))
     except BaseExceptionGroup as group:
         first: BaseException = group
         while isinstance(first, BaseExceptionGroup):
             first = first.exceptions[0]
         raise first from None
+    # The caller awaited every item: the LLM calls they observed are its dependencies too.
+    join(tasks)
     return results  # type: ignore[return-value]

@@ -10,9 +10,10 @@ Experiments (each a list of configurations run on the same store and LLM):
 
 Every configuration runs ``repeats`` times and the repeats are interleaved (repeat 1 of
 every configuration, then repeat 2, ...), so a ratio compares runs made under the same
-machine load. Each run records wall seconds, accepted scenarios, LLM calls, the observed
-LLM critical path (the longest chain of LLM calls each starting after the previous one
-ended, times the median call latency: no schedule can finish before it) and, unless
+machine load. Each run records wall seconds, accepted scenarios, LLM calls, the run's
+lower bound (the critical path of its own call graph: the longest chain of dependent LLM
+calls at their measured durations plus the event loop's CPU in the chain's gaps; see
+:func:`generator.llm.timing.critical_path`), the gap's causes and, unless
 ``score=False``, the set score (``scenariogen score``'s rule judge, static + judge parts)
 so speed and quality sit in one table.
 
@@ -27,12 +28,15 @@ import json
 import os
 import statistics
 import tempfile
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
+
+from generator.llm.timing import critical_path
 
 Experiment = Literal["scale", "concurrency", "batch", "cache", "baseline"]
 EXPERIMENTS: tuple[Experiment, ...] = ("scale", "concurrency", "batch", "cache", "baseline")
@@ -62,8 +66,22 @@ class RunResult(BaseModel):
     wall_s: float = Field(description="Wall seconds of the run")
     accepted: int = Field(description="Accepted scenarios")
     llm_calls: int = Field(description="LLM calls made")
-    critical_calls: int = Field(description="Longest chain of strictly sequential LLM calls")
-    bound_s: float = Field(description="critical_calls × median call seconds")
+    critical_calls: int = Field(description="LLM calls on the critical path")
+    bound_s: float = Field(description="Critical path seconds: its calls + loop CPU in its gaps")
+    chain_call_s: float = Field(default=0.0, description="Seconds of LLM calls on the path")
+    chain_cpu_s: float = Field(default=0.0, description="Event-loop CPU seconds on the path")
+    queue_s: float = Field(
+        default=0.0, description="Gap part: the path's calls waiting for a concurrency slot")
+    waiting_s: float = Field(
+        default=0.0, description="Gap part: the loop off the CPU in the path's gaps (I/O, "
+                                 "pool threads, draw workers)")
+    behind_calls_s: float = Field(
+        default=0.0, description="Part of waiting_s while a call off the path was in flight")
+    cpu_off_chain_s: float = Field(
+        default=0.0, description="Event-loop CPU not on the path (under its calls)")
+    slots_bound_s: float = Field(
+        default=0.0, description="Endpoint throughput bound: sum of call seconds / the calls "
+                                 "it serves at once (another lower bound on the LLM calls)")
     quality: float | None = Field(description="Set score out of 100 (None: not scored)")
     timings: dict[str, float] = Field(description="Pipeline phase seconds")
 
@@ -82,7 +100,11 @@ class Row(BaseModel):
     speedup: float | None = Field(description="Reference median / this median")
     accepted_per_s: float = Field(description="Median accepted scenarios per second")
     llm_calls: float = Field(description="Median LLM calls")
-    wall_over_bound: float | None = Field(description="Median wall / LLM critical-path bound")
+    wall_over_bound: float | None = Field(description="Median wall / critical-path bound")
+    queue_s: float = Field(default=0.0, description="Median gap seconds queued on the path")
+    waiting_s: float = Field(default=0.0, description="Median gap seconds waiting on the path")
+    behind_calls_s: float = Field(
+        default=0.0, description="Median part of waiting_s behind calls off the path")
     quality: float | None = Field(description="Median set score (0-100)")
 
 
@@ -119,16 +141,6 @@ def plan(
     return out
 
 
-def critical_chain(calls: list[tuple[float, float]]) -> int:
-    """Longest chain of calls each starting after the previous one ended (greedy by end)."""
-    chain, last_end = 0, float("-inf")
-    for start, seconds in sorted(calls, key=lambda c: c[0] + c[1]):
-        if start >= last_end:
-            chain += 1
-            last_end = start + seconds
-    return chain
-
-
 async def run_one(
     cfg: BenchConfig,
     repeat: int,
@@ -138,8 +150,10 @@ async def run_one(
     warm_dir: Path,
     out_dir: Path,
     score: bool,
+    settings: Any = None,
 ) -> RunResult:
-    """Run one configuration once (cache folder set through ``SCENARIOGEN_CACHE_DIR``)."""
+    """Run one configuration once (cache folder set through ``SCENARIOGEN_CACHE_DIR``;
+    ``settings``: the store's, default from the environment)."""
     from generator.generate.pipeline import Pipeline
     from generator.generate.run_config import GenerateConfig
     from generator.llm.client import LLMClient
@@ -153,12 +167,13 @@ async def run_one(
         concurrency=cfg.concurrency, batch_size=cfg.batch_size, baseline=cfg.baseline,
         run_id=f"{cfg.experiment}-{cfg.label.replace('=', '')}-{repeat}",
     )
-    started = time.perf_counter()
-    summary = await Pipeline(gen, llm_client=client).run()
-    wall = time.perf_counter() - started
-    calls: list[tuple[float, float]] = list(getattr(model, "calls", []))
-    chain = critical_chain(calls)
-    median_call = statistics.median(c[1] for c in calls) if calls else 0.0
+    thread = threading.get_ident()
+    started, cpu_started = time.monotonic(), time.thread_time()
+    summary = await Pipeline(gen, settings=settings, llm_client=client).run()
+    ended, cpu_ended = time.monotonic(), time.thread_time()
+    calls = client.timings if client is not None else []
+    path = critical_path(calls, start=started, end=ended, cpu_start=cpu_started,
+                         cpu_end=cpu_ended, thread=thread)
     quality = None
     if score:
         from generator.plugins import evaluation
@@ -168,9 +183,14 @@ async def run_one(
             evaluation().score_100, Path(summary.path) / "scenarios.json"
         )
     return RunResult(
-        config=cfg, repeat=repeat, wall_s=round(wall, 3), accepted=summary.total,
-        llm_calls=len(calls), critical_calls=chain, bound_s=round(chain * median_call, 3),
-        quality=quality, timings=summary.timings,
+        config=cfg, repeat=repeat, wall_s=round(path.wall_s, 3), accepted=summary.total,
+        llm_calls=len(calls), critical_calls=len(path.chain), bound_s=round(path.bound_s, 3),
+        chain_call_s=round(path.calls_s, 3), chain_cpu_s=round(path.cpu_s, 3),
+        queue_s=round(path.queue_s, 3), waiting_s=round(path.waiting_s, 3),
+        behind_calls_s=round(path.behind_calls_s, 3),
+        slots_bound_s=round(sum(c.seconds for c in calls) / client.parallel_calls, 3)
+        if client is not None else 0.0,
+        cpu_off_chain_s=round(path.cpu_off_chain_s, 3), quality=quality, timings=summary.timings,
     )
 
 
@@ -193,6 +213,9 @@ def summarise(results: list[RunResult]) -> list[Row]:
             accepted_per_s=round(statistics.median(r.accepted / r.wall_s for r in runs), 3),
             llm_calls=statistics.median(r.llm_calls for r in runs),
             wall_over_bound=round(statistics.median(bounds), 3) if bounds else None,
+            queue_s=round(statistics.median(r.queue_s for r in runs), 3),
+            waiting_s=round(statistics.median(r.waiting_s for r in runs), 3),
+            behind_calls_s=round(statistics.median(r.behind_calls_s for r in runs), 3),
             quality=round(statistics.median(scores), 2) if scores else None,
         ))
     return rows
@@ -203,8 +226,9 @@ def render_markdown(rows: list[Row], meta: dict[str, Any]) -> str:
     lines = ["# scenariogen bench experiments", ""]
     lines += [f"- {k}: {v}" for k, v in meta.items()]
     lines += ["", "| experiment | config | runs | wall min / median / max (s) | speed-up | "
-              "accepted/s | LLM calls | wall / bound | quality |",
-              "|---|---|---|---|---|---|---|---|---|"]
+              "accepted/s | LLM calls | wall / bound | gap: queue / behind calls / idle (s) | "
+              "quality |",
+              "|---|---|---|---|---|---|---|---|---|---|"]
 
     def f(x: float | None, d: int = 2) -> str:
         return "–" if x is None else f"{x:.{d}f}"
@@ -213,11 +237,17 @@ def render_markdown(rows: list[Row], meta: dict[str, Any]) -> str:
         lines.append(
             f"| {r.experiment} | {r.label} | {r.runs} | {r.wall_min:.2f} / {r.wall_median:.2f} / "
             f"{r.wall_max:.2f} | {f(r.speedup)}× | {r.accepted_per_s:.2f} | {r.llm_calls:g} | "
-            f"{f(r.wall_over_bound)} | {f(r.quality, 1)} |"
+            f"{f(r.wall_over_bound)} | {r.queue_s:.2f} / {r.behind_calls_s:.2f} / "
+            f"{r.waiting_s - r.behind_calls_s:.2f} | {f(r.quality, 1)} |"
         )
     lines += ["", "speed-up = median wall of the experiment's first configuration / this one's; "
-              "wall / bound = wall over the LLM critical path (longest chain of sequential "
-              "calls × median call seconds)."]
+              "wall / bound = wall over the critical path of the run's call graph (the "
+              "longest chain of dependent LLM calls at their measured durations + the event "
+              "loop's CPU in the chain's gaps; ≥ 1 by construction); the gap wall − bound is "
+              "the chain's calls queueing for a client slot + the loop off the CPU in the "
+              "chain's gaps while calls off the chain were in flight (ordered first by a "
+              "concurrency limit, not a dependency) + idle (store I/O, pool threads, draw "
+              "workers)."]
     return "\n".join(lines) + "\n"
 
 

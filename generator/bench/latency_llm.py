@@ -1,15 +1,28 @@
 """A latency-simulating chat model for speed experiments (langchain ``BaseChatModel``).
 
-It stands in for a real endpoint: each call waits ``call_latency_s`` plus
-``token_latency_s`` per reply token (asyncio sleep on the async path, so concurrent calls
-overlap as they would against a server), fails with probability ``failure_rate`` (a
-garbled reply, which the pipeline rejects and repairs), and otherwise replies with valid
-JSON for the generator's prompts: verbalise and repair (one item per task in the prompt,
-built from the task's mentions, constraint, rubric tools and answer; a repair words the
-task afresh, its choices drawn with the failed attempt), open scenarios (with their
-category) and the budget proposal (an empty proposal: the profile's weights are used). Replies are
-deterministic given the prompt and the seed. Every call's start and duration is recorded
-(``calls``) for the bound computation.
+It stands in for a real endpoint. Each call waits
+
+    delay = call_latency_s                       (time to first token)
+          + token_latency_s       × output tokens (the reply)
+          + input_token_latency_s × input tokens  (the prompt: every message's text)
+
+with tokens counted from the text by one rule, :func:`count_tokens`: a token is four
+characters, rounded up (``ceil(len(text) / 4)``; an empty text is 0 tokens). The input
+text is the messages' contents joined by newlines, as the prompt the model reads.
+
+The wait is an asyncio sleep on the async path, so concurrent calls overlap as they would
+against a server. ``bench experiments`` defaults to 0.5 s + 10 ms per output token
+(``DEFAULT_*`` below); the flat model (``token_latency_s = input_token_latency_s = 0``,
+1 s a call) is the old zero-token-cost stand-in, on request only.
+
+A call fails with probability ``failure_rate`` (a garbled reply, which the pipeline rejects
+and repairs), and otherwise replies with valid JSON for the generator's prompts: verbalise
+and repair (one item per task in the prompt, built from the task's mentions, constraint,
+rubric tools and answer; a repair words the task afresh, its choices drawn with the failed
+attempt), open scenarios (with their category) and the budget proposal (an empty proposal:
+the profile's weights are used). Replies are deterministic given the prompt and the seed.
+Every call's start and duration is recorded (``calls``); tests inject the clock and the
+sleep (:meth:`LatencyChatModel.use_clock`) so no test waits for real.
 """
 
 from __future__ import annotations
@@ -17,8 +30,10 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+import math
 import re
 import time
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from langchain_core.callbacks import (
@@ -29,6 +44,13 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 from pydantic import Field, PrivateAttr
+
+# The default latency model of `bench experiments` and the old flat one (on request).
+DEFAULT_TTFT_S = 0.5
+DEFAULT_OUTPUT_TOKEN_S = 0.010
+DEFAULT_INPUT_TOKEN_S = 0.0
+FLAT_CALL_S = 1.0
+TOKEN_RULE = "ceil(characters / 4) per text; input = the messages joined by newlines"
 
 _TASKS = re.compile(r"Tasks? \(JSON\):\n(.*?)\n\n", re.S)
 _OPEN = re.compile(r"Write (\d+) open (\w+) requests")
@@ -75,6 +97,18 @@ def _item(task: dict[str, Any], salt: str = "") -> dict[str, Any]:
     return {"seed_key": key, "text": text, "characteristic_form": form}
 
 
+def count_tokens(text: str) -> int:
+    """Tokens of ``text`` by the stand-in's rule: four characters a token, rounded up."""
+    return math.ceil(len(text) / 4)
+
+
+def call_delay(
+    prompt: str, reply: str, *, ttft_s: float, output_token_s: float, input_token_s: float = 0.0
+) -> float:
+    """Seconds one call takes under the token-priced model (formula in the module docstring)."""
+    return ttft_s + output_token_s * count_tokens(reply) + input_token_s * count_tokens(prompt)
+
+
 def reply_for(prompt: str) -> str:
     """A valid reply to one of the generator's prompts."""
     match = _TASKS.search(prompt)
@@ -104,11 +138,19 @@ def reply_for(prompt: str) -> str:
 class LatencyChatModel(BaseChatModel):
     """Valid replies after a simulated latency; see the module docstring."""
 
-    call_latency_s: float = Field(default=1.0, ge=0, description="Seconds per call")
+    call_latency_s: float = Field(
+        default=1.0, ge=0, description="Seconds per call before the first token"
+    )
     token_latency_s: float = Field(default=0.0, ge=0, description="Seconds per reply token")
+    input_token_latency_s: float = Field(
+        default=0.0, ge=0, description="Seconds per prompt token"
+    )
     failure_rate: float = Field(default=0.0, ge=0, le=1, description="Share of garbled replies")
     seed: int = Field(default=0, description="Seed of the failure draws")
     _calls: list[tuple[float, float]] = PrivateAttr(default_factory=list)
+    _clock: Callable[[], float] = PrivateAttr(default_factory=lambda: time.perf_counter)
+    _sleep: Callable[[float], Awaitable[Any]] = PrivateAttr(default_factory=lambda: asyncio.sleep)
+    _sync_sleep: Callable[[float], Any] = PrivateAttr(default_factory=lambda: time.sleep)
 
     @property
     def _llm_type(self) -> str:
@@ -116,8 +158,32 @@ class LatencyChatModel(BaseChatModel):
 
     @property
     def calls(self) -> list[tuple[float, float]]:
-        """(start, seconds) of every call, perf_counter clock."""
+        """(start, seconds) of every call, on the model's clock (perf_counter unless set)."""
         return list(self._calls)
+
+    def parameters(self) -> dict[str, Any]:
+        """The latency model as the bench report states it."""
+        flat = self.token_latency_s == 0 and self.input_token_latency_s == 0
+        return {
+            "kind": "flat" if flat else "tokens",
+            "ttft_s": self.call_latency_s,
+            "output_token_s": self.token_latency_s,
+            "input_token_s": self.input_token_latency_s,
+            "token_rule": TOKEN_RULE,
+            "failure_rate": self.failure_rate,
+        }
+
+    def use_clock(
+        self,
+        clock: Callable[[], float],
+        sleep: Callable[[float], Awaitable[Any]],
+        sync_sleep: Callable[[float], Any] | None = None,
+    ) -> LatencyChatModel:
+        """Wait and time with these instead of the real clock (tests); returns the model."""
+        self._clock, self._sleep = clock, sleep
+        if sync_sleep is not None:
+            self._sync_sleep = sync_sleep
+        return self
 
     def _plan(self, messages: list[BaseMessage]) -> tuple[str, float]:
         prompt = "\n".join(str(m.content) for m in messages)
@@ -125,8 +191,10 @@ class LatencyChatModel(BaseChatModel):
         draw = _digest(str(self.seed), prompt, str(len(self._calls))) / 2**64
         if draw < self.failure_rate:
             reply = '{"items": [ {"seed_key": "garbled'
-        tokens = max(1, len(reply) // 4)
-        return reply, self.call_latency_s + tokens * self.token_latency_s
+        return reply, call_delay(
+            prompt, reply, ttft_s=self.call_latency_s, output_token_s=self.token_latency_s,
+            input_token_s=self.input_token_latency_s,
+        )
 
     def _result(self, reply: str) -> ChatResult:
         return ChatResult(generations=[ChatGeneration(message=AIMessage(reply))])
@@ -139,9 +207,9 @@ class LatencyChatModel(BaseChatModel):
         **kwargs: Any,
     ) -> ChatResult:
         reply, wait = self._plan(messages)
-        start = time.perf_counter()
-        time.sleep(wait)
-        self._calls.append((start, time.perf_counter() - start))
+        start = self._clock()
+        self._sync_sleep(wait)
+        self._calls.append((start, self._clock() - start))
         return self._result(reply)
 
     async def _agenerate(
@@ -152,7 +220,7 @@ class LatencyChatModel(BaseChatModel):
         **kwargs: Any,
     ) -> ChatResult:
         reply, wait = self._plan(messages)
-        start = time.perf_counter()
-        await asyncio.sleep(wait)
-        self._calls.append((start, time.perf_counter() - start))
+        start = self._clock()
+        await self._sleep(wait)
+        self._calls.append((start, self._clock() - start))
         return self._result(reply)

@@ -70,9 +70,13 @@ class ComposedSeeds:
         max_misses: int = MAX_MISSES,
         wait_pool: WaitPool | None = None,
         peek_own: PeekOwn | None = None,
+        took_parent: Callable[[TaskSeed], None] | None = None,
     ) -> None:
         self.pool = pool
         self.wait_pool = wait_pool
+        # Told of each accepted parent taken from the pool (the LLM call graph: a composed
+        # seed depends on the calls that got its parent accepted).
+        self.took_parent = took_parent
         self.compose = compose
         self.draw_parent = draw_parent
         self.draw_own = draw_own
@@ -93,6 +97,8 @@ class ComposedSeeds:
         if self.wait_pool is not None and i >= len(self.pool):
             await self.wait_pool(i)
         if i < len(self.pool):
+            if self.took_parent is not None:
+                self.took_parent(self.pool[i])
             return self.pool[i]
         if self._parents is None:  # the pool is final from here on
             self._parents = {params_key(p) for p in self.pool}

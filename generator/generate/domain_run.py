@@ -30,6 +30,7 @@ from generator.generate.model import (
 )
 from generator.generate.run_folder import AcceptedLine, RunFolder
 from generator.generate.verbalise_llm import LLMVerbaliser, VerbaliseFailure
+from generator.llm.timing import join
 
 if TYPE_CHECKING:
     from generator.generate.dedup import DedupIndex
@@ -123,6 +124,11 @@ class DomainJob:
     # call overlaps the first batch, batches carry spares (SPARE_SHARE, whole batches) and
     # rejected drafts are repaired only when the batch's passing drafts fall short.
     overlap_llm: bool = False
+    # Seeds per verbalise call on the overlap_llm path (None: batch_size): a batch's seeds
+    # spread over concurrent calls up to the endpoint's limit, ceil(batch_size / L) each
+    # (L = LLMClient.parallel_calls): under a per-token cost a 10-seed reply is ~10× as
+    # long as a 1-seed one, so one big call puts its whole length on the critical path.
+    call_size: int | None = None
 
 
 def scenario_uuid(asset_class: str, seed: TaskSeed | None, text: str) -> str:
@@ -421,17 +427,19 @@ class DomainRunner:
         try:
             for cand, task in zip(candidates, draws, strict=True):
                 seed = await task
+                join([task])  # a composed seed depends on its parent's acceptance calls
                 if not keep(cand, seed):
                     continue
                 assert seed is not None
                 live.append((cand, seed))
                 pending.append(seed)
-                if len(pending) == job.batch_size:
+                if len(pending) == (job.call_size or job.batch_size):
                     calls.append(asyncio.create_task(llm.verbalise(pending, job.core_tools)))
                     pending = []
             if pending:
                 calls.append(asyncio.create_task(llm.verbalise(pending, job.core_tools)))
             replies = await asyncio.gather(*calls)
+            join(calls)
         finally:
             for t in (*draws, *calls):
                 if not t.done():
@@ -590,7 +598,9 @@ class DomainRunner:
             if not live:
                 continue
             if opening is not None:
-                await self._take_open(await opening)
+                opened = await opening
+                join([opening])
+                await self._take_open(opened)
                 opening, reserved = None, 0
             vetted = await self._vet_batch(live, drafts)
             for (cand, seed), outcome in zip(live, vetted, strict=True):
@@ -616,4 +626,6 @@ class DomainRunner:
             if job.on_batch is not None:
                 await job.on_batch()  # e.g. scenarios.json follows accepted.jsonl
         if opening is not None:  # no batch was verbalised: the open drafts still count
-            await self._take_open(await opening)
+            opened = await opening
+            join([opening])
+            await self._take_open(opened)

@@ -7,6 +7,7 @@ import asyncio
 import logging
 import platform
 import secrets
+import threading
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -227,11 +228,13 @@ class Pipeline:
 
     async def _run(self, asset: Any, resumed: list[AcceptedLine]) -> RunSummary:
         from generator.generate import stages
-        from generator.llm.timing import llm_timing
+        from generator.llm.timing import critical_path, llm_timing
         from generator.profile.build import build_profile
 
         cfg = self.config
         t_total = time.perf_counter()
+        # The run's clocks for its critical path (generator.llm.timing.critical_path).
+        path_start = (time.monotonic(), time.thread_time(), threading.get_ident())
         client = self._client()
 
         # The fleet snapshot (store-bound, a worker thread) loads while the rest of the
@@ -429,9 +432,16 @@ class Pipeline:
             shortfalls=[s.model_dump() for s in shortfalls],
             timings=self.timings,
             tokens=summary.tokens,
-            llm_timing=llm_timing(
-                client.timings if client is not None else [], self.timings.get("total", 0.0)
-            ),
+            llm_timing={
+                **llm_timing(
+                    client.timings if client is not None else [], self.timings.get("total", 0.0)
+                ),
+                "critical_path": critical_path(
+                    client.timings if client is not None else [], start=path_start[0],
+                    end=time.monotonic(), cpu_start=path_start[1], cpu_end=time.thread_time(),
+                    thread=path_start[2],
+                ).report(),
+            },
             finished_at=datetime.now(UTC).isoformat(timespec="seconds"),
         )
         self.folder.write_manifest(manifest)

@@ -52,6 +52,7 @@ from generator.generate.validate import against_index, against_tasks
 from generator.generate.verbalise_llm import LLMVerbaliser
 from generator.generate.verbalise_template import TemplateVerbaliser
 from generator.heap import HeapState, freeze, thaw
+from generator.llm.timing import frontier, join_calls
 from generator.tools.registry import ToolContext, load_tools
 
 if TYPE_CHECKING:
@@ -199,6 +200,8 @@ class RunEnv:
     model_label: str
     families: dict[str, list[FamilySpec]]
     accepted_seeds: dict[str, list[TaskSeed]] = field(default_factory=dict)
+    # LLM calls an accepted seed's acceptance depended on, by id(seed) (the call graph)
+    accepted_after: dict[int, tuple[int, ...]] = field(default_factory=dict)
     slot_seeds: SlotSeeds = field(default_factory=SlotSeeds)
     snapshot: FleetSnapshot | None = None
     composed: dict[str, ComposedSeeds] = field(default_factory=dict)
@@ -301,6 +304,7 @@ class RunEnv:
                 lambda i: draw_seed(spec, ctx, i),
                 wait_pool=wait_pool,
                 peek_own=lambda i: peek_seed(spec, ctx, i),
+                took_parent=lambda p: join_calls(self.accepted_after.get(id(p), ())),
             )
             self.composed[spec.name] = stream
         return stream
@@ -351,6 +355,7 @@ class RunEnv:
         """Remember accepted seeds so multi-agent chains can compose from them."""
         if line.seed is not None:
             self.accepted_seeds.setdefault(line.seed.family, []).append(line.seed)
+            self.accepted_after[id(line.seed)] = frontier()
             async with self.accepted_changed:
                 self.accepted_changed.notify_all()
 
@@ -407,6 +412,9 @@ class RunEnv:
             progress=progress,
             on_accept=self.on_accept,
             overlap_llm=self.llm is not None and not cfg.baseline,
+            call_size=math.ceil(cfg.batch_size / self.llm.client.parallel_calls)
+            if self.llm is not None and not cfg.baseline
+            else None,
         )
 
     def open_target(self, domain: str, quota: int) -> int | None:

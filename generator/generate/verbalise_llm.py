@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from generator.generate.model import Draft, TaskSeed
 from generator.generate.surface_forms import spoken_sensor
+from generator.llm.timing import join
 from generator.vocabulary import Vocabulary, load_vocabulary
 
 if TYPE_CHECKING:
@@ -205,7 +206,9 @@ class LLMVerbaliser:
         :meth:`prefetch_open` call with the same request, when one was made)."""
         early = self._early.pop((domain, k, tuple(tools)), None)
         if early is not None:
-            return await early
+            drafts = await early
+            join([early])
+            return drafts
         return await self._open_call(profile, domain, k, tools)
 
     async def _open_call(

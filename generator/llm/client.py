@@ -47,6 +47,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from generator import safeparse
 from generator.concurrency import fan_out, semaphore, to_thread
 from generator.errors import LLMUnavailable, UserError
+from generator.llm import timing as call_graph
 from generator.llm.backends import make_chat_model
 from generator.llm.fake import estimate_tokens
 from generator.llm.sanitise import clean_text, clean_value
@@ -405,6 +406,12 @@ class LLMClient:
         return cls(spec or LLMSpec(backend="fake"), model, label=label, **kwargs)
 
     @property
+    def parallel_calls(self) -> int:
+        """Calls the endpoint serves at once: the client's concurrency, or 1 for a
+        sync-only local model (its calls queue on one lock)."""
+        return 1 if self._sync_only else self.concurrency
+
+    @property
     def usage(self) -> dict[str, dict[str, int]]:
         """Per stage: calls, attempts, failures, input/output tokens, estimated, latency_ms.
 
@@ -424,11 +431,18 @@ class LLMClient:
         """
         return list(self._timings)
 
-    def _record(self, stage: str, start: float, ok: bool) -> None:
+    def _record(
+        self, stage: str, start: float, ok: bool, request: tuple[float, float, tuple[int, ...]]
+    ) -> None:
+        """Record one invocation; ``request`` is (monotonic, loop CPU, dependencies) at the
+        request, before the queue (see :func:`generator.llm.timing.critical_path`)."""
+        call_id = call_graph.new_call_id()
         self._timings.append(CallTiming(
             start=start, end=time.monotonic(), round=next_round(self._timings, start),
-            stage=stage, ok=ok,
+            stage=stage, ok=ok, call_id=call_id, requested=request[0], after=request[2],
+            cpu_requested=request[1], cpu_end=time.thread_time(), thread=threading.get_ident(),
         ))
+        call_graph.advance(call_id)
 
     def _stage(self, stage: str) -> dict[str, int]:
         return self._usage.setdefault(stage, dict.fromkeys(USAGE_KEYS, 0))
@@ -584,6 +598,7 @@ class LLMClient:
             counts["attempts"] += 1
             handler = _UsageHandler()
             started = time.perf_counter()
+            request = (time.monotonic(), time.thread_time(), call_graph.frontier())
             try:
                 async with semaphore("llm", self.concurrency):
                     await self._wait_turn()
@@ -591,9 +606,9 @@ class LLMClient:
                     try:
                         reply = await self._invoke_once(runnable, messages, handler)
                     except BaseException:
-                        self._record(stage, call_start, ok=False)
+                        self._record(stage, call_start, False, request)
                         raise
-                    self._record(stage, call_start, ok=True)
+                    self._record(stage, call_start, True, request)
             except Exception as exc:
                 failure = classify_error(exc)
                 if failure is None:

@@ -1,4 +1,4 @@
-"""The bench machinery without timings: stand-in LLM replies, the critical chain, the plan
+"""The bench machinery without timings: stand-in LLM replies, the plan
 and the summary arithmetic (timing goals live in `scenariogen bench`, not here)."""
 
 from __future__ import annotations
@@ -11,7 +11,6 @@ from langchain_core.messages import HumanMessage
 from generator.bench.experiments import (
     BenchConfig,
     RunResult,
-    critical_chain,
     plan,
     render_markdown,
     summarise,
@@ -45,14 +44,6 @@ async def test_the_stand_in_waits_records_and_fails_at_its_rate() -> None:
     always = LatencyChatModel(call_latency_s=0.0, failure_rate=1.0)
     with pytest.raises(json.JSONDecodeError):
         json.loads(str((await always.ainvoke(msg)).content))
-
-
-def test_critical_chain_counts_strictly_sequential_calls() -> None:
-    # Calls (start, seconds): a 0-1, b 0.5-1.5 (overlaps a), c 1-2 (after a), d 2.1-3 (after c)
-    calls = [(0.0, 1.0), (0.5, 1.0), (1.0, 1.0), (2.1, 0.9)]
-    assert critical_chain(calls) == 3  # a → c → d
-    assert critical_chain([]) == 0
-    assert critical_chain([(0.0, 1.0)] * 5) == 1  # five parallel calls are one round
 
 
 def test_plan_and_summary_ratios() -> None:

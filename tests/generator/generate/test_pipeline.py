@@ -284,6 +284,11 @@ async def test_fake_llm_garbage_is_rejected_with_reasons_and_repaired(
     rounds = timing["critical_rounds"]
     assert abs(timing["bound_s"] - rounds * timing["median_s"]) <= rounds * 0.0005 + 0.0005
     assert timing["wall_s"] == round(summary.timings["total"], 3)
+    # the critical path of the call graph: repairs depend on the call that worded their
+    # seed, so the chain holds at least two calls, and it never exceeds the wall
+    path = timing["critical_path"]
+    assert path["chain_calls"] >= 2 and 0 < path["bound_s"] <= path["wall_s"]
+    assert path["wall_over_bound"] >= 1
 
 
 def test_a_fake_that_always_fails_gives_a_shortfall_and_exit_code_3(
