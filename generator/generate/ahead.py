@@ -96,7 +96,7 @@ def default_workers() -> int:
     """None: the run draws in its own process unless ``--draw-workers N`` asks for workers.
 
     Measured as whole commands on 2 cores (issue 31; alternating runs, median of 3,
-    ``generate transformer -n 1000``, identical output): one fork worker 28.97 s wall and
+    ``generate -n 1000`` of the default class, identical output): one fork worker 28.97 s wall and
     28.1 s CPU, in-process 23.52 s and 21.2 s; the workers' start-up and hand-offs cost
     more than the drawing they take over.
     """
