@@ -34,12 +34,14 @@ class ScaleRow(BaseModel):
                                "aside")
 
 
-def _masked(value: Any) -> Any:
+def masked_timings(value: Any) -> Any:
+    """A dry-run report (or trajectory) with its timings blanked: what must not differ
+    between two runs of the same scenarios."""
     if isinstance(value, dict):
-        return {k: None if k in ("latency_s", "seconds") else _masked(v)
+        return {k: None if k in ("latency_s", "seconds") else masked_timings(v)
                 for k, v in value.items()}
     if isinstance(value, list):
-        return [_masked(v) for v in value]
+        return [masked_timings(v) for v in value]
     return value
 
 
@@ -66,7 +68,7 @@ def run_scale(run_dir: Path, widths: list[int], *, latency: float, sample: int |
                                          scenarios_path=run_dir, executor=executor, workers=w,
                                          concurrency=1, call_latency=latency))
             seconds = time.perf_counter() - t0
-            masked = _masked(report.model_dump(mode="json"))
+            masked = masked_timings(report.model_dump(mode="json"))
             first = masked if first is None else first
             base = rows[0].seconds * rows[0].workers if rows else seconds * w
             rows.append(ScaleRow(workers=w, scenarios=report.scenarios,

@@ -13,6 +13,7 @@ import pytest
 
 from eval.audit.raw import RawStore
 from eval.audit.run import AuditReport, audit_run
+from eval.bench_scale import masked_timings
 from eval.dryrun import run_dry
 from eval.grade_answers import load_scenarios
 from eval.model import DryRunResult
@@ -36,20 +37,10 @@ def small_run(seeded_settings: StoreSettings, tmp_path_factory: pytest.TempPathF
     return out / "r"
 
 
-def _masked(value: Any) -> Any:
-    """Timings blanked: everything else must be identical."""
-    if isinstance(value, dict):
-        return {k: None if k in ("latency_s", "seconds") else _masked(v)
-                for k, v in value.items()}
-    if isinstance(value, list):
-        return [_masked(v) for v in value]
-    return value
-
-
 def _folder(out: Path) -> dict[str, Any]:
     files = {"dryrun.json": out / "dryrun.json",
              **{f"trajectories/{p.name}": p for p in (out / "trajectories").glob("*.json")}}
-    return {name: _masked(json.loads(p.read_text())) for name, p in sorted(files.items())}
+    return {name: masked_timings(json.loads(p.read_text())) for name, p in sorted(files.items())}
 
 
 def _dry(run: Path, settings: StoreSettings, out: Path, **kw: Any) -> Any:
