@@ -419,9 +419,13 @@ class FamilyContext:
         return await self._once(self._draws, MAX_DRAWS_KEPT, family_name, draw, make)
 
     def kept_draw(self, family_name: str, draw: int) -> tuple[bool, TaskSeed | None]:
-        """``(True, seed)`` when :meth:`draw_once` keeps that draw, else ``(False, None)``."""
+        """``(True, seed)`` when :meth:`draw_once` keeps that draw, else ``(False, None)``.
+        A kept draw's drops go to the capture, as when it was made (:meth:`capturing_drops`)."""
         key = (self.run_seed, family_name, draw)
-        return (True, self._draws[key]) if key in self._draws else (False, None)
+        if key not in self._draws:
+            return False, None
+        self._replay_drops(family_name, draw)
+        return True, self._draws[key]
 
     async def probe_once(
         self, family_name: str, draw: int, make: Callable[[], Awaitable[Probe | None]]
@@ -451,10 +455,13 @@ class FamilyContext:
         key = (self.run_seed, family_name, draw)
         if key in kept:
             kept.move_to_end(key)
+            self._replay_drops(family_name, draw)
             return kept[key]
         pending = self._pending.get((id(kept), *key))
         if pending is not None:
-            return cast(T, await asyncio.shield(pending))
+            value = cast(T, await asyncio.shield(pending))
+            self._replay_drops(family_name, draw)
+            return value
         made: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         self._pending[(id(kept), *key)] = made
         try:
@@ -479,9 +486,19 @@ class FamilyContext:
         if self._capture is not None:
             self._capture.append((family_name, reason, draw))
 
+    def _replay_drops(self, family_name: str, draw: int) -> None:
+        """Capture the drops making a draw recorded, when the draw is taken as kept."""
+        if self._capture is None:
+            return
+        for reason, draws in self._gate_drops.get(family_name, {}).items():
+            if draw in draws:
+                self._capture.append((family_name, reason, draw))
+
     @contextmanager
     def capturing_drops(self) -> Iterator[list[tuple[str, str, int]]]:
-        """The drops recorded inside the block, as ``(family, reason, draw)``, in order."""
+        """The drops of the draws made or taken as kept inside the block, as ``(family,
+        reason, draw)``: a draw's drops are a function of the draw, so a worker whose
+        context kept a draw (made for work the run never took) still hands them over."""
         saved, self._capture = self._capture, []
         try:
             yield self._capture

@@ -167,16 +167,9 @@ class SlotSeeds:
     def resume(self, family: str, state: LaneState) -> None:
         """Go on with a lane another process made up to ``state.slot`` (its earlier seeds
         are not all here: only later slots may be asked for). A lane this process made
-        before, up to an earlier slot, is replaced.
-
-        Raises:
-            ValueError: This lane already holds slots from ``state.slot`` on.
-        """
-        if len(self.lanes.get(family, _Lane()).seeds) > state.slot:
-            raise ValueError(
-                f"lane {family!r} already holds slots from {state.slot} on; it cannot be "
-                "resumed there"
-            )
+        before is replaced, even one holding later slots: a worker may have made those for
+        work the run then took back (they equal the run's, but the run's state is the one
+        handed over)."""
         self.lanes[family] = _Lane(
             seeds=[None] * state.slot, tasks=set(state.tasks), dry_run=state.dry_run,
             stale_run=state.stale_run,

@@ -259,17 +259,20 @@ async def test_a_lane_being_made_has_no_state_and_a_resumed_lane_goes_on() -> No
     assert await slot_seed(other, spec, 2, 0.0, one) is None
     assert drawn == [0, 1, 2]  # the resumed lane drew only its own next slot
     assert other.state("fam") == LaneState(3, frozenset({"t"}), 0, 3)
-    with pytest.raises(ValueError, match="already holds slots"):
-        other.resume("fam", LaneState(2, frozenset(), 0, 0))
     # a lane made here before, up to an earlier slot, is replaced (handed back and forth)
     other.resume("fam", LaneState(5, frozenset({"t", "u"}), 1, 0))
     assert other.state("fam") == LaneState(5, frozenset({"t", "u"}), 1, 0)
+    # so is one holding later slots (a worker's chunk the run could no longer cancel)
+    other.resume("fam", LaneState(2, frozenset(), 0, 0))
+    assert other.state("fam") == LaneState(2, frozenset(), 0, 0)
+    assert await slot_seed(other, spec, 2, 0.0, one) is None
+    assert drawn == [0, 1, 2, 2]
 
 
 async def test_plain_draws_carry_all_their_drops(seeded_settings: StoreSettings) -> None:
     """A worker's plain draw carries every drop making it recorded, each under its own
-    index, so the run can count them as if it had drawn; a context that drew them before
-    records nothing again (hence the worker's own fresh context for plain draws)."""
+    index, so the run can count them as if it had drawn, whether the worker made them or had
+    them kept."""
     from generator.generate.families import FAMILIES, draw_seed, load_families, params_key
     from tests.generator.generate.test_families import ASSET, family_context, grounded_profile
 
@@ -299,8 +302,11 @@ async def test_plain_draws_carry_all_their_drops(seeded_settings: StoreSettings)
         for _, reason, _ in set(m.drops):
             counted[reason] = counted.get(reason, 0) + 1
     assert counted == reference.gate_drops[spec.name]
+    # a context that drew them before hands the same drops over: a worker's chunk the run
+    # could not cancel any more (it was running) leaves its draws kept in the worker
     again = await ahead.make_draws(reference, spec.name, draws.start, draws.stop)
-    assert all(m.drops == () for m in again)
+    assert [set(m.drops) for m in again] == [set(m.drops) for m in made]
+    assert any(m.drops for m in again)
 
 
 def test_a_lane_is_taken_back_only_where_the_run_left_it() -> None:
@@ -325,3 +331,38 @@ async def test_by_default_the_run_draws_in_its_own_process(
     pipeline = Pipeline(cfg, settings=seeded_settings)
     summary = await pipeline.run()
     assert summary.total == 12 and pipeline.draw_ahead is None
+
+
+async def test_a_worker_hands_over_the_drops_of_slots_it_made_for_work_the_run_dropped(
+    seeded_settings: StoreSettings,
+) -> None:
+    """A chunk the run could no longer cancel (it was running when the run took the family
+    back) still ran in the worker: its draws stay kept there. When the family comes back to
+    that worker, the slots it makes carry the same drops as a worker that never ran it."""
+    from generator.generate.families import FAMILIES, load_families
+    from generator.generate.stages import SlotSeeds
+    from tests.generator.generate.test_families import ASSET, family_context, grounded_profile
+
+    load_families(ASSET)
+    profile = await grounded_profile(seeded_settings)
+    spec = FAMILIES.get("fmsr_health_index")  # its gate drops extra draws of the test fleet
+    share, stop = 0.5, 24
+
+    clean = await ahead.make_slots(
+        family_context(profile, seeded_settings, 4242), SlotSeeds(), spec.name, share, 0, stop
+    )
+    assert any(m.drops for m in clean[8:])
+    # the worker ran a chunk of slots 0..stop-1 whose results the run dropped
+    ctx, lanes = family_context(profile, seeded_settings, 4242), SlotSeeds()
+    await ahead.make_slots(ctx, lanes, spec.name, share, 0, stop)
+    # ...then the family comes back to it from slot 8, as the run left the lane there
+    run_lanes = SlotSeeds()
+    await ahead.make_slots(
+        family_context(profile, seeded_settings, 4242), run_lanes, spec.name, share, 0, 8
+    )
+    state = run_lanes.state(spec.name)
+    assert state is not None
+    again = await ahead.make_slots(ctx, lanes, spec.name, share, 8, stop, resume=state)
+
+    assert [m.seed for m in again] == [m.seed for m in clean[8:]]
+    assert [set(m.drops) for m in again] == [set(m.drops) for m in clean[8:]]
