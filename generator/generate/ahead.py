@@ -288,7 +288,6 @@ class DrawAhead:
         self.slots_taken = 0  # slots the run took from the workers
         self.adopted = 0  # families the run made for a while, then handed to the workers
         self.taken_back = 0  # families the run took back from a worker behind with its work
-        self._untaken: dict[tuple[str, int], SlotMade] = {}
         self._draw_lanes: dict[str, _DrawLane] = {}
         self.draws_taken = 0  # plain draws the run took from the workers
         self.draws_queued = 0  # times the run drew rather than wait for a queued chunk
@@ -425,11 +424,6 @@ class DrawAhead:
             LookupError: The workers do not make it (see :meth:`_lane`): the caller makes
                 it, or has made it, itself.
         """
-        untaken = self._untaken.pop((family, slot), None)
-        if untaken is not None:  # made by a worker before the run took the family back
-            self._record(family, untaken)
-            self.slots_taken += 1
-            return untaken.seed
         lane = self._lane(family, kept)
         if lane is None or slot < lane.start.slot:
             raise LookupError(family)
@@ -466,15 +460,18 @@ class DrawAhead:
         """The run makes the family's slots again, from the last one the worker made: its
         next chunk waits in the worker's queue behind other work (the run would wait for
         it). The lane's state then is the state the workers took it with, the tasks of the
-        slots they made and the run lengths after the last of them. Slots made and not yet
-        taken are taken as the run reaches them (:meth:`slot`)."""
+        slots they made and the run lengths after the last of them. The run asks for a slot
+        past those, so it has reached them all (a run making its own slots makes every
+        earlier one first): their drops and outputs are recorded now, even for slots whose
+        candidates the run never asks for again."""
         for future in lane.asked:
             future.cancel()  # queued behind the first, which was
         first = lane.start.slot
         after = lane.made[-1].after if lane.made else (lane.start.dry_run, lane.start.stale_run)
         kept.take_back(family, lane.start, [m.seed for m in lane.made], after)
-        for k in range(lane.taken, first + len(lane.made)):
-            self._untaken[(family, k)] = lane.made[k - first]
+        for made in lane.made[lane.taken - first:]:
+            self._record(family, made)
+            self.slots_taken += 1
         del self._lanes[family]
         self.given_back.add(family)
         self.taken_back += 1

@@ -366,3 +366,34 @@ async def test_a_worker_hands_over_the_drops_of_slots_it_made_for_work_the_run_d
 
     assert [m.seed for m in again] == [m.seed for m in clean[8:]]
     assert [set(m.drops) for m in again] == [set(m.drops) for m in clean[8:]]
+
+
+async def test_a_family_taken_back_counts_the_drops_of_every_slot_the_worker_made(
+    seeded_settings: StoreSettings,
+) -> None:
+    """The run takes a family back when it asks for a slot past the worker's last one: it
+    goes on from there, so it has reached every slot the worker made (as a run making its
+    slots itself would, slot by slot) and counts their drops now, even those of slots whose
+    candidates it never asks for again."""
+    from generator.generate.stages import LaneState, SlotSeeds
+    from tests.generator.generate.test_families import family_context, grounded_profile
+
+    ctx = family_context(await grounded_profile(seeded_settings), seeded_settings, 4242)
+    helper = ahead.DrawAhead(ctx, workers=0)
+    kept = SlotSeeds()
+    start = kept.state("fam")
+    assert start is not None
+    lane = ahead._Lane(pool=None, share=0.0, start=start)  # type: ignore[arg-type]
+    lane.made = [
+        ahead.SlotMade(None, (("fam", "reading", 1000 + k),), None, after=(0, k + 1))
+        for k in range(5)
+    ]
+    for made in lane.made[:2]:  # slots 0 and 1 taken as the run reached them
+        helper._record("fam", made)
+    lane.taken = 2
+    helper._lanes["fam"] = lane
+
+    helper._take_back("fam", lane, kept)
+
+    assert ctx.gate_drops == {"fam": {"reading": 5}}
+    assert kept.state("fam") == LaneState(5, frozenset(), 0, 5)
