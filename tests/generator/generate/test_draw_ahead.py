@@ -225,8 +225,8 @@ def test_a_worker_ends_when_its_run_is_killed() -> None:
 
 async def test_a_lane_being_made_has_no_state_and_a_resumed_lane_goes_on() -> None:
     from generator.generate.families import FamilySpec
+    from generator.generate.lanes import LaneState, SlotSeeds, slot_seed
     from generator.generate.model import TaskSeed
-    from generator.generate.stages import LaneState, SlotSeeds, slot_seed
 
     async def no_plan(*_: Any) -> None:
         return None
@@ -310,7 +310,7 @@ async def test_plain_draws_carry_all_their_drops(seeded_settings: StoreSettings)
 
 
 def test_a_lane_is_taken_back_only_where_the_run_left_it() -> None:
-    from generator.generate.stages import LaneState, SlotSeeds
+    from generator.generate.lanes import LaneState, SlotSeeds
 
     kept = SlotSeeds()
     start = LaneState(0, frozenset({"a"}), 0, 0)
@@ -340,7 +340,7 @@ async def test_a_worker_hands_over_the_drops_of_slots_it_made_for_work_the_run_d
     back) still ran in the worker: its draws stay kept there. When the family comes back to
     that worker, the slots it makes carry the same drops as a worker that never ran it."""
     from generator.generate.families import FAMILIES, load_families
-    from generator.generate.stages import SlotSeeds
+    from generator.generate.lanes import SlotSeeds
     from tests.generator.generate.test_families import ASSET, family_context, grounded_profile
 
     load_families(ASSET)
@@ -375,7 +375,7 @@ async def test_a_family_taken_back_counts_the_drops_of_every_slot_the_worker_mad
     goes on from there, so it has reached every slot the worker made (as a run making its
     slots itself would, slot by slot) and counts their drops now, even those of slots whose
     candidates it never asks for again."""
-    from generator.generate.stages import LaneState, SlotSeeds
+    from generator.generate.lanes import LaneState, SlotSeeds
     from tests.generator.generate.test_families import family_context, grounded_profile
 
     ctx = family_context(await grounded_profile(seeded_settings), seeded_settings, 4242)
