@@ -697,7 +697,9 @@ MODES = ("response", "clarification", "abstain")
 
 def unwrap_mode(answer: Any) -> tuple[str | None, Any]:
     """Upstream's mode-aware answer (``{"response": …}``, ``{"clarification": …}``,
-    ``{"abstain": …}``, also as a JSON string) as (mode, what it holds); else (None, answer)."""
+    ``{"abstain": …}``, also as a JSON string) as (mode, what it holds); else (None, answer).
+    With further keys beside its one mode key (``{"abstain": …, "offer": …}``) the answer
+    keeps its mode and is read whole, so what the other keys say counts too."""
     obj = answer
     if isinstance(answer, str | bytes):
         obj = _json_object(_answer_text(answer)[:1_000_000])
@@ -706,6 +708,11 @@ def unwrap_mode(answer: Any) -> tuple[str | None, Any]:
         if isinstance(key, str) and key.lower() in MODES:
             inner = obj[key]
             return key.lower(), inner if inner not in (None, "", {}) else key.lower()
+    if isinstance(obj, dict):
+        modes = [k.lower() for k, v in obj.items() if isinstance(k, str)
+                 and k.lower() in MODES and v not in (None, "", {}, [], False)]
+        if len(modes) == 1:
+            return modes[0], obj
     return None, answer
 
 

@@ -187,6 +187,20 @@ def test_mode_aware_answers() -> None:
                                               "145 °C hot spot, 101 °C top oil."}).score == 1
 
 
+def test_a_mode_answer_keeps_its_mode_beside_further_keys() -> None:
+    negative = {"id": "n2", "type": "iot", "text": "On what day will WEST-TX03 fail?",
+                "negative": True,
+                "reference_answer": {"answerable": False, "kind": "insufficient_evidence"}}
+    # The abstention stands with what it offers instead beside it.
+    assert grade(negative, {"abstain": "A fail date needs a degradation model here.",
+                            "alternatives": "a review of its oil history"}).score == 1.0
+    assert grade(LOADING_RECORD, '{"abstain": "I would rather not say.", "why": "a guess"}'
+                 ).score == 0.0
+    # An abstain key that is false abstains from nothing.
+    assert grade(negative, {"abstain": False, "response": "It will fail on 3 May 2031."}
+                 ).score < 1.0
+
+
 def test_contract_errors_name_the_family_and_the_fix() -> None:
     with pytest.raises(UserError, match=r"fam.*kind"):
         parse_contracts({"fam": {"x": {"kind": "colour"}}}, "f.yaml")
