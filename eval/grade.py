@@ -125,6 +125,19 @@ REFUSAL_PATTERNS: tuple[str, ...] = (
     r"\bnone of (?:the |my |our )?(?:available )?tools\b",
     # "Not done: my tools are read-only": an action declined.
     r"(?:^|[.!?\n]\s*)not done\b", r"\b(?:tools?|access) (?:is |are )?read[- ]only\b",
+    # "I haven't calculated a mean", "we won't give a date": the figure asked withheld.
+    r"\b(?:i|we)(?:['’]d| would)? (?:have(?:n['’]t| not)|did(?:n['’]t| not)|won['’]t|will not|"
+    r"(?:can|could|would)(?:n['’]t| not)|rather not|am not going to|['’]m not going to) "
+    r"(?:\w+ )?(?:calculat|comput|work(?:ed)? out|estimat|predict|deriv|produc|give|given|"
+    r"provid|quot|guess|speculat|invent|make up)",
+    # "any average would be meaningless", "isn't possible", "makes no sense": no answer exists.
+    r"\bmeaningless\b", r"\b(?:is|are|was|were)(?:n['’]t| not) (?:possible|feasible|meaningful|"
+    r"defined|answerable)\b", r"\b(?:makes?|made) no sense\b",
+    r"\b(?:does|do|did)(?:n['’]t| not) make (?:any )?sense\b",
+    r"\bnothing to (?:report|calculate|compute|average|give|show|predict|return)\b",
+    # "I'm not authorised to", "that is beyond what I may do": an action out of bounds.
+    r"\bnot (?:allowed|permitted|authori[sz]ed|able|in a position) to\b",
+    r"\b(?:beyond|outside) what (?:i|we) (?:can|may|am able to|am allowed to|are allowed to)\b",
 )
 
 
