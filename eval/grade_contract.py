@@ -1157,7 +1157,7 @@ def _denied_before(t: Text, pos: int, limit: int = 48) -> bool:
 # be wrong, or what it says said not to have happened. The subject is the claim itself, so
 # "no corrective order was opened" (which goes along with it) is no dispute.
 _CLAIM_WORDS = (r"(?:claim|report|premise|statement|assumption|story|information|assertion|"
-                r"allegation)")
+                r"allegation)(?:\s+of\s+(?:an?\s+|the\s+)?[\w-]+)?")
 _PREMISE_DISPUTED = re.compile(
     rf"\b{_CLAIM_WORDS}\s+(?:(?:does|did|do|will|can|could)(?:n['’]t|\s+not)|cannot|won['’]t)\s+"
     r"(?:stand(?:\s+up)?|hold(?:\s+up|\s+water)?|check\s+out|add\s+up|survive)\b|"
@@ -1166,7 +1166,7 @@ _PREMISE_DISPUTED = re.compile(
     r"in\s+error|unfounded|baseless|groundless|not\s+(?:right|correct|accurate|true|borne\s+out))\b|"
     rf"\b{_CLAIM_WORDS}\s+(?:isn['’]t|wasn['’]t)\s+(?:right|correct|accurate|true|borne\s+out)\b|"
     r"\b(?:that|this)\s+(?:(?:did|does)(?:n['’]t|\s+not)|never)\s+(?:happen|occur|take\s+place)"
-    r"(?:ed)?\b(?!\s+again)|"
+    r"(?:ed)?\b(?!\s+(?:again|yet))|"
     r"\b(?:that|this)(?:['’]s|\s+is|\s+was)\s+not\s+(?:the\s+case|what\s+happened)\b|"
     r"\b(?:that|this)\s+(?:isn['’]t|wasn['’]t)\s+(?:the\s+case|what\s+happened)\b",
     re.IGNORECASE)

@@ -1313,6 +1313,7 @@ PREMISE_RECORD = _record({"premise_holds": False, "orders": []}, PREMISE_FACTS,
     "That didn't happen. P-7 ran all day on 2 May; no order exists.",
     "I couldn't find any such stall of P-7 on 2 May, and no order was raised.",
     "P-7 doesn't seem to have stalled on 2 May at all; there is no order.",
+    "The report of a stall is wrong: P-7 ran all day on 2 May, and there is no order.",
 ])
 def test_a_premise_disputed_in_an_engineers_words(answer: str) -> None:
     assert grade(PREMISE_RECORD, answer).score == 1.0
@@ -1322,6 +1323,7 @@ def test_a_premise_disputed_in_an_engineers_words(answer: str) -> None:
     # Going along with the premise: what is denied is the order, not the stall.
     "P-7 stalled on 2 May; I couldn't find any order raised after it, so there is none.",
     "After the stall on 2 May no order was raised; the log is not wrong about that.",
+    "P-7 stalled on 2 May. An order after it? That didn't happen yet; there is no order.",
     # Supposed or denied, not said.
     "If the report is mistaken there would be no order, but P-7 did stall; there is no order.",
     "I wouldn't say the claim is wrong: P-7 stalled on 2 May and there is no order.",
