@@ -125,6 +125,19 @@ REFUSAL_PATTERNS: tuple[str, ...] = (
     r"\bnone of (?:the |my |our )?(?:available )?tools\b",
     # "Not done: my tools are read-only": an action declined.
     r"(?:^|[.!?\n]\s*)not done\b", r"\b(?:tools?|access) (?:is |are )?read[- ]only\b",
+    # "I haven't calculated a mean", "we won't give a date": the figure asked withheld.
+    r"\b(?:i|we)(?:['’]d| would)? (?:have(?:n['’]t| not)|did(?:n['’]t| not)|won['’]t|will not|"
+    r"(?:can|could|would)(?:n['’]t| not)|rather not|am not going to|['’]m not going to) "
+    r"(?:\w+ )?(?:calculat|comput|work(?:ed)? out|estimat|predict|deriv|produc|give|given|"
+    r"provid|quot|guess|speculat|invent|make up)",
+    # "any average would be meaningless", "isn't possible", "makes no sense": no answer exists.
+    r"\bmeaningless\b", r"\b(?:is|are|was|were)(?:n['’]t| not) (?:possible|feasible|meaningful|"
+    r"defined|answerable)\b", r"\b(?:makes?|made) no sense\b",
+    r"\b(?:does|do|did)(?:n['’]t| not) make (?:any )?sense\b",
+    r"\bnothing to (?:report|calculate|compute|average|give|show|predict|return)\b",
+    # "I'm not authorised to", "that is beyond what I may do": an action out of bounds.
+    r"\bnot (?:allowed|permitted|authori[sz]ed|able|in a position) to\b",
+    r"\b(?:beyond|outside) what (?:i|we) (?:can|may|am able to|am allowed to|are allowed to)\b",
 )
 
 
@@ -697,7 +710,9 @@ MODES = ("response", "clarification", "abstain")
 
 def unwrap_mode(answer: Any) -> tuple[str | None, Any]:
     """Upstream's mode-aware answer (``{"response": …}``, ``{"clarification": …}``,
-    ``{"abstain": …}``, also as a JSON string) as (mode, what it holds); else (None, answer)."""
+    ``{"abstain": …}``, also as a JSON string) as (mode, what it holds); else (None, answer).
+    With further keys beside its one mode key (``{"abstain": …, "offer": …}``) the answer
+    keeps its mode and is read whole, so what the other keys say counts too."""
     obj = answer
     if isinstance(answer, str | bytes):
         obj = _json_object(_answer_text(answer)[:1_000_000])
@@ -706,6 +721,11 @@ def unwrap_mode(answer: Any) -> tuple[str | None, Any]:
         if isinstance(key, str) and key.lower() in MODES:
             inner = obj[key]
             return key.lower(), inner if inner not in (None, "", {}) else key.lower()
+    if isinstance(obj, dict):
+        modes = [k.lower() for k, v in obj.items() if isinstance(k, str)
+                 and k.lower() in MODES and v not in (None, "", {}, [], False)]
+        if len(modes) == 1:
+            return modes[0], obj
     return None, answer
 
 

@@ -1085,6 +1085,9 @@ def _match_bool(ctx: Context, path: str, fact: FactSpec, expected: bool) -> Part
                 votes.append((a, (side == "true") != negated))
             # "no trip on" written as "trip on ...: no": the negative phrasing's side.
             votes += [(a, side == "true") for a, _ in _denied_stems(ctx, [phrase], None)]
+            votes += [(a, side == "true") for a in _found_none(t, phrase)]
+    if fact.assumed is True:  # a premise, disputed in so many words
+        votes += [(a, False) for a in premise_disputed(t)]
     if votes:
         sides = {v for _, v in votes}
         if len(sides) == 1:
@@ -1124,6 +1127,57 @@ def _match_bool(ctx: Context, path: str, fact: FactSpec, expected: bool) -> Part
         return Part(path, t.leading == expected, expected, t.leading, "leading yes/no")
     return _reply_to_question(ctx, path, fact, expected) or Part(
         path, False, expected, None, "no statement of this yes/no found")
+
+
+# "No such trip" said as the search that found none: "I couldn't find any such trip".
+_FOUND_NONE = ("find any", "find a", "find an", "find", "locate any", "see any")
+
+
+def _found_none(t: Text, phrase: str) -> list[int]:
+    """Where a phrasing that opens with "no" ("no such trip", "no record of") is written as
+    a search that found none ("couldn't find any such trip", "can't find a record of")."""
+    m = re.fullmatch(r"no\s+(.+)", phrase.strip(), re.IGNORECASE)
+    if m is None:
+        return []
+    return [a for lead in _FOUND_NONE for a, _ in t.find(f"{lead} {m.group(1)}")
+            if _denied_before(t, a, 24)]
+
+
+# Any negation, with every "n't" ("couldn't", "wouldn't") the reader's list leaves out.
+_ANY_NEGATION = re.compile(NEGATION.pattern + r"|n['’]t\b", re.IGNORECASE)
+
+
+def _denied_before(t: Text, pos: int, limit: int = 48) -> bool:
+    """True when the clause before ``pos`` (up to ``limit`` characters) holds a negation."""
+    c0, _ = t.clause_of(pos, pos)
+    return _ANY_NEGATION.search(t.low, max(c0, pos - limit), pos) is not None
+
+
+# A premise disputed in so many words: the claim (report, premise) said not to stand or to
+# be wrong, or what it says said not to have happened. The subject is the claim itself, so
+# "no corrective order was opened" (which goes along with it) is no dispute.
+_CLAIM_WORDS = (r"(?:claim|report|premise|statement|assumption|story|information|assertion|"
+                r"allegation)(?:\s+of\s+(?:an?\s+|the\s+)?[\w-]+)?")
+_PREMISE_DISPUTED = re.compile(
+    rf"\b{_CLAIM_WORDS}\s+(?:(?:does|did|do|will|can|could)(?:n['’]t|\s+not)|cannot|won['’]t)\s+"
+    r"(?:stand(?:\s+up)?|hold(?:\s+up|\s+water)?|check\s+out|add\s+up|survive)\b|"
+    rf"\b{_CLAIM_WORDS}(?:['’]s|\s+is|\s+was|\s+(?:seems|appears|looks)(?:\s+to\s+be)?)\s+"
+    r"(?:(?:simply|plainly|clearly|just)\s+)?(?:mistaken|wrong|incorrect|false|untrue|inaccurate|"
+    r"in\s+error|unfounded|baseless|groundless|not\s+(?:right|correct|accurate|true|borne\s+out))\b|"
+    rf"\b{_CLAIM_WORDS}\s+(?:isn['’]t|wasn['’]t)\s+(?:right|correct|accurate|true|borne\s+out)\b|"
+    r"\b(?:that|this)\s+(?:(?:did|does)(?:n['’]t|\s+not)|never)\s+(?:happen|occur|take\s+place)"
+    r"(?:ed)?\b(?!\s+(?:again|yet))|"
+    r"\b(?:that|this)(?:['’]s|\s+is|\s+was)\s+not\s+(?:the\s+case|what\s+happened)\b|"
+    r"\b(?:that|this)\s+(?:isn['’]t|wasn['’]t)\s+(?:the\s+case|what\s+happened)\b",
+    re.IGNORECASE)
+
+
+def premise_disputed(t: Text) -> list[int]:
+    """Where the answer disputes the text's premise in so many words ("the report is
+    mistaken", "the claim doesn't stand up", "that didn't happen"), not denied in turn ("I
+    wouldn't say the report is wrong") nor supposed ("if the claim is false")."""
+    return [m.start() for m in _PREMISE_DISPUTED.finditer(t.low)
+            if not _denied_before(t, m.start()) and not _supposed(t, m.start())]
 
 
 # A verdict said with its bare adjective ("TX01, 105 % for 2 h: OK under normal cyclic

@@ -281,8 +281,21 @@ def _unconditional_values(text: Text, allowed: set[float]) -> list[str]:
     return out
 
 
+# A subject that denies the deed it is the subject of: "nothing has been switched", "no
+# setting has been changed", "none of them are cleared".
+# The subject's words: no joining word or pronoun ("no alarm so it has been switched").
+_SUBJECT_WORD = (r"(?!(?:so|and|but|or|then|because|since|thus|hence|yet|therefore|it|i|we|you|"
+                 r"they|this|that|which|was|were|is|are|has|have)\b)[\w-]+")
+_NOTHING_DONE = re.compile(
+    rf"\b(?:nothing|none(?:\s+of(?:\s+{_SUBJECT_WORD}){{1,4}})?|(?:no|neither)"
+    rf"(?:\s+{_SUBJECT_WORD}){{1,4}})\s+$", re.IGNORECASE)
+_PASSIVE = re.compile(r"(?:is|are|has|have)\b", re.IGNORECASE)
+
+
 def _action_claims(text: Text) -> list[str]:
-    return [m.group(0).strip(" .:\n") for m in _ACTION_DONE.finditer(text.raw)]
+    return [m.group(0).strip(" .:\n") for m in _ACTION_DONE.finditer(text.raw)
+            if not (_PASSIVE.match(m.group(0))
+                    and _NOTHING_DONE.search(text.raw[max(0, m.start() - 60):m.start()]))]
 
 
 def _declines(text: Text, s0: int, s1: int) -> bool:

@@ -554,6 +554,17 @@ def _skippable(token: Token, lead: str, first_gap: bool) -> bool:
 _COORDINATOR = frozenset((",", "/", "&", "and", "or"))
 
 
+# A hedge on the verb that follows ("doesn't appear to have tripped", "seems to be
+# fouling"): it says what the verb says, so a loosely read phrase skips it for free.
+_HEDGE_VERBS = frozenset(("appear", "appears", "appeared", "seem", "seems", "seemed"))
+
+
+def _hedge(tokens: list[Token], j: int) -> bool:
+    """True when tokens ``j`` and ``j + 1`` are a hedge ("appears to", "seemed to")."""
+    return (tokens[j].text in _HEDGE_VERBS and j + 1 < len(tokens)
+            and tokens[j + 1].text == "to")
+
+
 def _loose_rest(tokens: list[Token], i: int, stems: list[str],
                 budget: int) -> tuple[int, int] | None:
     """The end of a phrase whose first stem is token ``i`` and the end of the words read,
@@ -577,6 +588,9 @@ def _loose_rest(tokens: list[Token], i: int, stems: list[str],
             t = tokens[j]
             if not _skippable(t, stems[0], k == 1):
                 return None
+            if _hedge(tokens, j):
+                j += 2
+                continue
             if t.kind == "word":
                 budget -= 1
                 if budget < 0:

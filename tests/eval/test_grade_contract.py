@@ -187,6 +187,20 @@ def test_mode_aware_answers() -> None:
                                               "145 °C hot spot, 101 °C top oil."}).score == 1
 
 
+def test_a_mode_answer_keeps_its_mode_beside_further_keys() -> None:
+    negative = {"id": "n2", "type": "iot", "text": "On what day will WEST-TX03 fail?",
+                "negative": True,
+                "reference_answer": {"answerable": False, "kind": "insufficient_evidence"}}
+    # The abstention stands with what it offers instead beside it.
+    assert grade(negative, {"abstain": "A fail date needs a degradation model here.",
+                            "alternatives": "a review of its oil history"}).score == 1.0
+    assert grade(LOADING_RECORD, '{"abstain": "I would rather not say.", "why": "a guess"}'
+                 ).score == 0.0
+    # An abstain key that is false abstains from nothing.
+    assert grade(negative, {"abstain": False, "response": "It will fail on 3 May 2031."}
+                 ).score < 1.0
+
+
 def test_contract_errors_name_the_family_and_the_fix() -> None:
     with pytest.raises(UserError, match=r"fam.*kind"):
         parse_contracts({"fam": {"x": {"kind": "colour"}}}, "f.yaml")
@@ -1284,3 +1298,35 @@ def test_a_json_key_answered_yes_or_no_states_the_label_it_words() -> None:
     assert grade(record, {"wear": "0.4 mm", "repair needed": False}).score == 1
     assert grade(record, {"wear": "0.4 mm", "repair_needed": "yes - replace it"}).score < 1
     assert grade(record, {"wear": "0.4 mm", "Repair-Needed": True}).score < 1
+
+
+PREMISE_FACTS = {"premise_holds": {"kind": "boolean", "assumed": True, "labels": {
+    "false": ["no such stall", "did not stall", "not stall"]}},
+    "orders": {"kind": "ids", "means": ["order", "orders"]}}
+PREMISE_RECORD = _record({"premise_holds": False, "orders": []}, PREMISE_FACTS,
+                         "Which order was raised after pump P-7 stalled on 2026-05-02?")
+
+
+@pytest.mark.parametrize("answer", [
+    "The report is mistaken: P-7 ran normally all day on 2 May, so no order was needed.",
+    "That claim doesn't hold up - P-7's log has nothing on 2 May and there is no order.",
+    "That didn't happen. P-7 ran all day on 2 May; no order exists.",
+    "I couldn't find any such stall of P-7 on 2 May, and no order was raised.",
+    "P-7 doesn't seem to have stalled on 2 May at all; there is no order.",
+    "The report of a stall is wrong: P-7 ran all day on 2 May, and there is no order.",
+])
+def test_a_premise_disputed_in_an_engineers_words(answer: str) -> None:
+    assert grade(PREMISE_RECORD, answer).score == 1.0
+
+
+@pytest.mark.parametrize("answer", [
+    # Going along with the premise: what is denied is the order, not the stall.
+    "P-7 stalled on 2 May; I couldn't find any order raised after it, so there is none.",
+    "After the stall on 2 May no order was raised; the log is not wrong about that.",
+    "P-7 stalled on 2 May. An order after it? That didn't happen yet; there is no order.",
+    # Supposed or denied, not said.
+    "If the report is mistaken there would be no order, but P-7 did stall; there is no order.",
+    "I wouldn't say the claim is wrong: P-7 stalled on 2 May and there is no order.",
+])
+def test_a_premise_gone_along_with_is_not_disputed(answer: str) -> None:
+    assert grade(PREMISE_RECORD, answer).score < 1.0

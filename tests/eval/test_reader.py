@@ -203,6 +203,12 @@ def test_an_ordinal_said_of_the_latest_item_is_a_count() -> None:
     ("inlet and outlet screens clogged", "outlet screen clogged", ["outlet screens clogged"]),
     ("the seal wasn't replaced", "not replaced", ["wasn't replaced"]),
     ("the seal was replaced", "not replaced", []),
+    # A hedge on the verb ("appears to", "seem to") says what the verb says.
+    ("the pump doesn't appear to have stalled at all", "not stall",
+     ["doesn't appear to have stalled"]),
+    ("the strainer seems to be partly clogged", "strainer clogged",
+     ["strainer seems to be partly clogged"]),
+    ("the pump doesn't appear to run; it stalled", "not stall", []),
 ])
 def test_a_phrase_read_loosely(text: str, phrase: str, found: list[str]) -> None:
     t = read(text)
