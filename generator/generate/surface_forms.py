@@ -98,7 +98,7 @@ def _equivalents(asset_class: str | None) -> dict[str, list[str]]:
     """The class templates' equivalent wordings of pinned notes (none without a class)."""
     if not asset_class:
         return {}
-    from generator.generate.verbalise_template import load_templates
+    from generator.generate.template_file import load_templates
 
     try:
         return load_templates(asset_class).equivalents
