@@ -64,7 +64,7 @@ lint: setup
 # The documentation site (docs/, mkdocs.yml) into site/; --strict fails on any warning (a
 # broken link or anchor between pages, a page outside the nav).
 docs: setup
-	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet --site-dir site
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --site-dir site
 
 test: lint smollm2 docs
 	SCENARIOGEN_REQUIRE_SMOLLM2=1 SCENARIOGEN_REQUIRE_MCP1=1 $(BIN)/pytest -q
