@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 MCP1 := .venv-mcp1
 MCP1_DEPS := 'mcp==1.26.*' 'pyyaml>=6' 'numpy>=1.26' 'scikit-learn>=1.4' 'joblib>=1.3'
 
-.PHONY: setup demo-setup smollm2 mcp1 demo test lint down bench clean
+.PHONY: setup demo-setup smollm2 mcp1 demo test lint docs down bench clean
 
 # The project's own modules are byte-compiled as pip compiles installed packages (an
 # editable install is not): a run then imports them without compiling them first, even
@@ -61,7 +61,12 @@ lint: setup
 	$(BIN)/ruff check .
 	$(BIN)/mypy
 
-test: lint smollm2
+# The documentation site (docs/, mkdocs.yml) into site/; --strict fails on any warning (a
+# broken link or anchor between pages, a page outside the nav).
+docs: setup
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --site-dir site
+
+test: lint smollm2 docs
 	SCENARIOGEN_REQUIRE_SMOLLM2=1 SCENARIOGEN_REQUIRE_MCP1=1 $(BIN)/pytest -q
 
 bench: setup
@@ -74,4 +79,4 @@ down:
 	-$(BIN)/scenariogen env down
 
 clean: down
-	rm -rf $(VENV) $(MCP1) server/node_modules .scenariogen
+	rm -rf $(VENV) $(MCP1) server/node_modules .scenariogen site

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 
     from generator.assetdef import AssetClass
 
-# Which checking verb answers which question (also in the README, "Which command when").
+# Which checking verb answers which question (also in the README and docs/evaluating.md).
 # `\b` keeps click from rewrapping the table.
 VERB_GUIDE = """Which command answers which question:
 
@@ -36,7 +36,7 @@ VERB_GUIDE = """Which command answers which question:
 
 Exit codes: 0 success, 1 the check found problems, 2 user error (one line on stderr),
 3 shortfall, 4 stopped by an outage, 5/6 held-out repeat/leak, 130 Ctrl-C (see each
-command's --help and the README's exit-code table)."""
+command's --help and docs/exit-codes.md)."""
 
 app = typer.Typer(
     help="Generate evaluation scenarios with computed answers for asset-operations agents.",

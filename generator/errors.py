@@ -63,7 +63,7 @@ class Interrupted(Exception):
 
 
 class ExitCode:
-    """Process exit codes of the CLI, documented in the README."""
+    """Process exit codes of the CLI, documented in docs/exit-codes.md."""
 
     OK = 0
     CHECKS_FAILED = 1

@@ -343,7 +343,7 @@ def write_run(result: RunResult, config: HeldoutConfig, secret: Secret) -> None:
 
 
 class ExitCodes:
-    """Exit codes of the held-out commands (documented in the README)."""
+    """Exit codes of the held-out commands (documented in docs/heldout.md)."""
 
     OK = 0
     USER_ERROR = 2

@@ -418,7 +418,7 @@ def loading_status(load_factor_pct: float, size_class: SizeClass, light_band: bo
 
 
 # -- health index (project table after Jahromi et al. 2009, as documented) ----------------------
-# Written from the documented table (README "Tools" / the health-index module docstring), not
+# Written from the documented table (docs/tools.md / the health-index module docstring), not
 # from its code: gas scores 1..6 by inclusive upper bounds, oil-quality scores 1..4 by bands,
 # weighted means rated A..E, HI = 100·(10·HIF_dga + 6·HIF_oil)/64.
 

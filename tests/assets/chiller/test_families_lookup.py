@@ -160,7 +160,7 @@ async def test_next_code_by_the_markov_rule_worked_by_hand(
 async def test_catalogue_lists_the_documented_methods(
     chiller_settings: StoreSettings, profile: AssetProfile
 ) -> None:
-    # README (Tools, tsfm): anomaly detection by a robust z-score on a weekday × hour
+    # docs/tools.md (tsfm): anomaly detection by a robust z-score on a weekday × hour
     # baseline; forecasting by seasonal naive and Holt-Winters
     s = (await _draw("chiller_tsfm_catalogue", chiller_settings, profile, 1))[0]
     assert s.answer["tasks"] == ["anomaly detection", "forecasting"]

@@ -30,7 +30,7 @@ DOMAINS = ("iot", "fmsr", "tsfm", "wo")
 SERVER_FILE = {d: PROJECT_ROOT / "generator" / "mcp" / f"{d}.py" for d in DOMAINS}
 CLIENT_SCRIPT = Path(__file__).with_name("mcp1_client.py")
 
-# The README's tool table, typed out independently of the registry.
+# The tool table of docs/tools.md (once the README's), typed out independently of the registry.
 README_TOOLS = {
     "iot": {"sites", "assets", "sensors", "history", "oil_samples"},
     "fmsr": {"interpret_dga", "assess_winding_temperature", "assess_load_profile",
