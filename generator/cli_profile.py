@@ -76,163 +76,173 @@ def _summary(built: ProfileBuild) -> list[str]:
     return lines
 
 
+def profile(
+    asset: Annotated[
+        str | None,
+        typer.Argument(help="Asset class (a folder under assets/); default: the class "
+                       "whose asset.yaml sets `default: true`", show_default=False),
+    ] = None,
+    retriever: Annotated[
+        str, typer.Option(help="Literature source: local, arxiv or semanticscholar")
+    ] = "local",
+    llm: Annotated[
+        str,
+        typer.Option(help="none, smollm2, openai:MODEL, ollama:MODEL or fake:PATH"),
+    ] = "none",
+    base_url: Annotated[
+        str | None, typer.Option(help="Server URL for openai/ollama")
+    ] = None,
+    no_cache: Annotated[
+        bool, typer.Option("--no-cache", help="Neither read nor write the cache")
+    ] = False,
+    refresh: Annotated[
+        bool, typer.Option("--refresh", help="Rebuild and store, ignoring a cached profile")
+    ] = False,
+    out: Annotated[
+        Path | None, typer.Option(help="Write the profile (or the schema) as JSON here")
+    ] = None,
+    ttl: Annotated[
+        float | None,
+        typer.Option(help="Cache TTL in seconds (default SCENARIOGEN_PROFILE_TTL_S or 24 h)"),
+    ] = None,
+    schema: Annotated[
+        bool, typer.Option("--schema", help="Print the AssetProfile JSON Schema and exit")
+    ] = False,
+) -> None:
+    """Profile an asset class: grounded inventory, domain support, evidence brief."""
+    if schema:
+        from generator.profile import schema_text, write_schema
+
+        if out is not None:
+            typer.echo(f"wrote {write_schema(out)}")
+        else:
+            typer.echo(schema_text(), nl=False)
+        return
+    import asyncio
+
+    from generator.assetdef import resolve_asset_class
+    from generator.profile.build import profile_for
+
+    asset = resolve_asset_class(asset)
+    client = make_llm(llm, base_url)
+    built = asyncio.run(
+        profile_for(
+            asset, retriever=retriever, llm=client, use_cache=not no_cache,
+            refresh=refresh, ttl_s=ttl,
+        )
+    )
+    for line in _summary(built):
+        typer.echo(line)
+    if out is not None:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(built.profile.model_dump_json(indent=2) + "\n")
+        typer.echo(f"wrote {out}")
+
+
+def bench_profile(
+    asset: Annotated[
+        str | None,
+        typer.Argument(help="Asset class (a folder under assets/); default: the class "
+                       "whose asset.yaml sets `default: true`", show_default=False),
+    ] = None,
+    repeats: Annotated[int, typer.Option(min=1, max=1000, help="Warm lookups timed")] = 20,
+) -> None:
+    """Time the profile stage: cold build, warm in-process (L1) and from disk (L2)."""
+    import asyncio
+    import statistics
+    import time
+
+    from generator.assetdef import resolve_asset_class
+    from generator.profile.build import clear_memory, profile_for
+
+    name = resolve_asset_class(asset)
+
+    async def timed(**kw: Any) -> tuple[float, str]:
+        t = time.perf_counter()
+        built = await profile_for(name, **kw)
+        return time.perf_counter() - t, built.cache_level
+
+    async def run() -> list[str]:
+        cold, level = await timed(refresh=True)
+        warm = [(await timed())[0] for _ in range(repeats)]
+        disk = []
+        for _ in range(min(repeats, 5)):
+            clear_memory()
+            disk.append((await timed())[0])
+        return [
+            f"cold build ({level}): {cold * 1000:.0f} ms",
+            f"warm L1: median {statistics.median(warm) * 1000:.1f} ms, "
+            f"min {min(warm) * 1000:.1f} ms over {repeats}",
+            f"warm L2 (memory cleared): median {statistics.median(disk) * 1000:.1f} ms",
+        ]
+
+    for line in asyncio.run(run()):
+        typer.echo(line)
+
+
+def cache_path() -> None:
+    """Print the cache directory (SCENARIOGEN_CACHE_DIR, default profiles_cache/)."""
+    from generator.cache import cache_dir
+
+    typer.echo(str(cache_dir()))
+
+
+def cache_list(
+    namespace: Annotated[
+        str | None, typer.Option(help="Only this namespace (profiles, retrieval, ...)")
+    ] = None,
+) -> None:
+    """List cached entries: namespace, key, label, size and age."""
+    from generator.cache import TwoLevelCache, namespaces
+
+    names = _namespaces(namespace, namespaces())
+    total = 0
+    for name in names:
+        cache = TwoLevelCache(name)
+        try:
+            for e in cache.entries():
+                total += 1
+                age = "?" if e["age_s"] is None else f"{e['age_s']:.0f} s"
+                typer.echo(
+                    f"{name:<10} {e['key'][:16]}  {e['bytes']:>8} B  {age:>9}  {e['label']}"
+                )
+        finally:
+            cache.close()
+    typer.echo(f"{total} entries in {len(names)} namespaces")
+
+
+def cache_clear(
+    namespace: Annotated[
+        str | None, typer.Option(help="Only this namespace (default: all)")
+    ] = None,
+) -> None:
+    """Delete cached entries (all namespaces, or one)."""
+    from generator.cache import TwoLevelCache, namespaces
+
+    names = _namespaces(namespace, namespaces())
+    removed = 0
+    for name in names:
+        cache = TwoLevelCache(name)
+        try:
+            removed += cache.clear()
+        finally:
+            cache.close()
+    from generator.profile.build import clear_memory
+
+    clear_memory()  # a profile built earlier in this process must not outlive the clear
+    typer.echo(f"removed {removed} entries from {len(names)} namespaces")
+
+
 def register(app: typer.Typer, bench_app: typer.Typer) -> None:
     """Add this module's commands to the app."""
     app.add_typer(cache_app, name="cache")
 
-    @app.command("profile")
-    def profile(
-        asset: Annotated[
-            str | None,
-            typer.Argument(help="Asset class (a folder under assets/); default: the class "
-                           "whose asset.yaml sets `default: true`", show_default=False),
-        ] = None,
-        retriever: Annotated[
-            str, typer.Option(help="Literature source: local, arxiv or semanticscholar")
-        ] = "local",
-        llm: Annotated[
-            str,
-            typer.Option(help="none, smollm2, openai:MODEL, ollama:MODEL or fake:PATH"),
-        ] = "none",
-        base_url: Annotated[
-            str | None, typer.Option(help="Server URL for openai/ollama")
-        ] = None,
-        no_cache: Annotated[
-            bool, typer.Option("--no-cache", help="Neither read nor write the cache")
-        ] = False,
-        refresh: Annotated[
-            bool, typer.Option("--refresh", help="Rebuild and store, ignoring a cached profile")
-        ] = False,
-        out: Annotated[
-            Path | None, typer.Option(help="Write the profile (or the schema) as JSON here")
-        ] = None,
-        ttl: Annotated[
-            float | None,
-            typer.Option(help="Cache TTL in seconds (default SCENARIOGEN_PROFILE_TTL_S or 24 h)"),
-        ] = None,
-        schema: Annotated[
-            bool, typer.Option("--schema", help="Print the AssetProfile JSON Schema and exit")
-        ] = False,
-    ) -> None:
-        """Profile an asset class: grounded inventory, domain support, evidence brief."""
-        if schema:
-            from generator.profile import schema_text, write_schema
+    app.command("profile")(profile)
 
-            if out is not None:
-                typer.echo(f"wrote {write_schema(out)}")
-            else:
-                typer.echo(schema_text(), nl=False)
-            return
-        import asyncio
+    bench_app.command("profile")(bench_profile)
 
-        from generator.assetdef import resolve_asset_class
-        from generator.profile.build import profile_for
+    cache_app.command("path")(cache_path)
 
-        asset = resolve_asset_class(asset)
-        client = make_llm(llm, base_url)
-        built = asyncio.run(
-            profile_for(
-                asset, retriever=retriever, llm=client, use_cache=not no_cache,
-                refresh=refresh, ttl_s=ttl,
-            )
-        )
-        for line in _summary(built):
-            typer.echo(line)
-        if out is not None:
-            out.parent.mkdir(parents=True, exist_ok=True)
-            out.write_text(built.profile.model_dump_json(indent=2) + "\n")
-            typer.echo(f"wrote {out}")
+    cache_app.command("list")(cache_list)
 
-    @bench_app.command("profile")
-    def bench_profile(
-        asset: Annotated[
-            str | None,
-            typer.Argument(help="Asset class (a folder under assets/); default: the class "
-                           "whose asset.yaml sets `default: true`", show_default=False),
-        ] = None,
-        repeats: Annotated[int, typer.Option(min=1, max=1000, help="Warm lookups timed")] = 20,
-    ) -> None:
-        """Time the profile stage: cold build, warm in-process (L1) and from disk (L2)."""
-        import asyncio
-        import statistics
-        import time
-
-        from generator.assetdef import resolve_asset_class
-        from generator.profile.build import clear_memory, profile_for
-
-        name = resolve_asset_class(asset)
-
-        async def timed(**kw: Any) -> tuple[float, str]:
-            t = time.perf_counter()
-            built = await profile_for(name, **kw)
-            return time.perf_counter() - t, built.cache_level
-
-        async def run() -> list[str]:
-            cold, level = await timed(refresh=True)
-            warm = [(await timed())[0] for _ in range(repeats)]
-            disk = []
-            for _ in range(min(repeats, 5)):
-                clear_memory()
-                disk.append((await timed())[0])
-            return [
-                f"cold build ({level}): {cold * 1000:.0f} ms",
-                f"warm L1: median {statistics.median(warm) * 1000:.1f} ms, "
-                f"min {min(warm) * 1000:.1f} ms over {repeats}",
-                f"warm L2 (memory cleared): median {statistics.median(disk) * 1000:.1f} ms",
-            ]
-
-        for line in asyncio.run(run()):
-            typer.echo(line)
-
-    @cache_app.command("path")
-    def cache_path() -> None:
-        """Print the cache directory (SCENARIOGEN_CACHE_DIR, default profiles_cache/)."""
-        from generator.cache import cache_dir
-
-        typer.echo(str(cache_dir()))
-
-    @cache_app.command("list")
-    def cache_list(
-        namespace: Annotated[
-            str | None, typer.Option(help="Only this namespace (profiles, retrieval, ...)")
-        ] = None,
-    ) -> None:
-        """List cached entries: namespace, key, label, size and age."""
-        from generator.cache import TwoLevelCache, namespaces
-
-        names = _namespaces(namespace, namespaces())
-        total = 0
-        for name in names:
-            cache = TwoLevelCache(name)
-            try:
-                for e in cache.entries():
-                    total += 1
-                    age = "?" if e["age_s"] is None else f"{e['age_s']:.0f} s"
-                    typer.echo(
-                        f"{name:<10} {e['key'][:16]}  {e['bytes']:>8} B  {age:>9}  {e['label']}"
-                    )
-            finally:
-                cache.close()
-        typer.echo(f"{total} entries in {len(names)} namespaces")
-
-    @cache_app.command("clear")
-    def cache_clear(
-        namespace: Annotated[
-            str | None, typer.Option(help="Only this namespace (default: all)")
-        ] = None,
-    ) -> None:
-        """Delete cached entries (all namespaces, or one)."""
-        from generator.cache import TwoLevelCache, namespaces
-
-        names = _namespaces(namespace, namespaces())
-        removed = 0
-        for name in names:
-            cache = TwoLevelCache(name)
-            try:
-                removed += cache.clear()
-            finally:
-                cache.close()
-        from generator.profile.build import clear_memory
-
-        clear_memory()  # a profile built earlier in this process must not outlive the clear
-        typer.echo(f"removed {removed} entries from {len(names)} namespaces")
+    cache_app.command("clear")(cache_clear)
