@@ -96,6 +96,25 @@ def _floor(name: str, problems: list[str]) -> DimensionVerdict:
     return DimensionVerdict(rating=1, reason=f"{name}: {'; '.join(problems)}"[:400])
 
 
+@dataclass(frozen=True)
+class _Facts:
+    """What the rules read of one record, gathered once."""
+
+    dom: str
+    policy: DomainPolicy | None
+    text: str
+    form: str
+    tools: list[str]
+    missing: list[str]
+    existing: list[str]
+    calls: list[Any]
+    n_calls: int
+    tool_doms: set[str]
+    negative: bool
+    reference: Any
+    constraint: bool
+
+
 class RuleJudge:
     """Deterministic judge over the live tool registry and the domain policies."""
 
@@ -154,108 +173,130 @@ class RuleJudge:
 
     def judge_one(self, rec: dict[str, Any]) -> JudgeVerdict:
         """The rule verdict on one record."""
-        dom = domain_of(rec)
-        policy = self.policies.get(dom)
-        raw_text = rec.get("text")
-        text: str = raw_text if isinstance(raw_text, str) else ""
-        form = rec.get("characteristic_form")
-        form = form if isinstance(form, str) else ""
-        tools = self.needed_tools(rec)
-        missing = [t for t in tools if t not in self.registry]
-        existing = [t for t in tools if t in self.registry]
-        call_problems = self._call_problems(rec)
-        calls = rec.get("tool_sequence") if isinstance(rec.get("tool_sequence"), list) else []
-        n_calls = len(calls) if calls else len(tools)
-        tool_doms = {self.tool_domains[t] for t in existing}
-        negative = rec.get("negative") is True
-        reference = rec.get("reference_answer")
-        constraint = bool(_CONSTRAINT.search(text))
+        f = self._facts(rec)
+        # A text that does not determine the parameters its reference used (another
+        # scenario's text, a window it never states) asks a question its reference and
+        # its tool calls do not answer: both dimensions are then at the floor.
+        from eval.audit.text_params import undetermined
 
+        open_ended = f.negative or rec.get("deterministic") is False
+        loose = [] if open_ended else undetermined(rec)
+        dims = {
+            "answerability": _floor("text_determines", loose) if loose else _rating(
+                self._answerability(rec, f)),
+            "tool_usability": _floor("text_determines", loose) if loose else _rating(
+                self._usability(rec, f)),
+            "difficulty": _rating(self._difficulty(rec, f)),
+            "characteristic_form": _rating(self._form(f)),
+            "clarity": _rating(self._clarity(f)),
+        }
+        return JudgeVerdict(judge=self.label, id=str(rec.get("id", "")), scored=True,
+                            dimensions=dims)
+
+    def _facts(self, rec: dict[str, Any]) -> _Facts:
+        raw_text, form = rec.get("text"), rec.get("characteristic_form")
+        tools = self.needed_tools(rec)
+        existing = [t for t in tools if t in self.registry]
+        calls = rec.get("tool_sequence") if isinstance(rec.get("tool_sequence"), list) else []
+        text = raw_text if isinstance(raw_text, str) else ""
+        dom = domain_of(rec)
+        return _Facts(
+            dom=dom, policy=self.policies.get(dom), text=text,
+            form=form if isinstance(form, str) else "", tools=tools,
+            missing=[t for t in tools if t not in self.registry], existing=existing,
+            calls=calls or [], n_calls=len(calls) if calls else len(tools),
+            tool_doms={self.tool_domains[t] for t in existing},
+            negative=rec.get("negative") is True, reference=rec.get("reference_answer"),
+            constraint=bool(_CONSTRAINT.search(text)),
+        )
+
+    def _answerability(self, rec: dict[str, Any], f: _Facts) -> list[_Criterion]:
         tools_exist = _Criterion(
             "tools_exist",
-            bool(tools) and not missing,
-            "names no tool" if not tools else f"not in the live registry: {', '.join(missing)}",
+            bool(f.tools) and not f.missing,
+            "names no tool" if not f.tools else f"not in the live registry: "
+            f"{', '.join(f.missing)}",
         )
-        if negative:
-            ref = _Criterion("refusal_rubric", bool(_REFUSAL.search(form)),
+        if f.negative:
+            ref = _Criterion("refusal_rubric", bool(_REFUSAL.search(f.form)),
                              "negative scenario whose form states no refusal")
         elif rec.get("deterministic") is False:
-            ref = _Criterion("open_rubric", len(form) >= 40, "open scenario without a rubric")
+            ref = _Criterion("open_rubric", len(f.form) >= 40, "open scenario without a rubric")
         else:
-            ref = _Criterion("reference_answer", isinstance(reference, dict) and bool(reference),
+            ref = _Criterion("reference_answer",
+                             isinstance(f.reference, dict) and bool(f.reference),
                              "no computed reference answer")
         # As the generator's grounding check: only a kind of entity the calls read ONE
         # value of must be named; a scan over every site names none of them.
         by_kind: dict[str, set[str]] = {}
-        for call in calls or []:
+        for call in f.calls:
             args = call.get("args") if isinstance(call, dict) else None
             for key in _ENTITY_ARGS:
                 value = args.get(key) if isinstance(args, dict) else None
                 if isinstance(value, str) and value:
                     by_kind.setdefault(key, set()).add(value)
         entities = {next(iter(v)) for v in by_kind.values() if len(v) == 1}
-        unnamed = sorted(e for e in entities if e not in text)
+        unnamed = sorted(e for e in entities if e not in f.text)
         named_entities = _Criterion(
-            "entities_named", None if not calls or negative else not unnamed,
+            "entities_named", None if not f.calls or f.negative else not unnamed,
             f"text does not name {', '.join(unnamed)}",
         )
-        answerability = [ref, tools_exist if not negative else _Criterion("tools", None),
-                         named_entities]
-        # A text that does not determine the parameters its reference used (another
-        # scenario's text, a window it never states) asks a question its reference and
-        # its tool calls do not answer: both dimensions are then at the floor.
-        from eval.audit.text_params import undetermined
+        return [ref, tools_exist if not f.negative else _Criterion("tools", None),
+                named_entities]
 
-        open_ended = negative or rec.get("deterministic") is False
-        loose = [] if open_ended else undetermined(rec)
-
-        if dom == "multiagent":
-            fit = _Criterion("domain_fit", len(tool_doms) >= 2 if existing else None,
-                             f"tools span {len(tool_doms)} domain(s); multi-agent needs 2")
-        elif dom in self.policies and existing:
-            fit = _Criterion("domain_fit", dom in tool_doms or not tool_doms,
-                             f"no tool of domain {dom} ({', '.join(sorted(tool_doms))})")
+    def _usability(self, rec: dict[str, Any], f: _Facts) -> list[_Criterion]:
+        if f.negative:
+            return [_Criterion("negative", None)]
+        if f.dom == "multiagent":
+            fit = _Criterion("domain_fit", len(f.tool_doms) >= 2 if f.existing else None,
+                             f"tools span {len(f.tool_doms)} domain(s); multi-agent needs 2")
+        elif f.dom in self.policies and f.existing:
+            fit = _Criterion("domain_fit", f.dom in f.tool_doms or not f.tool_doms,
+                             f"no tool of domain {f.dom} ({', '.join(sorted(f.tool_doms))})")
         else:
             fit = _Criterion("domain_fit", None)
-        usability = [
-            _Criterion("tools_named", bool(tools), "the scenario names no tool"),
-            _Criterion("tools_exist", (not missing) if tools else None,
-                       f"not in the live registry: {', '.join(missing)}"),
+        call_problems = self._call_problems(rec)
+        return [
+            _Criterion("tools_named", bool(f.tools), "the scenario names no tool"),
+            _Criterion("tools_exist", (not f.missing) if f.tools else None,
+                       f"not in the live registry: {', '.join(f.missing)}"),
             _Criterion("calls_validate",
                        None if call_problems is None else not call_problems,
                        "; ".join(call_problems or [])),
             fit,
         ]
-        if negative:
-            usability = [_Criterion("negative", None)]
 
+    def _difficulty(self, rec: dict[str, Any], f: _Facts) -> list[_Criterion]:
         difficulty = rec.get("difficulty")
         declared = difficulty in ("easy", "medium", "hard")
-        several_domains = dom == "multiagent" or len(tool_doms) >= 2
+        several_domains = f.dom == "multiagent" or len(f.tool_doms) >= 2
         if difficulty == "easy":
-            just = n_calls <= 2 and not several_domains
-            why = f"easy but {n_calls} tool calls across {len(tool_doms)} domain(s)"
+            just = f.n_calls <= 2 and not several_domains
+            why = f"easy but {f.n_calls} tool calls across {len(f.tool_doms)} domain(s)"
         elif difficulty == "hard":
-            just = n_calls >= 2 or constraint or several_domains
+            just = f.n_calls >= 2 or f.constraint or several_domains
             why = "hard but one tool call, one domain and no constraint"
         elif difficulty == "medium":
-            just = n_calls >= 1
+            just = f.n_calls >= 1
             why = "medium but no tool work"
         else:
             just, why = False, ""
-        diagnostic = bool({t for t in existing if t not in self.scan_tools})
-        difficulty_c = [
-            _Criterion("declared", declared, "no difficulty declared"),
+        declared_c = _Criterion("declared", declared, "no difficulty declared")
+        if f.negative:
+            return [declared_c]
+        diagnostic = bool({t for t in f.existing if t not in self.scan_tools})
+        return [
+            declared_c,
             _Criterion("justified", just if declared else None, why),
-            _Criterion("non_trivial", n_calls >= 2 or diagnostic or constraint,
+            _Criterion("non_trivial", f.n_calls >= 2 or diagnostic or f.constraint,
                        "a single lookup with no constraint"),
         ]
-        if negative:
-            difficulty_c = [difficulty_c[0]]
 
-        min_form = policy.characteristic_form.min_chars if policy else 40
-        if isinstance(reference, dict) and reference:
-            scalars = [str(v) for v in reference.values()
+    def _form(self, f: _Facts) -> list[_Criterion]:
+        form = f.form
+        min_form = f.policy.characteristic_form.min_chars if f.policy else 40
+        if isinstance(f.reference, dict) and f.reference:
+            scalars = [str(v) for v in f.reference.values()
                        if isinstance(v, str | int | float) and not isinstance(v, bool)]
             outcome = _Criterion("states_outcome", any(s in form for s in scalars) or
                                  (not scalars and bool(_OUTCOME.search(form))),
@@ -263,26 +304,28 @@ class RuleJudge:
         else:
             outcome = _Criterion(
                 "states_outcome",
-                bool(_OUTCOME.search(form)) and (not text or similarity(form, text) < 0.8),
+                bool(_OUTCOME.search(form)) and (not f.text or similarity(form, f.text) < 0.8),
                 "does not say what the response contains",
             )
-        form_c = [
+        named_in_form = named_tools(form, self.tool_domains)
+        return [
             _Criterion("long_enough", len(form.strip()) >= min_form,
                        f"{len(form.strip())} characters, fewer than {min_form}"),
-            _Criterion("names_tool", (bool(tools) and bool(form) and (
-                bool(_TOOLISH.search(form)) or bool(named_tools(form, self.tool_domains))))
-                if not negative else None, "names no tool"),
+            _Criterion("names_tool", (bool(f.tools) and bool(form) and (
+                bool(_TOOLISH.search(form)) or bool(named_in_form)))
+                if not f.negative else None, "names no tool"),
             outcome,
-            _Criterion("two_domains", len({self.tool_domains[t] for t in named_tools(
-                form, self.tool_domains)}) >= 2 if dom == "multiagent" else None,
-                "multi-agent form names tools of fewer than two domains"),
+            _Criterion("two_domains", len({self.tool_domains[t] for t in named_in_form}) >= 2
+                       if f.dom == "multiagent" else None,
+                       "multi-agent form names tools of fewer than two domains"),
         ]
 
-        lo, hi = (policy.text_length.min_chars, policy.text_length.max_chars) if policy \
-            else (1, 10**6)
-        in_text = named_tools(text, self.tool_domains) + _TOOLISH.findall(text)
-        stripped = text.strip()
-        clarity = [
+    def _clarity(self, f: _Facts) -> list[_Criterion]:
+        lo, hi = (f.policy.text_length.min_chars, f.policy.text_length.max_chars) \
+            if f.policy else (1, 10**6)
+        in_text = named_tools(f.text, self.tool_domains) + _TOOLISH.findall(f.text)
+        stripped = f.text.strip()
+        return [
             _Criterion("length", lo <= len(stripped) <= hi,
                        f"{len(stripped)} characters, outside [{lo}, {hi}]"),
             _Criterion("no_tool_names", not in_text, f"names {', '.join(sorted(set(in_text)))}"),
@@ -291,14 +334,3 @@ class RuleJudge:
                        and stripped[-1] in ".?!)\"'",
                        "placeholder, empty text or no sentence end"),
         ]
-        dims = {
-            "answerability": _floor("text_determines", loose) if loose else _rating(
-                answerability),
-            "tool_usability": _floor("text_determines", loose) if loose else _rating(
-                usability),
-            "difficulty": _rating(difficulty_c),
-            "characteristic_form": _rating(form_c),
-            "clarity": _rating(clarity),
-        }
-        return JudgeVerdict(judge=self.label, id=str(rec.get("id", "")), scored=True,
-                            dimensions=dims)

@@ -30,7 +30,6 @@ KNOWN_LONG: dict[tuple[str, str], int] = {
     ("generator/generate/pipeline.py", "Pipeline._run"): 220,
     ("generator/cli_generate.py", "register"): 187,
     ("generator/cli_generate.py", "register.<locals>.generate"): 114,
-    ("eval/judge_rules.py", "RuleJudge.judge_one"): 150,
     ("eval/cli_eval.py", "register"): 146,
     ("eval/score.py", "score_records"): 119,
     ("generator/generate/stages.py", "prepare"): 118,
