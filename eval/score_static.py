@@ -135,67 +135,92 @@ def score_static(
         if isinstance(r.get("category"), str)
     )
     vocabulary = {key for key, c in used.items() if c >= 2}
-    lo_all = min((p.text_length.min_chars for p in policies.values()), default=1)
-    hi_all = max((p.text_length.max_chars for p in policies.values()), default=10**6)
+    bounds = (min((p.text_length.min_chars for p in policies.values()), default=1),
+              max((p.text_length.max_chars for p in policies.values()), default=10**6))
 
     seen_ids: dict[str, int] = {}
     dedup = DedupIndex(threshold)
     for i, (rec, dom) in enumerate(zip(records, domains, strict=True)):
         found = (check_failures or {}).get(str(rec.get("id", f"#{i}")), [])
-        passed["checks"].append(not found)
-        problems[i] += [f"checks: {p}" for p in found[:3]]
         issues = schema_problems(rec)
-        passed["schema"].append(not issues)
-        problems[i] += [f"schema: {p}" for p in issues]
-
-        cat = rec.get("category")
         policy = policies.get(dom)
-        if not isinstance(cat, str) or not cat.strip():
-            passed["category_alignment"].append(False)
-            problems[i].append("category: none given")
-        elif (policy is not None and cat in policy.categories) or (dom, cat) in vocabulary:
-            passed["category_alignment"].append(True)
-        else:
-            passed["category_alignment"].append(False)
-            allowed = ", ".join(policy.categories) if policy else "(no policy)"
-            problems[i].append(
-                f"category: {cat!r} is neither in the {dom} policy ({allowed}) nor used by "
-                f"another {dom} record of the file"
-            )
-
-        text = rec.get("text")
-        lo, hi = (
-            (policy.text_length.min_chars, policy.text_length.max_chars) if policy
-            else (lo_all, hi_all)
-        )
-        length = len(text.strip()) if isinstance(text, str) else 0
-        ok_len = isinstance(text, str) and lo <= length <= hi
-        passed["text_length"].append(ok_len)
-        if not ok_len:
-            problems[i].append(f"text_length: {length} characters, outside [{lo}, {hi}] ({dom})")
-
-        raw_id = rec.get("id")
-        if raw_id is None or raw_id == "":
-            passed["unique_id"].append(False)
-            problems[i].append("unique_id: no id")
-        elif str(raw_id) in seen_ids:
-            passed["unique_id"].append(False)
-            problems[i].append(f"unique_id: id {raw_id!r} also used by record "
-                               f"{seen_ids[str(raw_id)] + 1}")
-        else:
-            seen_ids[str(raw_id)] = i
-            passed["unique_id"].append(True)
-
-        if isinstance(text, str) and text.strip():
-            ok, other, sim = dedup.check_and_add(text, str(raw_id if raw_id is not None else i))
-            passed["unique_text"].append(ok)
-            if not ok:
-                problems[i].append(f"unique_text: similarity {sim:.2f} to record {other}")
-        else:
-            passed["unique_text"].append(False)
-            problems[i].append("unique_text: no text")
+        outcomes = {
+            "checks": (not found, [f"checks: {p}" for p in found[:3]]),
+            "schema": (not issues, [f"schema: {p}" for p in issues]),
+            "category_alignment": _category(rec, dom, policy, vocabulary),
+            "text_length": _text_length(rec, dom, policy, bounds),
+            "unique_id": _unique_id(rec, i, seen_ids),
+            "unique_text": _unique_text(rec, i, dedup),
+        }
+        for name, (ok, lines) in outcomes.items():
+            passed[name].append(ok)
+            problems[i] += lines
 
     div_share, div_reason = _diversity(domains)
+    components = _components(passed, n, div_share, div_reason)
+    per_record = []
+    for i in range(n):
+        pts = STATIC_WEIGHTS["type_diversity"] * div_share
+        pts += sum(STATIC_WEIGHTS[k] for k, flags in passed.items() if flags[i])
+        per_record.append(round(pts, 4))
+    total = round(sum(c.points or 0.0 for c in components), 3)
+    part = Part(name="static", max_points=20.0, ran=True, points=total, components=components)
+    return StaticResult(part=part, per_record=per_record, problems=problems)
+
+
+Outcome = tuple[bool, list[str]]  # passed, and the problem lines when not
+
+
+def _category(
+    rec: dict[str, Any], dom: str, policy: DomainPolicy | None, vocabulary: set[tuple[str, str]]
+) -> Outcome:
+    cat = rec.get("category")
+    if not isinstance(cat, str) or not cat.strip():
+        return False, ["category: none given"]
+    if (policy is not None and cat in policy.categories) or (dom, cat) in vocabulary:
+        return True, []
+    allowed = ", ".join(policy.categories) if policy else "(no policy)"
+    return False, [
+        f"category: {cat!r} is neither in the {dom} policy ({allowed}) nor used by "
+        f"another {dom} record of the file"
+    ]
+
+
+def _text_length(
+    rec: dict[str, Any], dom: str, policy: DomainPolicy | None, bounds: tuple[int, int]
+) -> Outcome:
+    text = rec.get("text")
+    lo, hi = (
+        (policy.text_length.min_chars, policy.text_length.max_chars) if policy else bounds
+    )
+    length = len(text.strip()) if isinstance(text, str) else 0
+    if isinstance(text, str) and lo <= length <= hi:
+        return True, []
+    return False, [f"text_length: {length} characters, outside [{lo}, {hi}] ({dom})"]
+
+
+def _unique_id(rec: dict[str, Any], i: int, seen_ids: dict[str, int]) -> Outcome:
+    raw_id = rec.get("id")
+    if raw_id is None or raw_id == "":
+        return False, ["unique_id: no id"]
+    if str(raw_id) in seen_ids:
+        return False, [f"unique_id: id {raw_id!r} also used by record "
+                       f"{seen_ids[str(raw_id)] + 1}"]
+    seen_ids[str(raw_id)] = i
+    return True, []
+
+
+def _unique_text(rec: dict[str, Any], i: int, dedup: DedupIndex) -> Outcome:
+    text, raw_id = rec.get("text"), rec.get("id")
+    if not isinstance(text, str) or not text.strip():
+        return False, ["unique_text: no text"]
+    ok, other, sim = dedup.check_and_add(text, str(raw_id if raw_id is not None else i))
+    return ok, [] if ok else [f"unique_text: similarity {sim:.2f} to record {other}"]
+
+
+def _components(
+    passed: dict[str, list[bool]], n: int, div_share: float, div_reason: str
+) -> list[Component]:
     components: list[Component] = []
     for name, weight in STATIC_WEIGHTS.items():
         if name == "type_diversity":
@@ -209,14 +234,7 @@ def score_static(
             name=name, max_points=weight, points=round(weight * share, 3),
             share=round(share, 4), reason=f"{sum(flags)} of {n} records pass",
         ))
-    per_record = []
-    for i in range(n):
-        pts = STATIC_WEIGHTS["type_diversity"] * div_share
-        pts += sum(STATIC_WEIGHTS[k] for k, flags in passed.items() if flags[i])
-        per_record.append(round(pts, 4))
-    total = round(sum(c.points or 0.0 for c in components), 3)
-    part = Part(name="static", max_points=20.0, ran=True, points=total, components=components)
-    return StaticResult(part=part, per_record=per_record, problems=problems)
+    return components
 
 
 # Checks with their own components (ids, near-duplicate texts) are not counted twice.

@@ -33,7 +33,6 @@ KNOWN_LONG: dict[tuple[str, str], int] = {
     ("eval/cli_eval.py", "register"): 146,
     ("eval/score.py", "score_records"): 119,
     ("generator/generate/stages.py", "prepare"): 118,
-    ("eval/score_static.py", "score_static"): 109,
     ("eval/dryrun.py", "run_dry"): 108,
     ("eval/grade_contract.py", "_match_record_list"): 94,
     ("eval/score_dryrun.py", "score_dry_run"): 93,
