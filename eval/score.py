@@ -31,12 +31,13 @@ from eval.model import DryRunReport
 from eval.score_dryrun import load_dry_run, not_run, score_dry_run
 from eval.score_model import (
     HIGH_QUALITY,
+    JudgeVerdict,
     Part,
     ScenarioScore,
     SetScore,
     StageCost,
 )
-from eval.score_static import domain_of, score_static
+from eval.score_static import StaticResult, domain_of, score_static
 from generator import safeparse
 from generator.errors import UserError
 from generator.generate.language_stats import language_stats
@@ -185,66 +186,19 @@ def score_records(
     judge, judge_pts = judge_part(medians, labels)
 
     problems = [list(p) for p in static.problems]
-    if dry_run is not None:
-        dry, dry_pts, dry_problems = score_dry_run(records, dry_run)
-        if dry_run_note and dry.ran:
-            dry = dry.model_copy(update={"note": "; ".join(
-                n for n in (dry.note, dry_run_note) if n)})
-        for i, extra in enumerate(dry_problems):
-            problems[i] += extra
-    else:
-        dry, dry_pts = not_run(dry_run_note), [None] * len(records)
+    dry, dry_pts = _dry_part(records, dry_run, dry_run_note, problems)
 
     parts: list[Part] = [static.part, judge, dry]
     ran = [p for p in parts if p.ran]
     points = round(sum(p.points or 0.0 for p in ran), 3)
     max_points = sum(p.max_points for p in ran)
     score_100 = round(points / max_points * 100.0, 2) if max_points else 0.0
-
-    scenarios: list[ScenarioScore] = []
-    for i, rec in enumerate(records):
-        pts, mx = static.per_record[i], 20.0
-        if judge.ran and judge_pts[i] is not None:
-            pts += judge_pts[i] or 0.0
-            mx += 30.0
-        if dry.ran and dry_pts[i] is not None:
-            pts += dry_pts[i] or 0.0
-            mx += 50.0
-        low = []
-        for d, r in medians[i].items():
-            if r < 4:
-                why = next((v[i].dimensions[d].reason for v in verdicts
-                            if v[i].scored and d in v[i].dimensions
-                            and v[i].dimensions[d].rating < 4), "")
-                low.append(f"judge {d} {r:g}/5" + (f": {why}" if why else ""))
-        diff = rec.get("difficulty")
-        scenarios.append(ScenarioScore(
-            id=str(rec.get("id", f"#{i}")),
-            domain=domain_of(rec),
-            difficulty=diff if isinstance(diff, str) and diff else "unknown",
-            static=static.per_record[i],
-            judge=judge_pts[i] if judge.ran else None,
-            dry_run=dry_pts[i] if dry.ran else None,
-            total_100=round(pts / mx * 100.0, 2),
-            judge_ratings=medians[i],
-            problems=problems[i] + low,
-        ))
-
-    def means(key: str) -> dict[str, float]:
-        groups: dict[str, list[float]] = {}
-        for s in scenarios:
-            if s.total_100 is not None:
-                groups.setdefault(getattr(s, key), []).append(s.total_100)
-        return {k: round(statistics.fmean(v), 2) for k, v in sorted(groups.items())}
-
+    scenarios = [
+        _scenario_score(rec, i, static, (judge, judge_pts), (dry, dry_pts), medians[i],
+                        problems[i] + _low_ratings(i, medians[i], verdicts))
+        for i, rec in enumerate(records)
+    ]
     flat = [v for per_judge in verdicts for v in per_judge]
-    notes = []
-    for p in parts:
-        if not p.ran:
-            notes.append(f"{p.name} not run: {p.note}; score_100 is rescaled over the "
-                         "parts that ran")
-        elif p.note:
-            notes.append(f"{p.name}: {p.note}")
     has_refs = sum(isinstance(r.get("reference_answer"), dict) for r in records)
     return SetScore(
         path=path,
@@ -258,8 +212,8 @@ def score_records(
         max_points=max_points,
         score_100=score_100,
         high_quality=score_100 > HIGH_QUALITY,
-        by_domain=means("domain"),
-        by_difficulty=means("difficulty"),
+        by_domain=_means(scenarios, "domain"),
+        by_difficulty=_means(scenarios, "difficulty"),
         failure_classes=dict(dry_run.failure_classes) if dry_run is not None else {},
         agreement=agreement(labels, verdicts),
         unscored=[v for v in flat if not v.scored],
@@ -267,11 +221,86 @@ def score_records(
         scenarios=scenarios,
         stages=_stage_costs(manifest, judges, judge_seconds, static_s,
                             dry_run if dry.ran else None, usd_per_1k_tokens),
-        notes=notes,
+        notes=_notes(parts),
         language=language_stats(
             [r["text"] for r in records if isinstance(r.get("text"), str)]
         ),
     )
+
+
+def _dry_part(
+    records: list[dict[str, Any]], dry_run: DryRunReport | None, note: str,
+    problems: list[list[str]],
+) -> tuple[Part, list[float | None]]:
+    """The dry-run part and its points per record; its problems join ``problems``."""
+    if dry_run is None:
+        return not_run(note), [None] * len(records)
+    dry, dry_pts, dry_problems = score_dry_run(records, dry_run)
+    if note and dry.ran:
+        dry = dry.model_copy(update={"note": "; ".join(n for n in (dry.note, note) if n)})
+    for i, extra in enumerate(dry_problems):
+        problems[i] += extra
+    return dry, dry_pts
+
+
+def _low_ratings(
+    i: int, medians: dict[str, float], verdicts: list[list[JudgeVerdict]]
+) -> list[str]:
+    """The record's judge dimensions rated below 4, each with a judge's reason."""
+    low = []
+    for d, r in medians.items():
+        if r < 4:
+            why = next((v[i].dimensions[d].reason for v in verdicts
+                        if v[i].scored and d in v[i].dimensions
+                        and v[i].dimensions[d].rating < 4), "")
+            low.append(f"judge {d} {r:g}/5" + (f": {why}" if why else ""))
+    return low
+
+
+def _scenario_score(
+    rec: dict[str, Any], i: int, static: StaticResult,
+    judged: tuple[Part, list[float | None]], dried: tuple[Part, list[float | None]],
+    ratings: dict[str, float], problems: list[str],
+) -> ScenarioScore:
+    (judge, judge_pts), (dry, dry_pts) = judged, dried
+    pts, mx = static.per_record[i], 20.0
+    if judge.ran and judge_pts[i] is not None:
+        pts += judge_pts[i] or 0.0
+        mx += 30.0
+    if dry.ran and dry_pts[i] is not None:
+        pts += dry_pts[i] or 0.0
+        mx += 50.0
+    diff = rec.get("difficulty")
+    return ScenarioScore(
+        id=str(rec.get("id", f"#{i}")),
+        domain=domain_of(rec),
+        difficulty=diff if isinstance(diff, str) and diff else "unknown",
+        static=static.per_record[i],
+        judge=judge_pts[i] if judge.ran else None,
+        dry_run=dry_pts[i] if dry.ran else None,
+        total_100=round(pts / mx * 100.0, 2),
+        judge_ratings=ratings,
+        problems=problems,
+    )
+
+
+def _means(scenarios: list[ScenarioScore], key: str) -> dict[str, float]:
+    groups: dict[str, list[float]] = {}
+    for s in scenarios:
+        if s.total_100 is not None:
+            groups.setdefault(getattr(s, key), []).append(s.total_100)
+    return {k: round(statistics.fmean(v), 2) for k, v in sorted(groups.items())}
+
+
+def _notes(parts: list[Part]) -> list[str]:
+    notes = []
+    for p in parts:
+        if not p.ran:
+            notes.append(f"{p.name} not run: {p.note}; score_100 is rescaled over the "
+                         "parts that ran")
+        elif p.note:
+            notes.append(f"{p.name}: {p.note}")
+    return notes
 
 
 def _dry_run_for(records: list[dict[str, Any]], mode: str, file: Path | None,

@@ -31,7 +31,6 @@ KNOWN_LONG: dict[tuple[str, str], int] = {
     ("generator/cli_generate.py", "register"): 187,
     ("generator/cli_generate.py", "register.<locals>.generate"): 114,
     ("eval/cli_eval.py", "register"): 146,
-    ("eval/score.py", "score_records"): 119,
     ("generator/generate/stages.py", "prepare"): 118,
     ("eval/dryrun.py", "run_dry"): 108,
     ("eval/grade_contract.py", "_match_record_list"): 94,
