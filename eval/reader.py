@@ -225,6 +225,16 @@ _FALL_BEFORE = re.compile(r"\b(?:down|fell|fallen|dropped|decreased|declined|low
 _FALL_AFTER = re.compile(r"\s*(?:lower|less|better|below)\s+than\s+(?:the\s+)?(?:design|"
                          r"expected|rated|nameplate|before|the previous|previous)|\s*(?:down|"
                          r"lower)\b")
+# Between a number and the words that make it a fall: a bracketed restatement of it ("0.002
+# (0.2 %) better than design"), or the bracket's end when the number is that restatement.
+_RESTATED_GAP = re.compile(r"\s*(?:\([^()]{1,40}\)|\[[^\[\]]{1,40}\]|[)\]])")
+
+
+def _fall_after(after: str) -> bool:
+    """Whether the words after a number make it a fall, past a bracketed restatement."""
+    gap = _RESTATED_GAP.match(after)
+    return _FALL_AFTER.match(after) is not None or (
+        gap is not None and _FALL_AFTER.match(after, gap.end()) is not None)
 
 
 def _words_value(words: str) -> int:
@@ -994,8 +1004,8 @@ def _numbers(text: str, rest: str) -> list[Num]:
     out.sort(key=lambda n: n.start)
     for i, n in enumerate(out):
         before = rest[max(0, n.start - 24):n.start].lower()
-        after = rest[n.end:n.end + 28].lower()
-        if _FALL_BEFORE.search(before) or _FALL_AFTER.match(after):
+        after = rest[n.end:n.end + 72].lower()
+        if _FALL_BEFORE.search(before) or _fall_after(after):
             out[i] = Num(n.start, n.end, n.value, n.unit, n.decimals, n.sig, n.text, n.word,
                          n.total, falling=True)
     # "two of the three methods", "165 of 168 records": the second number is a total.
