@@ -51,7 +51,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from typing import Any
 
-from eval.reader import NEGATION, Num, Span, Text, When, read, stem
+from eval.reader import CONTRACT_UNITS, NEGATION, Num, Span, Text, When, read, stem
 from generator.contract import AnswerContract, FactSpec
 from generator.generate.tolerance import within
 
@@ -72,6 +72,10 @@ _RELATIVE = re.compile(r"\s*(?:above|below|over|under|higher than|lower than|mor
                        r"less than|warmer than|cooler than|hotter than)\b")
 # One end of a range of numbers ("73-80 °C", "2 to 3 orders").
 _RANGED = re.compile(r"\s*(?:-|–|—|to|and)\s*\d")
+# A bound written before a number ("the > 30 years band", "at least 5 orders"): a threshold
+# the value is compared with, not the value.
+_BOUND_BEFORE = re.compile(r"(?:[<>≤≥]=?|\b(?:over|under|above|below|more than|less than|"
+                           r"fewer than|at least|at most|up to|beyond))\s*$")
 # An aside about what lies outside the window asked ("looking past the window, ...").
 _ASIDE = re.compile(r"\b(?:past|beyond|outside|after|before)\s+(?:the|this|that|your)\s+"
                     r"(?:asked\s+)?(?:window|period|range|interval|time frame|timeframe)\b")
@@ -1929,6 +1933,7 @@ def grade_facts(scenario: Mapping[str, Any], contract: AnswerContract, answer_te
     year = year_of(scenario)
     question = read(str(scenario.get("text") or ""), year=year)
     present = frozenset(reference)  # a null value is a fact too ("no lead time")
+    contract = _units_from_keys(contract)
     whole = Context(read(answer_text, year=year), question, contract, abs_tol, rel_tol,
                     present=present, reference=reference)
     # An asked fact whose reference is null (no fault, no lead time) is answered by saying
@@ -1984,6 +1989,18 @@ def grade_facts(scenario: Mapping[str, Any], contract: AnswerContract, answer_te
         score = score * len(asked) / (len(asked) + len(wrong))
         parts.extend(wrong)
     return score, parts, supporting
+
+
+def _units_from_keys(contract: AnswerContract) -> AnswerContract:
+    """The contract with each count that declares no unit but whose key ends in one
+    (``age_years``) counted in that unit: "41 years old" states an age of 41."""
+    facts = []
+    for f in contract.facts:
+        tail = f.key.rsplit("_", 1)[-1].lower() if "_" in f.key else ""
+        unit = next((u for u in CONTRACT_UNITS if u.lower() == tail and len(u) > 1), None)
+        facts.append(f.model_copy(update={"unit": unit})
+                     if f.kind == "count" and f.unit is None and unit else f)
+    return contract.model_copy(update={"facts": facts}) if facts != contract.facts else contract
 
 
 def _labels_by_json_yes_no(contract: AnswerContract, parts: list[Part],
@@ -2224,7 +2241,8 @@ def _stated_values(ctx: Context, key: str, fact: FactSpec) -> list[tuple[int, in
     if kind_group(fact) == "number" and fact.kind == "count":
         found: list[tuple[int, int, Any, bool]] = [
             (n.start, n.end, n, not _RELATIVE.match(ctx.text.low, n.end)
-             and not _RANGED.match(ctx.text.low, n.end)) for n in ctx.text.numbers
+             and not _RANGED.match(ctx.text.low, n.end) and not _BOUND_BEFORE.search(
+                 ctx.text.low[max(0, n.start - 16):n.start])) for n in ctx.text.numbers
             if not n.total and not (n.word and n.value == 0) and _unit_fits(fact, n)
             and n.as_unit(fact.unit) and not _a_year(ctx, n)
             and key in (ctx.owners(n.start, n.end, "number", n) or ())]
@@ -2276,13 +2294,17 @@ def _contradicted_values(ctx: Context, key: str, fact: FactSpec, expected: list[
 
 _YEAR_BEFORE = re.compile(r"(?:\(|\b(?:installed|built|commissioned|manufactured|made|"
                           r"since|in|from|year|of|dating from|new in)\s+)$")
+# A year said of the noun after it ("this 2026 sample", "the 2019 edition").
+_YEAR_OF_NOUN = re.compile(r"\b(?:this|that|the|its|their|each)\s+$")
 
 
 def _a_year(ctx: Context, n: Num) -> bool:
     """Whether a number is written as a year ("installed 2006", "(2016)"), no value."""
     return n.unit is None and not n.word and n.text.isdigit() and len(n.text) == 4 \
-        and 1900 <= n.value <= 2100 and _YEAR_BEFORE.search(
-            ctx.text.low[max(0, n.start - 24):n.start]) is not None
+        and 1900 <= n.value <= 2100 and (_YEAR_BEFORE.search(
+            ctx.text.low[max(0, n.start - 24):n.start]) is not None or (
+            _YEAR_OF_NOUN.search(ctx.text.low[max(0, n.start - 8):n.start]) is not None
+            and re.match(r"[ \t]+[a-z]", ctx.text.raw[n.end:]) is not None))
 
 
 def _contradicted_entries(ctx: Context, fact: FactSpec, spec: FactSpec,

@@ -319,6 +319,23 @@ def test_an_unasked_count_stated_wrong_or_hedged_fails() -> None:
                  ).score < 1
 
 
+def test_an_unasked_count_in_the_unit_its_key_names_is_read_in_that_unit() -> None:
+    record = _record({"band": "old", "service_years": 27},
+                     {"band": {"kind": "label", "means": ["band"],
+                               "labels": {"old": ["older units"], "new": ["newer units"]}},
+                      "service_years": {"kind": "count", "asked": False,
+                                        "means": ["in service", "service life"]}},
+                     "Which age band does pump P-104 fall in for the 2024 survey?")
+    # A year said of a noun, a bound of the band: neither states the years in service.
+    assert grade(record, "It is in the band of older units: in service since 1997, so "
+                 "27 years in service for this 2024 survey.").score == 1
+    assert grade(record, "Band of older units, as it is in service for more than 20 years."
+                 ).score == 1
+    assert grade(record, "Band of older units; its service life counts from this 2024 survey."
+                 ).score == 1
+    assert grade(record, "Band of older units: in service for 25 years.").score < 1
+
+
 def test_an_unasked_empty_list_of_times_is_contradicted_by_any_time_stated() -> None:
     record = _record({"premise_holds": False, "trips_on_record": []},
                      {"premise_holds": {"kind": "boolean", "assumed": True, "labels": {
