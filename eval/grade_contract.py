@@ -1754,7 +1754,7 @@ def _size_stated(ctx: Context, fact: FactSpec, size: int,
             continue  # "of the 6 failure modes": the catalogue, not the answer
         if ctx.owners(n.start, n.end, "number", n):
             continue  # the value of a number fact
-        if _names_not_counts(ctx, n):
+        if _names_not_counts(ctx, n) or _in_breakdown(ctx, fact, n, size):
             continue
         for a, b in ctx.anchors().get(fact.key, []):
             gap = low[n.end:a]
@@ -1765,6 +1765,26 @@ def _size_stated(ctx: Context, fact: FactSpec, size: int,
                 return Part(f"{fact.key}.size", False, size, n.text,
                             "states another number of members")
     return None
+
+
+def _in_breakdown(ctx: Context, fact: FactSpec, n: Num, size: int) -> bool:
+    """Whether a number counts a part of the set after its size in the same sentence ("4
+    units in total: two grid units and two distribution units"): the numbers counting the
+    fact's words after the size add up to no more than it."""
+    s0, s1 = ctx.text.sentence_of(n.start)
+    low = ctx.text.low
+
+    def counting(m: Num) -> bool:
+        return not (m.unit or m.decimals or m.total) and any(
+            a >= m.end and _counts_members(ctx, m, low[m.end:a])
+            for a, _b in ctx.anchors().get(fact.key, []))
+
+    sizes = [m for m in ctx.text.numbers
+             if s0 <= m.start < n.start and m.value == size and counting(m)]
+    if not sizes:
+        return False
+    parts = [m for m in ctx.text.numbers if sizes[0].end <= m.start < s1 and counting(m)]
+    return sum(m.value for m in parts) <= size
 
 
 # Words that end a noun phrase: a number before them counts another noun ("no tie at the

@@ -427,6 +427,17 @@ def test_a_size_is_read_only_from_a_number_that_counts_the_members() -> None:
     assert grade(record, f"{named} - four pumps in all.").score < 1
 
 
+def test_the_counts_of_a_breakdown_after_the_size_are_no_size_of_the_set() -> None:
+    record = _record({"pumps": ["P-21", "P-22", "P-23", "P-24", "P-25"]},
+                     {"pumps": {"kind": "ids", "means": ["pumps"]}},
+                     "Which pumps are on the cooling loop?")
+    named = "P-21, P-22, P-23, P-24 and P-25"
+    assert grade(record, f"{named}. That makes 5 pumps overall: three duty pumps and two "
+                 "standby pumps.").score == 1
+    assert grade(record, f"{named}. That makes 5 pumps overall: four duty pumps and two "
+                 "standby pumps.").score < 1
+
+
 def test_a_name_written_as_a_word_is_the_one_nearest_its_words() -> None:
     record = _record({"yard": "HILL", "cranes": 3},
                      {"yard": {"kind": "id", "means": ["yard", "based"]},
