@@ -564,6 +564,18 @@ def _skippable(token: Token, lead: str, first_gap: bool) -> bool:
 _COORDINATOR = frozenset((",", "/", "&", "and", "or"))
 
 
+def _unit_of_value(tokens: list[Token], j: int) -> bool:
+    """Whether token ``j`` is the unit written after a number ("120 °C", "30 %", "63 MVA"):
+    a value with its unit is one word between a phrase's words ("the 120 °C normal cyclic
+    limit")."""
+    if j == 0 or tokens[j - 1].kind != "word":
+        return False
+    prev, word = tokens[j - 1].text, tokens[j].text
+    if prev == "°":
+        return word in ("c", "f")
+    return prev[:1].isdigit() and (word in ("°", "%") or word in UNITS)
+
+
 def _loose_rest(tokens: list[Token], i: int, stems: list[str],
                 budget: int) -> tuple[int, int] | None:
     """The end of a phrase whose first stem is token ``i`` and the end of the words read,
@@ -587,7 +599,7 @@ def _loose_rest(tokens: list[Token], i: int, stems: list[str],
             t = tokens[j]
             if not _skippable(t, stems[0], k == 1):
                 return None
-            if t.kind == "word":
+            if t.kind == "word" and not _unit_of_value(tokens, j):
                 budget -= 1
                 if budget < 0:
                     return None

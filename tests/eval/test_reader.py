@@ -293,3 +293,11 @@ def test_a_fall_said_after_a_bracketed_restatement_applies_to_both_values() -> N
     assert [n.falling for n in t.numbers] == [True, True]
     t = read("Flow is 12 m3/h (pump B) and 3 % higher than expected.")
     assert not any(n.falling for n in t.numbers)
+
+
+def test_a_value_with_its_unit_inside_a_loose_phrase_is_one_word() -> None:
+    phrase = "above the rated casing limit"
+    assert read("It ran above the 80 °C rated casing temperature limit.").find_loose(phrase)
+    assert read("Load stayed above the 95 % rated casing stress limit.").find_loose(phrase)
+    assert not read("It ran above the 80 °C rated casing outer skin temperature limit."
+                    ).find_loose(phrase)
