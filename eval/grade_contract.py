@@ -2258,13 +2258,15 @@ def _stated_values(ctx: Context, key: str, fact: FactSpec) -> list[tuple[int, in
     one end of a range ("73-80"). A negated one ("no trip on 3 July") or one in an aside
     about what lies outside the window asked ("past the window, it stays frozen until ...")
     states nothing."""
-    if kind_group(fact) == "number" and fact.kind == "count":
+    if kind_group(fact) == "number" and fact.kind in ("count", "quantity"):
         found: list[tuple[int, int, Any, bool]] = [
             (n.start, n.end, n, not _RELATIVE.match(ctx.text.low, n.end)
              and not _RANGED.match(ctx.text.low, n.end) and not _BOUND_BEFORE.search(
                  ctx.text.low[max(0, n.start - 16):n.start])) for n in ctx.text.numbers
             if not n.total and not (n.word and n.value == 0) and _unit_fits(fact, n)
             and n.as_unit(fact.unit) and not _a_year(ctx, n)
+            # a quantity is stated in its unit (or one convertible to it), not bare
+            and (fact.kind == "count" or fact.unit is None or n.unit is not None)
             and key in (ctx.owners(n.start, n.end, "number", n) or ())]
     elif kind_group(fact) == "time":
         found = [(w.start, w.end, w, True) for w in ctx.text.whens

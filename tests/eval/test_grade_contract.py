@@ -336,6 +336,21 @@ def test_an_unasked_count_in_the_unit_its_key_names_is_read_in_that_unit() -> No
     assert grade(record, "Band of older units: in service for 25 years.").score < 1
 
 
+def test_an_unasked_quantity_stated_in_its_unit_with_another_value_fails() -> None:
+    record = _record({"action": "regrease", "bearing_c": 71.4},
+                     {"action": {"kind": "label", "means": ["action"],
+                                 "labels": {"regrease": ["regrease the bearing"],
+                                            "none": ["no action"]}},
+                      "bearing_c": {"kind": "quantity", "unit": "°C", "asked": False,
+                                    "means": ["bearing temperature", "bearing runs"]}},
+                     "What should we do about fan F-7 on the roof?")
+    assert grade(record, "Regrease the bearing: bearing temperature 71.4 °C.").score == 1
+    assert grade(record, "Regrease the bearing: the bearing temperature is 71 °C, with the "
+                 "alarm at 65 °C.").score == 1
+    assert grade(record, "Regrease the bearing: bearing temperature over 65 °C.").score == 1
+    assert grade(record, "Regrease the bearing: bearing temperature 64.9 °C.").score < 1
+
+
 def test_an_unasked_empty_list_of_times_is_contradicted_by_any_time_stated() -> None:
     record = _record({"premise_holds": False, "trips_on_record": []},
                      {"premise_holds": {"kind": "boolean", "assumed": True, "labels": {
