@@ -1953,7 +1953,6 @@ def grade_facts(scenario: Mapping[str, Any], contract: AnswerContract, answer_te
     year = year_of(scenario)
     question = read(str(scenario.get("text") or ""), year=year)
     present = frozenset(reference)  # a null value is a fact too ("no lead time")
-    contract = _units_from_keys(contract)
     whole = Context(read(answer_text, year=year), question, contract, abs_tol, rel_tol,
                     present=present, reference=reference)
     # An asked fact whose reference is null (no fault, no lead time) is answered by saying
@@ -2003,8 +2002,11 @@ def grade_facts(scenario: Mapping[str, Any], contract: AnswerContract, answer_te
         score += len(rescued) / len(asked) if asked else 0.0
     # A fact the text does not ask for is not graded, but an answer that states it wrong
     # (a forecast for the wrong hour, the wrong band) is not right: it counts as a miss.
-    wrong = [c for f in contract.facts if not f.asked and reference.get(f.key) is not None
-             for c in [contradicted(whole, f, reference[f.key], vocab_of(f))] if c]
+    keyed = _units_from_keys(contract)
+    told = whole if keyed is contract else Context(
+        whole.text, question, keyed, abs_tol, rel_tol, present=present, reference=reference)
+    wrong = [c for f in keyed.facts if not f.asked and reference.get(f.key) is not None
+             for c in [contradicted(told, f, reference[f.key], vocab_of(f))] if c]
     if wrong:
         score = score * len(asked) / (len(asked) + len(wrong))
         parts.extend(wrong)
@@ -2013,7 +2015,8 @@ def grade_facts(scenario: Mapping[str, Any], contract: AnswerContract, answer_te
 
 def _units_from_keys(contract: AnswerContract) -> AnswerContract:
     """The contract with each count that declares no unit but whose key ends in one
-    (``age_years``) counted in that unit: "41 years old" states an age of 41."""
+    (``age_years``) counted in that unit, as an unasked fact is read for being stated
+    wrong: "41 years old" states an age of 41."""
     facts = []
     for f in contract.facts:
         tail = f.key.rsplit("_", 1)[-1].lower() if "_" in f.key else ""
