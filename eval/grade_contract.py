@@ -361,6 +361,8 @@ def _match_number(ctx: Context, top: str, fact: FactSpec, expected: float,
     for i, n in hits:
         if not ctx.bound(fact, n.start, n.end, n):
             continue
+        if _told_elsewhere(ctx, fact, n, others):
+            continue
         if used is not None:
             used.add(i)
         listed = _items_listed_after(ctx, n) if fact.kind == "count" else []
@@ -379,6 +381,34 @@ def _match_number(ctx: Context, top: str, fact: FactSpec, expected: float,
     given = [n.text for _, n in hits][:3] or [n.text for n in t.numbers][:5] or None
     why = "written next to another quantity's words" if hits else ""
     return Part(top, False, expected, given, why)
+
+
+def _told_elsewhere(ctx: Context, fact: FactSpec, n: Num,
+                    others: list[tuple[int, int]]) -> bool:
+    """Whether a quantity's value, bound to none of its kind's words, is said of another
+    fact (whose words, of any kind, stand before it in its sentence, with none of this
+    fact's) while the answer plainly gives this fact another value by its own words ("first
+    over rating at 09:00 (~105 %). Peak: 115.5 % of rating": the peak is 115.5 %)."""
+    if fact.kind != "quantity" or not ctx.bind or ctx.windowed \
+            or ctx.owners(n.start, n.end, "number", n) is not None:
+        return False
+    s0, s1 = ctx.text.sentence_of(n.start)
+    anchors = ctx.anchors()
+    if any(s0 <= a < s1 for a, _b in anchors.get(fact.key, [])) or not any(
+            s0 <= a and b <= n.start for k, spans in anchors.items() if k != fact.key
+            for a, b in spans):
+        return False
+    low = ctx.text.low
+    for a, b in others:
+        m = next((x for x in ctx.text.numbers if (x.start, x.end) == (a, b)), None)
+        if m is None or m.unit is None or _RELATIVE.match(low, b) or _RANGED.match(low, b) \
+                or _BOUND_BEFORE.search(low[max(0, a - 16):a]):
+            continue
+        c0, c1 = ctx.text.clause_of(a, b)
+        if fact.key in (ctx.owners(a, b, "number", m) or ()) and any(
+                c0 <= x and y <= c1 for x, y in anchors.get(fact.key, [])):
+            return True
+    return False
 
 
 # Where what a count's list says stops: a new clause of its own, a contrast.

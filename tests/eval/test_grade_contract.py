@@ -611,6 +611,22 @@ def test_a_number_said_to_be_approximate_is_read_to_its_last_digit() -> None:
     assert grade(record, "It was down for about four hours.").score < 1
 
 
+def test_a_value_said_of_another_fact_is_not_taken_when_its_own_words_give_another() -> None:
+    record = _record({"first_hot": "2026-05-04T08:00:00", "peak_pct": 91.2},
+                     {"first_hot": {"kind": "timestamp", "granularity": "hour",
+                                    "means": ["first ran hot", "first hot"]},
+                      "peak_pct": {"kind": "quantity", "unit": "%",
+                                   "means": ["peak", "of capacity"]}},
+                     "When did press P-9 first run hot on 4 May 2026, and what was its peak "
+                     "in percent before the stop?")
+    assert grade(record, "It first ran hot at 08:00 (about 91 %). Peak before the stop: "
+                 "97.5 % of capacity at 13:00.").score < 1
+    assert grade(record, "It first ran hot at 08:00 (about 91 %), which was also its peak "
+                 "before the stop.").score == 1
+    assert grade(record, "It first ran hot at 08:00 (about 91 %). Peak before the stop: "
+                 "91.2 % of capacity.").score == 1
+
+
 def test_a_factor_written_in_percent_is_a_share_of_one() -> None:
     record = _record({"speed_factor": 12.4}, {"speed_factor": {
         "kind": "quantity", "means": ["wear rate", "wears"]}},
