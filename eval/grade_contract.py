@@ -1100,6 +1100,10 @@ def _listed_extras(ctx: Context, fact: FactSpec, expected: list[Any],
 # -- booleans -----------------------------------------------------------------------------
 
 
+# A multiple written before a phrasing ("four times normal ageing", "2× the rated life").
+_MULTIPLE_OF = re.compile(r"(?:\btimes|×|\d\s*x)\s*(?:the\s+)?$")
+
+
 def _match_bool(ctx: Context, path: str, fact: FactSpec, expected: bool) -> Part:
     t = ctx.text
     votes: list[tuple[int, bool]] = []
@@ -1110,6 +1114,8 @@ def _match_bool(ctx: Context, path: str, fact: FactSpec, expected: bool) -> Part
             # "none" before it ("none -> no work order").
             self_negated = NEGATION.match(phrase.strip()) is not None
             for a, b in _phrasing_spans(t, phrase, rivals) + _verdict_spans(t, phrase):
+                if _MULTIPLE_OF.search(t.low, max(0, a - 12), a):
+                    continue  # "four times normal ageing" is a multiple of it, not it
                 # "tripped: no", "trip = false": the phrasing with its answer after it.
                 denied = _DENIED.match(t.low, b)
                 echoed = None if denied else _ECHO_REPLY.match(t.low, b)
@@ -2187,7 +2193,32 @@ def contradicted(ctx: Context, fact: FactSpec, value: Any,
         if stated:
             return Part(fact.key, False, value, sorted(stated),
                         "not asked, but stated as another label")
-    return _contradicted_more(ctx, fact, value) or _contradicted_members(ctx, fact, value, vocab)
+    return _contradicted_more(ctx, fact, value) or _contradicted_members(ctx, fact, value, vocab) \
+        or _contradicted_bool(ctx, fact, value)
+
+
+def _contradicted_bool(ctx: Context, fact: FactSpec, value: Any) -> Part | None:
+    """A miss when an unasked yes/no is said the other way by one of its own phrasings
+    ("the anomalies were followed by corrective work" when the order came before them); a
+    leading yes/no or a clause read for a negation answers the question, not this fact, and
+    a phrasing that states a rule ("between equal scores the older unit first", "it must
+    ...") or the question's own words says nothing of what the data showed."""
+    if fact.kind != "boolean" or not isinstance(value, bool) or not any(fact.labels.values()):
+        return None
+    t = ctx.text
+    own = {side: [p for p in ps if not _phrasing_spans(ctx.question, p) and any(
+               not _RULE_FRAME.search(t.low, t.sentence_of(a)[0], a)
+               for a, _b in _phrasing_spans(t, p))]
+           for side, ps in fact.labels.items()}
+    part = _match_bool(ctx, fact.key, fact.model_copy(update={"labels": own}), value)
+    if part.ok or part.why not in ("stated by a phrasing", "stated by a conclusion"):
+        return None
+    return Part(fact.key, False, value, part.given, "not asked, but stated the other way")
+
+
+# Words that make what follows a rule or a supposition, not a finding.
+_RULE_FRAME = re.compile(r"\b(?:if|unless|would|could|must|should|between equal|on equal|"
+                         r"among equal|in case of)\b")
 
 
 def _contradicted_members(ctx: Context, fact: FactSpec, value: Any,

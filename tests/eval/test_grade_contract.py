@@ -351,6 +351,32 @@ def test_an_unasked_quantity_stated_in_its_unit_with_another_value_fails() -> No
     assert grade(record, "Regrease the bearing: bearing temperature 64.9 °C.").score < 1
 
 
+def test_an_unasked_yes_no_said_the_other_way_by_its_phrasing_fails() -> None:
+    record = _record({"leaks": 2, "fixed": False},
+                     {"leaks": {"kind": "count", "means": ["leaks"]},
+                      "fixed": {"kind": "boolean", "asked": False, "means": ["fixed"],
+                                "labels": {"true": ["was fixed", "were fixed", "got fixed"],
+                                           "false": ["not fixed", "still open"]}}},
+                     "How many leaks did valve V-3 have in May 2026?")
+    assert grade(record, "Two leaks in May; both are still open.").score == 1
+    assert grade(record, "Two leaks in May.").score == 1
+    assert grade(record, "Two leaks in May; both were fixed by the night shift.").score < 1
+    # A rule or a supposition states nothing of what happened.
+    assert grade(record, "Two leaks in May. A leak must be closed once it was fixed on site."
+                 ).score == 1
+
+
+def test_a_multiple_of_a_phrasing_does_not_state_it() -> None:
+    record = _record({"wear": 3.9, "worse": True},
+                     {"wear": {"kind": "quantity", "means": ["wear"]},
+                      "worse": {"kind": "boolean", "asked": False, "means": ["wear"],
+                                "labels": {"true": ["faster than usual"],
+                                           "false": ["usual wear", "normal wear"]}}},
+                     "How fast does chain C-1 wear at full speed, relative to usual?")
+    assert grade(record, "Wear is 3.9, about four times normal wear.").score == 1
+    assert grade(record, "Wear is 3.9: normal wear.").score < 1
+
+
 def test_an_unasked_empty_list_of_times_is_contradicted_by_any_time_stated() -> None:
     record = _record({"premise_holds": False, "trips_on_record": []},
                      {"premise_holds": {"kind": "boolean", "assumed": True, "labels": {
