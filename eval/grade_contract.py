@@ -2042,11 +2042,23 @@ def grade_facts(scenario: Mapping[str, Any], contract: AnswerContract, answer_te
     told = whole if keyed is contract else Context(
         whole.text, question, keyed, abs_tol, rel_tol, present=present, reference=reference)
     wrong = [c for f in keyed.facts if not f.asked and reference.get(f.key) is not None
+             and not _given_at_key(f, reference[f.key], structured, abs_tol, rel_tol)
              for c in [contradicted(told, f, reference[f.key], vocab_of(f))] if c]
     if wrong:
         score = score * len(asked) / (len(asked) + len(wrong))
         parts.extend(wrong)
     return score, parts, supporting
+
+
+def _given_at_key(fact: FactSpec, value: Any, structured: Mapping[str, Any] | None,
+                  abs_tol: dict[str, float], rel_tol: dict[str, float]) -> bool:
+    """Whether a JSON answer gives an unasked fact the reference's value at its own key
+    (``"followed_by_corrective": false``): its key's words are then no statement of it."""
+    keys = {str(k).lower(): k for k in structured or {}}
+    if structured is None or fact.key.lower() not in keys:
+        return False
+    direct = _same_value(fact, value, structured[keys[fact.key.lower()]], abs_tol, rel_tol)
+    return direct is not None and direct.ok
 
 
 def _units_from_keys(contract: AnswerContract) -> AnswerContract:
