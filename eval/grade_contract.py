@@ -51,7 +51,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from typing import Any
 
-from eval.reader import NEGATION, Num, Span, Text, When, read, stem
+from eval.reader import CONTRACT_UNITS, NEGATION, Num, Span, Text, When, read, stem
 from generator.contract import AnswerContract, FactSpec
 from generator.generate.tolerance import within
 
@@ -72,6 +72,10 @@ _RELATIVE = re.compile(r"\s*(?:above|below|over|under|higher than|lower than|mor
                        r"less than|warmer than|cooler than|hotter than)\b")
 # One end of a range of numbers ("73-80 °C", "2 to 3 orders").
 _RANGED = re.compile(r"\s*(?:-|–|—|to|and)\s*\d")
+# A bound written before a number ("the > 30 years band", "at least 5 orders"): a threshold
+# the value is compared with, not the value.
+_BOUND_BEFORE = re.compile(r"(?:[<>≤≥]=?|\b(?:over|under|above|below|more than|less than|"
+                           r"fewer than|at least|at most|up to|beyond))\s*$")
 # An aside about what lies outside the window asked ("looking past the window, ...").
 _ASIDE = re.compile(r"\b(?:past|beyond|outside|after|before)\s+(?:the|this|that|your)\s+"
                     r"(?:asked\s+)?(?:window|period|range|interval|time frame|timeframe)\b")
@@ -357,6 +361,8 @@ def _match_number(ctx: Context, top: str, fact: FactSpec, expected: float,
     for i, n in hits:
         if not ctx.bound(fact, n.start, n.end, n):
             continue
+        if _told_elsewhere(ctx, fact, n, others):
+            continue
         if used is not None:
             used.add(i)
         listed = _items_listed_after(ctx, n) if fact.kind == "count" else []
@@ -375,6 +381,34 @@ def _match_number(ctx: Context, top: str, fact: FactSpec, expected: float,
     given = [n.text for _, n in hits][:3] or [n.text for n in t.numbers][:5] or None
     why = "written next to another quantity's words" if hits else ""
     return Part(top, False, expected, given, why)
+
+
+def _told_elsewhere(ctx: Context, fact: FactSpec, n: Num,
+                    others: list[tuple[int, int]]) -> bool:
+    """Whether a quantity's value, bound to none of its kind's words, is said of another
+    fact (whose words, of any kind, stand before it in its sentence, with none of this
+    fact's) while the answer plainly gives this fact another value by its own words ("first
+    over rating at 09:00 (~105 %). Peak: 115.5 % of rating": the peak is 115.5 %)."""
+    if fact.kind != "quantity" or not ctx.bind or ctx.windowed \
+            or ctx.owners(n.start, n.end, "number", n) is not None:
+        return False
+    s0, s1 = ctx.text.sentence_of(n.start)
+    anchors = ctx.anchors()
+    if any(s0 <= a < s1 for a, _b in anchors.get(fact.key, [])) or not any(
+            s0 <= a and b <= n.start for k, spans in anchors.items() if k != fact.key
+            for a, b in spans):
+        return False
+    low = ctx.text.low
+    for a, b in others:
+        m = next((x for x in ctx.text.numbers if (x.start, x.end) == (a, b)), None)
+        if m is None or m.unit is None or _RELATIVE.match(low, b) or _RANGED.match(low, b) \
+                or _BOUND_BEFORE.search(low[max(0, a - 16):a]):
+            continue
+        c0, c1 = ctx.text.clause_of(a, b)
+        if fact.key in (ctx.owners(a, b, "number", m) or ()) and any(
+                c0 <= x and y <= c1 for x, y in anchors.get(fact.key, [])):
+            return True
+    return False
 
 
 # Where what a count's list says stops: a new clause of its own, a contrast.
@@ -1066,6 +1100,10 @@ def _listed_extras(ctx: Context, fact: FactSpec, expected: list[Any],
 # -- booleans -----------------------------------------------------------------------------
 
 
+# A multiple written before a phrasing ("four times normal ageing", "2× the rated life").
+_MULTIPLE_OF = re.compile(r"(?:\btimes|×|\d\s*x)\s*(?:the\s+)?$")
+
+
 def _match_bool(ctx: Context, path: str, fact: FactSpec, expected: bool) -> Part:
     t = ctx.text
     votes: list[tuple[int, bool]] = []
@@ -1076,6 +1114,8 @@ def _match_bool(ctx: Context, path: str, fact: FactSpec, expected: bool) -> Part
             # "none" before it ("none -> no work order").
             self_negated = NEGATION.match(phrase.strip()) is not None
             for a, b in _phrasing_spans(t, phrase, rivals) + _verdict_spans(t, phrase):
+                if _MULTIPLE_OF.search(t.low, max(0, a - 12), a):
+                    continue  # "four times normal ageing" is a multiple of it, not it
                 # "tripped: no", "trip = false": the phrasing with its answer after it.
                 denied = _DENIED.match(t.low, b)
                 echoed = None if denied else _ECHO_REPLY.match(t.low, b)
@@ -1804,7 +1844,7 @@ def _size_stated(ctx: Context, fact: FactSpec, size: int,
             continue  # "of the 6 failure modes": the catalogue, not the answer
         if ctx.owners(n.start, n.end, "number", n):
             continue  # the value of a number fact
-        if _names_not_counts(ctx, n):
+        if _names_not_counts(ctx, n) or _in_breakdown(ctx, fact, n, size):
             continue
         for a, b in ctx.anchors().get(fact.key, []):
             gap = low[n.end:a]
@@ -1815,6 +1855,26 @@ def _size_stated(ctx: Context, fact: FactSpec, size: int,
                 return Part(f"{fact.key}.size", False, size, n.text,
                             "states another number of members")
     return None
+
+
+def _in_breakdown(ctx: Context, fact: FactSpec, n: Num, size: int) -> bool:
+    """Whether a number counts a part of the set after its size in the same sentence ("4
+    units in total: two grid units and two distribution units"): the numbers counting the
+    fact's words after the size add up to no more than it."""
+    s0, s1 = ctx.text.sentence_of(n.start)
+    low = ctx.text.low
+
+    def counting(m: Num) -> bool:
+        return not (m.unit or m.decimals or m.total) and any(
+            a >= m.end and _counts_members(ctx, m, low[m.end:a])
+            for a, _b in ctx.anchors().get(fact.key, []))
+
+    sizes = [m for m in ctx.text.numbers
+             if s0 <= m.start < n.start and m.value == size and counting(m)]
+    if not sizes:
+        return False
+    parts = [m for m in ctx.text.numbers if sizes[0].end <= m.start < s1 and counting(m)]
+    return sum(m.value for m in parts) <= size
 
 
 # Words that end a noun phrase: a number before them counts another noun ("no tie at the
@@ -2032,12 +2092,40 @@ def grade_facts(scenario: Mapping[str, Any], contract: AnswerContract, answer_te
         score += len(rescued) / len(asked) if asked else 0.0
     # A fact the text does not ask for is not graded, but an answer that states it wrong
     # (a forecast for the wrong hour, the wrong band) is not right: it counts as a miss.
-    wrong = [c for f in contract.facts if not f.asked and reference.get(f.key) is not None
-             for c in [contradicted(whole, f, reference[f.key], vocab_of(f))] if c]
+    keyed = _units_from_keys(contract)
+    told = whole if keyed is contract else Context(
+        whole.text, question, keyed, abs_tol, rel_tol, present=present, reference=reference)
+    wrong = [c for f in keyed.facts if not f.asked and reference.get(f.key) is not None
+             and not _given_at_key(f, reference[f.key], structured, abs_tol, rel_tol)
+             for c in [contradicted(told, f, reference[f.key], vocab_of(f))] if c]
     if wrong:
         score = score * len(asked) / (len(asked) + len(wrong))
         parts.extend(wrong)
     return score, parts, supporting
+
+
+def _given_at_key(fact: FactSpec, value: Any, structured: Mapping[str, Any] | None,
+                  abs_tol: dict[str, float], rel_tol: dict[str, float]) -> bool:
+    """Whether a JSON answer gives an unasked fact the reference's value at its own key
+    (``"followed_by_corrective": false``): its key's words are then no statement of it."""
+    keys = {str(k).lower(): k for k in structured or {}}
+    if structured is None or fact.key.lower() not in keys:
+        return False
+    direct = _same_value(fact, value, structured[keys[fact.key.lower()]], abs_tol, rel_tol)
+    return direct is not None and direct.ok
+
+
+def _units_from_keys(contract: AnswerContract) -> AnswerContract:
+    """The contract with each count that declares no unit but whose key ends in one
+    (``age_years``) counted in that unit, as an unasked fact is read for being stated
+    wrong: "41 years old" states an age of 41."""
+    facts = []
+    for f in contract.facts:
+        tail = f.key.rsplit("_", 1)[-1].lower() if "_" in f.key else ""
+        unit = next((u for u in CONTRACT_UNITS if u.lower() == tail and len(u) > 1), None)
+        facts.append(f.model_copy(update={"unit": unit})
+                     if f.kind == "count" and f.unit is None and unit else f)
+    return contract.model_copy(update={"facts": facts}) if facts != contract.facts else contract
 
 
 def _labels_by_json_yes_no(contract: AnswerContract, parts: list[Part],
@@ -2171,7 +2259,32 @@ def contradicted(ctx: Context, fact: FactSpec, value: Any,
         if stated:
             return Part(fact.key, False, value, sorted(stated),
                         "not asked, but stated as another label")
-    return _contradicted_more(ctx, fact, value) or _contradicted_members(ctx, fact, value, vocab)
+    return _contradicted_more(ctx, fact, value) or _contradicted_members(ctx, fact, value, vocab) \
+        or _contradicted_bool(ctx, fact, value)
+
+
+def _contradicted_bool(ctx: Context, fact: FactSpec, value: Any) -> Part | None:
+    """A miss when an unasked yes/no is said the other way by one of its own phrasings
+    ("the anomalies were followed by corrective work" when the order came before them); a
+    leading yes/no or a clause read for a negation answers the question, not this fact, and
+    a phrasing that states a rule ("between equal scores the older unit first", "it must
+    ...") or the question's own words says nothing of what the data showed."""
+    if fact.kind != "boolean" or not isinstance(value, bool) or not any(fact.labels.values()):
+        return None
+    t = ctx.text
+    own = {side: [p for p in ps if not _phrasing_spans(ctx.question, p) and any(
+               not _RULE_FRAME.search(t.low, t.sentence_of(a)[0], a)
+               for a, _b in _phrasing_spans(t, p))]
+           for side, ps in fact.labels.items()}
+    part = _match_bool(ctx, fact.key, fact.model_copy(update={"labels": own}), value)
+    if part.ok or part.why not in ("stated by a phrasing", "stated by a conclusion"):
+        return None
+    return Part(fact.key, False, value, part.given, "not asked, but stated the other way")
+
+
+# Words that make what follows a rule or a supposition, not a finding.
+_RULE_FRAME = re.compile(r"\b(?:if|unless|would|could|must|should|between equal|on equal|"
+                         r"among equal|in case of)\b")
 
 
 def _contradicted_members(ctx: Context, fact: FactSpec, value: Any,
@@ -2275,12 +2388,15 @@ def _stated_values(ctx: Context, key: str, fact: FactSpec) -> list[tuple[int, in
     one end of a range ("73-80"). A negated one ("no trip on 3 July") or one in an aside
     about what lies outside the window asked ("past the window, it stays frozen until ...")
     states nothing."""
-    if kind_group(fact) == "number" and fact.kind == "count":
+    if kind_group(fact) == "number" and fact.kind in ("count", "quantity"):
         found: list[tuple[int, int, Any, bool]] = [
             (n.start, n.end, n, not _RELATIVE.match(ctx.text.low, n.end)
-             and not _RANGED.match(ctx.text.low, n.end)) for n in ctx.text.numbers
+             and not _RANGED.match(ctx.text.low, n.end) and not _BOUND_BEFORE.search(
+                 ctx.text.low[max(0, n.start - 16):n.start])) for n in ctx.text.numbers
             if not n.total and not (n.word and n.value == 0) and _unit_fits(fact, n)
             and n.as_unit(fact.unit) and not _a_year(ctx, n)
+            # a quantity is stated in its unit (or one convertible to it), not bare
+            and (fact.kind == "count" or fact.unit is None or n.unit is not None)
             and key in (ctx.owners(n.start, n.end, "number", n) or ())]
     elif kind_group(fact) == "time":
         found = [(w.start, w.end, w, True) for w in ctx.text.whens
@@ -2330,13 +2446,17 @@ def _contradicted_values(ctx: Context, key: str, fact: FactSpec, expected: list[
 
 _YEAR_BEFORE = re.compile(r"(?:\(|\b(?:installed|built|commissioned|manufactured|made|"
                           r"since|in|from|year|of|dating from|new in)\s+)$")
+# A year said of the noun after it ("this 2026 sample", "the 2019 edition").
+_YEAR_OF_NOUN = re.compile(r"\b(?:this|that|the|its|their|each)\s+$")
 
 
 def _a_year(ctx: Context, n: Num) -> bool:
     """Whether a number is written as a year ("installed 2006", "(2016)"), no value."""
     return n.unit is None and not n.word and n.text.isdigit() and len(n.text) == 4 \
-        and 1900 <= n.value <= 2100 and _YEAR_BEFORE.search(
-            ctx.text.low[max(0, n.start - 24):n.start]) is not None
+        and 1900 <= n.value <= 2100 and (_YEAR_BEFORE.search(
+            ctx.text.low[max(0, n.start - 24):n.start]) is not None or (
+            _YEAR_OF_NOUN.search(ctx.text.low[max(0, n.start - 8):n.start]) is not None
+            and re.match(r"[ \t]+[a-z]", ctx.text.raw[n.end:]) is not None))
 
 
 def _contradicted_entries(ctx: Context, fact: FactSpec, spec: FactSpec,

@@ -225,6 +225,16 @@ _FALL_BEFORE = re.compile(r"\b(?:down|fell|fallen|dropped|decreased|declined|low
 _FALL_AFTER = re.compile(r"\s*(?:lower|less|better|below)\s+than\s+(?:the\s+)?(?:design|"
                          r"expected|rated|nameplate|before|the previous|previous)|\s*(?:down|"
                          r"lower)\b")
+# Between a number and the words that make it a fall: a bracketed restatement of it ("0.002
+# (0.2 %) better than design"), or the bracket's end when the number is that restatement.
+_RESTATED_GAP = re.compile(r"\s*(?:\([^()]{1,40}\)|\[[^\[\]]{1,40}\]|[)\]])")
+
+
+def _fall_after(after: str) -> bool:
+    """Whether the words after a number make it a fall, past a bracketed restatement."""
+    gap = _RESTATED_GAP.match(after)
+    return _FALL_AFTER.match(after) is not None or (
+        gap is not None and _FALL_AFTER.match(after, gap.end()) is not None)
 
 
 def _words_value(words: str) -> int:
@@ -563,6 +573,16 @@ def _hedge(tokens: list[Token], j: int) -> bool:
     """True when tokens ``j`` and ``j + 1`` are a hedge ("appears to", "seemed to")."""
     return (tokens[j].text in _HEDGE_VERBS and j + 1 < len(tokens)
             and tokens[j + 1].text == "to")
+def _unit_of_value(tokens: list[Token], j: int) -> bool:
+    """Whether token ``j`` is the unit written after a number ("120 °C", "30 %", "63 MVA"):
+    a value with its unit is one word between a phrase's words ("the 120 °C normal cyclic
+    limit")."""
+    if j == 0 or tokens[j - 1].kind != "word":
+        return False
+    prev, word = tokens[j - 1].text, tokens[j].text
+    if prev == "°":
+        return word in ("c", "f")
+    return prev[:1].isdigit() and (word in ("°", "%") or word in UNITS)
 
 
 def _loose_rest(tokens: list[Token], i: int, stems: list[str],
@@ -591,7 +611,7 @@ def _loose_rest(tokens: list[Token], i: int, stems: list[str],
             if _hedge(tokens, j):
                 j += 2
                 continue
-            if t.kind == "word":
+            if t.kind == "word" and not _unit_of_value(tokens, j):
                 budget -= 1
                 if budget < 0:
                     return None
@@ -1008,8 +1028,8 @@ def _numbers(text: str, rest: str) -> list[Num]:
     out.sort(key=lambda n: n.start)
     for i, n in enumerate(out):
         before = rest[max(0, n.start - 24):n.start].lower()
-        after = rest[n.end:n.end + 28].lower()
-        if _FALL_BEFORE.search(before) or _FALL_AFTER.match(after):
+        after = rest[n.end:n.end + 72].lower()
+        if _FALL_BEFORE.search(before) or _fall_after(after):
             out[i] = Num(n.start, n.end, n.value, n.unit, n.decimals, n.sig, n.text, n.word,
                          n.total, falling=True)
     # "two of the three methods", "165 of 168 records": the second number is a total.

@@ -333,6 +333,64 @@ def test_an_unasked_count_stated_wrong_or_hedged_fails() -> None:
                  ).score < 1
 
 
+def test_an_unasked_count_in_the_unit_its_key_names_is_read_in_that_unit() -> None:
+    record = _record({"band": "old", "service_years": 27},
+                     {"band": {"kind": "label", "means": ["band"],
+                               "labels": {"old": ["older units"], "new": ["newer units"]}},
+                      "service_years": {"kind": "count", "asked": False,
+                                        "means": ["in service", "service life"]}},
+                     "Which age band does pump P-104 fall in for the 2024 survey?")
+    # A year said of a noun, a bound of the band: neither states the years in service.
+    assert grade(record, "It is in the band of older units: in service since 1997, so "
+                 "27 years in service for this 2024 survey.").score == 1
+    assert grade(record, "Band of older units, as it is in service for more than 20 years."
+                 ).score == 1
+    assert grade(record, "Band of older units; its service life counts from this 2024 survey."
+                 ).score == 1
+    assert grade(record, "Band of older units: in service for 25 years.").score < 1
+
+
+def test_an_unasked_quantity_stated_in_its_unit_with_another_value_fails() -> None:
+    record = _record({"action": "regrease", "bearing_c": 71.4},
+                     {"action": {"kind": "label", "means": ["action"],
+                                 "labels": {"regrease": ["regrease the bearing"],
+                                            "none": ["no action"]}},
+                      "bearing_c": {"kind": "quantity", "unit": "°C", "asked": False,
+                                    "means": ["bearing temperature", "bearing runs"]}},
+                     "What should we do about fan F-7 on the roof?")
+    assert grade(record, "Regrease the bearing: bearing temperature 71.4 °C.").score == 1
+    assert grade(record, "Regrease the bearing: the bearing temperature is 71 °C, with the "
+                 "alarm at 65 °C.").score == 1
+    assert grade(record, "Regrease the bearing: bearing temperature over 65 °C.").score == 1
+    assert grade(record, "Regrease the bearing: bearing temperature 64.9 °C.").score < 1
+
+
+def test_an_unasked_yes_no_said_the_other_way_by_its_phrasing_fails() -> None:
+    record = _record({"leaks": 2, "fixed": False},
+                     {"leaks": {"kind": "count", "means": ["leaks"]},
+                      "fixed": {"kind": "boolean", "asked": False, "means": ["fixed"],
+                                "labels": {"true": ["was fixed", "were fixed", "got fixed"],
+                                           "false": ["not fixed", "still open"]}}},
+                     "How many leaks did valve V-3 have in May 2026?")
+    assert grade(record, "Two leaks in May; both are still open.").score == 1
+    assert grade(record, "Two leaks in May.").score == 1
+    assert grade(record, "Two leaks in May; both were fixed by the night shift.").score < 1
+    # A rule or a supposition states nothing of what happened.
+    assert grade(record, "Two leaks in May. A leak must be closed once it was fixed on site."
+                 ).score == 1
+
+
+def test_a_multiple_of_a_phrasing_does_not_state_it() -> None:
+    record = _record({"wear": 3.9, "worse": True},
+                     {"wear": {"kind": "quantity", "means": ["wear"]},
+                      "worse": {"kind": "boolean", "asked": False, "means": ["wear"],
+                                "labels": {"true": ["faster than usual"],
+                                           "false": ["usual wear", "normal wear"]}}},
+                     "How fast does chain C-1 wear at full speed, relative to usual?")
+    assert grade(record, "Wear is 3.9, about four times normal wear.").score == 1
+    assert grade(record, "Wear is 3.9: normal wear.").score < 1
+
+
 def test_an_unasked_empty_list_of_times_is_contradicted_by_any_time_stated() -> None:
     record = _record({"premise_holds": False, "trips_on_record": []},
                      {"premise_holds": {"kind": "boolean", "assumed": True, "labels": {
@@ -422,6 +480,17 @@ def test_a_size_is_read_only_from_a_number_that_counts_the_members() -> None:
     assert grade(record, f"{named}, all on stage-2 duty; no new pump needed.").score == 1
     assert grade(record, f"Two pumps: {named}.").score < 1
     assert grade(record, f"{named} - four pumps in all.").score < 1
+
+
+def test_the_counts_of_a_breakdown_after_the_size_are_no_size_of_the_set() -> None:
+    record = _record({"pumps": ["P-21", "P-22", "P-23", "P-24", "P-25"]},
+                     {"pumps": {"kind": "ids", "means": ["pumps"]}},
+                     "Which pumps are on the cooling loop?")
+    named = "P-21, P-22, P-23, P-24 and P-25"
+    assert grade(record, f"{named}. That makes 5 pumps overall: three duty pumps and two "
+                 "standby pumps.").score == 1
+    assert grade(record, f"{named}. That makes 5 pumps overall: four duty pumps and two "
+                 "standby pumps.").score < 1
 
 
 def test_a_name_written_as_a_word_is_the_one_nearest_its_words() -> None:
@@ -580,6 +649,22 @@ def test_a_number_said_to_be_approximate_is_read_to_its_last_digit() -> None:
     assert grade(record, "Downtime came to roughly 3 h.").score == 1
     assert grade(record, "It was down for three hours.").score < 1
     assert grade(record, "It was down for about four hours.").score < 1
+
+
+def test_a_value_said_of_another_fact_is_not_taken_when_its_own_words_give_another() -> None:
+    record = _record({"first_hot": "2026-05-04T08:00:00", "peak_pct": 91.2},
+                     {"first_hot": {"kind": "timestamp", "granularity": "hour",
+                                    "means": ["first ran hot", "first hot"]},
+                      "peak_pct": {"kind": "quantity", "unit": "%",
+                                   "means": ["peak", "of capacity"]}},
+                     "When did press P-9 first run hot on 4 May 2026, and what was its peak "
+                     "in percent before the stop?")
+    assert grade(record, "It first ran hot at 08:00 (about 91 %). Peak before the stop: "
+                 "97.5 % of capacity at 13:00.").score < 1
+    assert grade(record, "It first ran hot at 08:00 (about 91 %), which was also its peak "
+                 "before the stop.").score == 1
+    assert grade(record, "It first ran hot at 08:00 (about 91 %). Peak before the stop: "
+                 "91.2 % of capacity.").score == 1
 
 
 def test_a_factor_written_in_percent_is_a_share_of_one() -> None:

@@ -290,3 +290,20 @@ def test_a_range_of_hours_across_days_is_read_with_both_days() -> None:
     t = read("Down from 30 April 21:00 to 1 May 04:00, then 1 May 10:00-12:00.", year=2026)
     assert t.day_ranges == [("2026-04-30", 21, "2026-05-01", 4)]
     assert t.ranges == [("2026-05-01", 10, 12)]
+
+
+def test_a_fall_said_after_a_bracketed_restatement_applies_to_both_values() -> None:
+    t = read("The pump draws roughly 0.03 (3 %) less than rated today.")
+    assert [(n.value, n.falling) for n in t.numbers] == [(0.03, True), (3.0, True)]
+    t = read("Output is 4 % [0.04] lower than expected.")
+    assert [n.falling for n in t.numbers] == [True, True]
+    t = read("Flow is 12 m3/h (pump B) and 3 % higher than expected.")
+    assert not any(n.falling for n in t.numbers)
+
+
+def test_a_value_with_its_unit_inside_a_loose_phrase_is_one_word() -> None:
+    phrase = "above the rated casing limit"
+    assert read("It ran above the 80 °C rated casing temperature limit.").find_loose(phrase)
+    assert read("Load stayed above the 95 % rated casing stress limit.").find_loose(phrase)
+    assert not read("It ran above the 80 °C rated casing outer skin temperature limit."
+                    ).find_loose(phrase)
