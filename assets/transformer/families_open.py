@@ -37,6 +37,7 @@ fault, IEC 60599 clause 5 / Table 1 descriptions): D2 > T3 > D1 > T2 > DT > T1 >
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import date, timedelta
 from typing import Any
 
@@ -56,6 +57,7 @@ from assets.transformer.families_fmsr import (
     hi_estimates,
 )
 from generator.api import (
+    AS_OF_INCLUDED,
     Ambiguous,
     FamilyContext,
     ForbiddenClaim,
@@ -68,6 +70,7 @@ from generator.api import (
     ToolCall,
     and_join,
     as_of_param,
+    as_of_readings,
     day,
     family,
     num,
@@ -266,8 +269,11 @@ def _bundle_derive(params: dict[str, Any], outputs: list[dict[str, Any]]) -> dic
     as_of = day(params["as_of"])
     start = as_of + timedelta(days=int(params["lead_days"]))
     end = start + timedelta(days=OUTAGE_DAYS)
-    pm = [w for w in outputs[0]["work_orders"] if day(w["reported_date"]) < as_of]
-    cm = [w for w in outputs[1]["work_orders"] if day(w["reported_date"]) < as_of]
+    # On file "today": orders reported before it, or through it under the reading that
+    # counts today's orders too (the text sets a today, not a time of day).
+    known = as_of + timedelta(days=1) if params.get("reading") == AS_OF_INCLUDED else as_of
+    pm = [w for w in outputs[0]["work_orders"] if day(w["reported_date"]) < known]
+    cm = [w for w in outputs[1]["work_orders"] if day(w["reported_date"]) < known]
     if not pm:
         raise Ambiguous("no preventive order before the as-of date: no inspection to date")
     days = sorted(day(w["reported_date"]) for w in pm)
@@ -377,6 +383,10 @@ async def outage_bundle(
     ]
     params: dict[str, Any] = {"asset_id": a.asset_id, "site": a.site_name, "as_of": _iso(as_of),
               "lead_days": lead, "outage_start": _iso(as_of + timedelta(days=lead))}
+    # "Taking <day> as today" may count that day's orders as on file: gated, the answer must
+    # not depend on it (an inspection done that morning moves the next one a month on).
+    readings = [replace(r, params=params | {"reading": AS_OF_INCLUDED})
+                for r in as_of_readings(calls, "end_date", _iso(as_of))]
     return Plan(
         params=params,
         tool_sequence=calls,
@@ -384,6 +394,7 @@ async def outage_bundle(
         grounding={"asset_id": a.asset_id},
         difficulty="hard",
         hard_features=["multi_output"],
+        readings=readings,
     )
 
 

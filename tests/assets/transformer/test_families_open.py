@@ -23,7 +23,7 @@ from assets.transformer.families_open import (
     _plan_derive,
     _plan_rubric,
 )
-from generator.api import Ambiguous
+from generator.api import AS_OF_INCLUDED, Ambiguous
 from generator.config import StoreSettings
 from generator.generate.checks import CheckContext, CheckItem, GroundingSets, run_checks
 from generator.generate.families import FAMILIES, draw_many, load_families, recompute
@@ -124,6 +124,25 @@ def test_golden_outage_bundle() -> None:
         "EAST-TX02", "WO-EAST-TX02-003", "WO-EAST-TX02-005", "2026-08-04"]
     assert [c.id for c in rubric.forbidden] == ["nothing_to_bundle"]
     assert rubric_backing(rubric, answer) == []
+
+
+def test_an_inspection_on_the_stated_today_is_another_reading() -> None:
+    """"Taking 2026-08-11 as today": an inspection reported that morning is on file for a
+    reader who counts today's orders and not for one who counts orders before today. As of
+    08-11, outage 8 days later: 08-19 to 08-21, bundled when due <= 08-21 + 15 d = 09-05.
+    - before today: last inspection 07-12 -> due 07-12 + 30 d = 08-11 -> bundled;
+    - today included: last inspection 08-11 -> due 09-10 -> not bundled.
+    The plan gates that reading, so such a draw is dropped."""
+    pm = [_wo("WO-EAST-TX01-002", "2026-07-12T08:00:00", "PM-INSP", True),
+          _wo("WO-EAST-TX01-003", "2026-08-11T08:00:00", "PM-INSP", True)]
+    params = {"asset_id": "EAST-TX01", "as_of": "2026-08-11", "lead_days": 8}
+    before = _bundle_derive(params, [{"work_orders": pm}, {"work_orders": []}])
+    today = _bundle_derive(params | {"reading": AS_OF_INCLUDED},
+                           [{"work_orders": pm}, {"work_orders": []}])
+    assert (before["last_inspection"], before["inspection_due"]) == ("2026-07-12", "2026-08-11")
+    assert before["bundle_inspection"] is True
+    assert (today["last_inspection"], today["inspection_due"]) == ("2026-08-11", "2026-09-10")
+    assert today["bundle_inspection"] is False
 
 
 def test_golden_outage_bundle_inspection_too_late() -> None:
