@@ -26,7 +26,8 @@ where the violation score V ≥ 0 is the class simulator's documented sum of lim
 * feasible (V = 0): 0.5 + 0.5·(C_max − C)/(C_max − C*), C* the oracle's cost, C_max the
   largest cost of any plan of the space (with no operating cost: every action at its largest
   magnitude) (1.0 when C_max = C*): every optimal plan scores 1.0, the costliest feasible
-  plan at least 0.5;
+  plan at least 0.5; a family with continuous costs may set a relative ``cost_tolerance``:
+  a feasible plan within it of C* is optimal too and scores 1.0;
 * infeasible (V > 0): 0.4·max(0, 1 − V/V0), V0 the do-nothing violation score (> 0 by the
   gate): do-nothing and anything worse score 0; every infeasible plan scores below every
   feasible one;
@@ -165,7 +166,8 @@ class OperateReference(_Strict):
 
     oracle: PlanResult = Field(description="Cheapest feasible plan (first in search order)")
     optimal_plans: list[list[PlanValue]] = Field(
-        description="Every feasible plan within COST_TOL of the oracle's cost (all score 1)"
+        description="Every feasible plan within COST_TOL (or cost_tolerance) of the oracle's "
+        "cost (all score 1)"
     )
     do_nothing: PlanResult = Field(description="The empty plan")
     max_cost: float = Field(description="Largest plan cost of the space (no operating cost: "
@@ -173,6 +175,9 @@ class OperateReference(_Strict):
     plans_searched: int = Field(description="Size of the discrete space searched")
     feasible_plans: int = Field(description="How many of them are feasible")
     heuristics: list[HeuristicResult] = Field(description="Simple plans the gate checked")
+    cost_tolerance: float = Field(
+        default=0.0, ge=0, description="Relative tolerance on the oracle's cost within which a "
+        "feasible plan is optimal too and scores 1 (0: exact ties only)")
 
 
 class OperateTask(_Strict):
@@ -327,6 +332,8 @@ def simulate(task: OperateTask, values: dict[str, float]) -> Outcome:
 def score_outcome(violation: float, cost: float, ref: OperateReference) -> float:
     """The normalised lexicographic score of a valid plan (module docstring)."""
     if violation <= 0.0:
+        if cost <= ref.oracle.cost + max(COST_TOL, ref.cost_tolerance * abs(ref.oracle.cost)):
+            return 1.0
         span = ref.max_cost - ref.oracle.cost
         if span <= COST_TOL:
             return 1.0

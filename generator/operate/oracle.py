@@ -13,9 +13,12 @@ Gate (a draw is dropped unless all hold):
 * do-nothing is infeasible (the task needs action);
 * at least one simple heuristic plan the family supplies is feasible but not optimal (the
   task discriminates a rule of thumb from the optimum);
-* with ``near_tol`` > 0 (a family whose costs are continuous, e.g. simulated energy): no
-  feasible plan costs more than the oracle but within the relative ``near_tol`` of it (the
-  oracle is unique within tolerance; plans of exactly the oracle's cost all score 1).
+
+A family whose costs are continuous (simulated energy) passes ``cost_tol`` > 0: every feasible
+plan within that relative tolerance of the least cost is then optimal too (recorded in
+``optimal_plans``, scores 1, and a heuristic within it does not count as suboptimal), so the
+gate's choice "the oracle is unique within tolerance, or all optimal plans are accepted" is
+met by accepting them.
 """
 
 from __future__ import annotations
@@ -57,13 +60,13 @@ def search(
     situation: dict[str, Any],
     simulate: SimulateFn,
     heuristics: list[Heuristic],
-    near_tol: float = 0.0,
+    cost_tol: float = 0.0,
 ) -> OperateReference:
     """Exhaustive oracle search and the gate (module docstring).
 
     Raises:
         GateFailure: The space is too large, nothing is feasible, do-nothing is feasible, no
-            heuristic is feasible but suboptimal, or another plan is within ``near_tol``.
+            heuristic is feasible but suboptimal (beyond ``cost_tol``).
     """
     n = space_size(actions)
     if n > MAX_PLANS:
@@ -81,19 +84,15 @@ def search(
     if dn_out.feasible:
         raise GateFailure("doing nothing is already feasible")
     best_cost = min(c for _, _, c in feasible)
-    optimal = [(v, o) for v, o, c in feasible if c <= best_cost + COST_TOL]
-    oracle_values, oracle_out = optimal[0]
-    near = [c for _, _, c in feasible
-            if best_cost + COST_TOL < c <= best_cost + near_tol * abs(best_cost)]
-    if near:
-        raise GateFailure(f"oracle not unique within tolerance: a plan of cost {min(near):g} "
-                          f"is within {near_tol:.2%} of the optimum {best_cost:g}")
+    accept = best_cost + max(COST_TOL, cost_tol * abs(best_cost))
+    oracle_values, oracle_out = next((v, o) for v, o, c in feasible if c <= best_cost + COST_TOL)
+    optimal = [(v, o) for v, o, c in feasible if c <= accept]
     checked: list[HeuristicResult] = []
     for h in heuristics:
         out = simulate(situation, h.values)
         r = plan_result(actions, h.values, out)
         checked.append(HeuristicResult(name=h.name, rule=h.rule, **r.model_dump()))
-    if not any(h.feasible and h.cost > best_cost + COST_TOL for h in checked):
+    if not any(h.feasible and h.cost > accept for h in checked):
         raise GateFailure("no simple heuristic plan is feasible but suboptimal: "
                           + "; ".join(f"{h.name} feasible={h.feasible} cost={h.cost:g}"
                                       for h in checked))
@@ -110,4 +109,5 @@ def search(
         plans_searched=n,
         feasible_plans=len(feasible),
         heuristics=checked,
+        cost_tolerance=cost_tol,
     )

@@ -132,10 +132,21 @@ def test_an_operating_cost_adds_to_the_action_cost_in_the_oracle_and_the_score()
     assert score_outcome(0.0, 24.0, ref) == pytest.approx(0.975)
 
 
-def test_the_gate_drops_an_oracle_not_unique_within_tolerance() -> None:
+def test_plans_within_the_cost_tolerance_are_optimal_and_score_one() -> None:
     shed_heavy = Heuristic("h", "shed more", {"transfer_mva": 0.0, "shed_mva": 3.0})
     sit = {"need": 2.0, "kwh_per_mva": 10.0}
-    # the runner-up (22) is 10 % above the optimum (20): kept at 5 %, dropped at 15 %
-    assert search(ACTIONS, sit, _energy, [shed_heavy], near_tol=0.05).oracle.cost == 20.0
-    with pytest.raises(GateFailure, match="not unique within tolerance"):
-        search(ACTIONS, sit, _energy, [shed_heavy], near_tol=0.15)
+    # the runner-up (transfer 0.5 + shed 1.5: 22) is 10 % above the optimum (shed 2: 20)
+    exact = search(ACTIONS, sit, _energy, [shed_heavy])
+    assert exact.optimal_plans == [exact.oracle.plan] and exact.cost_tolerance == 0.0
+    assert score_outcome(0.0, 22.0, exact) < 1.0
+    loose = search(ACTIONS, sit, _energy, [shed_heavy], cost_tol=0.15)
+    assert [[(p.id, p.value) for p in plan] for plan in loose.optimal_plans] == [
+        [("shed_mva", 2.0)], [("transfer_mva", 0.5), ("shed_mva", 1.5)]]
+    assert loose.oracle.cost == 20.0  # the oracle is still the least cost
+    assert score_outcome(0.0, 22.0, loose) == 1.0
+    # transfer 1 + shed 1 (24) is 20 % above: 0.5 + 0.5·(100 − 24)/(100 − 20) = 0.975
+    assert score_outcome(0.0, 24.0, loose) == pytest.approx(0.975)
+    # a heuristic within the tolerance is optimal, not a discriminating rule of thumb
+    near = Heuristic("near", "almost", {"transfer_mva": 0.5, "shed_mva": 1.5})
+    with pytest.raises(GateFailure, match="heuristic"):
+        search(ACTIONS, sit, _energy, [near], cost_tol=0.15)
