@@ -16,8 +16,8 @@ The plan is checked, simulated and scored by
 do-nothing references stored at generation time). The grade's ``score`` is the evaluator's;
 ``feasible`` (the answer is acceptable in full) is True exactly when the score is 1 (an
 optimal plan). :class:`OperateGrade` holds every evaluator output: feasible (the plan's),
-score, violations, action_cost, regret, budget_used and invalid_calls (the last two from the
-trajectory when the caller has one, else None).
+score, violations, action_cost, operating_cost, regret, budget_used and invalid_calls (the
+last two from the trajectory when the caller has one, else None).
 """
 
 from __future__ import annotations
@@ -50,7 +50,9 @@ class OperateGrade(BaseModel):
     violations: list[LimitExcess] = Field(default_factory=list, description="Limits exceeded")
     violation_score: float | None = Field(description="Σ violation points")
     action_cost: float | None = Field(description="Σ action cost")
-    oracle_cost: float = Field(description="The oracle's action cost")
+    operating_cost: float | None = Field(default=None, description="The outcome's operating "
+                                         "cost (0 when only the actions cost)")
+    oracle_cost: float = Field(description="The oracle's cost (action + operating cost)")
     regret: float = Field(description="1 − score")
     plan: list[PlanValue] = Field(default_factory=list, description="The plan read")
     budget_used: int | None = Field(default=None, description="simulate_plan calls made")
@@ -108,7 +110,7 @@ def grade_plan(scenario: Mapping[str, Any], answer: Any, *, budget_used: int | N
     """Read, check, simulate and score the plan of an answer to an operate scenario."""
     task = OperateTask.model_validate(scenario["operate"])
     raw, how = plan_of_answer(answer, task)
-    oracle_cost = task.reference.oracle.action_cost
+    oracle_cost = task.reference.oracle.cost
     if raw is None:
         return OperateGrade(plan_found=False, read_as=how, valid=False, feasible=False,
                             score=0.0, violation_score=None, action_cost=None,
@@ -120,7 +122,8 @@ def grade_plan(scenario: Mapping[str, Any], answer: Any, *, budget_used: int | N
     return OperateGrade(plan_found=True, read_as=how, valid=ev.valid, errors=ev.errors,
                         feasible=ev.feasible, score=ev.score, violations=ev.violations,
                         violation_score=ev.violation_score, action_cost=ev.action_cost,
-                        oracle_cost=oracle_cost, regret=ev.regret, plan=ev.plan,
+                        operating_cost=ev.operating_cost, oracle_cost=oracle_cost,
+                        regret=ev.regret, plan=ev.plan,
                         budget_used=budget_used, invalid_calls=invalid_calls)
 
 
@@ -139,12 +142,16 @@ def grade_fields(g: OperateGrade) -> dict[str, Any]:
             given=v.value, message=f"{v.asset_id} {v.quantity} {v.value:g} {v.unit} above "
             f"its limit {v.limit:g} {v.unit}") for v in g.violations]
         if g.feasible and g.score < 1.0:
+            operating = g.operating_cost or 0.0
+            cost = round((g.action_cost or 0.0) + operating, 9)
+            what = (f"action cost {cost:g}" if not operating else
+                    f"cost {cost:g} (actions {g.action_cost:g} + operation {operating:g})")
             violations.append(Violation(
                 name="suboptimal", path="action_cost", expected=g.oracle_cost,
-                given=g.action_cost, message=f"feasible plan of action cost "
-                f"{g.action_cost:g}; the least feasible cost is {g.oracle_cost:g}"))
+                given=cost, message=f"feasible plan of {what}; the least feasible cost is "
+                f"{g.oracle_cost:g}"))
     evidence = ["operate evaluation: " + g.model_dump_json(
         include={"read_as", "valid", "feasible", "score", "violation_score", "action_cost",
-                 "oracle_cost", "regret", "budget_used", "invalid_calls"})]
+                 "operating_cost", "oracle_cost", "regret", "budget_used", "invalid_calls"})]
     return {"feasible": g.score >= 1.0, "score": g.score, "violations": violations,
             "evidence": evidence}

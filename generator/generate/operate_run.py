@@ -62,7 +62,10 @@ def operate_record(asset_class: str, family: str, category: str, domain: str, dr
             ToolCall(name="submit_plan", args={"task_id": tid, "plan": oracle}),
         ],
         reference_answer=oracle | {"action_cost": task.reference.oracle.action_cost,
-                                   "feasible": True},
+                                   "feasible": True} | (
+            {"operating_cost": task.reference.oracle.operating_cost,
+             "cost": task.reference.oracle.cost}
+            if task.reference.oracle.operating_cost else {}),
         tolerance={},
         family=family,
         grounding=dict(d.grounding),

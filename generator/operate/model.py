@@ -14,15 +14,20 @@ plant for a day's load. The record carries (PowerAgentBench-style, seed paper 00
 * the **reference**: the oracle (exhaustive search over the whole discrete space at generation
   time), the do-nothing outcome and the costliest plan's cost, which normalise the score.
 
-Action cost = Σ cost_per_step·|value|/step over the actions (steps away from 0).
+Action cost = Σ cost_per_step·|value|/step over the actions (steps away from 0). A family
+whose outcome itself costs something (a chiller plant's electric energy over the day) has its
+simulator return it as the outcome's **operating cost**; the plan's cost C is then the action
+cost plus the operating cost, in one unit (0 operating cost: C is the action cost alone).
 
-Score of a valid plan (:func:`score_outcome`), lexicographic in (violation score, action
-cost), where the violation score V ≥ 0 is the class simulator's documented sum of limit
-excesses (0 = feasible) and C the action cost:
+Score of a valid plan (:func:`score_outcome`), lexicographic in (violation score, cost C),
+where the violation score V ≥ 0 is the class simulator's documented sum of limit excesses
+(0 = feasible):
 
-* feasible (V = 0): 0.5 + 0.5·(C_max − C)/(C_max − C*), C* the oracle's cost, C_max the cost
-  of every action at its largest magnitude (1.0 when C_max = C*): every optimal plan scores
-  1.0, the costliest feasible plan 0.5;
+* feasible (V = 0): 0.5 + 0.5·(C_max − C)/(C_max − C*), C* the oracle's cost, C_max the
+  largest cost of any plan of the space (with no operating cost: every action at its largest
+  magnitude) (1.0 when C_max = C*): every optimal plan scores 1.0, the costliest feasible
+  plan at least 0.5; a family with continuous costs may set a relative ``cost_tolerance``:
+  a feasible plan within it of C* is optimal too and scores 1.0;
 * infeasible (V > 0): 0.4·max(0, 1 − V/V0), V0 the do-nothing violation score (> 0 by the
   gate): do-nothing and anything worse score 0; every infeasible plan scores below every
   feasible one;
@@ -121,6 +126,9 @@ class Outcome(_Strict):
 
     violations: list[LimitExcess] = Field(description="Limits exceeded")
     violation_score: float = Field(ge=0, description="Σ points of the violations (0 = feasible)")
+    operating_cost: float = Field(
+        default=0.0, ge=0, description="What running the plan costs (e.g. electric energy, "
+        "kWh), added to the action cost; 0 when only the actions cost")
     details: dict[str, Any] = Field(
         default_factory=dict, description="Per-asset peaks, loss of life, served load, ..."
     )
@@ -138,6 +146,12 @@ class PlanResult(_Strict):
     feasible: bool = Field(description="No limit exceeded")
     violation_score: float = Field(description="Σ violation points")
     action_cost: float = Field(description="Σ cost_per_step·|value|/step")
+    operating_cost: float = Field(default=0.0, description="The outcome's operating cost")
+
+    @property
+    def cost(self) -> float:
+        """The plan's cost C: action cost + operating cost."""
+        return _tidy(self.action_cost + self.operating_cost)
 
 
 class HeuristicResult(PlanResult):
@@ -152,13 +166,18 @@ class OperateReference(_Strict):
 
     oracle: PlanResult = Field(description="Cheapest feasible plan (first in search order)")
     optimal_plans: list[list[PlanValue]] = Field(
-        description="Every feasible plan within COST_TOL of the oracle's cost (all score 1)"
+        description="Every feasible plan within COST_TOL (or cost_tolerance) of the oracle's "
+        "cost (all score 1)"
     )
     do_nothing: PlanResult = Field(description="The empty plan")
-    max_cost: float = Field(description="Cost of every action at its largest magnitude")
+    max_cost: float = Field(description="Largest plan cost of the space (no operating cost: "
+                            "every action at its largest magnitude)")
     plans_searched: int = Field(description="Size of the discrete space searched")
     feasible_plans: int = Field(description="How many of them are feasible")
     heuristics: list[HeuristicResult] = Field(description="Simple plans the gate checked")
+    cost_tolerance: float = Field(
+        default=0.0, ge=0, description="Relative tolerance on the oracle's cost within which a "
+        "feasible plan is optimal too and scores 1 (0: exact ties only)")
 
 
 class OperateTask(_Strict):
@@ -313,7 +332,9 @@ def simulate(task: OperateTask, values: dict[str, float]) -> Outcome:
 def score_outcome(violation: float, cost: float, ref: OperateReference) -> float:
     """The normalised lexicographic score of a valid plan (module docstring)."""
     if violation <= 0.0:
-        span = ref.max_cost - ref.oracle.action_cost
+        if cost <= ref.oracle.cost + max(COST_TOL, ref.cost_tolerance * abs(ref.oracle.cost)):
+            return 1.0
+        span = ref.max_cost - ref.oracle.cost
         if span <= COST_TOL:
             return 1.0
         return min(1.0, FEASIBLE_FLOOR + (1 - FEASIBLE_FLOOR) * (ref.max_cost - cost) / span)
@@ -333,6 +354,9 @@ class PlanEvaluation(_Strict):
     violations: list[LimitExcess] = Field(default_factory=list, description="Limits exceeded")
     violation_score: float | None = Field(description="Σ violation points; None if invalid")
     action_cost: float | None = Field(description="Σ action cost; None if invalid")
+    operating_cost: float | None = Field(default=None,
+                                         description="The outcome's operating cost; None if "
+                                         "invalid")
     regret: float = Field(description="1 − score")
     plan: list[PlanValue] = Field(default_factory=list, description="The plan read (non-zero)")
     details: dict[str, Any] = Field(default_factory=dict, description="Simulator details")
@@ -346,10 +370,12 @@ def evaluate_plan(task: OperateTask, raw: Any) -> PlanEvaluation:
                               violation_score=None, action_cost=None, regret=1.0)
     out = simulate(task, values)
     cost = plan_cost(task.actions, values)
-    score = round(score_outcome(out.violation_score, cost, task.reference), 9)
+    score = round(score_outcome(out.violation_score, _tidy(cost + out.operating_cost),
+                                task.reference), 9)
     return PlanEvaluation(
         valid=True, feasible=out.feasible, score=score, violations=out.violations,
-        violation_score=out.violation_score, action_cost=cost, regret=round(1.0 - score, 9),
+        violation_score=out.violation_score, action_cost=cost,
+        operating_cost=out.operating_cost, regret=round(1.0 - score, 9),
         plan=as_plan(task.actions, values), details=out.details,
     )
 
@@ -359,4 +385,5 @@ def plan_result(task_actions: list[ActionSpec], values: dict[str, float],
     """A :class:`PlanResult` of simulated values."""
     return PlanResult(plan=as_plan(task_actions, values), feasible=out.feasible,
                       violation_score=out.violation_score,
-                      action_cost=plan_cost(task_actions, values))
+                      action_cost=plan_cost(task_actions, values),
+                      operating_cost=out.operating_cost)

@@ -80,6 +80,8 @@ class SimulationResult(_Model):
     violations: list[LimitExcess] = Field(default_factory=list, description="Limits exceeded")
     violation_score: float | None = Field(default=None, description="Σ violation points")
     action_cost: float | None = Field(default=None, description="Σ action cost")
+    operating_cost: float | None = Field(default=None, description="The outcome's operating "
+                                         "cost (e.g. energy, kWh), added to the action cost")
     outcome: dict[str, Any] = Field(default_factory=dict, description="Simulated details")
     budget: int = Field(description="Calls allowed")
     budget_used: int = Field(description="Calls made, this one included")
@@ -128,7 +130,8 @@ def simulate_plan(args: PlanArgs, ctx: Any) -> SimulationResult:
     return SimulationResult(
         task_id=t.task_id, ok=True, plan=as_plan(t.actions, values), feasible=out.feasible,
         violations=out.violations, violation_score=out.violation_score,
-        action_cost=plan_cost(t.actions, values), outcome=out.details, budget=t.budget,
+        action_cost=plan_cost(t.actions, values), operating_cost=out.operating_cost,
+        outcome=out.details, budget=t.budget,
         budget_used=s.budget_used, invalid_calls=s.invalid_calls)
 
 

@@ -31,7 +31,7 @@ def test_the_class_loads_with_its_hooks_and_databases() -> None:
     assert asset.load_fleet_spec() is module.FleetSpec
     assert module.FleetSpec().units_per_site >= 1
     assert isinstance(module.SIMULATOR_VERSION, str)
-    assert asset.tools == ["assets.chiller.tools"]
+    assert asset.tools == ["assets.chiller.tools", "assets.chiller.tools_operate"]
 
 
 def test_failure_codes_match_the_simulator_and_the_tools() -> None:

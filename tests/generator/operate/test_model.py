@@ -108,3 +108,45 @@ def test_the_gate_drops_an_undiscriminating_draw() -> None:
     optimal = Heuristic("h", "the optimum", {"transfer_mva": 1.0, "shed_mva": 1.0})
     with pytest.raises(GateFailure, match="heuristic"):
         search(ACTIONS, {"need": 2.0, "spare": 1.0}, _toy, [optimal])
+
+
+def _energy(situation: dict[str, float], values: dict[str, float]) -> Outcome:
+    """Need 2 MVA of relief; transfer costs 10 kWh of losses per MVA, shedding none."""
+    relief = values.get("transfer_mva", 0.0) + values.get("shed_mva", 0.0)
+    return Outcome(violations=[], violation_score=max(0.0, situation["need"] - relief),
+                   operating_cost=situation["kwh_per_mva"] * values.get("transfer_mva", 0.0))
+
+
+def test_an_operating_cost_adds_to_the_action_cost_in_the_oracle_and_the_score() -> None:
+    move_all = Heuristic("move_all", "transfer", {"transfer_mva": 2.0, "shed_mva": 0.0})
+    ref = search(ACTIONS, {"need": 2.0, "kwh_per_mva": 10.0}, _energy, [move_all])
+    # transfer 2 MVA: 4 steps x 2 = 8 + 2 x 10 kWh = 28; transfer 1.5 + shed 0.5: 6 + 5 + 15
+    # = 26; transfer 1 + shed 1: 4 + 10 + 10 = 24; transfer 0.5 + shed 1.5: 2 + 15 + 5 = 22;
+    # shed 2 alone: 20 + 0 = 20, the least
+    assert [(p.id, p.value) for p in ref.oracle.plan] == [("shed_mva", 2.0)]
+    assert ref.oracle.cost == 20.0 and ref.oracle.operating_cost == 0.0
+    # C_max: transfer 5 (10 steps x 2 = 20, + 50 kWh) and shed 3 (6 x 5 = 30) = 100, above
+    # the action-only bound 20 + 30 = 50
+    assert ref.max_cost == 100.0
+    # transfer 1 + shed 1 costs 24: 0.5 + 0.5·(100 − 24)/(100 − 20) = 0.5 + 0.5·0.95 = 0.975
+    assert score_outcome(0.0, 24.0, ref) == pytest.approx(0.975)
+
+
+def test_plans_within_the_cost_tolerance_are_optimal_and_score_one() -> None:
+    shed_heavy = Heuristic("h", "shed more", {"transfer_mva": 0.0, "shed_mva": 3.0})
+    sit = {"need": 2.0, "kwh_per_mva": 10.0}
+    # the runner-up (transfer 0.5 + shed 1.5: 22) is 10 % above the optimum (shed 2: 20)
+    exact = search(ACTIONS, sit, _energy, [shed_heavy])
+    assert exact.optimal_plans == [exact.oracle.plan] and exact.cost_tolerance == 0.0
+    assert score_outcome(0.0, 22.0, exact) < 1.0
+    loose = search(ACTIONS, sit, _energy, [shed_heavy], cost_tol=0.15)
+    assert [[(p.id, p.value) for p in plan] for plan in loose.optimal_plans] == [
+        [("shed_mva", 2.0)], [("transfer_mva", 0.5), ("shed_mva", 1.5)]]
+    assert loose.oracle.cost == 20.0  # the oracle is still the least cost
+    assert score_outcome(0.0, 22.0, loose) == 1.0
+    # transfer 1 + shed 1 (24) is 20 % above: 0.5 + 0.5·(100 − 24)/(100 − 20) = 0.975
+    assert score_outcome(0.0, 24.0, loose) == pytest.approx(0.975)
+    # a heuristic within the tolerance is optimal, not a discriminating rule of thumb
+    near = Heuristic("near", "almost", {"transfer_mva": 0.5, "shed_mva": 1.5})
+    with pytest.raises(GateFailure, match="heuristic"):
+        search(ACTIONS, sit, _energy, [near], cost_tol=0.15)
