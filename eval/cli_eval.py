@@ -99,7 +99,8 @@ def register(app: typer.Typer, bench_app: typer.Typer) -> None:
         agent: Annotated[str, typer.Option(
             help="reference (replays the recorded calls) | text (acts on what the text "
             "determines) | scripted[:over_budget|:invalid_plan] (operate tasks over MCP: "
-            "simulates candidate plans and submits; else as reference) | llm:SPEC (SPEC is any --llm form: smollm2, openai:MODEL, "
+            "simulates candidate plans and submits; else as reference) | llm:SPEC (SPEC is "
+            "any --llm form: smollm2, openai:MODEL, "
             "ollama:MODEL, fake:PATH)")] = "reference",
         sample: Annotated[int | None, typer.Option(
             min=1, help="Attempt K scenarios spread over domains")] = None,

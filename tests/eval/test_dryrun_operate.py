@@ -106,3 +106,11 @@ def test_an_unknown_scripted_behaviour_is_a_user_error() -> None:
 
     with pytest.raises(UserError, match="scripted:over_budget"):
         make_agent("scripted:lazy")
+
+
+def test_a_run_folder_gives_its_operate_records_too(tmp_path: Path) -> None:
+    from eval.grade_answers import load_scenarios
+
+    (tmp_path / "scenarios.json").write_text("[]")
+    (tmp_path / "operate_scenarios.json").write_text(json.dumps([_record()]))
+    assert [r["kind"] for r in load_scenarios(tmp_path)] == ["operate"]
