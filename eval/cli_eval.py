@@ -98,7 +98,9 @@ def register(app: typer.Typer, bench_app: typer.Typer) -> None:
             "beside it)")],
         agent: Annotated[str, typer.Option(
             help="reference (replays the recorded calls) | text (acts on what the text "
-            "determines) | llm:SPEC (SPEC is any --llm form: smollm2, openai:MODEL, "
+            "determines) | scripted[:over_budget|:invalid_plan] (operate tasks over MCP: "
+            "simulates candidate plans and submits; else as reference) | llm:SPEC (SPEC is "
+            "any --llm form: smollm2, openai:MODEL, "
             "ollama:MODEL, fake:PATH)")] = "reference",
         sample: Annotated[int | None, typer.Option(
             min=1, help="Attempt K scenarios spread over domains")] = None,
@@ -123,7 +125,8 @@ def register(app: typer.Typer, bench_app: typer.Typer) -> None:
         """Run an agent on every scenario and grade its final answers.
 
         Failures are classed (wrong_answer, wrong_tools, max_steps, no_final_answer,
-        asked_clarification, tool_error, infrastructure; infrastructure is retried once).
+        asked_clarification, tool_error, infrastructure; infrastructure is retried once;
+        operate tasks add over_budget and invalid_plan).
         Needs the store the scenarios were generated from (`scenariogen env up`).
         """
         import asyncio

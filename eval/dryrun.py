@@ -15,7 +15,9 @@ the tool server failed, or the attempt timed out: retried once), ``max_steps``,
 ``no_final_answer``, then for a feasible answer ``wrong_tools`` if an expected tool was never
 called (positives only) else none; for an infeasible one ``asked_clarification`` (the answer
 asks back), ``tool_error`` (an expected tool was called but every call of it failed),
-``wrong_tools`` (an expected tool was never called), else ``wrong_answer``.
+``wrong_tools`` (an expected tool was never called), else ``wrong_answer``. Operate scenarios
+add ``over_budget`` and ``invalid_plan`` and grade the submitted plan (:mod:`eval.dryrun_operate`,
+which also holds the ``scripted`` agents).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ import json
 import os
 import random
 import re
+import tempfile
 import time
 from collections import defaultdict
 from collections.abc import Callable
@@ -50,7 +53,8 @@ from generator.errors import UserError
 if TYPE_CHECKING:
     from generator.executor import Executor
 
-AGENT_FORMS = ["reference", "text", "llm:smollm2", "llm:openai:MODEL", "llm:ollama:MODEL",
+AGENT_FORMS = ["reference", "text", "scripted", "scripted:over_budget", "scripted:invalid_plan",
+               "llm:smollm2", "llm:openai:MODEL", "llm:ollama:MODEL",
                "llm:fake:PATH"]
 
 
@@ -109,6 +113,18 @@ def make_agent(
         from eval.dryrun_text import TextAgent
 
         return TextAgent(scenarios_path, settings)
+    if spec == "scripted" or spec.startswith("scripted:"):
+        from eval.dryrun_operate import BEHAVIOURS, ScriptedAgent
+
+        behaviour = spec.partition(":")[2] or "good"
+        if behaviour not in BEHAVIOURS:
+            raise UserError("unknown scripted agent behaviour", value=spec,
+                            options=[f"scripted:{b}" for b in BEHAVIOURS],
+                            fix="pass --agent scripted (good), scripted:over_budget or "
+                            "scripted:invalid_plan")
+        env = {**settings_env(settings), **(server_env or {})}
+        return ScriptedAgent(behaviour, scenarios_path=scenarios_path, settings=settings,
+                             server_env=env, errlog=errlog)
     if spec.startswith("llm:") and spec[4:].strip():
         from eval.dryrun_llm import LLMAgent
 
@@ -222,9 +238,16 @@ async def run_one(agent: Agent, scenario: dict[str, Any], index: int, *, max_ste
     if attempt.outcome == "infrastructure":
         retries = 1
         attempt = await _attempt_once(agent, scenario, max_steps, timeout)
-    answer = attempt.answer if attempt.answer is not None else attempt.final_answer
-    result = grade(scenario, answer, index=index)
     expected = _expected_tools(scenario)
+    from eval.dryrun_operate import classify_operate, grade_attempt, is_operate
+
+    if is_operate(scenario):
+        result, use = grade_attempt(scenario, attempt, index)
+        failure = classify_operate(attempt, result, use, expected)
+    else:
+        answer = attempt.answer if attempt.answer is not None else attempt.final_answer
+        result = grade(scenario, answer, index=index)
+        failure = classify(attempt, result, expected, attempt.steps)
     steps = attempt.steps
     if attempt.error:
         steps = [*steps, TrajectoryStep(kind="thought", content=f"error: {attempt.error}")]
@@ -234,7 +257,7 @@ async def run_one(agent: Agent, scenario: dict[str, Any], index: int, *, max_ste
         domain=scenario_domain(scenario),
         difficulty=scenario_difficulty(scenario),
         grade=result,
-        failure_class=classify(attempt, result, expected, attempt.steps),
+        failure_class=failure,
         final_answer=attempt.final_answer,
         expected_tools=expected,
         tools_called=[s.tool for s in attempt.steps if s.kind == "tool_call" and s.tool],
@@ -430,6 +453,43 @@ async def run_dry(
     if out is not None:
         out.mkdir(parents=True, exist_ok=True)
         errlog = out / "tool_server.log"
+    with tempfile.TemporaryDirectory(prefix="scenariogen-dryrun-") as scratch:
+        # the operate tasks a tool server serves (eval.dryrun_operate): beside the report
+        from eval.dryrun_operate import tasks_file
+        from generator.operate.session import TASKS_ENV
+
+        served = tasks_file(chosen, out if out is not None else Path(scratch))
+        if served is not None:
+            server_env = {**(server_env or {}), TASKS_ENV: str(served.resolve())}
+        return await _run_dry(
+            scenarios, chosen, agent, seed=seed, max_steps=max_steps, timeout=timeout,
+            concurrency=concurrency, out=out, errlog=errlog, scenarios_path=scenarios_path,
+            chat_model_factory=chat_model_factory, server_env=server_env, settings=settings,
+            progress=progress, executor=executor, workers=workers, resume=resume,
+            call_latency=call_latency)
+
+
+async def _run_dry(
+    scenarios: list[dict[str, Any]],
+    chosen: list[dict[str, Any]],
+    agent: str | Agent,
+    *,
+    seed: int,
+    max_steps: int,
+    timeout: float,
+    concurrency: int,
+    out: Path | None,
+    errlog: Path | None,
+    scenarios_path: Path | None,
+    chat_model_factory: Callable[[dict[str, Any]], Any] | None,
+    server_env: dict[str, str] | None,
+    settings: StoreSettings | None,
+    progress: Callable[[DryRunResult], None] | None,
+    executor: Executor,
+    workers: int | None,
+    resume: bool,
+    call_latency: float,
+) -> DryRunReport:
     if isinstance(agent, str):
         runner = make_agent(agent, scenarios_path=scenarios_path,
                             chat_model_factory=chat_model_factory, server_env=server_env,

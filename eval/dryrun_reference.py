@@ -48,8 +48,14 @@ class ReferenceAgent:
                 self.seeds.update(split_accepted(load_scenario_file(base))[1])
 
     async def run(self, scenario: dict[str, Any], attempt: Attempt, max_steps: int) -> None:
-        """Replay the calls, then derive (positives) or refuse (negatives)."""
+        """Replay the calls, then derive (positives) or refuse (negatives); an operate task
+        answers with the plan its replayed calls submitted."""
         from eval.asset_words import scenario_class
+        from eval.dryrun_operate import is_operate, replay_operate
+
+        if is_operate(scenario):
+            await replay_operate(scenario, attempt, self.settings)
+            return
         from generator.assetdef import load_asset_class
         from generator.generate.model import ToolCall
         from generator.tools.registry import ToolContext, call_tool

@@ -111,7 +111,8 @@ def load_answers(path: Path) -> tuple[dict[str, Any], list[str]]:
 def load_scenarios(path: Path) -> list[dict[str, Any]]:
     """Scenario records from a file (JSON list, JSONL, accepted.jsonl) or a run folder.
 
-    A run folder gives its ``scenarios.json`` followed by its ``negative_scenarios.json``.
+    A run folder gives its ``scenarios.json`` followed by its ``negative_scenarios.json`` and
+    its ``operate_scenarios.json`` (``generate --operate``).
 
     Raises:
         UserError: The path is missing, unparsable, or a folder without scenarios.json.
@@ -124,8 +125,8 @@ def load_scenarios(path: Path) -> list[dict[str, Any]]:
             raise UserError(f"folder {path} holds no scenarios.json",
                             fix="give a run folder (scenarios/<run_id>) or a scenario file")
         records = load_scenario_file(main)
-        negatives = path / "negative_scenarios.json"
-        if negatives.is_file():
-            records += load_scenario_file(negatives)
+        for extra in ("negative_scenarios.json", "operate_scenarios.json"):
+            if (path / extra).is_file():
+                records += load_scenario_file(path / extra)
         return records
     return split_accepted(load_scenario_file(path))[0]

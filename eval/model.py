@@ -19,6 +19,8 @@ FailureClass = Literal[
     "asked_clarification",
     "tool_error",
     "infrastructure",
+    "over_budget",  # operate: simulate_plan called past the task's budget (eval.dryrun_operate)
+    "invalid_plan",  # operate: the plan graded is invalid (eval.dryrun_operate)
 ]
 StepKind = Literal["thought", "tool_call", "observation", "answer"]
 GradeKind = Literal["facts", "refusal", "rubric", "clarification", "operate"]

@@ -107,7 +107,9 @@ def config_or_error(model: type[C], **values: Any) -> C:
 def _report(summary: RunSummary) -> None:
     typer.echo(
         f"run {summary.run_id}: {summary.total}/{summary.requested} scenarios accepted, "
-        f"{summary.negatives} negative, {summary.rejected} rejection lines → {summary.path}"
+        f"{summary.negatives} negative, "
+        + (f"{summary.operate} operate, " if summary.operate else "")
+        + f"{summary.rejected} rejection lines → {summary.path}"
     )
     for domain, count in summary.accepted.items():
         typer.echo(f"  {domain:<11} {count:>5} / {summary.budget.get(domain, 0)}")
@@ -145,6 +147,10 @@ def register(app: typer.Typer, bench_app: typer.Typer) -> None:
         negatives: Annotated[
             int, typer.Option(min=0, max=MAX_N, help="Negative scenarios (extra)")
         ] = 2,
+        operate: Annotated[
+            int, typer.Option(min=0, max=MAX_N, help="Operate scenarios (extra; the agent "
+                              "acts: a plan graded by simulation) into operate_scenarios.json")
+        ] = 0,
         seed: Annotated[
             int | None,
             typer.Option(min=0, max=MAX_SEED,
@@ -216,6 +222,7 @@ def register(app: typer.Typer, bench_app: typer.Typer) -> None:
             llm=llm,
             base_url=base_url,
             negatives=negatives,
+            operate=operate,
             seed=run_seed,
             out_dir=out,
             run_id=run_id,
@@ -231,6 +238,11 @@ def register(app: typer.Typer, bench_app: typer.Typer) -> None:
             against=against,
         )
         check_options(config, resume)  # every option before a run folder or the store
+        if operate:
+            from generator.assetdef import load_asset_class
+            from generator.generate.operate_run import require_operate_families
+
+            require_operate_families(asset, list(load_asset_class(asset).tools))
         if resume is None:
             require_seeded_store(asset)
         summary = _run(config, resume, show_progress=not no_progress)

@@ -61,7 +61,7 @@ if TYPE_CHECKING:
 Stage = Literal["early", "deterministic"]
 Need = Literal[
     "policy", "seed", "dedup", "against", "grounding", "recompute", "store", "negative",
-    "positive", "open_form", "tool_sequence", "deterministic",
+    "positive", "open_form", "tool_sequence", "deterministic", "facts", "operate",
 ]
 CheckFn = Callable[["CheckItem", "CheckContext"], "list[str] | Awaitable[list[str]]"]
 
@@ -123,6 +123,9 @@ class CheckItem(BaseModel):
     asset_class: str | None = Field(
         default=None, description="Asset class (its vocabulary gives spoken sensor names)"
     )
+    operate: bool = Field(
+        default=False, description="An operate scenario (kind 'operate'): the agent acts"
+    )
 
     @property
     def closed_form(self) -> bool:
@@ -170,6 +173,7 @@ class CheckItem(BaseModel):
             record=rec.model_dump(mode="json"),
             surfaces=dict(rec.provenance.surfaces),
             asset_class=rec.asset_class,
+            operate=rec.kind == "operate",
         )
 
     @classmethod
@@ -222,6 +226,7 @@ class CheckItem(BaseModel):
             reference_answer=answer if isinstance(answer, dict) else None,
             rubric=rubric,
             record=record,
+            operate=record.get("kind") == "operate",
         )
 
 
@@ -358,6 +363,10 @@ def _skip_reason(spec: CheckSpec, item: CheckItem, ctx: CheckContext) -> str | N
             return "closed-form inputs"
         if need == "tool_sequence" and not item.tool_sequence:
             return "no tool sequence"
+        if need == "facts" and item.operate:
+            return "operate scenario (checked by operate_task)"
+        if need == "operate" and not item.operate:
+            return "not an operate scenario"
         if need == "deterministic" and item.deterministic is False and item.rubric is None:
             return "open (non-deterministic) scenario without computed facts"
     return None
@@ -541,6 +550,7 @@ def _text_length(item: CheckItem, ctx: CheckContext) -> list[str]:
 
 @check(
     "no_tool_name_in_text",
+    needs=("facts",),
     stage="early",
     reason="a request that names the tool tests instruction following, not tool selection. "
     "Identifier-like names (with '_', e.g. interpret_dga) are flagged anywhere as whole words; "
@@ -560,7 +570,7 @@ def _no_tool_name_in_text(item: CheckItem, ctx: CheckContext) -> list[str]:
 @check(
     "near_duplicate",
     stage="early",
-    needs=("dedup",),
+    needs=("facts", "dedup"),
     reason="near-identical scenarios add nothing to an evaluation set; one index spans every "
     "domain of the run (upstream de-duplicated per domain and lost it in parallel runs)",
 )
@@ -626,7 +636,7 @@ def _schema(item: CheckItem, ctx: CheckContext) -> list[str]:
 @check(
     "category_allowed",
     stage="deterministic",
-    needs=("policy",),
+    needs=("facts", "policy"),
     reason="the scorer accepts only the categories its policy lists for the domain; upstream "
     "the scorer rejected categories its own generator produced",
 )
@@ -642,7 +652,7 @@ def _category_allowed(item: CheckItem, ctx: CheckContext) -> list[str]:
 @check(
     "core_tools_in_characteristic_form",
     stage="deterministic",
-    needs=("policy", "positive"),
+    needs=("facts", "policy", "positive"),
     reason="the rubric must say which of the domain's core tools a correct response uses "
     "(tools of two domains for multi-agent), or the judge cannot grade tool use",
 )
@@ -671,7 +681,7 @@ def _core_tools_in_cf(item: CheckItem, ctx: CheckContext) -> list[str]:
 @check(
     "core_work_in_tool_sequence",
     stage="deterministic",
-    needs=("policy", "positive", "tool_sequence"),
+    needs=("facts", "policy", "positive", "tool_sequence"),
     reason="a task whose expected tools skip the domain's core work (e.g. an fmsr task that "
     "only lists sites) is prohibited by the policy",
 )
@@ -953,3 +963,45 @@ def _multiagent_repeat(item: CheckItem, ctx: CheckContext) -> list[str]:
         list(item.seed.grounding.values()) if item.seed else [])
     hit = ctx.dedup.repeated_request(item.text, entities)
     return [] if hit is None else [f"repeats {hit[1]} word for word: {hit[0]!r}"]
+
+
+@check(
+    "operate_task",
+    stage="deterministic",
+    needs=("operate",),
+    reason="an operate scenario carries a valid task; its text states the task id the tools "
+    "take, its reference answer is the stored oracle plan, which re-simulates feasible at the "
+    "stored cost (score 1), doing nothing does not (the task needs action), and its expected "
+    "tools are the operate tools",
+)
+def _operate_task(item: CheckItem, ctx: CheckContext) -> list[str]:
+    from generator.generate.operate_run import OPERATE_TOOLS
+    from generator.operate.model import COST_TOL, OperateTask, evaluate_plan
+
+    try:
+        task = OperateTask.model_validate((item.record or {}).get("operate"))
+    except ValidationError as exc:
+        return [f"operate task {e}" for e in _errors(exc)]
+    problems: list[str] = []
+    if item.text is not None and task.task_id not in item.text:
+        problems.append(f"text does not state the task id {task.task_id}")
+    oracle = {"actions": [p.model_dump() for p in task.reference.oracle.plan]}
+    given = (item.reference_answer or {}).get("actions")
+    if given != oracle["actions"]:
+        problems.append(f"reference_answer actions {given!r} are not the oracle plan "
+                        f"{oracle['actions']!r}")
+    missing = [t for t in OPERATE_TOOLS if t not in {c.name for c in item.tool_sequence}]
+    if missing:
+        problems.append(f"tool_sequence lacks the operate tool(s) {', '.join(missing)}")
+    try:
+        best = evaluate_plan(task, oracle)
+        nothing = evaluate_plan(task, {"actions": []})
+    except (ImportError, ValueError) as exc:
+        return [*problems, f"simulator {task.simulator} cannot run: {exc}"]
+    cost = task.reference.oracle.action_cost
+    if best.score != 1.0 or best.action_cost is None or abs(best.action_cost - cost) > COST_TOL:
+        problems.append(f"the oracle plan re-simulates to score {best.score:g}, feasible="
+                        f"{best.feasible}, cost {best.action_cost} (stored: 1, True, {cost:g})")
+    if nothing.feasible:
+        problems.append("doing nothing is feasible: the task needs no action")
+    return problems

@@ -9,6 +9,7 @@ import platform
 import secrets
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
@@ -167,6 +168,10 @@ class Pipeline:
         cfg = self.config
         configure_threads(cfg.threads)
         asset = load_asset_class(cfg.asset_class)
+        if cfg.operate:
+            from generator.generate.operate_run import require_operate_families
+
+            require_operate_families(cfg.asset_class, list(asset.tools))
         self._fingerprint = seed_fingerprint(cfg.seed)
         with self.folder.lock():
             resumed = self._open()
@@ -368,6 +373,18 @@ class Pipeline:
         negatives = await env.negatives(cfg.negatives, run_id=self.folder.run_id)
         self._timed("negatives", t)
 
+        operate = None
+        if cfg.operate:
+            from generator.generate.operate_stage import run_operate
+
+            t = time.perf_counter()
+            operate = await run_operate(
+                self.folder, asset, env.family_ctx.tools.store, cfg.operate, cfg.seed,
+                self._chain_bind(), manifest=self._manifest_at_start, progress=self.progress,
+                notice=self.notice,
+            )
+            self._timed("operate", t)
+
         await env.verify_store()  # answers came from the snapshot: the store must not move
 
         t = time.perf_counter()
@@ -382,6 +399,11 @@ class Pipeline:
             for o in outcomes
             if o.accepted < o.requested
         ]
+        if operate is not None and len(operate.records) < cfg.operate:
+            drops = ", ".join(f"{k} {v}" for k, v in sorted(operate.drops.items())) or "none"
+            shortfalls.append(Shortfall(
+                domain="operate", requested=cfg.operate, accepted=len(operate.records),
+                reason=f"the operate families' draws ran out (gate drops: {drops})"))
         summary = RunSummary(
             run_id=self.folder.run_id,
             path=str(self.folder.path),
@@ -389,6 +411,7 @@ class Pipeline:
             accepted={o.domain: o.accepted for o in outcomes},
             budget=dict(budget.per_domain),
             negatives=len(negatives),
+            operate=len(operate.records) if operate is not None else 0,
             rejected=self.folder.rejected_count(),
             shortfalls=shortfalls,
             timings=self.timings,
@@ -444,6 +467,14 @@ class Pipeline:
             },
             finished_at=datetime.now(UTC).isoformat(timespec="seconds"),
         )
+        if operate is not None:
+            manifest["counts"]["operate"] = {
+                "requested": cfg.operate,
+                "accepted": len(operate.records),
+                "per_family": dict(sorted(Counter(r.family or "" for r in operate.records
+                                                  ).items())),
+                "gate_drops": dict(sorted(operate.drops.items())),
+            }
         self.folder.write_manifest(manifest)
         return summary
 

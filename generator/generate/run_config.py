@@ -79,6 +79,10 @@ class GenerateConfig(BaseModel):
     llm: str = Field(default="none", description="LLM spec: none, smollm2, openai:M, ollama:M")
     base_url: str | None = Field(default=None, description="OpenAI-compatible server URL")
     negatives: int = Field(default=2, ge=0, description="Negative scenarios (not counted in N)")
+    operate: int = Field(
+        default=0, ge=0, le=100_000,
+        description="Operate scenarios (not counted in N), written to operate_scenarios.json",
+    )
     seed: int = Field(default=0, description="Run seed (recorded only as a fingerprint)")
     out_dir: str = Field(default="scenarios", description="Parent folder of run folders")
     run_id: str | None = Field(default=None, description="Run folder name (default: generated)")
@@ -128,6 +132,8 @@ class GenerateConfig(BaseModel):
         records them (URL redacted), plus the content digest of the ``--against`` file."""
         data = self.public()
         out = {name: data[name] for name in OUTPUT_OPTIONS}
+        if self.operate:  # only when asked for: runs without operate keep their digests
+            out["operate"] = self.operate
         out["against_sha256"] = _file_digest(self.against) if self.against else None
         return out
 
@@ -165,6 +171,7 @@ class RunSummary(BaseModel):
     accepted: dict[str, int] = Field(description="Accepted scenarios per domain")
     budget: dict[str, int] = Field(description="Budget per domain")
     negatives: int = Field(description="Negative scenarios written")
+    operate: int = Field(default=0, description="Operate scenarios written")
     rejected: int = Field(description="Lines in rejected.jsonl")
     shortfalls: list[Shortfall] = Field(description="Domains that fell short")
     timings: dict[str, float] = Field(description="Seconds per phase")

@@ -341,6 +341,11 @@ class RunFolder:
                 chain.advance(digest)
             return digest
 
+    def append(self, name: str, body: bytes, *, chain: AcceptedChain | None = None) -> bytes:
+        """Append one line (one JSON object) to run file ``name``, sealed by ``chain`` when
+        given; returns its digest (b"" without a chain). Synced as :meth:`accept` is."""
+        return self._append(name, body, chain=chain)
+
     def sync(self) -> None:
         """fsync the files appended to since the last sync (group commit).
 

@@ -55,6 +55,10 @@ def check_resume(
                 f"{flag} was {old[name]!r} when the run started, now {new[name]!r}",
                 _new_run_fix(flag, old[name]),
             )
+    if old and old.get("operate", 0) != new.get("operate", 0):
+        raise _refuse(run_id, f"--operate was {old.get('operate', 0)} when the run started, "
+                      f"now {new.get('operate', 0)}",
+                      _new_run_fix("--operate", old.get("operate", 0)))
     if manifest.get("seed_fingerprint") != fingerprint:
         raise _refuse(
             run_id,

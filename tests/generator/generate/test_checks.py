@@ -80,8 +80,9 @@ async def test_a_good_item_passes_every_check_that_applies() -> None:
                recompute=recompute)
     skipped: list[str] = []
     assert await run_checks("all", _item(), ctx, skipped=skipped) == []
-    # Only the negatives' check has nothing to do with a positive scenario.
-    assert skipped == ["provably_unanswerable"]
+    # Only the negatives' and the operate tasks' checks have nothing to do with a positive
+    # fact scenario.
+    assert skipped == ["provably_unanswerable", "operate_task"]
 
 
 def test_registry_order_stages_and_reasons() -> None:
