@@ -23,7 +23,7 @@ from typing import Any
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 
 from eval.asset_words import agent_persona, scenario_class
-from eval.dryrun import Attempt, steps_json
+from eval.dryrun_attempt import Attempt, steps_json
 from eval.model import TrajectoryStep
 
 # What langgraph's prebuilt agent answers in place of a tool-calling reply when the step

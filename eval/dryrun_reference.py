@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from eval.dryrun import Attempt, steps_json
+from eval.dryrun_attempt import Attempt, steps_json
 from eval.grade import is_negative, scenario_id
 from eval.model import TrajectoryStep
 from generator.errors import StoreUnavailable, UserError

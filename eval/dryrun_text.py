@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from eval.dryrun import Attempt
+from eval.dryrun_attempt import Attempt
 from eval.dryrun_reference import ReferenceAgent
 from eval.model import TrajectoryStep
 

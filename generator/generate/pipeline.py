@@ -10,7 +10,7 @@ import secrets
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
@@ -232,20 +232,74 @@ class Pipeline:
         )
 
     async def _run(self, asset: Any, resumed: list[AcceptedLine]) -> RunSummary:
+        """The run in the order it happens: profile (the fleet snapshot loading beside it),
+        budget and set-up, the domains, negatives, operate tasks, the store check, the
+        files, then the summary and the manifest."""
         from generator.generate import stages
-        from generator.llm.timing import critical_path, llm_timing
-        from generator.profile.build import build_profile
 
         cfg = self.config
         t_total = time.perf_counter()
         # The run's clocks for its critical path (generator.llm.timing.critical_path).
         path_start = (time.monotonic(), time.thread_time(), threading.get_ident())
         client = self._client()
+        profile, snapshot_task = await self._profile(asset)
+        started = self._manifest_at_start
 
-        # The fleet snapshot (store-bound, a worker thread) loads while the rest of the
-        # profile is built and the first LLM call is in flight: the draws wait for it, the
-        # LLM need not. It starts once the profile's own store queries are done (the store
-        # answers one request at a time, so reading both at once delays the profile).
+        t = time.perf_counter()
+        env = await stages.prepare(
+            asset, profile, cfg, self.settings, client, live_store=self.live_store,
+            snapshot_task=snapshot_task,
+            on_budget=lambda budget, policies, llm: self._prefetch_open(
+                profile, budget, policies, llm
+            ),
+        )
+        self._env = env
+        budget = env.budget
+        if started is not None:
+            check_budget(started, dict(budget.per_domain))
+        self._timed("budget", t)
+        self.folder.write_manifest(self._manifest(profile, budget, status="running"))
+        for line in resumed:
+            env.dedup.add(line.record.text, line.record.id, domain=line.domain)
+
+        outcomes = await self._domains(env, resumed)
+        t = time.perf_counter()
+        negatives = await env.negatives(cfg.negatives, run_id=self.folder.run_id)
+        self._timed("negatives", t)
+        operate = await self._operate(asset, env)
+        await env.verify_store()  # answers came from the snapshot: the store must not move
+
+        t = time.perf_counter()
+        self.folder.sync()
+        self.folder.write_scenarios(_ORDER, durable=True)
+        self.folder.write_records("negative_scenarios.json", negatives)
+        self._timed("write", t)
+        self._timed("total", t_total)
+
+        summary = self._summary(outcomes, negatives, operate, budget.per_domain, client)
+        manifest = self._manifest(profile, budget, status="complete")
+        manifest.update(self._run_report(env, outcomes, summary, client, path_start))
+        if operate is not None:
+            manifest["counts"]["operate"] = {
+                "requested": cfg.operate,
+                "accepted": len(operate.records),
+                "per_family": dict(sorted(Counter(r.family or "" for r in operate.records
+                                                  ).items())),
+                "gate_drops": dict(sorted(operate.drops.items())),
+            }
+        self.folder.write_manifest(manifest)
+        return summary
+
+    async def _profile(self, asset: Any) -> tuple[Any, asyncio.Future[Any] | None]:
+        """The asset profile, and the fleet snapshot's loading task.
+
+        The snapshot (store-bound, a worker thread) loads while the rest of the profile is
+        built and the first LLM call is in flight: the draws wait for it, the LLM need not.
+        It starts once the profile's own store queries are done (the store answers one
+        request at a time, so reading both at once delays the profile)."""
+        from generator.profile.build import build_profile
+
+        cfg = self.config
         snapshot_task: asyncio.Future[Any] | None = None
 
         def start_snapshot() -> None:
@@ -272,45 +326,18 @@ class Pipeline:
             if snapshot_task is not None:
                 snapshot_task.cancel()
             raise
+        return profile, snapshot_task
 
-        t = time.perf_counter()
-        env = await stages.prepare(
-            asset, profile, cfg, self.settings, client, live_store=self.live_store,
-            snapshot_task=snapshot_task,
-            on_budget=lambda budget, policies, llm: self._prefetch_open(
-                profile, budget, policies, llm
-            ),
-        )
-        self._env = env
-        budget = env.budget
-        if started is not None:
-            check_budget(started, dict(budget.per_domain))
-        self._timed("budget", t)
-        manifest = self._manifest(profile, budget, status="running")
-        self.folder.write_manifest(manifest)
-        for line in resumed:
-            env.dedup.add(line.record.text, line.record.id, domain=line.domain)
-
+    async def _domains(self, env: Any, resumed: list[AcceptedLine]) -> list[DomainOutcome]:
+        """Every domain's accepted scenarios: the single domains in parallel, multi-agent
+        last in the fan-out (or after them, on the baseline)."""
+        cfg, budget = self.config, env.budget
         offsets, width = _id_offsets(budget.per_domain, cfg.n)
         by_domain: dict[str, list[AcceptedLine]] = {}
         for line in resumed:
             by_domain.setdefault(line.domain, []).append(line)
-
         self.folder.group_commit = not cfg.baseline
-
-        written = self.folder.records_held  # records in scenarios.json so far
-
-        async def batch_done() -> None:
-            nonlocal written
-            # One fsync per batch, in a worker thread, instead of one per line on the loop.
-            await to_thread(self.folder.sync)
-            # scenarios.json follows accepted.jsonl, rewritten once the records have grown by
-            # a tenth since its last rewrite: linear in all (a rewrite per batch was
-            # quadratic, ~20 % of a 10 000-scenario run); the end of the run writes it whole
-            held = self.folder.records_held
-            if held > written and held >= written + written // SCENARIOS_GROWTH:
-                self.folder.write_scenarios(_ORDER)
-                written = held
+        batch_done = self._batch_writer()
 
         # LLM path: the single domains draw one at a time, the longest LLM chain first
         # (multi-agent draws wait for their parents' seeds, so they never take the gate).
@@ -336,7 +363,6 @@ class Pipeline:
             d for d in DOMAIN_ORDER if d != "multiagent" and budget.per_domain.get(d, 0) > 0
         ]
         t = time.perf_counter()
-        limit = 1 if cfg.baseline else cfg.concurrency
         with_ma = budget.per_domain.get("multiagent", 0) > 0
         env.running.update(single)
         ma_started = t
@@ -357,7 +383,8 @@ class Pipeline:
         # single domains, one domain at a time.
         early_ma = with_ma and not cfg.baseline
         outcomes: list[DomainOutcome] = await fan_out(
-            single + (["multiagent"] if early_ma else []), run_domain, limit=limit
+            single + (["multiagent"] if early_ma else []), run_domain,
+            limit=1 if cfg.baseline else cfg.concurrency,
         )
         self._timed("domains", t)
         for out in outcomes:
@@ -368,32 +395,46 @@ class Pipeline:
             t = time.perf_counter()
             outcomes.append(await DomainRunner(job("multiagent")).run())
             self._timed("multiagent", t)
+        return outcomes
+
+    def _batch_writer(self) -> Callable[[], Awaitable[None]]:
+        """What a domain does after each batch: one fsync (in a worker thread, not one per
+        line on the loop), and scenarios.json rewritten once the records have grown by a
+        tenth since its last rewrite: linear in all (a rewrite per batch was quadratic,
+        ~20 % of a 10 000-scenario run); the end of the run writes it whole."""
+        written = self.folder.records_held  # records in scenarios.json so far
+
+        async def batch_done() -> None:
+            nonlocal written
+            await to_thread(self.folder.sync)
+            held = self.folder.records_held
+            if held > written and held >= written + written // SCENARIOS_GROWTH:
+                self.folder.write_scenarios(_ORDER)
+                written = held
+
+        return batch_done
+
+    async def _operate(self, asset: Any, env: Any) -> Any:
+        """The run's operate tasks (``--operate K``), None without."""
+        cfg = self.config
+        if not cfg.operate:
+            return None
+        from generator.generate.operate_stage import run_operate
 
         t = time.perf_counter()
-        negatives = await env.negatives(cfg.negatives, run_id=self.folder.run_id)
-        self._timed("negatives", t)
+        operate = await run_operate(
+            self.folder, asset, env.family_ctx.tools.store, cfg.operate, cfg.seed,
+            self._chain_bind(), manifest=self._manifest_at_start, progress=self.progress,
+            notice=self.notice,
+        )
+        self._timed("operate", t)
+        return operate
 
-        operate = None
-        if cfg.operate:
-            from generator.generate.operate_stage import run_operate
-
-            t = time.perf_counter()
-            operate = await run_operate(
-                self.folder, asset, env.family_ctx.tools.store, cfg.operate, cfg.seed,
-                self._chain_bind(), manifest=self._manifest_at_start, progress=self.progress,
-                notice=self.notice,
-            )
-            self._timed("operate", t)
-
-        await env.verify_store()  # answers came from the snapshot: the store must not move
-
-        t = time.perf_counter()
-        self.folder.sync()
-        self.folder.write_scenarios(_ORDER, durable=True)
-        self.folder.write_records("negative_scenarios.json", negatives)
-        self._timed("write", t)
-        self._timed("total", t_total)
-
+    def _summary(
+        self, outcomes: list[DomainOutcome], negatives: list[Any], operate: Any,
+        budget: dict[str, int], client: Any,
+    ) -> RunSummary:
+        cfg = self.config
         shortfalls = [
             Shortfall(domain=o.domain, requested=o.requested, accepted=o.accepted, reason=o.reason)
             for o in outcomes
@@ -404,12 +445,12 @@ class Pipeline:
             shortfalls.append(Shortfall(
                 domain="operate", requested=cfg.operate, accepted=len(operate.records),
                 reason=f"the operate families' draws ran out (gate drops: {drops})"))
-        summary = RunSummary(
+        return RunSummary(
             run_id=self.folder.run_id,
             path=str(self.folder.path),
             requested=cfg.n,
             accepted={o.domain: o.accepted for o in outcomes},
-            budget=dict(budget.per_domain),
+            budget=dict(budget),
             negatives=len(negatives),
             operate=len(operate.records) if operate is not None else 0,
             rejected=self.folder.rejected_count(),
@@ -417,10 +458,21 @@ class Pipeline:
             timings=self.timings,
             tokens=client.usage if client is not None else {},
         )
-        manifest = self._manifest(profile, budget, status="complete")
+
+    def _run_report(
+        self, env: Any, outcomes: list[DomainOutcome], summary: RunSummary, client: Any,
+        path_start: tuple[float, float, int],
+    ) -> dict[str, Any]:
+        """The finished run's part of the manifest: counts, language, difficulty, families,
+        shortfalls, timings, tokens and the LLM timing with its critical path."""
+        from generator.generate import stages
+        from generator.llm.timing import critical_path, llm_timing
+
+        cfg = self.config
         accepted = self.folder.lines_held  # for the four reports below
-        manifest.update(
-            counts={
+        timings = client.timings if client is not None else []
+        return {
+            "counts": {
                 "requested": cfg.n,
                 "accepted": summary.total,
                 "per_domain": summary.accepted,
@@ -441,42 +493,27 @@ class Pipeline:
                     [ln.record for ln in accepted], env.policies
                 ),
             },
-            language=language_stats(
-                [ln.record.text for ln in accepted]
-            ).model_dump(),
-            difficulty=difficulty_report(
+            "language": language_stats([ln.record.text for ln in accepted]).model_dump(),
+            "difficulty": difficulty_report(
                 [ln.seed for ln in accepted if ln.seed is not None]
             ),
-            families=stages.outcome_report(
+            "families": stages.outcome_report(
                 [ln.seed for ln in accepted if ln.seed is not None],
                 env.policies,
                 env.family_ctx.gate_drops,
             ),
-            shortfalls=[s.model_dump() for s in shortfalls],
-            timings=self.timings,
-            tokens=summary.tokens,
-            llm_timing={
-                **llm_timing(
-                    client.timings if client is not None else [], self.timings.get("total", 0.0)
-                ),
+            "shortfalls": [s.model_dump() for s in summary.shortfalls],
+            "timings": self.timings,
+            "tokens": summary.tokens,
+            "llm_timing": {
+                **llm_timing(timings, self.timings.get("total", 0.0)),
                 "critical_path": critical_path(
-                    client.timings if client is not None else [], start=path_start[0],
-                    end=time.monotonic(), cpu_start=path_start[1], cpu_end=time.thread_time(),
-                    thread=path_start[2],
+                    timings, start=path_start[0], end=time.monotonic(),
+                    cpu_start=path_start[1], cpu_end=time.thread_time(), thread=path_start[2],
                 ).report(),
             },
-            finished_at=datetime.now(UTC).isoformat(timespec="seconds"),
-        )
-        if operate is not None:
-            manifest["counts"]["operate"] = {
-                "requested": cfg.operate,
-                "accepted": len(operate.records),
-                "per_family": dict(sorted(Counter(r.family or "" for r in operate.records
-                                                  ).items())),
-                "gate_drops": dict(sorted(operate.drops.items())),
-            }
-        self.folder.write_manifest(manifest)
-        return summary
+            "finished_at": datetime.now(UTC).isoformat(timespec="seconds"),
+        }
 
     def _manifest(self, profile: Any, budget: Any, *, status: str) -> dict[str, Any]:
         manifest = self._base_manifest(status)
