@@ -23,6 +23,7 @@ ran, see :class:`eval.score_model.SetScore`).
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -80,6 +81,83 @@ def not_run(note: str) -> Part:
     )
 
 
+@dataclass
+class _Tally:
+    """The dry run's findings over the set, scenario by scenario."""
+
+    plausible: list[float] = field(default_factory=list)
+    kinds: dict[str, list[float]] = field(default_factory=dict)
+    tools_ok: list[bool] = field(default_factory=list)
+    ordered_ok: list[bool] = field(default_factory=list)
+    no_err: list[bool] = field(default_factory=list)
+    per: list[float | None] = field(default_factory=list)
+    problems: list[list[str]] = field(default_factory=list)
+    missing: int = 0
+
+    def add_missing(self) -> None:
+        self.missing += 1
+        self.plausible.append(0.0)
+        self.tools_ok.append(False)
+        self.ordered_ok.append(False)
+        self.no_err.append(False)
+        self.per.append(0.0)
+        self.problems.append(["dry_run: no result for this scenario"])
+
+    def add(self, res: DryRunResult) -> None:
+        issues: list[str] = []
+        p = res.grade.score if res.grade.gradable else None
+        if p is not None:
+            self.plausible.append(p)
+            self.kinds.setdefault(res.grade.kind, []).append(p)
+            if p < 1.0:
+                issues.append(f"dry_run: grade {p:.2f}"
+                              + (f" ({res.grade.violations[0].message})"
+                                 if res.grade.violations else ""))
+        expected = list(res.expected_tools)
+        t_ok = set(expected) <= set(res.tools_called)
+        self.tools_ok.append(t_ok)
+        self.ordered_ok.append(_subsequence(expected, list(res.tools_called)))
+        if not t_ok:
+            lacking = sorted(set(expected) - set(res.tools_called))
+            issues.append(f"dry_run: did not call {', '.join(lacking)}")
+        e_ok = _no_error(res)
+        self.no_err.append(e_ok)
+        if not e_ok:
+            issues.append(f"dry_run: {res.tool_errors} tool error(s), failure class "
+                          f"{res.failure_class}")
+        pts = (DRYRUN_WEIGHTS["plausible"] * p if p is not None else 0.0) \
+            + DRYRUN_WEIGHTS["correct_tools"] * t_ok + DRYRUN_WEIGHTS["no_errors"] * e_ok
+        # Without a gradable grade the scenario's 50 would understate it: rescale to 50.
+        self.per.append(round(pts if p is not None else pts * 50.0 / 30.0, 4))
+        self.problems.append(issues)
+
+    def components(self, agent: str) -> list[Component]:
+        n = len(self.tools_ok)
+
+        def comp(name: str, share: float, reason: str) -> Component:
+            w = DRYRUN_WEIGHTS[name]
+            return Component(name=name, max_points=w, points=round(w * share, 3),
+                             share=round(share, 4), reason=reason)
+
+        plausible = self.plausible
+        p_share = sum(plausible) / len(plausible) if plausible else 0.0
+        # Open scenarios (rubric) and clarification requests count like the others; say
+        # how each way of grading fared.
+        by_kind = ", ".join(f"{k} {len(v)} at {sum(v) / len(v):.3f}"
+                            for k, v in sorted(self.kinds.items()))
+        tools_ok, no_err = self.tools_ok, self.no_err
+        return [
+            comp("plausible", p_share,
+                 f"mean grade {p_share:.3f} over {len(plausible)} graded scenario(s) "
+                 f"(agent {agent}; by grading kind: {by_kind})"),
+            comp("correct_tools", sum(tools_ok) / n if n else 0.0,
+                 f"{sum(tools_ok)} of {n} called every expected tool (order-aware: "
+                 f"{sum(self.ordered_ok)})"),
+            comp("no_errors", sum(no_err) / n if n else 0.0,
+                 f"{sum(no_err)} of {n} ran without tool errors or error failure classes"),
+        ]
+
+
 def score_dry_run(records: list[dict[str, Any]], report: DryRunReport
                   ) -> tuple[Part, list[float | None], list[list[str]]]:
     """The dry-run part, per-scenario points (None when not gradable) and problems.
@@ -95,81 +173,22 @@ def score_dry_run(records: list[dict[str, Any]], report: DryRunReport
             "scenario id with the scored file",
             fix="give the dry run of this scenario file",
         )
-    plausible: list[float] = []
-    kinds: dict[str, list[float]] = {}
-    tools_ok: list[bool] = []
-    ordered_ok: list[bool] = []
-    no_err: list[bool] = []
-    per: list[float | None] = []
-    problems: list[list[str]] = []
-    missing = 0
-    gradable_any = any(r.grade.gradable for r in report.results)
-    if not gradable_any:
+    if not any(r.grade.gradable for r in report.results):
         note = (f"dry run by {report.agent} has no gradable result: the set carries no "
                 "reference answers, so plausibility cannot be graded; static and judge "
                 "parts carry the weight")
         return not_run(note), [None] * len(records), [[] for _ in records]
+    tally = _Tally()
     for rid in ids:
         res = by_id.get(rid)
-        issues: list[str] = []
         if res is None:
-            missing += 1
-            plausible.append(0.0)
-            tools_ok.append(False)
-            ordered_ok.append(False)
-            no_err.append(False)
-            per.append(0.0)
-            problems.append(["dry_run: no result for this scenario"])
-            continue
-        p = res.grade.score if res.grade.gradable else None
-        if p is not None:
-            plausible.append(p)
-            kinds.setdefault(res.grade.kind, []).append(p)
-            if p < 1.0:
-                issues.append(f"dry_run: grade {p:.2f}"
-                              + (f" ({res.grade.violations[0].message})"
-                                 if res.grade.violations else ""))
-        expected = list(res.expected_tools)
-        t_ok = set(expected) <= set(res.tools_called)
-        tools_ok.append(t_ok)
-        ordered_ok.append(_subsequence(expected, list(res.tools_called)))
-        if not t_ok:
-            lacking = sorted(set(expected) - set(res.tools_called))
-            issues.append(f"dry_run: did not call {', '.join(lacking)}")
-        e_ok = _no_error(res)
-        no_err.append(e_ok)
-        if not e_ok:
-            issues.append(f"dry_run: {res.tool_errors} tool error(s), failure class "
-                          f"{res.failure_class}")
-        pts = (DRYRUN_WEIGHTS["plausible"] * p if p is not None else 0.0) \
-            + DRYRUN_WEIGHTS["correct_tools"] * t_ok + DRYRUN_WEIGHTS["no_errors"] * e_ok
-        # Without a gradable grade the scenario's 50 would understate it: rescale to 50.
-        per.append(round(pts if p is not None else pts * 50.0 / 30.0, 4))
-        problems.append(issues)
-    n = len(ids)
-
-    def comp(name: str, share: float, reason: str) -> Component:
-        w = DRYRUN_WEIGHTS[name]
-        return Component(name=name, max_points=w, points=round(w * share, 3),
-                         share=round(share, 4), reason=reason)
-
-    p_share = sum(plausible) / len(plausible) if plausible else 0.0
-    # Open scenarios (rubric) and clarification requests count like the others; say how
-    # each way of grading fared.
-    by_kind = ", ".join(f"{k} {len(v)} at {sum(v) / len(v):.3f}"
-                        for k, v in sorted(kinds.items()))
-    components = [
-        comp("plausible", p_share,
-             f"mean grade {p_share:.3f} over {len(plausible)} graded scenario(s) "
-             f"(agent {report.agent}; by grading kind: {by_kind})"),
-        comp("correct_tools", sum(tools_ok) / n if n else 0.0,
-             f"{sum(tools_ok)} of {n} called every expected tool (order-aware: "
-             f"{sum(ordered_ok)})"),
-        comp("no_errors", sum(no_err) / n if n else 0.0,
-             f"{sum(no_err)} of {n} ran without tool errors or error failure classes"),
-    ]
-    note = f"{missing} scenario(s) missing from the dry run (scored 0)" if missing else ""
+            tally.add_missing()
+        else:
+            tally.add(res)
+    components = tally.components(report.agent)
+    note = (f"{tally.missing} scenario(s) missing from the dry run (scored 0)"
+            if tally.missing else "")
     total = round(sum(c.points or 0.0 for c in components), 3)
     part = Part(name="dry_run", max_points=50.0, ran=True, points=total,
                 components=components, note=note)
-    return part, per, problems
+    return part, tally.per, tally.problems
