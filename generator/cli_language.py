@@ -95,44 +95,46 @@ def multiagent_repeats(records: list[dict[str, Any]]) -> list[tuple[str, str]]:
     return out
 
 
+def bench_language(
+    n: Annotated[int, typer.Option("-n", "--n", min=1, help="Scenarios to generate")] = 1000,
+    seed: Annotated[int, typer.Option(min=0, help="Run seed")] = 1,
+    source: Annotated[
+        Path | None,
+        typer.Option("--from", help="Measure this run folder or scenarios.json instead of "
+                     "generating"),
+    ] = None,
+) -> None:
+    """Language figures of a set: masked distinct 3-gram ratio, top opener and closer
+    share, words per text, parameter leaks and grammar slips by kind, difficulty levels.
+
+    Without --from it generates -n scenarios (template path, default asset class) into a
+    temporary folder first; the figures depend on n, so compare them at the same n.
+    """
+    import shutil
+    import tempfile
+
+    if source is not None:
+        records, seeds = _records(source)
+        for line in language_lines(records, seeds):
+            typer.echo(line)
+        return
+    from generator.assetdef import default_asset_class
+    from generator.cli_generate import _run, require_seeded_store
+    from generator.generate.run_config import GenerateConfig
+
+    require_seeded_store(default_asset_class())
+    out = tempfile.mkdtemp(prefix="scenariogen-language-")
+    try:
+        config = GenerateConfig(n=n, seed=seed, out_dir=out, negatives=0)
+        summary = _run(config, None, show_progress=False)
+        records, seeds = _records(Path(summary.path))
+        for line in language_lines(records, seeds):
+            typer.echo(line)
+    finally:
+        shutil.rmtree(out, ignore_errors=True)
+
+
 def register(app: typer.Typer, bench_app: typer.Typer) -> None:
     """Add `bench language` to the bench app."""
 
-    @bench_app.command("language")
-    def bench_language(
-        n: Annotated[int, typer.Option("-n", "--n", min=1, help="Scenarios to generate")] = 1000,
-        seed: Annotated[int, typer.Option(min=0, help="Run seed")] = 1,
-        source: Annotated[
-            Path | None,
-            typer.Option("--from", help="Measure this run folder or scenarios.json instead of "
-                         "generating"),
-        ] = None,
-    ) -> None:
-        """Language figures of a set: masked distinct 3-gram ratio, top opener and closer
-        share, words per text, parameter leaks and grammar slips by kind, difficulty levels.
-
-        Without --from it generates -n scenarios (template path, default asset class) into a
-        temporary folder first; the figures depend on n, so compare them at the same n.
-        """
-        import shutil
-        import tempfile
-
-        if source is not None:
-            records, seeds = _records(source)
-            for line in language_lines(records, seeds):
-                typer.echo(line)
-            return
-        from generator.assetdef import default_asset_class
-        from generator.cli_generate import _run, require_seeded_store
-        from generator.generate.run_config import GenerateConfig
-
-        require_seeded_store(default_asset_class())
-        out = tempfile.mkdtemp(prefix="scenariogen-language-")
-        try:
-            config = GenerateConfig(n=n, seed=seed, out_dir=out, negatives=0)
-            summary = _run(config, None, show_progress=False)
-            records, seeds = _records(Path(summary.path))
-            for line in language_lines(records, seeds):
-                typer.echo(line)
-        finally:
-            shutil.rmtree(out, ignore_errors=True)
+    bench_app.command("language")(bench_language)
