@@ -58,7 +58,8 @@ def test_unknown_agent_is_one_line_user_error(files: tuple[Path, Path, Path]) ->
     scenarios, _, _ = files
     out = CliRunner().invoke(app, ["dryrun", str(scenarios), "--agent", "gpt"])
     assert isinstance(out.exception, UserError)
-    assert "valid: reference, text, llm:smollm2" in str(out.exception)
+    assert ("valid: reference, text, scripted, scripted:over_budget, scripted:invalid_plan, "
+            "llm:smollm2") in str(out.exception)
 
 
 def test_bad_answers_are_one_line_each_and_never_a_traceback(tmp_path: Path) -> None:
