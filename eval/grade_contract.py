@@ -2081,6 +2081,10 @@ def grade_facts(scenario: Mapping[str, Any], contract: AnswerContract, answer_te
                                 value, vocab_of(fact))
         if not fact_parts:
             continue
+        if fact.kind == "boolean" and len(fact_parts) == 1 and fact_parts[0].given is None \
+                and structured is not None:
+            fact_parts = [_bool_by_key_words(fact, value, structured, question)
+                          or fact_parts[0]]
         if fact.kind == "boolean" and len(fact_parts) == 1 and fact_parts[0].given is None:
             fact_parts = [_unstated_bool(fact, value, parts + _unasked_stated(
                 ctx, contract, fact.implied_by, reference, vocab_of), reference) or fact_parts[0]]
@@ -2185,6 +2189,40 @@ def _labels_by_key_reply(contract: AnswerContract, parts: list[Part],
                             "stated by a JSON key answered yes or no")
             out.append(p.path)
     return out
+
+
+def _key_word_stems(words: str) -> tuple[set[str], bool]:
+    """The stems of a key's or phrasing's words, without function words or numbers, and
+    whether they say no ("not the highest")."""
+    found = re.findall(r"[a-z]+(?:n't)?", words.lower())
+    return {stem(w) for w in found} - _FUNCTION_WORDS, any(
+        w in ("no", "not", "never") or w.endswith("n't") for w in found)
+
+
+def _bool_by_key_words(fact: FactSpec, value: Any, structured: Mapping[str, Any],
+                       question: Text) -> Part | None:
+    """A yes/no a JSON answer gives under a key of its own choosing whose words are one of
+    the fact's phrasings, with at most the question's own words besides: with
+    ``"pump_needs_a_repair": true`` it says "needs a repair", with ``"3_may_lowest": false``
+    "not the lowest" of the day asked. True states the phrasing's side (a phrasing that says
+    no, the other side), false the other side; None unless the keys say one side only."""
+    asked = {stem(w) for w in re.findall(r"[a-z]+", question.low)}
+    said: set[bool] = set()
+    for k, v in structured.items():
+        m = _REPLY_VALUE.fullmatch(v) if isinstance(v, str) else None
+        yes = v if isinstance(v, bool) else m.group(1).lower() in ("yes", "true") if m else None
+        words, _ = _key_word_stems(str(k))
+        if yes is None or not words:
+            continue
+        for side in ("true", "false"):
+            for phrase in fact.labels.get(side, []):
+                mine, negative = _key_word_stems(phrase)
+                if mine and mine <= words and words - mine <= asked:
+                    said.add(((side == "true") != negative) == yes)
+    if len(said) != 1:
+        return None
+    got = said.pop()
+    return Part(fact.key, got == value, value, got, "a JSON key whose words are its phrasing")
 
 
 def _unasked_stated(ctx: Context, contract: AnswerContract, keys: list[str],

@@ -1415,3 +1415,17 @@ def test_a_premise_disputed_in_an_engineers_words(answer: str) -> None:
 ])
 def test_a_premise_gone_along_with_is_not_disputed(answer: str) -> None:
     assert grade(PREMISE_RECORD, answer).score < 1.0
+
+
+def test_a_json_yes_no_under_a_key_of_its_own_words() -> None:
+    facts = {"new_bearing": {"kind": "boolean", "yes_no": True, "labels": {
+        "true": ["needs a new bearing", "replace the bearing", "is the worst"],
+        "false": ["no new bearing", "keep the bearing"]}}}
+    record = _record({"new_bearing": True}, facts,
+                     "Pump P-7 ran rough on 4 May: should we plan a bearing job for it?")
+    assert grade(record, {"pump": "P-7", "new_bearing_needed": True}).score == 1
+    assert grade(record, {"pump": "P-7", "p7_worst": "yes"}).score == 1
+    assert grade(record, {"pump": "P-7", "new_bearing_needed": False}).score < 1
+    assert grade(record, {"pump": "P-7", "may_4_no_new_bearing": True}).score < 1
+    # words beyond the phrasing that the question does not use name something else
+    assert grade(record, {"pump": "P-7", "spare_new_bearing_needed": True}).score < 1
