@@ -685,13 +685,29 @@ def label_phrasings(fact: FactSpec, value: str, vocab: Mapping[str, list[str]]) 
 
 # Idioms that say the same of a record: an order "on file" is "on record".
 _SAME_IDIOMS = (("on file", "on record"),)
+# Words of degree that say the same of the quantity they qualify: a "short" refrigerant
+# charge is a low one, an "elevated" discharge superheat a high one.
+_SAME_DEGREE = (("low", "short", "insufficient", "inadequate", "deficient"),
+                ("high", "excessive", "elevated"))
 
 
 def _idiom_variants(phrase: str) -> list[str]:
     """A phrasing written with the other idiom of a pair that says the same thing."""
     low = f" {phrase.lower()} "
     return [low.replace(f" {a} ", f" {b} ").strip() for pair in _SAME_IDIOMS
-            for a, b in (pair, pair[::-1]) if f" {a} " in low]
+            for a, b in (pair, pair[::-1]) if f" {a} " in low] + _degree_variants(phrase)
+
+
+def _degree_variants(phrase: str) -> list[str]:
+    """A phrasing of several words with one word of degree written as another that says
+    the same of its quantity ("short refrigerant charge" for "low refrigerant charge"); a
+    one-word phrasing ("low", a band) has none."""
+    words = phrase.lower().split()
+    if len(words) < 2:
+        return []
+    return [" ".join([*words[:i], other, *words[i + 1:]])
+            for i, w in enumerate(words) for group in _SAME_DEGREE if w in group
+            for other in group if other != w]
 
 
 def _label_spans(ctx: Context, phrasings: list[str],

@@ -1429,3 +1429,17 @@ def test_a_json_yes_no_under_a_key_of_its_own_words() -> None:
     assert grade(record, {"pump": "P-7", "may_4_no_new_bearing": True}).score < 1
     # words beyond the phrasing that the question does not use name something else
     assert grade(record, {"pump": "P-7", "spare_new_bearing_needed": True}).score < 1
+
+
+def test_a_label_with_a_word_of_degree_said_another_way() -> None:
+    facts = {"causes": {"kind": "labels", "means": ["causes"], "labels": {
+        "low_suction": ["low suction pressure"], "high_discharge": ["high discharge pressure"],
+        "seal_leak": ["seal leak"], "low": ["low"]}}}
+    record = _record({"causes": ["low_suction", "high_discharge"]}, facts,
+                     "What could make pump P-7 cavitate?")
+    assert grade(record, "An insufficient suction pressure or an elevated discharge "
+                         "pressure.").score == 1
+    assert grade(record, "A short suction pressure or an excessive discharge "
+                         "pressure.").score == 1
+    # words of the other degree say the opposite
+    assert grade(record, "A high suction pressure or a low discharge pressure.").score < 1
