@@ -316,7 +316,31 @@ def number_matches(ctx: Context, top: str, fact: FactSpec, n: Num, expected: flo
     slack = 0.5 * 10.0 ** (-n.decimals) * scale if rounded else 0.0
     if fact.kind == "count":
         slack = 0.0
-    return any(_tol_ok(ctx, top, expected, v, slack) for v in values)
+    return any(_tol_ok(ctx, top, expected, v * f, slack * f) for v in values
+               for f in [1.0, *_share_factors(ctx, fact, n)])
+
+
+# The scale a score is written on, right after it: "0.91 on a 0–1 scale", "(0-10 scale)",
+# "on a scale of 0 to 100", "7 out of 10", "91/100".
+_ON_SCALE = re.compile(r"\s*\(?\s*(?:(?:on\s+(?:a|the)\s+)?(?:scale\s+(?:of|from)\s+0\s*"
+                       r"(?:[-–—]|to)\s*(1|5|10|100)\b|0\s*(?:[-–—]|to)\s*(1|5|10|100)[-\s]+(?:point\s+)?scale)"
+                       r"|out\s+of\s+(1|5|10|100)\b|/\s*(1|5|10|100)\b)", re.IGNORECASE)
+_SCORE_WORDS = re.compile(r"\b(?:index|score)\b")
+
+
+def _share_factors(ctx: Context, fact: FactSpec, n: Num) -> list[float]:
+    """What turns a unitless score written as a share of its scale into the reference's
+    scale, 0–1 or 0–100: a number with its scale after it ("0.91 on a 0–1 scale" is 91 on
+    a 0–100 one), and, for a fact named an index or a score, a percent (read first as a
+    share of one: "90.6 %" is 90.6 points of 100)."""
+    if fact.kind != "quantity" or fact.unit is not None:
+        return []
+    m = _ON_SCALE.match(ctx.text.low, n.end) if n.unit is None else None
+    if m is not None:
+        top = float(next(g for g in m.groups() if g))
+        return [1.0 / top, 100.0 / top]
+    named = " ".join([fact.key.replace("_", " "), *fact.means]).lower()
+    return [100.0] if n.unit == "%" and _SCORE_WORDS.search(named) else []
 
 
 _APPROX = re.compile(r"\b(?:about|around|roughly|approximately|approx\.?|some|nearly|almost|"

@@ -1443,3 +1443,18 @@ def test_a_label_with_a_word_of_degree_said_another_way() -> None:
                          "pressure.").score == 1
     # words of the other degree say the opposite
     assert grade(record, "A high suction pressure or a low discharge pressure.").score < 1
+
+
+@pytest.mark.parametrize(("answer", "right"), [
+    ("P-7's health score is 0.72 on a 0–1 scale.", True),
+    ("P-7 scores 7.2 out of 10 for health.", True),
+    ("Health score of P-7: 72.4 %.", True),
+    ("P-7's health score is 0.62 on a 0–1 scale.", False),
+    ("Health score of P-7: 62.4 %.", False),
+])
+def test_a_score_written_as_a_share_of_its_scale(answer: str, right: bool) -> None:
+    record = _record({"health_score": 72.4}, {"health_score": {
+        "kind": "quantity", "means": ["health score", "score", "scores"]}},
+        "What health score does pump P-7 get from its last vibration survey?",
+        {"health_score": 0.5})
+    assert (grade(record, answer).score == 1) == right
