@@ -889,12 +889,13 @@ def _match_members(ctx: Context, path: str, fact: FactSpec, expected: list[Any],
         extra = _extra_members(ctx, fact, expected, vocab)
         if extra:
             parts.append(Part(f"{path}.extra", False, expected, extra,
-                              "states members beyond the reference"))
+                              f"states members beyond the reference: {', '.join(extra)}"))
     elif fact.kind == "ids" and all(p.ok for p in parts):
         listed = _listed_extra_ids(ctx, expected)
         if listed:
             parts.append(Part(f"{path}.extra", False, expected, listed,
-                              "lists ids beyond the reference with the members"))
+                              f"lists ids beyond the reference with the members: "
+                              f"{', '.join(listed)}"))
     return parts
 
 
@@ -1028,6 +1029,7 @@ def _extra_members(ctx: Context, fact: FactSpec, expected: list[Any],
         each = [_label_spans(ctx, label_phrasings(fact, str(v), vocab)) for v in expected]
         asserted = [(a, b) for a, b in asserted if not _enumerates_another_count(
             ctx, a, len(expected), each) and not ctx.text.contrasted_away(a, b)
+            and not _negated_aside(ctx, a)
             and not _catalogue_in_brackets(ctx, fact, vocab, a, len(expected), each)]
         if (asserted and any(mine(a, b) for a, b in asserted)) or doubtful:
             out.append(value)  # a further member, or one the answer hedges on
@@ -1133,8 +1135,29 @@ def _listed_extras(ctx: Context, fact: FactSpec, expected: list[Any],
         elsewhere = any(v in want for c in chains if c is not chain for _, _, v in c)
         if want <= inside and not elsewhere:
             out += [v for a, b, v in chain if v not in want and not ctx.text.negated(a)
-                    and not ctx.text.denied_after(a, b)]
+                    and not ctx.text.denied_after(a, b) and not _negated_aside(ctx, a)]
     return out
+
+
+# A bracket of bare names: no clause of its own (no verb, no stop).
+_NAMES_ONLY = re.compile(r"[^()\[\];:.!?\n]{1,40}")
+_VERB = re.compile(r"\b(?:is|are|was|were|be|been|has|have|had|do|does|did|can|could|will|"
+                   r"would|should|must|may|might)\b")
+
+
+def _negated_aside(ctx: Context, pos: int) -> bool:
+    """True when ``pos`` lies in a bracket of bare names right after words a negation
+    denies ("it does not catch the electrical faults (D1/D2)"): the bracket names what
+    those words name, and is denied with them."""
+    t = ctx.text
+    s0, _ = t.sentence_of(pos)
+    opened = max(t.raw.rfind("(", s0, pos), t.raw.rfind("[", s0, pos))
+    if opened < 0 or re.search(r"[)\]]", t.raw[opened:pos]):
+        return False
+    closed = re.search(r"[)\]]", t.raw[pos:])
+    inside = t.low[opened + 1:pos + closed.start()] if closed else ""
+    return bool(_NAMES_ONLY.fullmatch(inside)) and not _VERB.search(inside) \
+        and NEGATION.search(inside) is None and t.negated(opened)
 
 
 # -- booleans -----------------------------------------------------------------------------

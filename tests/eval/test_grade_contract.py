@@ -1458,3 +1458,16 @@ def test_a_score_written_as_a_share_of_its_scale(answer: str, right: bool) -> No
         "What health score does pump P-7 get from its last vibration survey?",
         {"health_score": 0.5})
     assert (grade(record, answer).score == 1) == right
+
+
+def test_names_in_brackets_after_denied_words_are_denied_with_them() -> None:
+    facts = {"modes": {"kind": "labels", "exact": True, "means": ["shows", "reveals"],
+                       "labels": {"wear": ["bearing wear"], "misalignment": ["misalignment"],
+                                  "cavitation": ["cavitation"], "leak": ["seal leak"]}}}
+    record = _record({"modes": ["wear", "misalignment"]}, facts,
+                     "What does the vibration sensor of pump P-7 reveal?")
+    assert grade(record, "It reveals bearing wear and misalignment. It never reveals the "
+                         "fluid-side faults (cavitation/seal leak); watch suction pressure "
+                         "for those.").score == 1
+    assert grade(record, "It reveals bearing wear and misalignment. It also reveals the "
+                         "fluid-side faults (cavitation/seal leak).").score < 1
