@@ -1029,7 +1029,7 @@ def _extra_members(ctx: Context, fact: FactSpec, expected: list[Any],
         each = [_label_spans(ctx, label_phrasings(fact, str(v), vocab)) for v in expected]
         asserted = [(a, b) for a, b in asserted if not _enumerates_another_count(
             ctx, a, len(expected), each) and not ctx.text.contrasted_away(a, b)
-            and not _negated_aside(ctx, a)
+            and not _negated_aside(ctx, a) and not _ruled_out_after(ctx, fact, b)
             and not _catalogue_in_brackets(ctx, fact, vocab, a, len(expected), each)]
         if (asserted and any(mine(a, b) for a, b in asserted)) or doubtful:
             out.append(value)  # a further member, or one the answer hedges on
@@ -1135,8 +1135,32 @@ def _listed_extras(ctx: Context, fact: FactSpec, expected: list[Any],
         elsewhere = any(v in want for c in chains if c is not chain for _, _, v in c)
         if want <= inside and not elsewhere:
             out += [v for a, b, v in chain if v not in want and not ctx.text.negated(a)
-                    and not ctx.text.denied_after(a, b) and not _negated_aside(ctx, a)]
+                    and not ctx.text.denied_after(a, b) and not _negated_aside(ctx, a)
+                    and not _ruled_out_after(ctx, fact, b)]
     return out
+
+
+# The names before it denied what was asked by a negative pronoun in a contrast ("ethane
+# also fits T2 and the gauge fits overloading, but neither covers both", ", none of which
+# explains all three"), in the same clause run (no stop, colon or bracket between).
+_NONE_OF_THEM = re.compile(
+    r"[^.;:!?()\[\]\n]*?(?:\b(?:but|yet|though|although|while|whereas)\s+|,\s*)"
+    r"(?:neither|none)(?:\s+of\s+(?:them|these|those|which|the\s+two))?\b"
+    r"(?P<rest>[^.;:!?()\[\]\n]*)")
+_ALL_ASKED = re.compile(r"\b(?:both|all|each|every)\b")
+
+
+def _ruled_out_after(ctx: Context, fact: FactSpec, end: int) -> bool:
+    """True when the names ending at ``end`` are followed by a contrast that denies all of
+    them what the fact asks: its subject a negative pronoun ("but neither", "none of
+    which"), not "neither X nor Y", and its words the fact's own or "both"/"all" (what
+    the answer must cover), so "but neither is severe" denies nothing asked."""
+    m = _NONE_OF_THEM.match(ctx.text.low, end)
+    if m is None or re.search(r"\bnor\b", m.group("rest")):
+        return False
+    rest = m.group("rest")
+    return _ALL_ASKED.search(rest) is not None or any(
+        re.search(rf"\b{re.escape(w.lower())}\b", rest) for w in fact.means)
 
 
 # A bracket of bare names: no clause of its own (no verb, no stop).
@@ -1952,6 +1976,8 @@ def _counts_members(ctx: Context, n: Num, gap: str) -> bool:
     """Whether a number counts the noun written after it: only modifiers stand between
     ("four large units"), no preposition, article or verb ("no tie at the bottom").
     A definite number with a modifier names a subset ("the two grid units" of four)."""
+    if n.text.lower() == "none" and re.match(r"\s+of\s+(?:which|them)\b", gap):
+        return False  # "A and B, none of which ...": the things just named, not a count
     if n.text.lower() == "none":  # "none of the (six) modes": none of the members
         gap = re.sub(r"^\s+of\s+(?:(?:the|its|all|these|those)\s+)?(?:[\w-]+\s+)?", " ", gap)
     if not re.fullmatch(r"\s+(?:[a-z-]+\s+){0,3}", gap) or _NOT_MODIFIER.search(gap):

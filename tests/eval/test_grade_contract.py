@@ -1471,3 +1471,21 @@ def test_names_in_brackets_after_denied_words_are_denied_with_them() -> None:
                          "for those.").score == 1
     assert grade(record, "It reveals bearing wear and misalignment. It also reveals the "
                          "fluid-side faults (cavitation/seal leak).").score < 1
+
+
+def test_names_a_negative_pronoun_then_denies_what_was_asked_are_ruled_out() -> None:
+    facts = {"modes": {"kind": "labels", "exact": True, "means": ["explain", "explains", "fit",
+                                                                  "fits"],
+                       "labels": {"wear": ["bearing wear"], "misalignment": ["misalignment"],
+                                  "cavitation": ["cavitation"], "leak": ["seal leak"]}}}
+    record = _record({"modes": ["wear"]}, facts,
+                     "What would explain both high vibration and a hot bearing on pump P-7?")
+    assert grade(record, "Bearing wear alone explains both. Vibration also fits misalignment "
+                         "and heat fits seal leak, but neither covers both.").score == 1
+    assert grade(record, "Bearing wear explains both; vibration fits misalignment and heat "
+                         "fits seal leak, none of which explains the pair.").score == 1
+    # a contrast that denies something else, or other subjects, rules nothing out
+    assert grade(record, "Bearing wear explains both, and so do misalignment and seal leak, "
+                         "but neither is urgent.").score < 1
+    assert grade(record, "Bearing wear and misalignment explain both, but neither cavitation "
+                         "nor seal leak does.").score < 1
