@@ -316,7 +316,31 @@ def number_matches(ctx: Context, top: str, fact: FactSpec, n: Num, expected: flo
     slack = 0.5 * 10.0 ** (-n.decimals) * scale if rounded else 0.0
     if fact.kind == "count":
         slack = 0.0
-    return any(_tol_ok(ctx, top, expected, v, slack) for v in values)
+    return any(_tol_ok(ctx, top, expected, v * f, slack * f) for v in values
+               for f in [1.0, *_share_factors(ctx, fact, n)])
+
+
+# The scale a score is written on, right after it: "0.91 on a 0–1 scale", "(0-10 scale)",
+# "on a scale of 0 to 100", "7 out of 10", "91/100".
+_ON_SCALE = re.compile(r"\s*\(?\s*(?:(?:on\s+(?:a|the)\s+)?(?:scale\s+(?:of|from)\s+0\s*"
+                       r"(?:[-–—]|to)\s*(1|5|10|100)\b|0\s*(?:[-–—]|to)\s*(1|5|10|100)[-\s]+(?:point\s+)?scale)"
+                       r"|out\s+of\s+(1|5|10|100)\b|/\s*(1|5|10|100)\b)", re.IGNORECASE)
+_SCORE_WORDS = re.compile(r"\b(?:index|score)\b")
+
+
+def _share_factors(ctx: Context, fact: FactSpec, n: Num) -> list[float]:
+    """What turns a unitless score written as a share of its scale into the reference's
+    scale, 0–1 or 0–100: a number with its scale after it ("0.91 on a 0–1 scale" is 91 on
+    a 0–100 one), and, for a fact named an index or a score, a percent (read first as a
+    share of one: "90.6 %" is 90.6 points of 100)."""
+    if fact.kind != "quantity" or fact.unit is not None:
+        return []
+    m = _ON_SCALE.match(ctx.text.low, n.end) if n.unit is None else None
+    if m is not None:
+        top = float(next(g for g in m.groups() if g))
+        return [1.0 / top, 100.0 / top]
+    named = " ".join([fact.key.replace("_", " "), *fact.means]).lower()
+    return [100.0] if n.unit == "%" and _SCORE_WORDS.search(named) else []
 
 
 _APPROX = re.compile(r"\b(?:about|around|roughly|approximately|approx\.?|some|nearly|almost|"
@@ -685,13 +709,29 @@ def label_phrasings(fact: FactSpec, value: str, vocab: Mapping[str, list[str]]) 
 
 # Idioms that say the same of a record: an order "on file" is "on record".
 _SAME_IDIOMS = (("on file", "on record"),)
+# Words of degree that say the same of the quantity they qualify: a "short" refrigerant
+# charge is a low one, an "elevated" discharge superheat a high one.
+_SAME_DEGREE = (("low", "short", "insufficient", "inadequate", "deficient"),
+                ("high", "excessive", "elevated"))
 
 
 def _idiom_variants(phrase: str) -> list[str]:
     """A phrasing written with the other idiom of a pair that says the same thing."""
     low = f" {phrase.lower()} "
     return [low.replace(f" {a} ", f" {b} ").strip() for pair in _SAME_IDIOMS
-            for a, b in (pair, pair[::-1]) if f" {a} " in low]
+            for a, b in (pair, pair[::-1]) if f" {a} " in low] + _degree_variants(phrase)
+
+
+def _degree_variants(phrase: str) -> list[str]:
+    """A phrasing of several words with one word of degree written as another that says
+    the same of its quantity ("short refrigerant charge" for "low refrigerant charge"); a
+    one-word phrasing ("low", a band) has none."""
+    words = phrase.lower().split()
+    if len(words) < 2:
+        return []
+    return [" ".join([*words[:i], other, *words[i + 1:]])
+            for i, w in enumerate(words) for group in _SAME_DEGREE if w in group
+            for other in group if other != w]
 
 
 def _label_spans(ctx: Context, phrasings: list[str],
@@ -849,12 +889,13 @@ def _match_members(ctx: Context, path: str, fact: FactSpec, expected: list[Any],
         extra = _extra_members(ctx, fact, expected, vocab)
         if extra:
             parts.append(Part(f"{path}.extra", False, expected, extra,
-                              "states members beyond the reference"))
+                              f"states members beyond the reference: {', '.join(extra)}"))
     elif fact.kind == "ids" and all(p.ok for p in parts):
         listed = _listed_extra_ids(ctx, expected)
         if listed:
             parts.append(Part(f"{path}.extra", False, expected, listed,
-                              "lists ids beyond the reference with the members"))
+                              f"lists ids beyond the reference with the members: "
+                              f"{', '.join(listed)}"))
     return parts
 
 
@@ -988,6 +1029,7 @@ def _extra_members(ctx: Context, fact: FactSpec, expected: list[Any],
         each = [_label_spans(ctx, label_phrasings(fact, str(v), vocab)) for v in expected]
         asserted = [(a, b) for a, b in asserted if not _enumerates_another_count(
             ctx, a, len(expected), each) and not ctx.text.contrasted_away(a, b)
+            and not _negated_aside(ctx, a) and not _ruled_out_after(ctx, fact, b)
             and not _catalogue_in_brackets(ctx, fact, vocab, a, len(expected), each)]
         if (asserted and any(mine(a, b) for a, b in asserted)) or doubtful:
             out.append(value)  # a further member, or one the answer hedges on
@@ -1093,8 +1135,53 @@ def _listed_extras(ctx: Context, fact: FactSpec, expected: list[Any],
         elsewhere = any(v in want for c in chains if c is not chain for _, _, v in c)
         if want <= inside and not elsewhere:
             out += [v for a, b, v in chain if v not in want and not ctx.text.negated(a)
-                    and not ctx.text.denied_after(a, b)]
+                    and not ctx.text.denied_after(a, b) and not _negated_aside(ctx, a)
+                    and not _ruled_out_after(ctx, fact, b)]
     return out
+
+
+# The names before it denied what was asked by a negative pronoun in a contrast ("ethane
+# also fits T2 and the gauge fits overloading, but neither covers both", ", none of which
+# explains all three"), in the same clause run (no stop, colon or bracket between).
+_NONE_OF_THEM = re.compile(
+    r"[^.;:!?()\[\]\n]*?(?:\b(?:but|yet|though|although|while|whereas)\s+|,\s*)"
+    r"(?:neither|none)(?:\s+of\s+(?:them|these|those|which|the\s+two))?\b"
+    r"(?P<rest>[^.;:!?()\[\]\n]*)")
+_ALL_ASKED = re.compile(r"\b(?:both|all|each|every)\b")
+
+
+def _ruled_out_after(ctx: Context, fact: FactSpec, end: int) -> bool:
+    """True when the names ending at ``end`` are followed by a contrast that denies all of
+    them what the fact asks: its subject a negative pronoun ("but neither", "none of
+    which"), not "neither X nor Y", and its words the fact's own or "both"/"all" (what
+    the answer must cover), so "but neither is severe" denies nothing asked."""
+    m = _NONE_OF_THEM.match(ctx.text.low, end)
+    if m is None or re.search(r"\bnor\b", m.group("rest")):
+        return False
+    rest = m.group("rest")
+    return _ALL_ASKED.search(rest) is not None or any(
+        re.search(rf"\b{re.escape(w.lower())}\b", rest) for w in fact.means)
+
+
+# A bracket of bare names: no clause of its own (no verb, no stop).
+_NAMES_ONLY = re.compile(r"[^()\[\];:.!?\n]{1,40}")
+_VERB = re.compile(r"\b(?:is|are|was|were|be|been|has|have|had|do|does|did|can|could|will|"
+                   r"would|should|must|may|might)\b")
+
+
+def _negated_aside(ctx: Context, pos: int) -> bool:
+    """True when ``pos`` lies in a bracket of bare names right after words a negation
+    denies ("it does not catch the electrical faults (D1/D2)"): the bracket names what
+    those words name, and is denied with them."""
+    t = ctx.text
+    s0, _ = t.sentence_of(pos)
+    opened = max(t.raw.rfind("(", s0, pos), t.raw.rfind("[", s0, pos))
+    if opened < 0 or re.search(r"[)\]]", t.raw[opened:pos]):
+        return False
+    closed = re.search(r"[)\]]", t.raw[pos:])
+    inside = t.low[opened + 1:pos + closed.start()] if closed else ""
+    return bool(_NAMES_ONLY.fullmatch(inside)) and not _VERB.search(inside) \
+        and NEGATION.search(inside) is None and t.negated(opened)
 
 
 # -- booleans -----------------------------------------------------------------------------
@@ -1889,6 +1976,8 @@ def _counts_members(ctx: Context, n: Num, gap: str) -> bool:
     """Whether a number counts the noun written after it: only modifiers stand between
     ("four large units"), no preposition, article or verb ("no tie at the bottom").
     A definite number with a modifier names a subset ("the two grid units" of four)."""
+    if n.text.lower() == "none" and re.match(r"\s+of\s+(?:which|them)\b", gap):
+        return False  # "A and B, none of which ...": the things just named, not a count
     if n.text.lower() == "none":  # "none of the (six) modes": none of the members
         gap = re.sub(r"^\s+of\s+(?:(?:the|its|all|these|those)\s+)?(?:[\w-]+\s+)?", " ", gap)
     if not re.fullmatch(r"\s+(?:[a-z-]+\s+){0,3}", gap) or _NOT_MODIFIER.search(gap):
@@ -2081,6 +2170,10 @@ def grade_facts(scenario: Mapping[str, Any], contract: AnswerContract, answer_te
                                 value, vocab_of(fact))
         if not fact_parts:
             continue
+        if fact.kind == "boolean" and len(fact_parts) == 1 and fact_parts[0].given is None \
+                and structured is not None:
+            fact_parts = [_bool_by_key_words(fact, value, structured, question)
+                          or fact_parts[0]]
         if fact.kind == "boolean" and len(fact_parts) == 1 and fact_parts[0].given is None:
             fact_parts = [_unstated_bool(fact, value, parts + _unasked_stated(
                 ctx, contract, fact.implied_by, reference, vocab_of), reference) or fact_parts[0]]
@@ -2185,6 +2278,40 @@ def _labels_by_key_reply(contract: AnswerContract, parts: list[Part],
                             "stated by a JSON key answered yes or no")
             out.append(p.path)
     return out
+
+
+def _key_word_stems(words: str) -> tuple[set[str], bool]:
+    """The stems of a key's or phrasing's words, without function words or numbers, and
+    whether they say no ("not the highest")."""
+    found = re.findall(r"[a-z]+(?:n't)?", words.lower())
+    return {stem(w) for w in found} - _FUNCTION_WORDS, any(
+        w in ("no", "not", "never") or w.endswith("n't") for w in found)
+
+
+def _bool_by_key_words(fact: FactSpec, value: Any, structured: Mapping[str, Any],
+                       question: Text) -> Part | None:
+    """A yes/no a JSON answer gives under a key of its own choosing whose words are one of
+    the fact's phrasings, with at most the question's own words besides: with
+    ``"pump_needs_a_repair": true`` it says "needs a repair", with ``"3_may_lowest": false``
+    "not the lowest" of the day asked. True states the phrasing's side (a phrasing that says
+    no, the other side), false the other side; None unless the keys say one side only."""
+    asked = {stem(w) for w in re.findall(r"[a-z]+", question.low)}
+    said: set[bool] = set()
+    for k, v in structured.items():
+        m = _REPLY_VALUE.fullmatch(v) if isinstance(v, str) else None
+        yes = v if isinstance(v, bool) else m.group(1).lower() in ("yes", "true") if m else None
+        words, _ = _key_word_stems(str(k))
+        if yes is None or not words:
+            continue
+        for side in ("true", "false"):
+            for phrase in fact.labels.get(side, []):
+                mine, negative = _key_word_stems(phrase)
+                if mine and mine <= words and words - mine <= asked:
+                    said.add(((side == "true") != negative) == yes)
+    if len(said) != 1:
+        return None
+    got = said.pop()
+    return Part(fact.key, got == value, value, got, "a JSON key whose words are its phrasing")
 
 
 def _unasked_stated(ctx: Context, contract: AnswerContract, keys: list[str],

@@ -1415,3 +1415,77 @@ def test_a_premise_disputed_in_an_engineers_words(answer: str) -> None:
 ])
 def test_a_premise_gone_along_with_is_not_disputed(answer: str) -> None:
     assert grade(PREMISE_RECORD, answer).score < 1.0
+
+
+def test_a_json_yes_no_under_a_key_of_its_own_words() -> None:
+    facts = {"new_bearing": {"kind": "boolean", "yes_no": True, "labels": {
+        "true": ["needs a new bearing", "replace the bearing", "is the worst"],
+        "false": ["no new bearing", "keep the bearing"]}}}
+    record = _record({"new_bearing": True}, facts,
+                     "Pump P-7 ran rough on 4 May: should we plan a bearing job for it?")
+    assert grade(record, {"pump": "P-7", "new_bearing_needed": True}).score == 1
+    assert grade(record, {"pump": "P-7", "p7_worst": "yes"}).score == 1
+    assert grade(record, {"pump": "P-7", "new_bearing_needed": False}).score < 1
+    assert grade(record, {"pump": "P-7", "may_4_no_new_bearing": True}).score < 1
+    # words beyond the phrasing that the question does not use name something else
+    assert grade(record, {"pump": "P-7", "spare_new_bearing_needed": True}).score < 1
+
+
+def test_a_label_with_a_word_of_degree_said_another_way() -> None:
+    facts = {"causes": {"kind": "labels", "means": ["causes"], "labels": {
+        "low_suction": ["low suction pressure"], "high_discharge": ["high discharge pressure"],
+        "seal_leak": ["seal leak"], "low": ["low"]}}}
+    record = _record({"causes": ["low_suction", "high_discharge"]}, facts,
+                     "What could make pump P-7 cavitate?")
+    assert grade(record, "An insufficient suction pressure or an elevated discharge "
+                         "pressure.").score == 1
+    assert grade(record, "A short suction pressure or an excessive discharge "
+                         "pressure.").score == 1
+    # words of the other degree say the opposite
+    assert grade(record, "A high suction pressure or a low discharge pressure.").score < 1
+
+
+@pytest.mark.parametrize(("answer", "right"), [
+    ("P-7's health score is 0.72 on a 0–1 scale.", True),
+    ("P-7 scores 7.2 out of 10 for health.", True),
+    ("Health score of P-7: 72.4 %.", True),
+    ("P-7's health score is 0.62 on a 0–1 scale.", False),
+    ("Health score of P-7: 62.4 %.", False),
+])
+def test_a_score_written_as_a_share_of_its_scale(answer: str, right: bool) -> None:
+    record = _record({"health_score": 72.4}, {"health_score": {
+        "kind": "quantity", "means": ["health score", "score", "scores"]}},
+        "What health score does pump P-7 get from its last vibration survey?",
+        {"health_score": 0.5})
+    assert (grade(record, answer).score == 1) == right
+
+
+def test_names_in_brackets_after_denied_words_are_denied_with_them() -> None:
+    facts = {"modes": {"kind": "labels", "exact": True, "means": ["shows", "reveals"],
+                       "labels": {"wear": ["bearing wear"], "misalignment": ["misalignment"],
+                                  "cavitation": ["cavitation"], "leak": ["seal leak"]}}}
+    record = _record({"modes": ["wear", "misalignment"]}, facts,
+                     "What does the vibration sensor of pump P-7 reveal?")
+    assert grade(record, "It reveals bearing wear and misalignment. It never reveals the "
+                         "fluid-side faults (cavitation/seal leak); watch suction pressure "
+                         "for those.").score == 1
+    assert grade(record, "It reveals bearing wear and misalignment. It also reveals the "
+                         "fluid-side faults (cavitation/seal leak).").score < 1
+
+
+def test_names_a_negative_pronoun_then_denies_what_was_asked_are_ruled_out() -> None:
+    facts = {"modes": {"kind": "labels", "exact": True, "means": ["explain", "explains", "fit",
+                                                                  "fits"],
+                       "labels": {"wear": ["bearing wear"], "misalignment": ["misalignment"],
+                                  "cavitation": ["cavitation"], "leak": ["seal leak"]}}}
+    record = _record({"modes": ["wear"]}, facts,
+                     "What would explain both high vibration and a hot bearing on pump P-7?")
+    assert grade(record, "Bearing wear alone explains both. Vibration also fits misalignment "
+                         "and heat fits seal leak, but neither covers both.").score == 1
+    assert grade(record, "Bearing wear explains both; vibration fits misalignment and heat "
+                         "fits seal leak, none of which explains the pair.").score == 1
+    # a contrast that denies something else, or other subjects, rules nothing out
+    assert grade(record, "Bearing wear explains both, and so do misalignment and seal leak, "
+                         "but neither is urgent.").score < 1
+    assert grade(record, "Bearing wear and misalignment explain both, but neither cavitation "
+                         "nor seal leak does.").score < 1
