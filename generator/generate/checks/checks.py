@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from generator.assetdef import DOMAINS
-from generator.generate.checks_language import (
+from generator.generate.checks.checks_language import (
     GRAMMAR_REASON,
     LEAK_REASON,
     MULTIAGENT_REPEAT_REASON,
@@ -38,18 +38,18 @@ from generator.generate.checks_language import (
     leak_problems,
     register_problems,
 )
-from generator.generate.dedup import DedupIndex
-from generator.generate.model import Draft, Rubric, ScenarioRecord, TaskSeed, ToolCall
-from generator.generate.negatives import verify_negative
-from generator.generate.policy import DomainPolicy
-from generator.generate.rubric_check import (
+from generator.generate.checks.dedup import DedupIndex
+from generator.generate.checks.rubric_check import (
     count_claims,
     fleet_claims,
     negated_labels,
     rubric_backing,
     value_claims,
 )
-from generator.generate.surface_forms import missing_mentions
+from generator.generate.draw.negatives import verify_negative
+from generator.generate.model import Draft, Rubric, ScenarioRecord, TaskSeed, ToolCall
+from generator.generate.run.policy import DomainPolicy
+from generator.generate.verbalise.surface_forms import missing_mentions
 from generator.llm.sanitise import unsafe_characters
 from generator.registry import Registry
 
@@ -975,7 +975,7 @@ def _multiagent_repeat(item: CheckItem, ctx: CheckContext) -> list[str]:
     "tools are the operate tools",
 )
 def _operate_task(item: CheckItem, ctx: CheckContext) -> list[str]:
-    from generator.generate.operate_run import OPERATE_TOOLS
+    from generator.generate.draw.operate_run import OPERATE_TOOLS
     from generator.operate.model import COST_TOL, OperateTask, evaluate_plan
 
     try:

@@ -1,6 +1,6 @@
 """Language checks of a request's text: tool parameters leaking into it, and grammar slips.
 
-Both are registered as ``early`` checks by :mod:`generator.generate.checks` (the rules live
+Both are registered as ``early`` checks by :mod:`generator.generate.checks.checks` (the rules live
 here, the registration there, so they run wherever the registry runs): a rejected draft goes
 back to repair like any other, the template verbaliser taking its next phrasing and the LLM
 getting the reasons.

@@ -287,7 +287,7 @@ class DedupIndex:
     def _add_requests(self, text: str, key: str, domain: str | None) -> None:
         if domain is None or domain == "multiagent":
             return
-        from generator.generate.checks_language import request_sentences
+        from generator.generate.checks.checks_language import request_sentences
 
         for sentence in request_sentences(text):
             self._requests.setdefault(sentence, key)
@@ -295,7 +295,7 @@ class DedupIndex:
     def repeated_request(self, text: str, entities: Iterable[str]) -> tuple[str, str] | None:
         """``(sentence, key)``: a request sentence of ``text`` naming one of ``entities`` that
         a single-domain text indexed with its ``domain`` already wrote, word for word."""
-        from generator.generate.checks_language import request_sentences
+        from generator.generate.checks.checks_language import request_sentences
 
         with self._lock:
             for sentence in request_sentences(text, entities):

@@ -21,7 +21,7 @@ the store's grounded inventory):
 
 What is not read is not judged: free prose without numbers or labels passes. The checks
 ``rubric_agrees_with_reference`` and ``no_unsafe_characters`` that call these functions are
-registered in :mod:`generator.generate.checks` (this module imports no check machinery).
+registered in :mod:`generator.generate.checks.checks` (this module imports no check machinery).
 """
 
 from __future__ import annotations

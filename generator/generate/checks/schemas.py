@@ -39,17 +39,17 @@ def _models() -> dict[str, Callable[[], type[BaseModel]]]:
         return Rejection
 
     def policy() -> type[BaseModel]:
-        from generator.generate.policy import DomainPolicy
+        from generator.generate.run.policy import DomainPolicy
 
         return DomainPolicy
 
     def class_policy() -> type[BaseModel]:
-        from generator.generate.policy import ClassPolicy
+        from generator.generate.run.policy import ClassPolicy
 
         return ClassPolicy
 
     def core() -> type[BaseModel]:
-        from generator.generate.checks import AssetOpsBenchCore
+        from generator.generate.checks.checks import AssetOpsBenchCore
 
         return AssetOpsBenchCore
 

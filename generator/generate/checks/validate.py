@@ -29,7 +29,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from generator import safeparse
 from generator.errors import ExitCode, UserError
-from generator.generate.checks import (
+from generator.generate.checks.checks import (
     CheckContext,
     CheckItem,
     GroundingSets,
@@ -37,9 +37,9 @@ from generator.generate.checks import (
     evaluate,
     task_key,
 )
-from generator.generate.dedup import DedupIndex
+from generator.generate.checks.dedup import DedupIndex
 from generator.generate.model import TaskSeed, ToolCall
-from generator.generate.policy import DomainPolicy, load_policies
+from generator.generate.run.policy import DomainPolicy, load_policies
 from generator.userfile import read_text
 
 UNIQUE_ID = "unique_id"
@@ -289,7 +289,7 @@ async def validate_file(
     if not use_store:
         return await validate_records(records, ctx, path=str(path), seeds=seeds)
     from generator.assetdef import load_asset_class, resolve_asset_class
-    from generator.generate.families import FamilyContext, load_families, recompute
+    from generator.generate.draw.families import FamilyContext, load_families, recompute
     from generator.profile.build import build_profile
     from generator.tools.registry import ToolContext
 

@@ -2,7 +2,7 @@
 
 The slots of a family that draws on its own (not composed from accepted parent seeds) are a
 function of the run seed, the family and the pinned fleet snapshot alone
-(:func:`~generator.generate.lanes.slot_seed`: each slot depends on its draws and on the
+(:func:`~generator.generate.draw.lanes.slot_seed`: each slot depends on its draws and on the
 family's earlier slots, never on what the run accepted). So a worker process, forked from
 the run once the snapshot is read (it shares the snapshot, the profile and the
 registries), makes a family's slots in order, a few chunks ahead of the run, while the run
@@ -15,7 +15,7 @@ made slots ``0..k`` itself:
   derives from them).
 
 A family the run has made for a while can go to a worker from the slot the run reached: the
-lane's state (:class:`~generator.generate.lanes.LaneState`) is all the later slots depend
+lane's state (:class:`~generator.generate.draw.lanes.LaneState`) is all the later slots depend
 on besides their draws. A family's plain draws (``draw_seed`` at an index, which a
 multi-agent stream makes of its parent family) are functions of the index alone and go to a
 worker the same way, each with every drop it records.
@@ -39,9 +39,9 @@ from typing import TYPE_CHECKING, Any
 from generator.concurrency import forget_threads
 
 if TYPE_CHECKING:
-    from generator.generate.checks import CheckOutcome
-    from generator.generate.families import FamilyContext
-    from generator.generate.lanes import LaneState, SlotSeeds
+    from generator.generate.checks.checks import CheckOutcome
+    from generator.generate.draw.families import FamilyContext
+    from generator.generate.draw.lanes import LaneState, SlotSeeds
     from generator.generate.model import Draft, TaskSeed
 
 # Chunks a worker may have waiting before the run keeps a new family (DrawAhead._lane).
@@ -117,7 +117,7 @@ _DRAW_CTX: FamilyContext | None = None
 
 def _start_worker(run_pid: int) -> None:
     global _LOOP, _LANES
-    from generator.generate.lanes import SlotSeeds
+    from generator.generate.draw.lanes import SlotSeeds
 
     _die_with_the_run(run_pid)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the run's to handle
@@ -172,7 +172,7 @@ def _make_draws(family: str, start: int, stop: int) -> list[SlotMade]:
 async def make_draws(ctx: FamilyContext, family: str, start: int, stop: int) -> list[SlotMade]:
     """Draws ``start..stop-1`` of ``family`` (``draw_seed``), each with the drops making it
     recorded. ``ctx`` must not have made these draws before (a kept draw records nothing)."""
-    from generator.generate.families import FAMILIES, draw_seed
+    from generator.generate.draw.families import FAMILIES, draw_seed
 
     spec = FAMILIES.get(family)
     made = []
@@ -196,8 +196,8 @@ async def make_slots(
     """Slots ``start..stop-1`` of ``family``, made as the run makes them (earlier slots
     first, in ``lanes``), each with the drops recorded while it was made. ``resume``: the
     lane as the run left it (a family the run made up to ``resume.slot``, then handed over)."""
-    from generator.generate.families import FAMILIES, draw_seed, peek_seed
-    from generator.generate.lanes import slot_seed
+    from generator.generate.draw.families import FAMILIES, draw_seed, peek_seed
+    from generator.generate.draw.lanes import slot_seed
 
     spec = FAMILIES.get(family)
     if resume is not None:

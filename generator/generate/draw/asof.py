@@ -23,7 +23,7 @@ parameters, see :func:`declared_as_of`):
   preventive visit after a date): its texts then never state a today (the check
   ``as_of_stated_today`` keeps it so).
 
-The gate (:func:`documents_after`, called by :func:`~generator.generate.families.draw_seed`)
+The gate (:func:`documents_after`, called by :func:`~generator.generate.draw.families.draw_seed`)
 fails a draw when any tool output its reference rests on holds a document after the moment;
 it is counted as ``after_as_of`` with the interpretation gate's drops in the manifest. The
 moment is recorded on the seed (``TaskSeed.as_of``), and ``scenariogen audit`` checks the

@@ -27,7 +27,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable
 
-from generator.generate.families import EXTRA_BASE, EXTRA_DRAWS, Task, params_key
+from generator.generate.draw.families import EXTRA_BASE, EXTRA_DRAWS, Task, params_key
 from generator.generate.model import TaskSeed
 
 # Consecutive candidates adding no new task after which the stream is taken as exhausted.
@@ -57,7 +57,7 @@ class ComposedSeeds:
         max_misses: See :data:`MAX_MISSES`.
         wait_pool: See above; None when ``pool`` is final.
         peek_own: What ``draw_own`` would give before its interpretation gate
-            (:func:`~generator.generate.families.peek_seed`); default ``draw_own``.
+            (:func:`~generator.generate.draw.families.peek_seed`); default ``draw_own``.
     """
 
     def __init__(
@@ -150,7 +150,7 @@ class ComposedSeeds:
 
     async def peek(self, draw: int) -> Task | None:
         """What :meth:`get` gives before the interpretation gate (see
-        :func:`~generator.generate.families.draw_for_slot`): a stream seed as it is, an extra
+        :func:`~generator.generate.draw.families.draw_for_slot`): a stream seed as it is, an extra
         index's probe."""
         if draw >= EXTRA_BASE:
             return await self.peek_own(draw) if await self._has_slot_of(draw) else None

@@ -73,7 +73,7 @@ The old cuts were set by hand to leave about a third of the draws hard and were 
 in wo (2 % medium: its scores jump from 0.75 to 1.5). A class whose families hold few hard
 tasks in a domain gets few hard scenarios there: the run pursues the policy's
 ``hardness_mix`` over the first half of its candidate bound, then fills its quota
-(generator/generate/domain_run.py).
+(generator/generate/run/domain_run.py).
 
 Refit them from a dry run with ``scenariogen difficulty-report`` (pass rate per level and
 per score bucket, :func:`eval.difficulty_fit.fit_cuts` per domain): where a dry run's pass

@@ -1,6 +1,6 @@
 """Natural draws of every family of an asset class, for fitting the difficulty cut points.
 
-The cut points (:data:`generator.generate.difficulty.CUTS_BY_DOMAIN`) follow a rule on the
+The cut points (:data:`generator.generate.draw.difficulty.CUTS_BY_DOMAIN`) follow a rule on the
 scores of a domain's *natural* draws: what each family draws on the seeded fleet, without the
 run's hard share or non-trivial targets steering the choice. This module draws them: up to
 ``per_family`` distinct seeds of every single-domain family (draw indices in order, the run
@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from generator.generate.difficulty import cuts_for, cuts_from_scores, level_shares
+from generator.generate.draw.difficulty import cuts_for, cuts_from_scores, level_shares
 
 if TYPE_CHECKING:
     from generator.assetdef import AssetClass
@@ -42,7 +42,7 @@ async def natural_seeds(
     asset: AssetClass, settings: StoreSettings, per_family: int, run_seed: int
 ) -> dict[str, list[TaskSeed]]:
     """Up to ``per_family`` distinct natural draws per family, by domain."""
-    from generator.generate.families import (
+    from generator.generate.draw.families import (
         FAMILIES,
         FamilyContext,
         compose_seed,

@@ -18,8 +18,8 @@ from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from generator.generate.domain_run import Drawer
     from generator.generate.model import TaskSeed
+    from generator.generate.run.domain_run import Drawer
 
 
 class PriorityGate:

@@ -51,9 +51,9 @@ from pydantic import BaseModel
 
 from generator.assetdef import AssetClass
 from generator.errors import LLMUnavailable, RunStopped, StoreUnavailable, UserError
-from generator.generate.asof import AFTER_AS_OF, AsOfFn, declared_as_of, documents_after
-from generator.generate.difficulty import scored
-from generator.generate.memo import BoundedMemo
+from generator.generate.draw.asof import AFTER_AS_OF, AsOfFn, declared_as_of, documents_after
+from generator.generate.draw.difficulty import scored
+from generator.generate.draw.memo import BoundedMemo
 from generator.generate.model import (
     Difficulty,
     HardFeature,
@@ -213,7 +213,7 @@ def family(
             False.
         as_of: ``params -> moment`` (ISO day or timestamp, or None): the moment the text
             asks as of; no tool output the reference rests on may hold a document
-            time-stamped after it (:mod:`generator.generate.asof`). None = the default, the
+            time-stamped after it (:mod:`generator.generate.draw.asof`). None = the default, the
             whole-day window's end.
     """
     if category not in CATEGORIES:
@@ -371,7 +371,7 @@ class FamilyContext:
 
     Tool outputs are memoised per call (tools are deterministic and the store is read-only
     during generation), so chained draws and the seed's final run share work; the memo is
-    bounded (:class:`~generator.generate.memo.BoundedMemo`), an evicted output is simply
+    bounded (:class:`~generator.generate.draw.memo.BoundedMemo`), an evicted output is simply
     computed again.
     """
 

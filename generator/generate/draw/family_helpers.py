@@ -6,7 +6,7 @@ They know only the generic tools (``history`` and its ``final`` argument, the re
 
 A task's text leaves some choices open (is the window's end date included? does "as of" a
 date include that day?). :func:`window_end_readings` and :func:`as_of_readings` turn such a
-choice into :class:`~generator.generate.families.Reading` objects: the same tool calls with
+choice into :class:`~generator.generate.draw.families.Reading` objects: the same tool calls with
 the argument the other reader would pass. The interpretation gate derives the answer under
 every reading and keeps a seed only when they agree or the text states the reading it takes.
 """
@@ -19,7 +19,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from generator.generate.families import Ambiguous, Plan, Reading
+from generator.generate.draw.families import Ambiguous, Plan, Reading
 from generator.generate.model import TaskSeed, ToolCall
 from generator.profile.model import GroundedAsset
 

@@ -3,7 +3,7 @@
 Slot ``k`` of a family is a function of its draws and of the family's earlier slots (the
 tasks they hold and two run lengths, :class:`LaneState`), never of what the run accepted:
 so another process can make a lane's later slots from its state
-(:mod:`generator.generate.ahead`), and a resumed run makes the slots an uninterrupted one made.
+(:mod:`generator.generate.draw.ahead`), and a resumed run makes the slots an uninterrupted one made.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
-from generator.generate.families import (
+from generator.generate.draw.families import (
     FamilySpec,
     Peek,
     Task,

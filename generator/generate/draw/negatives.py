@@ -38,7 +38,7 @@ Draws use a generator seeded by (run seed, "negatives", index, attempt). Each ne
 :class:`ScenarioRecord` with ``negative=True``, ``deterministic=True``, a refusal
 ``characteristic_form`` and ``reference_answer = {"answerable": false, "kind", "reason",
 ...}``; its ``tool_sequence`` is the calls that demonstrate the gap, and the
-``provably_unanswerable`` check (in :mod:`generator.generate.checks`) re-runs them through
+``provably_unanswerable`` check (in :mod:`generator.generate.checks.checks`) re-runs them through
 :func:`verify_negative`. Negatives are not counted in N; their ``id`` and
 ``provenance.run_id`` are placeholders the pipeline replaces.
 """
@@ -68,7 +68,7 @@ from generator.registry import Registry
 from generator.vocabulary import Vocabulary, load_vocabulary
 
 if TYPE_CHECKING:
-    from generator.generate.dedup import DedupIndex
+    from generator.generate.checks.dedup import DedupIndex
     from generator.profile.model import AssetProfile, GroundedAsset
 
 NEGATIVES_VERSION = "negatives-v1"
@@ -638,7 +638,7 @@ def _draft(
 @lru_cache(maxsize=16)
 def _frames(asset_class: str) -> dict[str, tuple[list[str], list[str]]]:
     """Role -> (openers, closers) of the class's templates.yaml (the positives' pools)."""
-    from generator.generate.verbalise_template import load_templates
+    from generator.generate.verbalise.verbalise_template import load_templates
 
     try:
         t = load_templates(asset_class)
@@ -659,7 +659,7 @@ def frame_text(text: str, asset_class: str, values: Mapping[str, str],
     empty; ``""`` (no frame) is an option, as for positives, and a frame whose placeholders
     ``values`` cannot fill is left out. A class without templates gets ``text`` unchanged.
     """
-    from generator.generate.verbalise_template import _fields, _tidy
+    from generator.generate.verbalise.verbalise_template import _fields, _tidy
 
     frames = _frames(asset_class)
     if not frames:

@@ -1,7 +1,7 @@
 """Draw operate scenarios: operate families → scenario records of kind ``operate``.
 
 The families of a class (:func:`generator.operate.families.operate_families_of`) are drawn in
-turn, each draw with its own local generator (:func:`generator.generate.families.rng_for`
+turn, each draw with its own local generator (:func:`generator.generate.draw.families.rng_for`
 of run seed, family and draw index); a draw the gate rejects
 (:class:`~generator.operate.oracle.GateFailure`), that finds no data or repeats a task already
 drawn (same task id: same situation and action space) is counted and the next index is
@@ -19,7 +19,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from generator.errors import UserError
-from generator.generate.families import rng_for
+from generator.generate.draw.families import rng_for
 from generator.generate.model import (
     GENERATOR_VERSION,
     ScenarioProvenance,
@@ -61,7 +61,7 @@ class OperateLine(BaseModel):
     drops: dict[str, int] = Field(description="Draws dropped so far, by reason")
     digest: str | None = Field(
         default=None, exclude=True,  # a dump is the body the digest covers; the seal adds it
-        description="HMAC chained to the line before (generator.generate.run_chain)")
+        description="HMAC chained to the line before (generator.generate.run.run_chain)")
 
 
 def operate_record(asset_class: str, family: str, category: str, domain: str, draw: int,

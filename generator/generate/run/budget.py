@@ -26,7 +26,7 @@ from generator.assetdef import DOMAINS
 from generator.errors import UserError
 
 if TYPE_CHECKING:
-    from generator.generate.policy import DomainPolicy
+    from generator.generate.run.policy import DomainPolicy
     from generator.profile.model import AssetProfile
 
 # Telemetry span (hours) at which the coverage bonus saturates: four weekly cycles give a

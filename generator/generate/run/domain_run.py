@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from generator.concurrency import fan_out
 from generator.contract import record_contract
-from generator.generate.families import params_key
+from generator.generate.draw.families import params_key
 from generator.generate.model import (
     GENERATOR_VERSION,
     Draft,
@@ -28,12 +28,12 @@ from generator.generate.model import (
     ScenarioRecord,
     TaskSeed,
 )
-from generator.generate.run_folder import AcceptedLine, RunFolder
-from generator.generate.verbalise_llm import LLMVerbaliser, VerbaliseFailure
+from generator.generate.run.run_folder import AcceptedLine, RunFolder
+from generator.generate.verbalise.verbalise_llm import LLMVerbaliser, VerbaliseFailure
 from generator.llm.timing import join
 
 if TYPE_CHECKING:
-    from generator.generate.dedup import DedupIndex
+    from generator.generate.checks.dedup import DedupIndex
 
 Stage = Literal["verbalise", "early", "check"]
 UUID_NAMESPACE = uuid.UUID("6f1c3c2e-5d2a-4f4e-9b8e-2a7d1e0c9b51")

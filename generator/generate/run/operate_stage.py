@@ -1,7 +1,7 @@
 """The operate stage of a generation run (``generate --operate K``): draw, keep, resume.
 
 Each accepted operate record is appended, with the draw loop's state after it
-(:class:`~generator.generate.operate_run.OperateLine`), to ``operate_accepted.jsonl`` in the
+(:class:`~generator.generate.draw.operate_run.OperateLine`), to ``operate_accepted.jsonl`` in the
 run folder before the next draw: written and flushed like ``accepted.jsonl``, its lines
 sealed by a digest chain of their own (the run's chain nonce, bound to the run id, the
 options digest and the stream name ``operate``), so a line edited by hand or copied from
@@ -21,9 +21,9 @@ from typing import Any
 from pydantic import ValidationError
 
 from generator.concurrency import to_thread
-from generator.generate.operate_run import OperateLine, OperateRun, draw_operate
-from generator.generate.run_chain import AcceptedChain, chain_of, tampered, unverifiable
-from generator.generate.run_folder import RunFolder
+from generator.generate.draw.operate_run import OperateLine, OperateRun, draw_operate
+from generator.generate.run.run_chain import AcceptedChain, chain_of, tampered, unverifiable
+from generator.generate.run.run_folder import RunFolder
 from generator.safeparse import FILE
 from generator.userfile import read_bytes
 

@@ -18,14 +18,13 @@ from generator import __version__
 from generator.concurrency import configure_threads, fan_out, to_thread
 from generator.config import StoreSettings, store_settings
 from generator.errors import LLMUnavailable, RunStopped, StoreUnavailable, UserError
-from generator.generate.asof import AFTER_AS_OF
-from generator.generate.difficulty import difficulty_report
-from generator.generate.domain_run import DomainJob, DomainOutcome, DomainRunner, Progress
-from generator.generate.draw_order import PriorityGate, draw_ranks, taking_turns
-from generator.generate.language_stats import language_stats
+from generator.generate.draw.asof import AFTER_AS_OF
+from generator.generate.draw.difficulty import difficulty_report
+from generator.generate.draw.draw_order import PriorityGate, draw_ranks, taking_turns
 from generator.generate.model import GENERATOR_VERSION
-from generator.generate.run_config import GenerateConfig, RunSummary, Shortfall
-from generator.generate.run_folder import (
+from generator.generate.run.domain_run import DomainJob, DomainOutcome, DomainRunner, Progress
+from generator.generate.run.run_config import GenerateConfig, RunSummary, Shortfall
+from generator.generate.run.run_folder import (
     AcceptedLine,
     OutputUnwritable,
     RunFolder,
@@ -33,13 +32,14 @@ from generator.generate.run_folder import (
     require_run,
     run_folder_path,
 )
-from generator.generate.run_key import seed_fingerprint
-from generator.generate.run_resume import check_budget, check_fleet, check_resume
+from generator.generate.run.run_key import seed_fingerprint
+from generator.generate.run.run_resume import check_budget, check_fleet, check_resume
+from generator.generate.verbalise.language_stats import language_stats
 from generator.redact import redact_text
 
 if TYPE_CHECKING:
-    from generator.generate.stages import RunEnv
-    from generator.generate.verbalise_llm import LLMVerbaliser
+    from generator.generate.run.stages import RunEnv
+    from generator.generate.verbalise.verbalise_llm import LLMVerbaliser
     from generator.llm.client import LLMClient
 
 # scenarios.json is rewritten during a run when its records have grown by 1/this.
@@ -127,7 +127,7 @@ class Pipeline:
         (``DomainRunner._opens``): an LLM run, not ``--baseline``, a quota whose
         ``open_share`` is at least one; a resumed run asks in its domains as before.
         """
-        from generator.generate import stages
+        from generator.generate.run import stages
 
         if llm is None or self.resume is not None:
             return
@@ -169,7 +169,7 @@ class Pipeline:
         configure_threads(cfg.threads)
         asset = load_asset_class(cfg.asset_class)
         if cfg.operate:
-            from generator.generate.operate_run import require_operate_families
+            from generator.generate.draw.operate_run import require_operate_families
 
             require_operate_families(cfg.asset_class, list(asset.tools))
         self._fingerprint = seed_fingerprint(cfg.seed)
@@ -235,7 +235,7 @@ class Pipeline:
         """The run in the order it happens: profile (the fleet snapshot loading beside it),
         budget and set-up, the domains, negatives, operate tasks, the store check, the
         files, then the summary and the manifest."""
-        from generator.generate import stages
+        from generator.generate.run import stages
 
         cfg = self.config
         t_total = time.perf_counter()
@@ -419,7 +419,7 @@ class Pipeline:
         cfg = self.config
         if not cfg.operate:
             return None
-        from generator.generate.operate_stage import run_operate
+        from generator.generate.run.operate_stage import run_operate
 
         t = time.perf_counter()
         operate = await run_operate(
@@ -465,7 +465,7 @@ class Pipeline:
     ) -> dict[str, Any]:
         """The finished run's part of the manifest: counts, language, difficulty, families,
         shortfalls, timings, tokens and the LLM timing with its critical path."""
-        from generator.generate import stages
+        from generator.generate.run import stages
         from generator.llm.timing import critical_path, llm_timing
 
         cfg = self.config
@@ -480,7 +480,7 @@ class Pipeline:
                 "rejected_lines": summary.rejected,
                 "candidates": {o.domain: o.candidates for o in outcomes},
                 "ambiguous_draws": {o.domain: o.ambiguous for o in outcomes},
-                # draws the as-of gate refused (generator.generate.asof), all families
+                # draws the as-of gate refused (generator.generate.draw.asof), all families
                 "after_as_of_refused": sum(
                     per.get(AFTER_AS_OF, 0) for per in env.family_ctx.gate_drops.values()
                 ),
@@ -573,7 +573,7 @@ class Pipeline:
 
 def _parent_domains(families: dict[str, list[Any]]) -> set[str]:
     """Domains of the families the run's multi-agent families compose from."""
-    from generator.generate.families import FAMILIES
+    from generator.generate.draw.families import FAMILIES
 
     return {
         FAMILIES.get(name).domain

@@ -216,7 +216,7 @@ def _validate(model: type[M], data: object, source: str) -> M:
             fix = "use one of the valid values"
         else:
             what = f"{source}: field {loc}: {err['msg']}"
-            fix = "see generator/generate/policy.py for the fields and their meaning"
+            fix = "see generator/generate/run/policy.py for the fields and their meaning"
         value = None if err["type"] == "missing" else err.get("input")
         raise UserError(what, value=value, options=options, fix=fix) from None
 

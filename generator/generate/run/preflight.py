@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from generator.generate.run_config import GenerateConfig
+from generator.generate.run.run_config import GenerateConfig
 
 
 def check_options(config: GenerateConfig, resume: str | None) -> None:
@@ -20,8 +20,8 @@ def check_options(config: GenerateConfig, resume: str | None) -> None:
         UserError: the first bad option, in one line naming it and the fix.
     """
     from generator.assetdef import load_asset_class
-    from generator.generate.run_folder import check_run_names, require_run
-    from generator.generate.validate import load_scenario_file
+    from generator.generate.checks.validate import load_scenario_file
+    from generator.generate.run.run_folder import check_run_names, require_run
     from generator.llm.spec import parse_llm
     from generator.profile.build import check_retriever
 

@@ -5,7 +5,7 @@ digest)``; the first line's previous digest is the run's *anchor*,
 ``HMAC-SHA256(K, nonce, bound fields)``, where the nonce is random per run and recorded in
 the manifest (``accepted_chain``) and the bound fields are the run id and the manifest's
 options digest (options, keyed seed fingerprint, generator version). ``K`` is derived from
-the installation's run key (:mod:`generator.generate.run_key`), which never enters a run
+the installation's run key (:mod:`generator.generate.run.run_key`), which never enters a run
 folder. So a line edited by hand, moved, dropped from the middle, copied from another run,
 or a run resumed with other options does not verify; only a cut tail does, and its
 candidates are drawn again like a torn line's.
@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from generator.errors import UserError
-from generator.generate.run_key import installation_key
+from generator.generate.run.run_key import installation_key
 
 SCHEME = "hmac-sha256-chain/1"
 MANIFEST_FIELD = "accepted_chain"

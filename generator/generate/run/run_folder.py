@@ -5,7 +5,7 @@ Files:
   record, seed, digest), appended with write + flush + fsync at acceptance, so a killed run
   keeps its work. A torn last line (a kill or a full disk mid-write) is cut off when the run
   is resumed and its candidate is redone. Each line's digest is chained to the line before
-  and to the manifest under the installation's run key (:mod:`generator.generate.run_chain`):
+  and to the manifest under the installation's run key (:mod:`generator.generate.run.run_chain`):
   a resume refuses a file whose lines do not verify, naming the first bad line.
 - ``rejected.jsonl``: one :class:`Rejection` per line, with raw text, stage and reasons.
 - ``scenarios.json`` / ``negative_scenarios.json``: the AssetOpsBench record lists.
@@ -37,7 +37,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from generator.errors import UserError
 from generator.folder_lock import exclusive
 from generator.generate.model import Rejection, ScenarioRecord, TaskSeed
-from generator.generate.run_chain import AcceptedChain, chain_of, tampered, unverifiable
+from generator.generate.run.run_chain import AcceptedChain, chain_of, tampered, unverifiable
 from generator.safeparse import FILE
 from generator.userfile import check_regular, read_bytes, read_text
 

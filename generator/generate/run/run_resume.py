@@ -7,8 +7,8 @@ from __future__ import annotations
 from typing import Any
 
 from generator.errors import UserError
-from generator.generate.run_config import OUTPUT_OPTIONS, GenerateConfig, option_flag
-from generator.generate.run_key import key_path
+from generator.generate.run.run_config import OUTPUT_OPTIONS, GenerateConfig, option_flag
+from generator.generate.run.run_key import key_path
 
 
 def _refuse(run_id: object, what: str, fix: str) -> UserError:

@@ -15,9 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from generator.errors import UserError
-from generator.generate.ahead import DrawAhead, Prevetted, default_workers
-from generator.generate.budget import Budget, allocate, propose_budget
-from generator.generate.checks import (
+from generator.generate.checks.checks import (
     CheckContext,
     CheckItem,
     CheckOutcome,
@@ -25,10 +23,11 @@ from generator.generate.checks import (
     evaluate,
     run_checks,
 )
-from generator.generate.composed import ComposedSeeds
-from generator.generate.dedup import DedupIndex
-from generator.generate.domain_run import DomainJob, Progress
-from generator.generate.families import (
+from generator.generate.checks.dedup import DedupIndex
+from generator.generate.checks.validate import against_index, against_tasks
+from generator.generate.draw.ahead import DrawAhead, Prevetted, default_workers
+from generator.generate.draw.composed import ComposedSeeds
+from generator.generate.draw.families import (
     FamilyContext,
     FamilySpec,
     Task,
@@ -39,15 +38,16 @@ from generator.generate.families import (
     peek_seed,
     recompute,
 )
-from generator.generate.lanes import SlotSeeds, slot_seed
+from generator.generate.draw.lanes import SlotSeeds, slot_seed
+from generator.generate.draw.negatives import build_negatives
 from generator.generate.model import Draft, ScenarioRecord, TaskSeed
-from generator.generate.negatives import build_negatives
-from generator.generate.policy import DomainPolicy, load_policies
-from generator.generate.run_config import GenerateConfig
-from generator.generate.run_folder import AcceptedLine, RunFolder
-from generator.generate.validate import against_index, against_tasks
-from generator.generate.verbalise_llm import LLMVerbaliser
-from generator.generate.verbalise_template import TemplateVerbaliser
+from generator.generate.run.budget import Budget, allocate, propose_budget
+from generator.generate.run.domain_run import DomainJob, Progress
+from generator.generate.run.policy import DomainPolicy, load_policies
+from generator.generate.run.run_config import GenerateConfig
+from generator.generate.run.run_folder import AcceptedLine, RunFolder
+from generator.generate.verbalise.verbalise_llm import LLMVerbaliser
+from generator.generate.verbalise.verbalise_template import TemplateVerbaliser
 from generator.heap import HeapState, freeze, thaw
 from generator.llm.timing import frontier, join_calls
 from generator.tools.registry import ToolContext, load_tools
@@ -140,7 +140,7 @@ class RunEnv:
         candidates (:func:`family_slot`) and the domain's loop holds the accepted open
         scenarios to the share (``DomainJob.open_target``). A multi-agent
         family's draw ``d`` is the ``d``-th distinct task of its
-        :class:`~generator.generate.composed.ComposedSeeds` stream.
+        :class:`~generator.generate.draw.composed.ComposedSeeds` stream.
         """
         policy = self.policies.get(domain)
         spec, slot = self.family_of(domain, candidate)
@@ -191,7 +191,7 @@ class RunEnv:
         the parent family's accepted seeds are final)."""
         stream = self.composed.get(spec.name)
         if stream is None:
-            from generator.generate.families import FAMILIES
+            from generator.generate.draw.families import FAMILIES
 
             ctx, parent = self.family_ctx, FAMILIES.get(spec.compose_from[0])
             pool = self.accepted_seeds.setdefault(parent.name, [])  # live: on_accept adds
@@ -417,7 +417,7 @@ def check_share_targets(asset: AssetClass, policies: dict[str, DomainPolicy]) ->
     Raises:
         UserError: a name is not a family of the domain, or the family labels no outcomes.
     """
-    from generator.generate import families as registered
+    from generator.generate.draw import families as registered
 
     for domain, policy in policies.items():
         specs = {s.name: s for s in registered.families_of(asset, domain)}

@@ -4,7 +4,7 @@ A family's window is ``[start, end)`` of whole days (``YYYY-MM-DD``; the end is 
 midnight). People do not write "(inclusive) ... (exclusive)"; they write "from 13 August
 through 19 August 2026", "the seven days before 20 August 2026", "last week (today is
 2026-08-17)". Every phrasing here names its days so that neither of the gate's other
-readings of a window's end (:func:`~generator.generate.family_helpers.window_end_readings`:
+readings of a window's end (:func:`~generator.generate.draw.family_helpers.window_end_readings`:
 the end day included, the end midnight included) fits it: an end-day-inclusive phrasing
 names the LAST day (``end - 1``), a relative one states the as-of date ("today") and leaves
 today out.

@@ -3,7 +3,7 @@
 A seed lists its ``mentions`` (asset ids, sites, sensor codes, ISO days) and the text must
 carry each. The template verbaliser writes some of them as people say them: a sensor code
 as its spoken name from the class vocabulary (``wti`` → "winding temperature"), an ISO day
-or a window's ends as a natural phrasing (:mod:`generator.generate.dates_natural`). It
+or a window's ends as a natural phrasing (:mod:`generator.generate.verbalise.dates_natural`). It
 records in the draft which surface form stood for which mention (``Draft.surfaces``), and
 :func:`stands_for` decides whether that record is true: the spoken name must be the
 vocabulary's for that very code, the phrasing one the date module gives for that very day
@@ -20,8 +20,8 @@ import re
 from functools import lru_cache
 
 from generator.errors import UserError
-from generator.generate.dates_natural import parse_day, stands_for_date
 from generator.generate.model import TaskSeed
+from generator.generate.verbalise.dates_natural import parse_day, stands_for_date
 
 
 @lru_cache(maxsize=16)
@@ -98,7 +98,7 @@ def _equivalents(asset_class: str | None) -> dict[str, list[str]]:
     """The class templates' equivalent wordings of pinned notes (none without a class)."""
     if not asset_class:
         return {}
-    from generator.generate.template_file import load_templates
+    from generator.generate.verbalise.template_file import load_templates
 
     try:
         return load_templates(asset_class).equivalents

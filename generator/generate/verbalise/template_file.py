@@ -1,7 +1,7 @@
 """A class's ``templates.yaml``: its model, validation and loading (cached per class).
 
-The template verbaliser (:mod:`generator.generate.verbalise_template`) words seeds with it;
-the surface-form checks, negatives, ``assets check`` and the audit read its phrasings.
+The template verbaliser (:mod:`generator.generate.verbalise.verbalise_template`) words seeds
+with it; the surface-form checks, negatives, ``assets check`` and the audit read its phrasings.
 """
 
 from __future__ import annotations
@@ -127,7 +127,8 @@ class TemplateFile(_Strict):
     windows: list[str] = Field(
         min_length=3,
         description="Phrasings of a [start, end) window that is not whole days (whole-day "
-        "windows are written by generator.generate.dates_natural); `{window}` in templates",
+        "windows are written by generator.generate.verbalise.dates_natural); `{window}` in "
+        "templates",
     )
     constraints: list[str] = Field(
         min_length=3, description="Sentences stating a hard seed's constraint"

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from generator.generate.model import Draft, TaskSeed
-from generator.generate.surface_forms import spoken_sensor
+from generator.generate.verbalise.surface_forms import spoken_sensor
 from generator.llm.timing import join
 from generator.vocabulary import Vocabulary, load_vocabulary
 

@@ -12,12 +12,12 @@ hard seed and an optional closer.
 
 Words as people write them:
 
-- A whole-day window is written by :mod:`generator.generate.dates_natural` ("from 13 August
-  through 19 August 2026", "over the last seven days, up to yesterday (today is
+- A whole-day window is written by :mod:`generator.generate.verbalise.dates_natural` ("from
+  13 August through 19 August 2026", "over the last seven days, up to yesterday (today is
   2026-08-20)"), single ISO days often as "13 August 2026"; sensor codes as the class
   vocabulary's spoken names. The draft records which words stood for which mention
   (``Draft.surfaces``); the mention check accepts exactly those
-  (:mod:`generator.generate.surface_forms`).
+  (:mod:`generator.generate.verbalise.surface_forms`).
 - Openers and closers come from the global neutral pools, the family's own, and the task
   themes the family declares (``themes``; ``frames.themes`` in the file), an opener being a
   lead ("Quick one:") and a theme's situation, so few openers repeat and none is at odds
@@ -44,13 +44,18 @@ from typing import Any
 import numpy as np
 
 from generator.errors import UserError
-from generator.generate.dates_natural import day_phrases, parse_day, window_phrases
 from generator.generate.model import Draft, TaskSeed
-from generator.generate.surface_forms import seed_window, spoken_sensor
-from generator.generate.template_file import FamilyTemplates, Variant, _fields, load_templates
-from generator.generate.template_file import TemplateFile as TemplateFile
-from generator.generate.template_file import parse_templates as parse_templates
-from generator.generate.template_file import tool_name_pattern as tool_name_pattern
+from generator.generate.verbalise.dates_natural import day_phrases, parse_day, window_phrases
+from generator.generate.verbalise.surface_forms import seed_window, spoken_sensor
+from generator.generate.verbalise.template_file import (
+    FamilyTemplates,
+    Variant,
+    _fields,
+    load_templates,
+)
+from generator.generate.verbalise.template_file import TemplateFile as TemplateFile
+from generator.generate.verbalise.template_file import parse_templates as parse_templates
+from generator.generate.verbalise.template_file import tool_name_pattern as tool_name_pattern
 
 PROMPT_VERSION = "templates-v3"
 # A repair moves draw d to combination d + variant * REPAIR_STRIDE of the shuffled order: far
