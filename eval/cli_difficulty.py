@@ -50,14 +50,14 @@ def difficulty_cuts(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON")] = False,
 ) -> None:
     """Score every family's natural draws on the seeded fleet and fit each domain's cut
-    points by the documented rule (generator/generate/difficulty.py, "Fitting the cut
+    points by the documented rule (generator/generate/draw/difficulty.py, "Fitting the cut
     points"); prints the current and fitted cuts with the level shares of each."""
     import asyncio
 
     from generator.assetdef import default_asset_class, load_asset_class
     from generator.cli_generate import require_seeded_store
     from generator.config import store_settings
-    from generator.generate.difficulty_draws import fit_domains, natural_seeds
+    from generator.generate.draw.difficulty_draws import fit_domains, natural_seeds
 
     name = asset_class or default_asset_class()
     require_seeded_store(name)

@@ -1,6 +1,6 @@
 """Calibrate the difficulty score against a dry run: pass rate per level and score bucket.
 
-The generator scores each seed's work (:mod:`generator.generate.difficulty`) and records the
+The generator scores each seed's work (:mod:`generator.generate.draw.difficulty`) and records the
 score in ``provenance.difficulty_score``. A dry run says which scenarios an agent passed
 (no failure class). This module joins the two by scenario id and reports:
 
@@ -13,12 +13,13 @@ score in ``provenance.difficulty_score``. A dry run says which scenarios an agen
 pair of cut points taken from the observed scores, :func:`fit_cuts` picks the pair whose
 levels' pass rates explain the pass/fail outcomes best (least squares: each attempt's 0/1
 outcome against its level's pass rate), with at least ``min_level`` attempts per level; ties
-go to the lower cuts. To adopt the result, set :data:`generator.generate.difficulty.CUTS_BY_DOMAIN`
-to it, per domain (``CUTS_BY_DOMAIN``; the pooled fit is shown as ``all``): the levels
-of seeds drawn afterwards follow the new cuts, while each run's manifest records the cuts
-it used. The cuts in use follow the natural-draw rule of
-:func:`generator.generate.difficulty.cuts_from_scores` (``scenariogen difficulty-cuts``); a
-dry run's fit is the evidence to move them where the pass rate steps down elsewhere.
+go to the lower cuts. To adopt the result, set
+:data:`generator.generate.draw.difficulty.CUTS_BY_DOMAIN` to it, per domain
+(``CUTS_BY_DOMAIN``; the pooled fit is shown as ``all``): the levels of seeds drawn
+afterwards follow the new cuts, while each run's manifest records the cuts it used. The
+cuts in use follow the natural-draw rule of
+:func:`generator.generate.draw.difficulty.cuts_from_scores` (``scenariogen difficulty-cuts``);
+a dry run's fit is the evidence to move them where the pass rate steps down elsewhere.
 """
 
 from __future__ import annotations
@@ -112,7 +113,7 @@ def calibrate(
     min_level: int = 5,
 ) -> Calibration:
     """Join a dry run to its scenarios and report pass rates per level and score bucket."""
-    from generator.generate.difficulty import cuts_for
+    from generator.generate.draw.difficulty import cuts_for
 
     scores: dict[str, float] = {}
     for rec in records:
@@ -162,7 +163,7 @@ def render(cal: Calibration) -> str:
            f"score ({cal.unscored} without)"]
     out += ["by level:"] + [f"  {b.group:<8} {rate(b):>5} of {b.n}" for b in cal.by_level]
     out += ["by score:"] + [f"  {b.group:<12} {rate(b):>5} of {b.n}" for b in cal.by_score]
-    out.append("cut points (set generator.generate.difficulty.CUTS_BY_DOMAIN to adopt):")
+    out.append("cut points (set generator.generate.draw.difficulty.CUTS_BY_DOMAIN to adopt):")
     for domain, fitted in cal.cuts_fitted.items():
         now = cal.cuts_now.get(domain)
         shown = "too few attempts" if fitted is None else f"{fitted[0]:g}, {fitted[1]:g}"

@@ -5,7 +5,7 @@ scenario, closed after), then derives the answer from those outputs with the tas
 ``derive`` and the seed parameters recorded in the run's ``accepted.jsonl``. The grader then
 compares that answer with the stored reference, so a stored answer that the data no longer
 supports, or a tool that now fails, shows up as a failed scenario. For a negative it
-re-checks the gap with :func:`generator.generate.negatives.verify_negative` and refuses
+re-checks the gap with :func:`generator.generate.draw.negatives.verify_negative` and refuses
 with the scenario's reason only when the gap is real.
 """
 
@@ -36,7 +36,7 @@ class ReferenceAgent:
         self.settings = settings
         self.seeds: dict[str, TaskSeed] = {}
         if scenarios_path is not None and scenarios_path.exists():
-            from generator.generate.validate import (
+            from generator.generate.checks.validate import (
                 load_scenario_file,
                 seeds_beside,
                 split_accepted,
@@ -94,7 +94,7 @@ class ReferenceAgent:
 
     async def _refuse(self, scenario: dict[str, Any], calls: list[Any], ctx: Any,
                       attempt: Attempt) -> None:
-        from generator.generate.negatives import verify_negative
+        from generator.generate.draw.negatives import verify_negative
 
         ref = scenario.get("reference_answer")
         problems = await verify_negative(ref if isinstance(ref, dict) else None, calls, ctx)
@@ -108,7 +108,7 @@ class ReferenceAgent:
 
     def _derive(self, scenario: dict[str, Any], asset: Any, outputs: list[dict[str, Any] | None],
                 attempt: Attempt) -> None:
-        from generator.generate.families import Ambiguous, load_families
+        from generator.generate.draw.families import Ambiguous, load_families
 
         sid = scenario_id(scenario)
         seed = self.seeds.get(sid)

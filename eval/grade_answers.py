@@ -117,7 +117,7 @@ def load_scenarios(path: Path) -> list[dict[str, Any]]:
     Raises:
         UserError: The path is missing, unparsable, or a folder without scenarios.json.
     """
-    from generator.generate.validate import load_scenario_file, split_accepted
+    from generator.generate.checks.validate import load_scenario_file, split_accepted
 
     if path.is_dir():
         main = path / "scenarios.json"

@@ -229,7 +229,7 @@ def _sensor_readings(scenario: Mapping[str, Any], text: Text, allowed: set[float
 def _need_words(scenario: Mapping[str, Any]) -> tuple[str, ...]:
     """The words that name what a ``beyond_standard_scope`` scenario asks for (its
     ``needs``: "end-of-life date" -> end of life, remaining life, years left, ...)."""
-    from generator.generate.negatives import OUT_OF_SCOPE
+    from generator.generate.draw.negatives import OUT_OF_SCOPE
 
     ref = scenario.get("reference_answer") or {}
     need = str(ref.get("needs") or "")

@@ -38,9 +38,9 @@ from typing import Any
 
 from eval.score_model import DimensionVerdict, JudgeVerdict
 from eval.score_static import domain_of
-from generator.generate.checks import named_tools
-from generator.generate.dedup import similarity
-from generator.generate.policy import DomainPolicy, load_policies
+from generator.generate.checks.checks import named_tools
+from generator.generate.checks.dedup import similarity
+from generator.generate.run.policy import DomainPolicy, load_policies
 
 _TOOLISH = re.compile(
     r"(?<![A-Za-z0-9_])((?:get|run|compute|assess|predict|interpret|analy[sz]e|list|"

@@ -11,7 +11,7 @@ import html
 from pathlib import Path
 
 from eval.score_model import SetScore
-from generator.generate.language_stats import format_stats
+from generator.generate.verbalise.language_stats import format_stats
 from generator.report_svg import bar_chart, histogram
 
 

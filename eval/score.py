@@ -40,15 +40,15 @@ from eval.score_model import (
 from eval.score_static import StaticResult, domain_of, score_static
 from generator import safeparse
 from generator.errors import UserError
-from generator.generate.language_stats import language_stats
-from generator.generate.policy import DomainPolicy, load_policies
+from generator.generate.run.policy import DomainPolicy, load_policies
+from generator.generate.verbalise.language_stats import language_stats
 
 DRY_RUN_FORMS = ["text", "reference", "llm:SPEC", "off"]
 
 
 def load_set(path: Path) -> list[dict[str, Any]]:
     """Records of a scenario file (JSON list, JSONL or a run's accepted.jsonl)."""
-    from generator.generate.validate import load_scenario_file, split_accepted
+    from generator.generate.checks.validate import load_scenario_file, split_accepted
 
     return split_accepted(load_scenario_file(path))[0]
 
@@ -405,7 +405,7 @@ def score_path(
         refuse_self_judge([j.label for j in judges], model, allow=allow_self_judge)
     report, note = _dry_run_for(records, dry_run, dry_run_file, out, path)
     from eval.score_static import check_findings
-    from generator.generate.validate import seeds_beside
+    from generator.generate.checks.validate import seeds_beside
 
     policies = load_policies()
     findings = check_findings(records, policies, seeds_beside(path))
@@ -431,7 +431,7 @@ def score_run(run_path: str | Path) -> str:
         One line for the terminal.
     """
     from eval.report import headline, write_reports
-    from generator.generate.run_folder import RunFolder
+    from generator.generate.run.run_folder import RunFolder
 
     folder = RunFolder(Path(run_path))
     path = folder.path / "scenarios.json"

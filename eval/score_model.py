@@ -12,7 +12,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from generator.generate.language_stats import LanguageStats
+from generator.generate.verbalise.language_stats import LanguageStats
 
 # The paper's weights. Static 20, judge 30, dry run 50.
 STATIC_WEIGHTS: dict[str, float] = {
@@ -159,9 +159,9 @@ class SetScore(_Strict):
     notes: list[str] = Field(default_factory=list, description="What a reader must know")
     language: LanguageStats | None = Field(
         default=None,
-        description="Language figures of the texts (generator/generate/language_stats.py): "
-        "masked distinct 3-gram ratio, top opener and closer share, words per text; "
-        "reported, not scored",
+        description="Language figures of the texts "
+        "(generator/generate/verbalise/language_stats.py): masked distinct 3-gram ratio, top "
+        "opener and closer share, words per text; reported, not scored",
     )
 
     def part(self, name: PartName) -> Part:

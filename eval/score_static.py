@@ -5,7 +5,7 @@ Every component but type diversity is a per-record pass/fail; the set's points a
 weight times the share of records that pass. How each is decided:
 
 - **checks (6)**: the record fails none of the deterministic checks ``validate`` runs
-  (:mod:`generator.generate.checks`: the text states the seed's values, no tool name or
+  (:mod:`generator.generate.checks.checks`: the text states the seed's values, no tool name or
   answer in the text, a rubric that agrees with the reference, ...; near-duplicates and ids
   are their own components). A rotated set, whose texts ask other scenarios' questions,
   loses these points. Without check results (none given) every record passes.
@@ -39,10 +39,10 @@ from functools import lru_cache
 from typing import Any
 
 from eval.score_model import STATIC_WEIGHTS, Component, Part
-from generator.generate.checks import normalise_type
-from generator.generate.dedup import DedupIndex
-from generator.generate.policy import DomainPolicy
-from generator.generate.schemas import load_schema
+from generator.generate.checks.checks import normalise_type
+from generator.generate.checks.dedup import DedupIndex
+from generator.generate.checks.schemas import load_schema
+from generator.generate.run.policy import DomainPolicy
 
 FOCUS_GROUPS = ("iot", "fmsr", "tsfm", "wo", "multiagent")
 # A record carrying one of these is one of ours and must validate as a full ScenarioRecord.
@@ -247,8 +247,8 @@ def check_findings(records: list[dict[str, Any]], policies: dict[str, DomainPoli
     (no store: the checks that read only the record, its seed and the policies)."""
     import asyncio
 
-    from generator.generate.checks import CheckContext
-    from generator.generate.validate import validate_records
+    from generator.generate.checks.checks import CheckContext
+    from generator.generate.checks.validate import validate_records
 
     ctx = CheckContext.with_registered_tools(policies, dedup=None)
     report = asyncio.run(validate_records(records, ctx, seeds=seeds or {}))

@@ -17,7 +17,7 @@ without breaking a class. Stable names:
   generic anomalies → corrective-work chain, :func:`anomaly_workorder_plan`,
   :func:`anomaly_workorder_derive`, :func:`anomaly_workorder_summary` and
   :func:`anomaly_workorder_outcome`;
-- as-of moments (``family(..., as_of=...)``, :mod:`generator.generate.asof`):
+- as-of moments (``family(..., as_of=...)``, :mod:`generator.generate.draw.asof`):
   :func:`as_of_param`, :func:`hour_end_as_of`, :data:`NO_AS_OF`;
 - tools: :func:`tool`, :class:`ToolContext`, :func:`tool_accepts`; for a class's own
   record tools, the generic data tools' :class:`WindowArgs`, :class:`RecordsResult`,
@@ -45,8 +45,8 @@ from __future__ import annotations
 from generator.assetdef import AssetClass, available_asset_classes, load_asset_class
 from generator.concurrency import to_thread
 from generator.errors import StoreUnavailable, UserError
-from generator.generate.asof import NO_AS_OF, as_of_param, hour_end_as_of
-from generator.generate.families import (
+from generator.generate.draw.asof import NO_AS_OF, as_of_param, hour_end_as_of
+from generator.generate.draw.families import (
     Ambiguous,
     FamilyContext,
     PassedOver,
@@ -54,7 +54,7 @@ from generator.generate.families import (
     Reading,
     family,
 )
-from generator.generate.family_helpers import (
+from generator.generate.draw.family_helpers import (
     AS_OF_INCLUDED,
     END_DAY_INCLUDED,
     END_MIDNIGHT_INCLUDED,
@@ -72,8 +72,7 @@ from generator.generate.family_helpers import (
     values_of,
     window_end_readings,
 )
-from generator.generate.model import ForbiddenClaim, Rubric, RubricFact, TaskSeed, ToolCall
-from generator.generate.negatives import (
+from generator.generate.draw.negatives import (
     EXTERNAL_NEEDS,
     NegativeContext,
     NegativeDraft,
@@ -81,6 +80,7 @@ from generator.generate.negatives import (
     draft_external_dependency,
     negative,
 )
+from generator.generate.model import ForbiddenClaim, Rubric, RubricFact, TaskSeed, ToolCall
 from generator.heldout.decoys import DecoyInput, decoy
 from generator.heldout.margins import MarginResult, call_output, margin
 from generator.operate.families import OperateDraw, operate_family

@@ -373,7 +373,7 @@ def _load_family_specs(ctx: CheckContext) -> list[Finding]:
     """Import the family modules once; findings for modules that do not import."""
     asset = ctx.asset
     assert asset is not None
-    from generator.generate.families import FAMILIES
+    from generator.generate.draw.families import FAMILIES
 
     out: list[Finding] = []
     modules = set()
@@ -462,7 +462,7 @@ def _templates(ctx: CheckContext) -> list[Finding]:
     asset = ctx.asset
     if asset is None:
         return []
-    from generator.generate.verbalise_template import parse_templates
+    from generator.generate.verbalise.verbalise_template import parse_templates
 
     file = ctx.rel("templates.yaml")
     path = ctx.folder / "templates.yaml"
@@ -686,7 +686,7 @@ def _policy(ctx: CheckContext) -> list[Finding]:
         return [_error("policy", f"{file}: expected a mapping, got {type(data).__name__}",
                        "write per-domain overrides as a mapping", file)]
     out: list[Finding] = []
-    from generator.generate import policy as policy_module
+    from generator.generate.run import policy as policy_module
 
     load_class_policy = getattr(policy_module, "load_class_policy", None)
     if callable(load_class_policy):
@@ -697,7 +697,7 @@ def _policy(ctx: CheckContext) -> list[Finding]:
     else:
         out.append(Finding(check="policy", status="unavailable",
                            what="this checkout has no per-class policy schema "
-                           "(generator.generate.policy.load_class_policy), so only the tool "
+                           "(generator.generate.run.policy.load_class_policy), so only the tool "
                            "names were checked", file=file))
     tools = set(_tool_names(asset))
     for loc, name in _policy_tool_names(data):

@@ -32,7 +32,7 @@ def bench_validate(
 
     from generator.bench.synthetic import clones, write_jsonl
     from generator.errors import UserError
-    from generator.generate.validate import load_scenario_file, validate_file
+    from generator.generate.checks.validate import load_scenario_file, validate_file
 
     sizes = sorted(records or [2000, 20000, 200000])
     base = load_scenario_file(source)

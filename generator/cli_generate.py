@@ -13,7 +13,7 @@ from generator.errors import ExitCode, Interrupted, RunStopped, UserError
 if TYPE_CHECKING:
     from pydantic import BaseModel
 
-    from generator.generate.run_config import GenerateConfig, RunSummary
+    from generator.generate.run.run_config import GenerateConfig, RunSummary
 
 C = TypeVar("C", bound="BaseModel")
 
@@ -24,7 +24,7 @@ def _run(config: GenerateConfig, resume: str | None, show_progress: bool) -> Run
 
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn
 
-    from generator.generate.pipeline import Pipeline
+    from generator.generate.run.pipeline import Pipeline
 
     bars = Progress(
         TextColumn("{task.description:<11}"), BarColumn(), MofNCompleteColumn(), transient=False
@@ -70,7 +70,7 @@ def _share(value: float) -> float:
 
 def check_out_dir(out: str) -> None:
     """Refuse an ``--out`` that is a file or cannot be created / written, with one line."""
-    from generator.generate.run_folder import ensure_out_dir
+    from generator.generate.run.run_folder import ensure_out_dir
 
     ensure_out_dir(out)
 
@@ -127,12 +127,12 @@ def _report(summary: RunSummary) -> None:
 
 def _before_the_run(config: GenerateConfig, resume: str | None) -> None:
     """Every option, the operate families and the store, before a run folder is made."""
-    from generator.generate.preflight import check_options
+    from generator.generate.run.preflight import check_options
 
     check_options(config, resume)
     if config.operate:
         from generator.assetdef import load_asset_class
-        from generator.generate.operate_run import require_operate_families
+        from generator.generate.draw.operate_run import require_operate_families
 
         asset = config.asset_class
         require_operate_families(asset, list(load_asset_class(asset).tools))
@@ -223,9 +223,9 @@ def generate(
     """
     from generator.assetdef import resolve_asset_class
     from generator.config import env_seed
-    from generator.generate.budget import parse_budget
-    from generator.generate.run_config import GenerateConfig
-    from generator.generate.run_folder import check_run_names
+    from generator.generate.run.budget import parse_budget
+    from generator.generate.run.run_config import GenerateConfig
+    from generator.generate.run.run_folder import check_run_names
 
     asset = resolve_asset_class(asset)
     run_seed = seed if seed is not None else (env_seed() or 0)
@@ -285,7 +285,7 @@ def bench_generate(
     import tempfile
 
     from generator.assetdef import default_asset_class
-    from generator.generate.run_config import GenerateConfig
+    from generator.generate.run.run_config import GenerateConfig
 
     require_seeded_store(default_asset_class())
     out = tempfile.mkdtemp(prefix="scenariogen-bench-")

@@ -39,12 +39,12 @@ def _records(path: Path) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
 
 def language_lines(records: list[dict[str, Any]], seeds: list[dict[str, Any]]) -> list[str]:
     """The figures: language statistics, language-check hits by kind, difficulty levels."""
-    from generator.generate.checks_language import (
+    from generator.generate.checks.checks_language import (
         grammar_problems,
         parameter_leaks,
         register_problems,
     )
-    from generator.generate.language_stats import format_stats, language_stats
+    from generator.generate.verbalise.language_stats import format_stats, language_stats
 
     texts = [r["text"] for r in records if isinstance(r.get("text"), str)]
     out = [format_stats(language_stats(texts))]
@@ -79,7 +79,7 @@ def language_lines(records: list[dict[str, Any]], seeds: list[dict[str, Any]]) -
 def multiagent_repeats(records: list[dict[str, Any]]) -> list[tuple[str, str]]:
     """(multi-agent id, single-domain id) pairs where the first repeats a request sentence
     of the second word for word (the generation gate's ``multiagent_repeat``)."""
-    from generator.generate.dedup import DedupIndex
+    from generator.generate.checks.dedup import DedupIndex
 
     index = DedupIndex()
     for r in records:
@@ -120,7 +120,7 @@ def bench_language(
         return
     from generator.assetdef import default_asset_class
     from generator.cli_generate import _run, require_seeded_store
-    from generator.generate.run_config import GenerateConfig
+    from generator.generate.run.run_config import GenerateConfig
 
     require_seeded_store(default_asset_class())
     out = tempfile.mkdtemp(prefix="scenariogen-language-")

@@ -44,7 +44,7 @@ def validate(
     """
     import asyncio
 
-    from generator.generate.validate import render_report, validate_file
+    from generator.generate.checks.validate import render_report, validate_file
 
     report = asyncio.run(
         validate_file(path, asset=asset, against=against, use_store=store,

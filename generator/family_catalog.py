@@ -1,7 +1,7 @@
 """``scenariogen families list|describe``: the task families the registries hold, and one of
 them in full (domain, kind, readings, tools, an example text).
 
-Everything is read from the registries (:data:`generator.generate.families.FAMILIES`, filled
+Everything is read from the registries (:data:`generator.generate.draw.families.FAMILIES`, filled
 by each class's ``families:`` modules) and the class's ``templates.yaml``. The tools, the
 readings and the example text come from one real draw on the seeded store (draw index 0 on,
 run seed ``seed``), worded by the template verbaliser; without a reachable store the example
@@ -20,7 +20,7 @@ from generator.errors import StoreUnavailable, UserError
 
 if TYPE_CHECKING:
     from generator.assetdef import AssetClass
-    from generator.generate.families import FamilySpec
+    from generator.generate.draw.families import FamilySpec
     from generator.generate.model import TaskSeed
 
 DRAW_TRIES = 40
@@ -78,7 +78,7 @@ class FamilyDescription(FamilyRow):
 
 
 def _class_families(asset: AssetClass) -> list[FamilySpec]:
-    from generator.generate.families import families_of
+    from generator.generate.draw.families import families_of
 
     return families_of(asset)
 
@@ -135,7 +135,7 @@ def find_family(name: str, asset_class: str | None = None) -> tuple[FamilySpec, 
 async def _draw(spec: FamilySpec, asset: AssetClass, seed: int) -> TaskSeed | None:
     """The first usable draw of the family on the seeded store (None: none in the tries)."""
     from generator.config import store_settings
-    from generator.generate.families import FAMILIES, FamilyContext, compose_seed, draw_many
+    from generator.generate.draw.families import FAMILIES, FamilyContext, compose_seed, draw_many
     from generator.profile.build import build_profile
     from generator.store.snapshot import FleetSnapshot
     from generator.tools.registry import ToolContext, load_tools
@@ -161,7 +161,7 @@ def describe_family(
 ) -> FamilyDescription:
     """One family in full; the example drawn on the store when ``draw`` and it is reachable."""
     from generator.assetdef import load_asset_class
-    from generator.generate.verbalise_template import TemplateVerbaliser, load_templates
+    from generator.generate.verbalise.verbalise_template import TemplateVerbaliser, load_templates
 
     spec, cls = find_family(name, asset_class)
     asset = load_asset_class(cls)

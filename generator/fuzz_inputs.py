@@ -127,8 +127,8 @@ def _readers() -> dict[str, Callable[[Path], object]]:
     from generator.assetdef import load_asset_file
     from generator.envfile import load_env_file, parse_env_file
     from generator.export.ids import read_map
-    from generator.generate.policy import load_policy_file
-    from generator.generate.validate import against_index, load_scenario_file
+    from generator.generate.checks.validate import against_index, load_scenario_file
+    from generator.generate.run.policy import load_policy_file
     from generator.heldout.secret import load_secret
     from generator.llm.fake import ScriptedChatModel
     from generator.llm.spec import parse_llm

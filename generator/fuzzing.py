@@ -380,7 +380,7 @@ def _run_tool(name: str, args: dict[str, Any], ctx: Any) -> str:
 
 def _yaml_case(rng: random.Random, work: Path) -> tuple[Callable[[], str], str]:
     from generator.assetdef import ASSETS_DIR, default_asset_class, load_asset_file
-    from generator.generate.policy import POLICIES_DIR, load_policy_file
+    from generator.generate.run.policy import POLICIES_DIR, load_policy_file
 
     if rng.random() < 0.6:
         cls = default_asset_class()
@@ -409,7 +409,7 @@ def _yaml_case(rng: random.Random, work: Path) -> tuple[Callable[[], str], str]:
 
 
 def _json_case(rng: random.Random, work: Path) -> tuple[Callable[[], str], str]:
-    from generator.generate.validate import against_index, load_scenario_file
+    from generator.generate.checks.validate import against_index, load_scenario_file
     from generator.llm.fake import ScriptedChatModel
 
     record = {"id": 1, "type": "IoT", "text": "List the sites.", "category": "Knowledge Query",
@@ -436,7 +436,7 @@ def _json_case(rng: random.Random, work: Path) -> tuple[Callable[[], str], str]:
 
 
 def _llm_case(rng: random.Random) -> tuple[Callable[[], str], str]:
-    from generator.generate.budget import BudgetProposal
+    from generator.generate.run.budget import BudgetProposal
     from generator.llm.client import parse_reply
 
     valid = rng.choice((

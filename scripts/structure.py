@@ -27,7 +27,7 @@ PACKAGES = ("generator", "eval", "assets")
 class Function:
     """One function or method: where it is and how many lines it spans."""
 
-    module: str  # e.g. generator/generate/pipeline.py
+    module: str  # e.g. generator/generate/run/pipeline.py
     name: str  # e.g. Pipeline._run
     line: int
     lines: int

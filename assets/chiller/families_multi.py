@@ -31,7 +31,7 @@ from generator.api import (
 
 # Corrective work reported this long before the diagnosed hour, up to that hour's end, counts
 # as raised; an order reported after the hour did not exist when its reading came in
-# (generator.generate.asof: the family's as-of moment is the end of the diagnosed hour).
+# (generator.generate.draw.asof: the family's as-of moment is the end of the diagnosed hour).
 LOOKBACK_DAYS = 14
 # The reading that stops at the start of the diagnosed hour (the record's own time stamp).
 HOUR_START = "orders_before_the_record_time"

@@ -418,7 +418,7 @@ def _followup_plan(parent: TaskSeed, kind: str) -> Plan | None:
         ]
 
     # Orders reported up to the window's end only: the text may call that day today, and an
-    # order reported later did not exist then (generator.generate.asof). A reader of a
+    # order reported later did not exist then (generator.generate.draw.asof). A reader of a
     # window written with its dates may still count later orders as "since": gated.
     calls = orders(end_date=str(p["end"]))
     keep = ("asset_id", "site", "sensor", "sensor_label", "start", "end", "min_run",

@@ -1,6 +1,6 @@
 """Does a reference rest on a document from after the moment its text asks as of?
 
-The generator's gate (:mod:`generator.generate.asof`) refuses such draws from the tool
+The generator's gate (:mod:`generator.generate.draw.asof`) refuses such draws from the tool
 outputs it made; this check re-does it on a written run from the raw documents, with no
 tool: the moment is the earliest of the seed's declared ``as_of`` and the day the text calls
 today ("today is 2026-06-11", "taking 2026-06-11 as today"), an ISO day standing for its

@@ -1,7 +1,7 @@
 """Class-independent reading of raw documents, shared by every asset class's audit.
 
 Exported through :mod:`eval.audit.api`. Written for the audit, apart from the generator's
-helpers of the same purpose (``generator.generate.family_helpers.unique_argmax``): a check
+helpers of the same purpose (``generator.generate.draw.family_helpers.unique_argmax``): a check
 that re-ran the generator's code would pass its bugs.
 """
 

@@ -158,7 +158,7 @@ def undetermined(record: Mapping[str, Any], asset_class: str | None = None,
             problems.append(f"the text does not ask a {family} question (it reads as "
                             f"{ranked[0]})")
     if seed is not None:
-        from generator.generate.surface_forms import missing_mentions
+        from generator.generate.verbalise.surface_forms import missing_mentions
 
         problems += [f"the text does not state {m!r}" for m in missing_mentions(
             text, seed, dict(surfaces), cls or None)]
@@ -183,7 +183,7 @@ def _words(text: str) -> set[str]:
 def family_words(asset_class: str) -> dict[str, frozenset[str]]:
     """Each family's request words, from its template variants (placeholders dropped)."""
     from generator.errors import UserError
-    from generator.generate.verbalise_template import load_templates
+    from generator.generate.verbalise.verbalise_template import load_templates
 
     try:
         templates = load_templates(asset_class)

@@ -154,8 +154,8 @@ async def run_one(
 ) -> RunResult:
     """Run one configuration once (cache folder set through ``SCENARIOGEN_CACHE_DIR``;
     ``settings``: the store's, default from the environment)."""
-    from generator.generate.pipeline import Pipeline
-    from generator.generate.run_config import GenerateConfig
+    from generator.generate.run.pipeline import Pipeline
+    from generator.generate.run.run_config import GenerateConfig
     from generator.llm.client import LLMClient
 
     cache = warm_dir if cfg.cache == "warm" else Path(tempfile.mkdtemp(prefix="cold-cache-"))

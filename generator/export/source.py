@@ -1,6 +1,6 @@
 """Read the scenarios of a run folder for export.
 
-A run folder (``scenarios/<run_id>/``, see :mod:`generator.generate.run_folder`) holds the
+A run folder (``scenarios/<run_id>/``, see :mod:`generator.generate.run.run_folder`) holds the
 accepted records in ``scenarios.json`` and the unanswerable ones in
 ``negative_scenarios.json``; a run stopped before its final write still has every accepted
 record in ``accepted.jsonl``, which is read when ``scenarios.json`` is missing.
@@ -17,7 +17,7 @@ from pydantic import ValidationError
 
 from generator.errors import UserError
 from generator.generate.model import ScenarioRecord
-from generator.generate.run_folder import RunFolder
+from generator.generate.run.run_folder import RunFolder
 from generator.safeparse import FILE
 from generator.userfile import read_text
 

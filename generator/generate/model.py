@@ -152,7 +152,7 @@ class TaskSeed(_Strict):
     )
     difficulty_score: float | None = Field(
         default=None,
-        description="Score of the work the task takes (generator/generate/difficulty.py); "
+        description="Score of the work the task takes (generator/generate/draw/difficulty.py); "
         "difficulty is its level under the documented cut points",
     )
     difficulty_features: dict[str, int] = Field(

@@ -30,7 +30,7 @@ from datetime import date, datetime, timedelta
 from typing import Any
 
 from generator.errors import StoreUnavailable, UserError
-from generator.generate.families import FAMILIES, Ambiguous, FamilyContext, compare
+from generator.generate.draw.families import FAMILIES, Ambiguous, FamilyContext, compare
 from generator.generate.model import TaskSeed, ToolCall
 from generator.heldout.plugins import load_heldout_module
 from generator.heldout.scoped import GENERIC, ScopedRegistry

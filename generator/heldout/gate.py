@@ -21,7 +21,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from generator.generate.families import FamilyContext
+from generator.generate.draw.families import FamilyContext
 from generator.generate.model import TaskSeed
 from generator.heldout.decoys import DecoyInput, is_inert, make_decoys
 from generator.heldout.margins import MarginResult, check_margins

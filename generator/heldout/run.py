@@ -2,7 +2,7 @@
 
 Per family ``f`` and instance index ``i`` the draw's generator comes from the 256-bit
 ``HMAC(secret, "instance", f, i)`` (the family context's run seed is set to it before the
-draw, so :func:`generator.generate.families.rng_for` derives the stream from it). A slot
+draw, so :func:`generator.generate.draw.families.rng_for` derives the stream from it). A slot
 takes indices until an instance passes the gate (:mod:`generator.heldout.gate`), at most
 ``max_attempts`` of them; each rejected index is counted by reason.
 """
@@ -18,7 +18,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from generator.config import StoreSettings, store_settings
-from generator.generate.families import (
+from generator.generate.draw.families import (
     FamilyContext,
     FamilySpec,
     draw_seed,
@@ -172,7 +172,7 @@ class HeldoutRun:
     async def generate(self) -> RunResult:
         """Seed the private fleet, draw and gate, and write the split output."""
         from generator.assetdef import load_asset_class
-        from generator.generate.verbalise_template import TemplateVerbaliser
+        from generator.generate.verbalise.verbalise_template import TemplateVerbaliser
         from generator.profile.build import build_profile
         from generator.tools.registry import ToolContext, load_tools
 

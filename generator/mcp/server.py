@@ -65,7 +65,7 @@ def served_class(asset_class: str | None = None) -> AssetClass:
 def instructions_for(asset: AssetClass, domains: Sequence[str] | None = None) -> str:
     """The server's instructions: the class (display name, description, standards) and,
     for a domain server, what the domain covers (its policy's description)."""
-    from generator.generate.policy import load_policy
+    from generator.generate.run.policy import load_policy
 
     standards = ", ".join(s.id for s in asset.standards)
     text = f"{asset.display_name}: {' '.join(asset.description.split())}"

@@ -8,14 +8,14 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
-from generator.generate.checks import CheckContext, CheckItem, GroundingSets, run_checks
-from generator.generate.policy import load_policies
-from generator.generate.rubric_check import (
+from generator.generate.checks.checks import CheckContext, CheckItem, GroundingSets, run_checks
+from generator.generate.checks.rubric_check import (
     count_claims,
     fleet_claims,
     negated_labels,
     value_claims,
 )
+from generator.generate.run.policy import load_policies
 from generator.llm.client import LLMClient, parse_reply
 from generator.llm.fake import ScriptedChatModel
 from generator.llm.sanitise import clean_text, unsafe_characters

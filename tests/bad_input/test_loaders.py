@@ -13,8 +13,8 @@ import yaml
 from generator import safeparse
 from generator.assetdef import ASSETS_DIR, load_asset_file, parse_asset_class
 from generator.errors import UserError
-from generator.generate.budget import allocate, propose_budget
-from generator.generate.policy import load_policies
+from generator.generate.run.budget import allocate, propose_budget
+from generator.generate.run.policy import load_policies
 from generator.llm.client import LLMClient, parse_reply
 from generator.llm.fake import ScriptedChatModel
 from tests.generator.generate._factories import make_profile, simple_asset

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from generator.generate import operate_run
+from generator.generate.draw import operate_run
 
 
 def test_operate_for_a_class_without_operate_families_is_one_line(

@@ -20,8 +20,8 @@ import pytest
 from eval.grade import grade
 from generator.assetdef import available_asset_classes, load_asset_class
 from generator.config import StoreSettings
-from generator.generate.pipeline import Pipeline
-from generator.generate.run_config import GenerateConfig
+from generator.generate.run.pipeline import Pipeline
+from generator.generate.run.run_config import GenerateConfig
 from generator.store.couch import CouchClient
 from generator.store.seed import seed
 

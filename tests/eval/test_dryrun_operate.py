@@ -22,7 +22,7 @@ import pytest
 
 from eval.dryrun import run_dry
 from eval.model import DryRunResult
-from generator.generate.operate_run import operate_record
+from generator.generate.draw.operate_run import operate_record
 from generator.operate.families import OperateDraw
 from tests.assets.transformer.operate_fixture import task
 

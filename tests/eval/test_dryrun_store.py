@@ -19,8 +19,8 @@ def generated_run(seeded_settings: StoreSettings, tmp_path: Path,
     """A small template run (8 scenarios, 2 negatives) on the session's seeded store."""
     import asyncio
 
-    from generator.generate.pipeline import Pipeline
-    from generator.generate.run_config import GenerateConfig
+    from generator.generate.run.pipeline import Pipeline
+    from generator.generate.run.run_config import GenerateConfig
 
     monkeypatch.setenv("SCENARIOGEN_CACHE_DIR", str(tmp_path / "cache"))
     cfg = GenerateConfig(n=8, seed=11, out_dir=str(tmp_path), run_id="r", negatives=2)

@@ -16,7 +16,7 @@ import pytest
 
 from eval.grader_corpus import CORPUS_DIR, GraderBenchReport, load_corpus, run_corpus
 from generator.assetdef import available_asset_classes, load_asset_class
-from generator.generate.families import FAMILIES, load_families
+from generator.generate.draw.families import FAMILIES, load_families
 
 HELD_OUT = CORPUS_DIR.parent / "grader_heldout"
 # (right answers scored 1, wrong answers scored below 1), as measured.

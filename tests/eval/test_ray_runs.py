@@ -26,8 +26,8 @@ NODE = {"num_cpus": 1, "object_store_memory": 100 * 1024 * 1024}
 @pytest.fixture(scope="module")
 def small_run(seeded_settings: StoreSettings, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A template run of 8 scenarios and 2 negatives on the session's seeded fleet."""
-    from generator.generate.pipeline import Pipeline
-    from generator.generate.run_config import GenerateConfig
+    from generator.generate.run.pipeline import Pipeline
+    from generator.generate.run.run_config import GenerateConfig
 
     out = tmp_path_factory.mktemp("rayrun")
     with pytest.MonkeyPatch.context() as mp:

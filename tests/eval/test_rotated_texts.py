@@ -20,8 +20,8 @@ from eval.audit.raw import RawStore
 from eval.audit.run import audit_run
 from eval.score import score_path
 from generator.config import StoreSettings
-from generator.generate.pipeline import Pipeline
-from generator.generate.run_config import GenerateConfig
+from generator.generate.run.pipeline import Pipeline
+from generator.generate.run.run_config import GenerateConfig
 
 pytestmark = pytest.mark.couch
 

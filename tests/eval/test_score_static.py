@@ -9,7 +9,7 @@ import pytest
 
 from eval.score import load_set
 from eval.score_static import score_static
-from generator.generate.policy import load_policies
+from generator.generate.run.policy import load_policies
 
 CF = "The response should list what was asked, using the sites tool of the store."
 

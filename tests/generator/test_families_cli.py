@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 from generator.assetdef import available_asset_classes, load_asset_class
 from generator.cli import app
 from generator.config import PROJECT_ROOT, StoreSettings
-from generator.generate.families import families_of
+from generator.generate.draw.families import families_of
 from generator.tools.registry import TOOLS, load_tools
 
 runner = CliRunner()

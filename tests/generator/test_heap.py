@@ -10,8 +10,8 @@ import pytest
 
 from generator import heap
 from generator.config import StoreSettings
-from generator.generate.pipeline import Pipeline
-from generator.generate.run_config import GenerateConfig
+from generator.generate.run.pipeline import Pipeline
+from generator.generate.run.run_config import GenerateConfig
 
 
 @pytest.fixture(autouse=True)

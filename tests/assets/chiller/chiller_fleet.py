@@ -7,7 +7,7 @@ from datetime import date
 
 from generator.assetdef import load_asset_class
 from generator.config import StoreSettings
-from generator.generate.families import FamilyContext
+from generator.generate.draw.families import FamilyContext
 from generator.profile.grounding import ground
 from generator.profile.model import AssetProfile
 from generator.store.couch import CouchClient

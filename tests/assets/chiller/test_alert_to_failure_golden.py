@@ -12,7 +12,7 @@ import pytest
 
 from assets.chiller.families_wo import FIRST_ORDER_NOTE
 from generator.config import StoreSettings
-from generator.generate.families import FAMILIES, draw_many, load_families
+from generator.generate.draw.families import FAMILIES, draw_many, load_families
 from generator.profile.model import AssetProfile
 from generator.store.couch import CouchClient
 from generator.store.seed import database_names

@@ -13,8 +13,8 @@ from eval.audit.core import Case
 from eval.audit.raw import RawStore
 from eval.audit.run import AuditReport, audit_run
 from generator.config import StoreSettings
-from generator.generate.pipeline import Pipeline
-from generator.generate.run_config import GenerateConfig
+from generator.generate.run.pipeline import Pipeline
+from generator.generate.run.run_config import GenerateConfig
 from tests.assets.chiller.chiller_fleet import seed_chiller
 from tests.eval.audit.planting import plant_wrong_reference
 

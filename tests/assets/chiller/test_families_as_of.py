@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 
 from assets.chiller.families_multi import HOUR_START, diagnosis_to_action
-from generator.generate.asof import declared_as_of, documents_after
-from generator.generate.families import FAMILIES
+from generator.generate.draw.asof import declared_as_of, documents_after
+from generator.generate.draw.families import FAMILIES
 from generator.generate.model import TaskSeed, ToolCall
 
 HOUR = "2025-08-18T20:00:00"

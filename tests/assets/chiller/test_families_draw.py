@@ -15,7 +15,7 @@ from assets.chiller.families_tsfm import ZERO_WHEN_OFF
 from assets.chiller.simulator import FleetSpec, simulate_fleet
 from generator.api import history_call
 from generator.config import StoreSettings
-from generator.generate.families import (
+from generator.generate.draw.families import (
     draw_many,
     families_of,
     load_families,
@@ -23,8 +23,8 @@ from generator.generate.families import (
     recompute,
 )
 from generator.generate.model import TaskSeed
-from generator.generate.surface_forms import missing_mentions
-from generator.generate.verbalise_template import TemplateVerbaliser, load_templates
+from generator.generate.verbalise.surface_forms import missing_mentions
+from generator.generate.verbalise.verbalise_template import TemplateVerbaliser, load_templates
 from generator.profile.model import AssetProfile
 from tests.assets.chiller.chiller_fleet import (
     ASSET,

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from generator.config import StoreSettings
-from generator.generate.families import FAMILIES, draw_many, load_families
+from generator.generate.draw.families import FAMILIES, draw_many, load_families
 from generator.generate.model import TaskSeed
 from generator.profile.model import AssetProfile
 from generator.store.couch import CouchClient

@@ -17,9 +17,9 @@ import pytest
 
 from generator.assetdef import available_asset_classes, load_asset_class
 from generator.config import StoreSettings
-from generator.generate.pipeline import Pipeline
-from generator.generate.run_config import GenerateConfig
-from generator.generate.verbalise_llm import system_prompt
+from generator.generate.run.pipeline import Pipeline
+from generator.generate.run.run_config import GenerateConfig
+from generator.generate.verbalise.verbalise_llm import system_prompt
 from generator.vocabulary import load_vocabulary
 from tests.assets.chiller.chiller_fleet import seed_chiller
 

@@ -258,8 +258,8 @@ def test_the_grader_reads_and_scores_a_plan() -> None:
 def test_draws_from_the_store_pass_the_gate(settings_for: Callable[..., StoreSettings]
                                             ) -> None:
     from generator.assetdef import load_asset_class
+    from generator.generate.draw.operate_run import draw_operate
     from generator.generate.model import ScenarioRecord
-    from generator.generate.operate_run import draw_operate
     from generator.tools.registry import ToolContext
     from tests.assets.chiller.chiller_fleet import seed_chiller
 

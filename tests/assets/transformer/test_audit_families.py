@@ -191,7 +191,7 @@ def test_the_anomaly_note_and_each_of_its_wordings_pin_the_spread_to_the_whole_r
     # that only names the usual level leaves a reader free to take it over the window alone.
     from assets.transformer.audit.common import anomaly_dims
     from assets.transformer.families_tsfm import ANOMALY_NOTE
-    from generator.generate.verbalise_template import load_templates
+    from generator.generate.verbalise.verbalise_template import load_templates
 
     params = {"asset_id": "U1", "end": "2026-07-05", "threshold": 3.5, "custom": False}
     wordings = [ANOMALY_NOTE, *load_templates("transformer").equivalents[ANOMALY_NOTE]]

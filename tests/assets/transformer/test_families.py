@@ -15,8 +15,8 @@ import pytest
 from assets.transformer import dga
 from assets.transformer.audit.standards import duval_zone
 from generator.config import StoreSettings
-from generator.generate.difficulty import cuts_for
-from generator.generate.families import (
+from generator.generate.draw.difficulty import cuts_for
+from generator.generate.draw.families import (
     FAMILIES,
     draw_many,
     families_of,
@@ -73,7 +73,7 @@ def test_seeds_are_json_and_well_formed(seeds: dict[str, list[TaskSeed]]) -> Non
             assert s.domain == spec.domain and s.category == spec.category
             assert all(c.name in tools for c in s.tool_sequence)
             assert s.answer_summary
-            # The level is scored from the work (generator.generate.difficulty): a hard
+            # The level is scored from the work (generator.generate.draw.difficulty): a hard
             # seed's score reaches its domain's upper cut point, whatever the family declared.
             assert s.difficulty_score is not None, s.key
             low, high = cuts_for(s.domain)

@@ -42,7 +42,7 @@ from assets.transformer.families_ask import (
 )
 from generator.api import END_DAY_INCLUDED
 from generator.config import StoreSettings
-from generator.generate.families import FAMILIES
+from generator.generate.draw.families import FAMILIES
 from tests.assets.transformer.test_golden_families import generate_family, seed_raw
 
 SITE, TX01, TX02 = "ASKA", "ASKA-TX01", "ASKA-TX02"
@@ -468,9 +468,9 @@ async def test_weekly_pattern_stops_at_a_usual_pattern_its_slot_passes_over(
     as the tool's score says usual (above the band of cut-offs: 0 on 07-01..07-03 here)
     instead of reading the four weeks before. The slots are the ones whole draws give, and
     so are the gate's drops."""
-    from generator.generate import families
-    from generator.generate.run_config import GenerateConfig
-    from generator.generate.stages import prepare
+    from generator.generate.draw import families
+    from generator.generate.run.run_config import GenerateConfig
+    from generator.generate.run.stages import prepare
     from tests.assets.transformer.test_golden_families import ASSET, grounded_profile
 
     stopped: list[int] = []

@@ -36,7 +36,7 @@ from assets.transformer.families_events import (
 )
 from generator.api import END_DAY_INCLUDED, END_MIDNIGHT_INCLUDED, Ambiguous
 from generator.config import StoreSettings
-from generator.generate.families import FAMILIES, draw_seed
+from generator.generate.draw.families import FAMILIES, draw_seed
 from tests.assets.transformer.test_golden_families import generate_family, seed_raw
 
 SITE = "EVT"
@@ -376,7 +376,7 @@ async def test_gate_drops_a_differing_unstated_reading(
     makes the draw ambiguous: the gate drops it and counts the drop under the reading."""
     from dataclasses import replace
 
-    from generator.generate.families import FamilySpec
+    from generator.generate.draw.families import FamilySpec
     from tests.assets.transformer.test_golden_families import _env
 
     env = await _env(events_settings, tmp_path)

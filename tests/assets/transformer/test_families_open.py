@@ -25,12 +25,12 @@ from assets.transformer.families_open import (
 )
 from generator.api import AS_OF_INCLUDED, Ambiguous
 from generator.config import StoreSettings
-from generator.generate.checks import CheckContext, CheckItem, GroundingSets, run_checks
-from generator.generate.families import FAMILIES, draw_many, load_families, recompute
+from generator.generate.checks.checks import CheckContext, CheckItem, GroundingSets, run_checks
+from generator.generate.checks.rubric_check import rubric_backing
+from generator.generate.draw.families import FAMILIES, draw_many, load_families, recompute
 from generator.generate.model import TaskSeed, ToolCall
-from generator.generate.policy import load_policies
-from generator.generate.rubric_check import rubric_backing
-from generator.generate.verbalise_template import TemplateVerbaliser
+from generator.generate.run.policy import load_policies
+from generator.generate.verbalise.verbalise_template import TemplateVerbaliser
 from generator.profile.model import AssetProfile
 from tests.generator.generate.test_families import ASSET, family_context, grounded_profile
 

@@ -23,8 +23,9 @@ from assets.transformer.families_open_condition import (
 )
 from generator.api import Ambiguous
 from generator.config import StoreSettings
-from generator.generate.checks import CheckContext, CheckItem, GroundingSets, run_checks
-from generator.generate.families import (
+from generator.generate.checks.checks import CheckContext, CheckItem, GroundingSets, run_checks
+from generator.generate.checks.rubric_check import rubric_backing
+from generator.generate.draw.families import (
     FAMILIES,
     compose_seed,
     draw_many,
@@ -32,9 +33,8 @@ from generator.generate.families import (
     recompute,
 )
 from generator.generate.model import TaskSeed
-from generator.generate.policy import load_policies
-from generator.generate.rubric_check import rubric_backing
-from generator.generate.verbalise_template import TemplateVerbaliser
+from generator.generate.run.policy import load_policies
+from generator.generate.verbalise.verbalise_template import TemplateVerbaliser
 from generator.profile.model import AssetProfile
 from tests.generator.generate.test_families import ASSET, family_context, grounded_profile
 

@@ -26,7 +26,7 @@ from assets.transformer.families_quality import (
 )
 from generator.api import END_DAY_INCLUDED, END_MIDNIGHT_INCLUDED
 from generator.config import StoreSettings
-from generator.generate.families import FAMILIES, Plan, draw_many, gate_readings, load_families
+from generator.generate.draw.families import FAMILIES, Plan, draw_many, gate_readings, load_families
 from generator.generate.model import TaskSeed, ToolCall
 from generator.profile.model import AssetProfile
 from generator.store.couch import CouchClient
@@ -307,7 +307,7 @@ def test_followup_counts_no_order_reported_after_the_day_it_calls_today() -> Non
     # The run began 2026-06-05 10:00; WO-9 (IC-SENS) was reported 2026-06-12 08:00, after
     # today: it did not exist yet -> no order since the fault began: raise one.
     from assets.transformer.families_quality import ORDERS_AFTER_WINDOW, _followup_plan
-    from generator.generate.asof import declared_as_of, documents_after
+    from generator.generate.draw.asof import declared_as_of, documents_after
 
     window = {"asset_id": "U", "site": "S", "sensor": "wti", "sensor_label": "winding",
               "start": "2026-06-04", "end": "2026-06-11", "min_run": 6, "run_words": "six"}

@@ -39,7 +39,7 @@ from assets.transformer.families_thermal import (
     peak_run,
 )
 from generator.config import StoreSettings
-from generator.generate.families import FAMILIES, Plan, draw_seed, gate_readings
+from generator.generate.draw.families import FAMILIES, Plan, draw_seed, gate_readings
 from tests.assets.transformer.test_golden_families import generate_family, seed_raw
 from tests.generator.generate.test_families import family_context, grounded_profile
 
@@ -168,7 +168,7 @@ async def test_overload_gate_drops_an_unstated_reading(thermal_settings: StoreSe
             break
     else:
         pytest.fail("no overload seed")
-    from generator.generate.families import rng_for
+    from generator.generate.draw.families import rng_for
 
     plan = await spec.draw(ctx, rng_for(ctx.run_seed, spec.name, draw), [])
     assert plan is not None

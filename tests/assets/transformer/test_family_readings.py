@@ -32,7 +32,7 @@ from generator.api import (
     window_end_readings,
 )
 from generator.config import StoreSettings
-from generator.generate.families import FAMILIES, Ambiguous, draw_many, load_families
+from generator.generate.draw.families import FAMILIES, Ambiguous, draw_many, load_families
 from generator.generate.model import TaskSeed, ToolCall
 from generator.profile.model import AssetProfile
 from generator.store.query import FleetStore

@@ -24,10 +24,10 @@ import pytest
 from assets.transformer.family_readings import HW_SIMPLE_INIT
 from generator.api import END_DAY_INCLUDED
 from generator.config import StoreSettings
-from generator.generate.families import FAMILIES
+from generator.generate.draw.families import FAMILIES
 from generator.generate.model import TaskSeed
-from generator.generate.run_config import GenerateConfig
-from generator.generate.stages import RunEnv, prepare
+from generator.generate.run.run_config import GenerateConfig
+from generator.generate.run.stages import RunEnv, prepare
 from generator.store.couch import CouchClient
 from generator.store.seed import META_DB, database_names, indexes_of, marker_id
 from tests.generator.generate.test_families import ASSET, grounded_profile

@@ -23,12 +23,12 @@ import pytest
 
 from generator.assetdef import load_asset_class
 from generator.config import StoreSettings
-from generator.generate import stages
-from generator.generate.families import families_of
-from generator.generate.pipeline import Pipeline
-from generator.generate.run_config import GenerateConfig
-from generator.generate.run_folder import RunFolder
-from generator.generate.surface_forms import stands_for
+from generator.generate.draw.families import families_of
+from generator.generate.run import stages
+from generator.generate.run.pipeline import Pipeline
+from generator.generate.run.run_config import GenerateConfig
+from generator.generate.run.run_folder import RunFolder
+from generator.generate.verbalise.surface_forms import stands_for
 from generator.store.couch import CouchClient
 from generator.store.seed import META_DB, database_names, indexes_of, marker_id
 

@@ -149,8 +149,8 @@ def test_the_grader_names_why_a_plan_loses() -> None:
 
 def test_draws_from_the_store_pass_the_gate(seeded_settings: StoreSettings) -> None:
     from generator.assetdef import load_asset_class
+    from generator.generate.draw.operate_run import draw_operate
     from generator.generate.model import ScenarioRecord
-    from generator.generate.operate_run import draw_operate
     from generator.tools.registry import ToolContext
 
     asset = load_asset_class("transformer")
@@ -173,8 +173,8 @@ def test_an_operate_record_exports_to_assetopsbench_and_back() -> None:
 
     from generator.export.aob_records import from_upstream, to_upstream
     from generator.export.vocab import HF_TYPES, JSON_TYPES
-    from generator.generate.operate_run import operate_record
-    from generator.generate.schemas import load_schema
+    from generator.generate.checks.schemas import load_schema
+    from generator.generate.draw.operate_run import operate_record
     from generator.operate.families import OperateDraw
 
     t = task()

@@ -15,8 +15,8 @@ from eval.audit.core import UNSUPPORTED as UNSUPPORTED_REGISTRY
 from eval.audit.raw import RawStore
 from eval.audit.run import AuditReport, audit_run
 from generator.config import StoreSettings
-from generator.generate.pipeline import Pipeline
-from generator.generate.run_config import GenerateConfig
+from generator.generate.run.pipeline import Pipeline
+from generator.generate.run.run_config import GenerateConfig
 from tests.eval.audit.planting import plant_wrong_reference
 
 # With the tools, simulator and families corrected, every family the audit re-derives must

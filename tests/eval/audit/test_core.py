@@ -55,7 +55,7 @@ def test_absolute_or_relative_tolerance_and_flags() -> None:
         ("Over the seven days before 20 August 2026?", "2026-08-20", ["end_exclusive"]),
         ("Since the start of July, up to yesterday (assume today is 2026-08-20)?",
          "2026-08-20", ["end_exclusive"]),
-        # Relative windows that state today and leave it out (generator/generate/
+        # Relative windows that state today and leave it out (generator/generate/verbalise/
         # dates_natural.py), "today" before or after the date (found on an n = 1000 run).
         ("Over the last seven days, up to yesterday (we're on 2026-07-15 today)?",
          "2026-07-15", ["end_exclusive"]),

@@ -84,7 +84,7 @@ def test_clones_keep_fields_and_perturb_texts() -> None:
 
 
 def test_open_replies_validate_and_a_repair_words_the_task_afresh() -> None:
-    from generator.generate.verbalise_llm import _OpenBatch
+    from generator.generate.verbalise.verbalise_llm import _OpenBatch
 
     opened = _OpenBatch.model_validate_json(reply_for("Write 2 open wo requests (x)"))
     assert [i.category for i in opened.items] == ["Knowledge Query", "Decision Support"]

@@ -37,8 +37,8 @@ async def test_a_small_run_reports_wall_over_bound_at_least_one(
 async def test_multi_agent_calls_depend_on_their_parents_acceptance(
     seeded_settings: StoreSettings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from generator.generate.pipeline import Pipeline
-    from generator.generate.run_config import GenerateConfig
+    from generator.generate.run.pipeline import Pipeline
+    from generator.generate.run.run_config import GenerateConfig
     from generator.llm.client import LLMClient
 
     monkeypatch.setenv("SCENARIOGEN_CACHE_DIR", str(tmp_path / "cache"))

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from generator.config import StoreSettings
-from generator.generate.pipeline import Pipeline
-from generator.generate.run_config import GenerateConfig
+from generator.generate.run.pipeline import Pipeline
+from generator.generate.run.run_config import GenerateConfig
 
 
 @pytest.fixture(scope="module")

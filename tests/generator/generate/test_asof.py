@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from generator.generate.asof import (
+from generator.generate.draw.asof import (
     AFTER_AS_OF,
     NO_AS_OF,
     as_of_param,
@@ -14,7 +14,7 @@ from generator.generate.asof import (
     hour_end_as_of,
     is_after,
 )
-from generator.generate.families import FamilyContext, FamilySpec, Plan, Probe, _gated
+from generator.generate.draw.families import FamilyContext, FamilySpec, Plan, Probe, _gated
 from generator.generate.model import ToolCall
 
 

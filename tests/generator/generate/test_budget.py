@@ -5,14 +5,14 @@ from __future__ import annotations
 import pytest
 
 from generator.errors import UserError
-from generator.generate.budget import (
+from generator.generate.run.budget import (
     allocate,
     largest_remainder,
     parse_budget,
     profile_weights,
     propose_budget,
 )
-from generator.generate.policy import load_policies
+from generator.generate.run.policy import load_policies
 from generator.llm.client import LLMClient
 from generator.llm.fake import ScriptedChatModel
 

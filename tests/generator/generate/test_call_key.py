@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from generator.generate.families import CallKey, _call_key
+from generator.generate.draw.families import CallKey, _call_key
 from generator.generate.model import ToolCall
 
 

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from generator.generate.checks import (
+from generator.generate.checks.checks import (
     CHECKS,
     CheckContext,
     CheckItem,
@@ -18,9 +18,9 @@ from generator.generate.checks import (
     normalise_type,
     run_checks,
 )
-from generator.generate.dedup import DedupIndex
+from generator.generate.checks.dedup import DedupIndex
 from generator.generate.model import Draft, TaskSeed, ToolCall
-from generator.generate.policy import load_policies
+from generator.generate.run.policy import load_policies
 
 POLICIES = load_policies()
 GROUNDING = GroundingSets(
@@ -282,7 +282,7 @@ def test_the_tool_name_fold_covers_every_letter_re_matches_case_insensitively() 
     # exact only if the fold maps every character IGNORECASE matches to an ASCII letter.
     import re
 
-    from generator.generate.checks import _FOLD
+    from generator.generate.checks.checks import _FOLD
 
     every = "".join(chr(c) for c in range(0x110000) if not 0xD800 <= c < 0xE000)
     for letter in "abcdefghijklmnopqrstuvwxyz":
@@ -295,7 +295,7 @@ def test_the_tool_name_fold_covers_every_letter_re_matches_case_insensitively() 
 async def test_outcomes_found_elsewhere_are_taken_and_the_run_state_checks_run_here() -> None:
     """A draw-ahead worker runs every check but those reading the run's state; the run takes
     its outcomes and runs the rest: the same outcomes, in the same order, as running all."""
-    from generator.generate.checks import reads_run_state
+    from generator.generate.checks.checks import reads_run_state
 
     async def recompute(seed: TaskSeed) -> list[str]:
         return ["answer differs"]  # a failing check among the worker's

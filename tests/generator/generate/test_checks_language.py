@@ -6,8 +6,8 @@ import asyncio
 
 import pytest
 
-from generator.generate.checks import CheckContext, CheckItem, check_names, run_checks
-from generator.generate.checks_language import grammar_problems, parameter_leaks
+from generator.generate.checks.checks import CheckContext, CheckItem, check_names, run_checks
+from generator.generate.checks.checks_language import grammar_problems, parameter_leaks
 
 ARGS = frozenset({"asset_id", "start_date", "wti_alarm", "threshold", "sensor", "method"})
 CODES = {"wti": "winding temperature", "load_mva": "load", "tonnage": "cooling load in tons"}
@@ -70,7 +70,7 @@ def test_leak_names_the_spoken_form() -> None:
 def test_registered_vocabulary_is_read() -> None:
     # the defaults come from the tool registry and the class vocabularies: every argument
     # name with '_' is a leak
-    from generator.generate.checks_language import tool_argument_names
+    from generator.generate.checks.checks_language import tool_argument_names
 
     args = tool_argument_names()
     assert "asset_id" in args and "start_date" in args
@@ -199,7 +199,7 @@ def test_marked_phrasings_not_found(text: str) -> None:
     ],
 )
 def test_claims_the_data_may_not_hold_found(text: str) -> None:
-    from generator.generate.checks_language import register_problems
+    from generator.generate.checks.checks_language import register_problems
 
     assert [p.split(":")[0] for p in register_problems(text)] == ["claim"]
 
@@ -214,7 +214,7 @@ def test_claims_the_data_may_not_hold_found(text: str) -> None:
     ],
 )
 def test_claims_the_data_may_not_hold_not_found(text: str) -> None:
-    from generator.generate.checks_language import register_problems
+    from generator.generate.checks.checks_language import register_problems
 
     assert register_problems(text) == []
 
@@ -227,7 +227,7 @@ def test_the_templates_assert_nothing_the_data_may_not_hold() -> None:
     import yaml
 
     from generator.assetdef import ASSETS_DIR
-    from generator.generate.checks_language import register_problems
+    from generator.generate.checks.checks_language import register_problems
 
     def frames(node: Any, inside: bool = False) -> list[str]:
         if isinstance(node, str):
@@ -247,8 +247,8 @@ def test_the_templates_assert_nothing_the_data_may_not_hold() -> None:
 
 
 def test_a_multiagent_text_repeating_a_single_domain_request_is_found() -> None:
-    from generator.generate.checks import CheckContext, CheckItem, evaluate
-    from generator.generate.dedup import DedupIndex
+    from generator.generate.checks.checks import CheckContext, CheckItem, evaluate
+    from generator.generate.checks.dedup import DedupIndex
 
     question = ("Scan the power input of CH-MAIN-01 (MAIN) from 2 August through 8 August "
                 "2025 for readings more than 4 robust standard deviations from the usual level.")

@@ -1,12 +1,12 @@
-"""The multi-agent stream of distinct composed tasks (generator.generate.composed)."""
+"""The multi-agent stream of distinct composed tasks (generator.generate.draw.composed)."""
 
 from __future__ import annotations
 
 import asyncio
 import random
 
-from generator.generate.composed import ComposedSeeds
-from generator.generate.families import EXTRA_BASE, EXTRA_DRAWS, params_key
+from generator.generate.draw.composed import ComposedSeeds
+from generator.generate.draw.families import EXTRA_BASE, EXTRA_DRAWS, params_key
 from generator.generate.model import TaskSeed, ToolCall
 
 

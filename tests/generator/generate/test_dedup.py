@@ -7,7 +7,7 @@ import threading
 import pytest
 from rapidfuzz import fuzz
 
-from generator.generate.dedup import DedupIndex, normalise, similarity
+from generator.generate.checks.dedup import DedupIndex, normalise, similarity
 
 A = "What was the highest winding temperature of NORTH-TX01 at site NORTH on 2026-06-03?"
 B = "What was the highest winding temperature of NORTH-TX02 at site NORTH on 2026-06-03?"
@@ -151,7 +151,7 @@ def test_the_indexed_search_decides_as_the_full_scan_on_real_texts() -> None:
 
 
 def test_fingerprints_survive_an_edit_elsewhere_in_the_text() -> None:
-    from generator.generate.dedup import anchors, fingerprints
+    from generator.generate.checks.dedup import anchors, fingerprints
 
     a = normalise(A)
     assert fingerprints(a) == fingerprints(a) and len(fingerprints(a)) >= len(a) // 8
@@ -163,7 +163,7 @@ def test_fingerprints_survive_an_edit_elsewhere_in_the_text() -> None:
 
 
 def test_the_character_count_bound_never_exceeds_the_ratio() -> None:
-    from generator.generate.dedup import char_counts
+    from generator.generate.checks.dedup import char_counts
 
     # "abcd" vs "abxy": counts differ in c, d, x, y (L1 = 4), lengths 4 + 4, so the bound is
     # 100 (1 - 4/8) = 50; the Indel distance is 4 too (delete c, d; insert x, y): ratio 50.

@@ -6,7 +6,7 @@ from typing import Any
 
 from eval.difficulty_fit import calibrate, fit_cuts
 from eval.model import DryRunReport, DryRunResult, GradeResult
-from generator.generate.difficulty import (
+from generator.generate.draw.difficulty import (
     CUTS,
     CUTS_BY_DOMAIN,
     cuts_for,
@@ -191,7 +191,7 @@ def test_present_finds_what_the_full_leaf_set_finds() -> None:
     # _present is the fast form of ``wanted & _leaves(outputs)``; the values are chosen at
     # the edges of the canonical form: 1 vs 1.0 vs "1" vs True, -0.0 vs 0.0, a float equal
     # only after rounding to 6 places, nan, None, a nested string, a tuple (a leaf).
-    from generator.generate.difficulty import _leaves, _present
+    from generator.generate.draw.difficulty import _leaves, _present
 
     outputs = [
         {"a": 1, "b": 2.0000001, "c": "1", "d": [True, None, {"e": -0.0}]},

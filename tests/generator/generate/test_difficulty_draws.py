@@ -1,4 +1,4 @@
-"""Fitting the difficulty cut points to natural draws (generator/generate/difficulty_draws.py).
+"""Fitting the difficulty cut points to natural draws (generator/generate/draw/difficulty_draws.py).
 
 The seeds are made here with hand-chosen scores, so the fitted cuts and level shares follow
 from the rule (difficulty.cuts_from_scores) worked by hand in the comments.
@@ -6,8 +6,8 @@ from the rule (difficulty.cuts_from_scores) worked by hand in the comments.
 
 from __future__ import annotations
 
-from generator.generate.difficulty import cuts_for
-from generator.generate.difficulty_draws import fit_domains
+from generator.generate.draw.difficulty import cuts_for
+from generator.generate.draw.difficulty_draws import fit_domains
 from generator.generate.model import TaskSeed, ToolCall
 
 

@@ -12,9 +12,9 @@ import asyncio
 from pathlib import Path
 from typing import Any, cast
 
-from generator.generate.domain_run import DomainJob, DomainRunner
 from generator.generate.model import Draft, TaskSeed, ToolCall
-from generator.generate.run_folder import RunFolder
+from generator.generate.run.domain_run import DomainJob, DomainRunner
+from generator.generate.run.run_folder import RunFolder
 
 
 def _seed(c: int) -> TaskSeed:

@@ -1,4 +1,4 @@
-"""Family lanes made ahead in worker processes (generator.generate.ahead) change who makes a
+"""Family lanes made ahead in worker processes (generator.generate.draw.ahead) change who makes a
 slot, never the run: the same scenarios, negatives, rejections and gate-drop counts as a
 run that makes every slot itself; a worker that fails hands its family back; no worker
 outlives the run."""
@@ -19,9 +19,9 @@ from typing import Any
 import pytest
 
 from generator.config import StoreSettings
-from generator.generate import ahead
-from generator.generate.pipeline import Pipeline
-from generator.generate.run_config import GenerateConfig
+from generator.generate.draw import ahead
+from generator.generate.run.pipeline import Pipeline
+from generator.generate.run.run_config import GenerateConfig
 
 
 @pytest.fixture(autouse=True)
@@ -201,7 +201,7 @@ def test_a_worker_ends_when_its_run_is_killed() -> None:
     """A run killed with SIGKILL (no finally, no pool shutdown) leaves no worker behind."""
     script = (
         "import time\n"
-        "from generator.generate.ahead import DrawAhead\n"
+        "from generator.generate.draw.ahead import DrawAhead\n"
         "helper = DrawAhead(object(), 1)\n"  # the context is only used once a slot is asked
         "time.sleep(1)\n"
         "print(*helper._pools[0]._processes, flush=True)\n"
@@ -224,8 +224,8 @@ def test_a_worker_ends_when_its_run_is_killed() -> None:
 
 
 async def test_a_lane_being_made_has_no_state_and_a_resumed_lane_goes_on() -> None:
-    from generator.generate.families import FamilySpec
-    from generator.generate.lanes import LaneState, SlotSeeds, slot_seed
+    from generator.generate.draw.families import FamilySpec
+    from generator.generate.draw.lanes import LaneState, SlotSeeds, slot_seed
     from generator.generate.model import TaskSeed
 
     async def no_plan(*_: Any) -> None:
@@ -273,7 +273,7 @@ async def test_plain_draws_carry_all_their_drops(seeded_settings: StoreSettings)
     """A worker's plain draw carries every drop making it recorded, each under its own
     index, so the run can count them as if it had drawn, whether the worker made them or had
     them kept."""
-    from generator.generate.families import FAMILIES, draw_seed, load_families, params_key
+    from generator.generate.draw.families import FAMILIES, draw_seed, load_families, params_key
     from tests.generator.generate.test_families import ASSET, family_context, grounded_profile
 
     load_families(ASSET)
@@ -310,7 +310,7 @@ async def test_plain_draws_carry_all_their_drops(seeded_settings: StoreSettings)
 
 
 def test_a_lane_is_taken_back_only_where_the_run_left_it() -> None:
-    from generator.generate.lanes import LaneState, SlotSeeds
+    from generator.generate.draw.lanes import LaneState, SlotSeeds
 
     kept = SlotSeeds()
     start = LaneState(0, frozenset({"a"}), 0, 0)
@@ -339,8 +339,8 @@ async def test_a_worker_hands_over_the_drops_of_slots_it_made_for_work_the_run_d
     """A chunk the run could no longer cancel (it was running when the run took the family
     back) still ran in the worker: its draws stay kept there. When the family comes back to
     that worker, the slots it makes carry the same drops as a worker that never ran it."""
-    from generator.generate.families import FAMILIES, load_families
-    from generator.generate.lanes import SlotSeeds
+    from generator.generate.draw.families import FAMILIES, load_families
+    from generator.generate.draw.lanes import SlotSeeds
     from tests.generator.generate.test_families import ASSET, family_context, grounded_profile
 
     load_families(ASSET)
@@ -375,7 +375,7 @@ async def test_a_family_taken_back_counts_the_drops_of_every_slot_the_worker_mad
     goes on from there, so it has reached every slot the worker made (as a run making its
     slots itself would, slot by slot) and counts their drops now, even those of slots whose
     candidates it never asks for again."""
-    from generator.generate.lanes import LaneState, SlotSeeds
+    from generator.generate.draw.lanes import LaneState, SlotSeeds
     from tests.generator.generate.test_families import family_context, grounded_profile
 
     ctx = family_context(await grounded_profile(seeded_settings), seeded_settings, 4242)

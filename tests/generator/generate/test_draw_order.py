@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from generator.generate.draw_order import PriorityGate, draw_ranks, taking_turns
+from generator.generate.draw.draw_order import PriorityGate, draw_ranks, taking_turns
 from generator.generate.model import TaskSeed
 
 

@@ -14,7 +14,7 @@ import pytest
 from generator.assetdef import load_asset_class
 from generator.config import StoreSettings
 from generator.errors import StoreUnavailable
-from generator.generate.families import (
+from generator.generate.draw.families import (
     CATEGORIES,
     FAMILIES,
     Ambiguous,
@@ -132,7 +132,7 @@ def test_rng_streams_are_stable_and_distinct() -> None:
 def test_rng_is_the_same_in_another_process() -> None:
     # Python's hash() is salted per process; the stream must not depend on it.
     code = (
-        "from generator.generate.families import rng_for;"
+        "from generator.generate.draw.families import rng_for;"
         "print(rng_for(11, 'iot_sensor_stat', 3).integers(0, 2**31, 3).tolist())"
     )
     out = subprocess.run(
@@ -328,7 +328,7 @@ def _gated(readings: list[Any], stated: list[str]) -> FamilySpec:
 
 
 async def test_gate_keeps_a_reading_that_gives_the_same_answer(offline_ctx: FamilyContext) -> None:
-    from generator.generate.families import Reading
+    from generator.generate.draw.families import Reading
 
     spec = _gated([Reading("shift_within_tol", "off by a fraction", params={"shift": 0.4})], [])
     seed = await draw_seed(spec, offline_ctx, 0)
@@ -341,7 +341,7 @@ async def test_gate_keeps_a_reading_that_gives_the_same_answer(offline_ctx: Fami
 
 
 async def test_gate_drops_an_unstated_reading_that_differs(offline_ctx: FamilyContext) -> None:
-    from generator.generate.families import Reading
+    from generator.generate.draw.families import Reading
 
     spec = _gated([Reading("plus_one", "counts one more", params={"shift": 1})], [])
     assert await draw_seed(spec, offline_ctx, 0) is None
@@ -353,7 +353,7 @@ async def test_gate_drops_an_unstated_reading_that_differs(offline_ctx: FamilyCo
 async def test_gate_keeps_a_stated_reading_and_records_its_answer(
     offline_ctx: FamilyContext,
 ) -> None:
-    from generator.generate.families import Reading
+    from generator.generate.draw.families import Reading
 
     spec = _gated([Reading("plus_one", "counts one more", params={"shift": 1})], ["plus_one"])
     seed = await draw_seed(spec, offline_ctx, 0)
@@ -364,7 +364,7 @@ async def test_gate_keeps_a_stated_reading_and_records_its_answer(
 
 
 async def test_gate_runs_a_readings_own_calls(offline_ctx: FamilyContext) -> None:
-    from generator.generate.families import Reading
+    from generator.generate.draw.families import Reading
 
     # A call that fails gives that reader no answer: the task is ambiguous for them.
     bad = [ToolCall(name="get_ai_tasks", args={"no_such_argument": 1})]
@@ -377,7 +377,7 @@ async def test_gate_runs_a_readings_own_calls(offline_ctx: FamilyContext) -> Non
 
 
 def test_designated_slots_spread_the_share_over_every_prefix() -> None:
-    from generator.generate.families import designated_nontrivial
+    from generator.generate.draw.families import designated_nontrivial
 
     flags = [designated_nontrivial(k, 0.4) for k in range(10)]
     # ceil(0.4 n) for n = 1..10 is 1,1,2,2,2,3,3,4,4,4: designated slots 0, 2, 5, 7.
@@ -387,7 +387,7 @@ def test_designated_slots_spread_the_share_over_every_prefix() -> None:
 
 
 async def test_draw_for_slot_prefers_a_nontrivial_draw_and_falls_back() -> None:
-    from generator.generate.families import EXTRA_BASE, EXTRA_DRAWS, draw_for_slot
+    from generator.generate.draw.families import EXTRA_BASE, EXTRA_DRAWS, draw_for_slot
 
     spec = _gated([], [])
     made: list[int] = []
@@ -426,7 +426,7 @@ async def test_draw_for_slot_with_peek_gates_only_what_it_may_return() -> None:
     one (the fallback, so gated; the gate drops it here: None), EXTRA_BASE + 1 trivial (now
     the fallback, gated), EXTRA_BASE + 2 and + 3 trivial (passed over ungated), EXTRA_BASE + 4
     non-trivial (gated, returned)."""
-    from generator.generate.families import EXTRA_BASE, draw_for_slot, params_key
+    from generator.generate.draw.families import EXTRA_BASE, draw_for_slot, params_key
 
     spec = _gated([], [])
 
@@ -478,7 +478,7 @@ async def test_a_peek_that_passes_over_trivial_answers_lets_a_draw_stop(
     (``PassedOver``) and the peek gives None, keeping nothing: the full draw of that index
     later is the one an uncut draw makes. The family is told only in that peek; a draw of
     another family inside it (a parent), and every other draw, is not told."""
-    from generator.generate.families import PassedOver, peek_seed
+    from generator.generate.draw.families import PassedOver, peek_seed
 
     told: list[tuple[str, bool]] = []
 
@@ -528,7 +528,7 @@ async def test_a_peek_that_passes_over_trivial_answers_lets_a_draw_stop(
 async def test_a_draw_that_stops_when_nobody_passes_over_trivial_answers_is_a_bug(
     offline_ctx: FamilyContext,
 ) -> None:
-    from generator.generate.families import PassedOver
+    from generator.generate.draw.families import PassedOver
 
     async def always_stops(
         ctx: FamilyContext, rng: np.random.Generator, parents: list[TaskSeed]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from generator.generate.family_helpers import num
+from generator.generate.draw.family_helpers import num
 
 
 @pytest.mark.parametrize(

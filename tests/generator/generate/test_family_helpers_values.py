@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from generator.generate.family_helpers import values_of
+from generator.generate.draw.family_helpers import values_of
 
 
 def _plain(records: list[dict[str, Any]], sensor: str) -> list[tuple[str, float]]:

@@ -18,8 +18,8 @@ from assets.transformer.simulator import FleetSpec
 from generator.assetdef import load_asset_class
 from generator.cli import app
 from generator.config import StoreSettings
-from generator.generate.families import FamilyContext, load_families, recompute
-from generator.generate.run_folder import RunFolder
+from generator.generate.draw.families import FamilyContext, load_families, recompute
+from generator.generate.run.run_folder import RunFolder
 from generator.profile.build import build_profile
 from generator.store.couch import CouchClient
 from generator.store.seed import seed

@@ -13,7 +13,7 @@ import numpy as np
 import yaml
 
 from generator.assetdef import ASSETS_DIR, available_asset_classes
-from generator.generate.verbalise_template import Paraphraser
+from generator.generate.verbalise.verbalise_template import Paraphraser
 
 _LEFT = re.compile(r"\[[^\[\]]*\|[^\[\]]*\]")
 

@@ -11,10 +11,10 @@ from typing import Any
 import pytest
 
 from generator.errors import UserError
-from generator.generate.checks import CHECKS, CheckContext, CheckItem
-from generator.generate.dates_natural import day_phrases, window_phrases
+from generator.generate.checks.checks import CHECKS, CheckContext, CheckItem
 from generator.generate.model import Draft, TaskSeed, ToolCall
-from generator.generate.verbalise_template import (
+from generator.generate.verbalise.dates_natural import day_phrases, window_phrases
+from generator.generate.verbalise.verbalise_template import (
     TemplateVerbaliser,
     load_templates,
     parse_templates,
@@ -223,7 +223,7 @@ def test_loader_rejects_an_unknown_theme_and_a_lexicon_group_that_drops_a_value(
 
 
 def test_tidy_says_a_weekday_please_and_the_once() -> None:
-    from generator.generate.verbalise_template import _tidy
+    from generator.generate.verbalise.verbalise_template import _tidy
 
     # A weekday slot before a natural day that names its weekday; a lead ending in
     # "please" before a request starting with it.

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from generator.generate.language_stats import (
+from generator.generate.verbalise.language_stats import (
     distinct_3gram_ratio,
     format_stats,
     language_stats,

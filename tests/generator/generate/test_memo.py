@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from generator.generate.memo import BoundedMemo
+from generator.generate.draw.memo import BoundedMemo
 
 
 def test_the_least_recently_used_entry_is_evicted_first() -> None:

@@ -8,8 +8,8 @@ import pytest
 
 from generator.assetdef import load_asset_class
 from generator.config import StoreSettings
+from generator.generate.draw.negatives import _frames, build_negatives, kinds_for, verify_negative
 from generator.generate.model import ToolCall
-from generator.generate.negatives import _frames, build_negatives, kinds_for, verify_negative
 from generator.profile.model import AssetProfile
 from generator.tools.registry import ToolContext, load_tools
 from tests.assets.chiller.chiller_fleet import chiller_profile, seed_chiller

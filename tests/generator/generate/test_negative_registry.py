@@ -6,13 +6,13 @@ import random
 
 import pytest
 
-from generator.generate.model import ToolCall
-from generator.generate.negatives import (
+from generator.generate.draw.negatives import (
     NegativeContext,
     NegativeDraft,
     kinds_for,
     negative,
 )
+from generator.generate.model import ToolCall
 from generator.profile.model import GroundedAsset
 from generator.store.query import TimeRange
 from generator.vocabulary import Vocabulary

@@ -9,11 +9,11 @@ import pytest
 
 from generator.assetdef import load_asset_class
 from generator.config import StoreSettings
-from generator.generate.checks import CheckContext, CheckItem, GroundingSets, run_checks
-from generator.generate.dedup import DedupIndex
+from generator.generate.checks.checks import CheckContext, CheckItem, GroundingSets, run_checks
+from generator.generate.checks.dedup import DedupIndex
+from generator.generate.draw.negatives import build_negatives, verify_negative
 from generator.generate.model import ScenarioRecord, ToolCall
-from generator.generate.negatives import build_negatives, verify_negative
-from generator.generate.policy import load_policies
+from generator.generate.run.policy import load_policies
 from generator.profile.model import AssetProfile
 from generator.tools.registry import ToolContext
 
@@ -139,7 +139,7 @@ async def test_near_duplicate_negatives_are_redrawn(
 def test_forbidden_action_texts_ask_for_the_action_their_reason_names() -> None:
     """A text asking to create a work order must not be refused as "may not close a work
     order" (a held-out writer found exactly that): each text's verb is its action's."""
-    from generator.generate.negatives import FORBIDDEN_TEXTS
+    from generator.generate.draw.negatives import FORBIDDEN_TEXTS
 
     verbs = {"switch the unit off": ("switch", "please shut down", "take"),
              "change a setting": ("raise", "lower", "adjust"),

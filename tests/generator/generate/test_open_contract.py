@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from generator.generate.checks import CheckContext, CheckItem, run_checks
-from generator.generate.families import FamilySpec, family
+from generator.generate.checks.checks import CheckContext, CheckItem, run_checks
+from generator.generate.draw.families import FamilySpec, family
 from generator.generate.model import (
     Draft,
     ForbiddenClaim,
@@ -18,8 +18,8 @@ from generator.generate.model import (
     TaskSeed,
     ToolCall,
 )
-from generator.generate.policy import load_policies
-from generator.generate.stages import family_slot, open_report
+from generator.generate.run.policy import load_policies
+from generator.generate.run.stages import family_slot, open_report
 
 
 def _rubric(params: dict[str, Any], answer: dict[str, Any]) -> Rubric:

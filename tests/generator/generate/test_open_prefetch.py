@@ -16,9 +16,9 @@ import pytest
 
 from generator.bench.latency_llm import LatencyChatModel
 from generator.config import StoreSettings
-from generator.generate.pipeline import Pipeline
-from generator.generate.run_config import GenerateConfig
-from generator.generate.verbalise_llm import LLMVerbaliser
+from generator.generate.run.pipeline import Pipeline
+from generator.generate.run.run_config import GenerateConfig
+from generator.generate.verbalise.verbalise_llm import LLMVerbaliser
 from generator.llm.client import LLMClient
 
 

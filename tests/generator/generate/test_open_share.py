@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from generator.generate.dedup import DedupIndex
-from generator.generate.domain_run import DomainJob, DomainRunner
+from generator.generate.checks.dedup import DedupIndex
 from generator.generate.model import Draft, Rubric, RubricFact, TaskSeed, ToolCall
-from generator.generate.run_folder import RunFolder
+from generator.generate.run.domain_run import DomainJob, DomainRunner
+from generator.generate.run.run_folder import RunFolder
 
 
 def _seed(candidate: int) -> TaskSeed:

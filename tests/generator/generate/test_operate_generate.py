@@ -11,9 +11,9 @@ import pytest
 
 from generator.config import StoreSettings
 from generator.errors import UserError
-from generator.generate import operate_run
-from generator.generate.pipeline import Pipeline
-from generator.generate.run_config import GenerateConfig
+from generator.generate.draw import operate_run
+from generator.generate.run.pipeline import Pipeline
+from generator.generate.run.run_config import GenerateConfig
 
 N_OPERATE = 3
 
@@ -89,7 +89,7 @@ async def test_operate_records_are_written_counted_and_validate(
     # every draw was kept or dropped for a counted reason
     assert last["tries"] == 3 + sum(last["drops"].values())
 
-    from generator.generate.validate import validate_file
+    from generator.generate.checks.validate import validate_file
 
     report = await validate_file(run / "operate_scenarios.json")  # `scenariogen validate`
     assert report.failures == [] and report.checks["operate_task"].passed == 3

@@ -20,12 +20,12 @@ from rapidfuzz import fuzz
 
 from generator.assetdef import load_asset_class
 from generator.config import StoreSettings
-from generator.generate.families import FamilyContext, load_families, recompute
+from generator.generate.draw.families import FamilyContext, load_families, recompute
 from generator.generate.model import ScenarioRecord, TaskSeed
-from generator.generate.pipeline import Pipeline
-from generator.generate.policy import load_policies
-from generator.generate.run_config import GenerateConfig
-from generator.generate.run_folder import RunFolder
+from generator.generate.run.pipeline import Pipeline
+from generator.generate.run.policy import load_policies
+from generator.generate.run.run_config import GenerateConfig
+from generator.generate.run.run_folder import RunFolder
 from generator.llm.client import LLMClient
 from generator.profile.build import build_profile
 from generator.tools.registry import ToolContext
@@ -159,8 +159,8 @@ async def test_a_killed_run_resumes_to_the_same_scenarios(
     ]
     assert len(RunFolder(tmp_path / "cut").accepted()) == 14  # nothing accepted twice
     # the manifest's reports are those of every line the file holds, resumed ones first
-    from generator.generate.difficulty import difficulty_report
-    from generator.generate.language_stats import language_stats
+    from generator.generate.draw.difficulty import difficulty_report
+    from generator.generate.verbalise.language_stats import language_stats
 
     held = RunFolder(tmp_path / "cut").accepted()
     report = json.loads((tmp_path / "cut" / "manifest.json").read_text())

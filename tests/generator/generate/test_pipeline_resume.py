@@ -11,10 +11,10 @@ import pytest
 
 from generator.config import StoreSettings
 from generator.errors import RunStopped, StoreUnavailable, UserError
-from generator.generate.families import FamilyContext
-from generator.generate.pipeline import Pipeline
-from generator.generate.run_config import GenerateConfig
-from generator.generate.run_folder import RunBusy, RunFolder
+from generator.generate.draw.families import FamilyContext
+from generator.generate.run.pipeline import Pipeline
+from generator.generate.run.run_config import GenerateConfig
+from generator.generate.run.run_folder import RunBusy, RunFolder
 from tests.generator.generate.test_run_safety import old_fingerprints
 
 pytestmark = pytest.mark.couch

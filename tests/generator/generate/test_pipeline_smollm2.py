@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from generator.config import StoreSettings
-from generator.generate.pipeline import Pipeline
-from generator.generate.run_config import GenerateConfig
+from generator.generate.run.pipeline import Pipeline
+from generator.generate.run.run_config import GenerateConfig
 
 pytestmark = pytest.mark.smollm2
 

@@ -10,8 +10,8 @@ import pytest
 
 from generator.assetdef import DOMAINS, available_asset_classes, load_asset_class
 from generator.errors import UserError
-from generator.generate.checks import normalise_type
-from generator.generate.policy import (
+from generator.generate.checks.checks import normalise_type
+from generator.generate.run.policy import (
     POLICIES_DIR,
     load_class_policy,
     load_generic_policies,
@@ -158,7 +158,7 @@ def test_class_policy_unknown_domain_and_empty_core_tools(tmp_path: Path) -> Non
 
 
 def test_categories_of_the_task_families_are_allowed() -> None:
-    from generator.generate.families import families_of
+    from generator.generate.draw.families import families_of
 
     policies = load_policies()
     specs = families_of(load_asset_class("transformer"))
@@ -237,9 +237,9 @@ def test_nontrivial_share_must_be_a_fraction(tmp_path: Path) -> None:
 
 
 def test_nontrivial_share_names_families_of_the_domain_that_label_outcomes() -> None:
-    from generator.generate.families import families_of
-    from generator.generate.policy import parse_policy
-    from generator.generate.stages import check_share_targets
+    from generator.generate.draw.families import families_of
+    from generator.generate.run.policy import parse_policy
+    from generator.generate.run.stages import check_share_targets
 
     asset = load_asset_class("transformer")
     policies = load_policies()

@@ -17,7 +17,7 @@ import pytest
 
 from generator.config import StoreSettings
 from generator.errors import UserError
-from generator.generate.run_folder import RunFolder
+from generator.generate.run.run_folder import RunFolder
 from tests.generator.generate.test_run_folder import _line
 
 BIND = {"run_id": "run", "options_digest": "d" * 64}

@@ -15,11 +15,11 @@ from generator.generate.model import (
     TaskSeed,
     ToolCall,
 )
-from generator.generate.pipeline import _id_offsets
-from generator.generate.run_config import GenerateConfig
-from generator.generate.run_folder import AcceptedLine, RunFolder
-from generator.generate.run_key import seed_fingerprint
-from generator.generate.run_resume import check_resume
+from generator.generate.run.pipeline import _id_offsets
+from generator.generate.run.run_config import GenerateConfig
+from generator.generate.run.run_folder import AcceptedLine, RunFolder
+from generator.generate.run.run_key import seed_fingerprint
+from generator.generate.run.run_resume import check_resume
 
 KEY = bytes(range(32))
 

@@ -12,17 +12,17 @@ from pathlib import Path
 import pytest
 
 from generator.errors import UserError
-from generator.generate import run_folder as rf
 from generator.generate.model import Rejection
-from generator.generate.run_config import GenerateConfig
-from generator.generate.run_folder import (
+from generator.generate.run import run_folder as rf
+from generator.generate.run.run_config import GenerateConfig
+from generator.generate.run.run_folder import (
     OutputUnwritable,
     RunBusy,
     RunFolder,
     run_folder_path,
     validate_run_id,
 )
-from generator.generate.run_key import installation_key, key_path, seed_fingerprint
+from generator.generate.run.run_key import installation_key, key_path, seed_fingerprint
 from tests.generator.generate.test_run_folder import _line
 
 # -- names and paths ---------------------------------------------------------------------

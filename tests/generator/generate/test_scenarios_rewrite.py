@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 
 from generator.config import StoreSettings
-from generator.generate.pipeline import SCENARIOS_GROWTH, Pipeline
-from generator.generate.run_config import GenerateConfig
-from generator.generate.run_folder import RunFolder
+from generator.generate.run.pipeline import SCENARIOS_GROWTH, Pipeline
+from generator.generate.run.run_config import GenerateConfig
+from generator.generate.run.run_folder import RunFolder
 
 
 @pytest.fixture(autouse=True)

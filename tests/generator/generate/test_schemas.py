@@ -9,6 +9,7 @@ from typing import Any
 import jsonschema
 import pytest
 
+from generator.generate.checks.schemas import SCHEMAS_DIR, export_schemas, load_schema, schema_texts
 from generator.generate.model import (
     GENERATOR_VERSION,
     Rejection,
@@ -17,8 +18,7 @@ from generator.generate.model import (
     TaskSeed,
     ToolCall,
 )
-from generator.generate.policy import load_policies
-from generator.generate.schemas import SCHEMAS_DIR, export_schemas, load_schema, schema_texts
+from generator.generate.run.policy import load_policies
 
 UPSTREAM = Path(__file__).resolve().parents[2] / "fixtures" / "upstream"
 

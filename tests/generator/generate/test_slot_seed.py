@@ -1,6 +1,6 @@
 """A family's designated slots stop looking further once its non-trivial answers are all
 taken (DRY_SCANS), and a family that gives no new task any more retires (RETIRE_AFTER):
-generator.generate.lanes.slot_seed.
+generator.generate.draw.lanes.slot_seed.
 
 The family here is hand-made: each draw index gives the task the test says (a distinct
 trivial one unless listed), so which indices a slot draws follows from the rule alone.
@@ -12,7 +12,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from generator.generate.families import (
+from generator.generate.draw.families import (
     EXTRA_BASE,
     EXTRA_DRAWS,
     FamilyContext,
@@ -20,7 +20,7 @@ from generator.generate.families import (
     Plan,
     designated_nontrivial,
 )
-from generator.generate.lanes import DRY_SCANS, RETIRE_AFTER, SlotSeeds, slot_seed
+from generator.generate.draw.lanes import DRY_SCANS, RETIRE_AFTER, SlotSeeds, slot_seed
 from generator.generate.model import TaskSeed, ToolCall
 
 SHARE = 0.5  # designates the even slots: ceil((k + 1) / 2) > ceil(k / 2) for k = 0, 2, 4...

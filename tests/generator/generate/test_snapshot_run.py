@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from generator.config import StoreSettings
-from generator.generate.pipeline import Pipeline
-from generator.generate.run_config import GenerateConfig
+from generator.generate.run.pipeline import Pipeline
+from generator.generate.run.run_config import GenerateConfig
 
 
 @pytest.fixture(autouse=True)
@@ -56,7 +56,7 @@ async def test_the_snapshot_read_runs_while_the_set_up_does(
     the profile cached, as here, nothing before the set-up yields either)."""
     import threading
 
-    from generator.generate import stages
+    from generator.generate.run import stages
     from generator.store.snapshot import FleetSnapshot
 
     started = threading.Event()

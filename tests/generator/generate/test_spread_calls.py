@@ -11,8 +11,8 @@ import pytest
 
 from generator.bench.latency_llm import LatencyChatModel
 from generator.config import StoreSettings
-from generator.generate.pipeline import Pipeline
-from generator.generate.run_config import GenerateConfig
+from generator.generate.run.pipeline import Pipeline
+from generator.generate.run.run_config import GenerateConfig
 from generator.llm.client import LLMClient
 
 pytestmark = pytest.mark.couch

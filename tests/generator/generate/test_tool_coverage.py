@@ -15,8 +15,8 @@ import pytest
 
 from generator.assetdef import available_asset_classes, load_asset_class
 from generator.config import StoreSettings
-from generator.generate.families import FamilyContext, draw_seed, families_of
-from generator.generate.operate_run import draw_operate
+from generator.generate.draw.families import FamilyContext, draw_seed, families_of
+from generator.generate.draw.operate_run import draw_operate
 from generator.profile.grounding import ground
 from generator.store.couch import CouchClient
 from generator.store.seed import seed

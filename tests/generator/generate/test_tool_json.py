@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from generator.generate.families import tool_json
+from generator.generate.draw.families import tool_json
 from generator.tools.data_iot import RecordsResult
 
 

@@ -16,10 +16,10 @@ from rapidfuzz import fuzz
 from generator.assetdef import load_asset_class
 from generator.config import StoreSettings
 from generator.errors import UserError
-from generator.generate.checks import normalise_type
-from generator.generate.negatives import build_negatives
-from generator.generate.policy import load_policies
-from generator.generate.validate import load_scenario_file, render_report, validate_file
+from generator.generate.checks.checks import normalise_type
+from generator.generate.checks.validate import load_scenario_file, render_report, validate_file
+from generator.generate.draw.negatives import build_negatives
+from generator.generate.run.policy import load_policies
 from generator.tools.registry import ToolContext, load_tools
 
 from ._factories import profile_from_store
@@ -255,8 +255,8 @@ async def test_store_checks_on_our_records(
 async def test_a_template_run_validates_with_seeds_and_recomputation(
     seeded_settings: StoreSettings, tmp_path: Path, cache_dir: Path
 ) -> None:
-    from generator.generate.pipeline import Pipeline
-    from generator.generate.run_config import GenerateConfig
+    from generator.generate.run.pipeline import Pipeline
+    from generator.generate.run.run_config import GenerateConfig
 
     cfg = GenerateConfig(n=15, seed=4, out_dir=str(tmp_path), run_id="r", negatives=2)
     await Pipeline(cfg, settings=seeded_settings).run()

@@ -4,7 +4,11 @@ from __future__ import annotations
 
 from typing import Any, cast
 
-from generator.generate.verbalise_llm import LLMVerbaliser, VerbaliseFailure, system_prompt
+from generator.generate.verbalise.verbalise_llm import (
+    LLMVerbaliser,
+    VerbaliseFailure,
+    system_prompt,
+)
 from generator.vocabulary import Vocabulary
 
 
@@ -40,9 +44,9 @@ async def test_sensor_codes_are_listed_by_their_spoken_names_and_recorded() -> N
     # rejects a raw code the vocabulary names, so the prompt lists the spoken name (the
     # rule is "keep every listed mention verbatim") and the draft records it as the
     # surface of the mention 'wti', which seed_values_in_text then accepts.
-    from generator.generate.checks import CheckItem
+    from generator.generate.checks.checks import CheckItem
     from generator.generate.model import TaskSeed, ToolCall
-    from generator.generate.surface_forms import missing_mentions
+    from generator.generate.verbalise.surface_forms import missing_mentions
     from generator.llm.client import LLMClient
     from generator.llm.fake import ScriptedChatModel
 

@@ -12,11 +12,11 @@ import yaml
 
 from generator.config import PROJECT_ROOT, StoreSettings
 from generator.errors import UserError
-from generator.generate.dedup import DedupIndex
-from generator.generate.families import FAMILIES, draw_many, families_of, load_families
+from generator.generate.checks.dedup import DedupIndex
+from generator.generate.draw.families import FAMILIES, draw_many, families_of, load_families
 from generator.generate.model import TaskSeed, ToolCall
-from generator.generate.surface_forms import missing_mentions
-from generator.generate.verbalise_template import (
+from generator.generate.verbalise.surface_forms import missing_mentions
+from generator.generate.verbalise.verbalise_template import (
     TemplateVerbaliser,
     load_templates,
     parse_templates,

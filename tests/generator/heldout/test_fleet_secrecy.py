@@ -110,7 +110,8 @@ def test_every_draw_of_a_heldout_run_is_keyed_with_at_least_128_bits(
     store_settings: StoreSettings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The family draws' and the verbaliser's generators are seeded from >= 128 bits."""
-    from generator.generate import families, verbalise_template
+    from generator.generate.draw import families
+    from generator.generate.verbalise import verbalise_template
 
     seen: dict[str, list[int]] = {"draw": [], "verbaliser": []}
     real_rng, real_choice = families.rng_for, verbalise_template._choice_rng

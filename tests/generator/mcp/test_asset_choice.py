@@ -14,7 +14,7 @@ from pydantic import BaseModel
 from generator.assetdef import load_asset_class
 from generator.config import StoreSettings
 from generator.errors import UserError
-from generator.generate.policy import load_policy
+from generator.generate.run.policy import load_policy
 from generator.mcp import compat
 from generator.mcp import server as mcp_server
 from generator.tools import registry

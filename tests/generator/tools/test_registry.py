@@ -156,7 +156,7 @@ def test_class_shaped_results_follow_the_asset_definition() -> None:
 def test_framework_tool_code_names_no_class_nor_class_sensor() -> None:
     files = sorted((ROOT / "generator" / "tools").glob("*.py"))
     files += sorted((ROOT / "generator" / "mcp").glob("*.py"))
-    files.append(ROOT / "generator" / "generate" / "policy.py")
+    files.append(ROOT / "generator" / "generate" / "run" / "policy.py")
     words: set[str] = set()
     for name in available_asset_classes():
         asset = load_asset_class(name)
