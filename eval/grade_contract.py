@@ -2183,18 +2183,27 @@ def grade_facts(scenario: Mapping[str, Any], contract: AnswerContract, answer_te
         rescued = _labels_by_json_yes_no(contract, parts, vocab_of, lowered)
         rescued += _labels_by_key_reply(contract, parts, vocab_of, structured)
         score += len(rescued) / len(asked) if asked else 0.0
-    # A fact the text does not ask for is not graded, but an answer that states it wrong
-    # (a forecast for the wrong hour, the wrong band) is not right: it counts as a miss.
-    keyed = _units_from_keys(contract)
-    told = whole if keyed is contract else Context(
-        whole.text, question, keyed, abs_tol, rel_tol, present=present, reference=reference)
-    wrong = [c for f in keyed.facts if not f.asked and reference.get(f.key) is not None
-             and not _given_at_key(f, reference[f.key], structured, abs_tol, rel_tol)
-             for c in [contradicted(told, f, reference[f.key], vocab_of(f))] if c]
+    wrong = _stated_wrong(whole, contract, structured, vocab_of)
     if wrong:
         score = score * len(asked) / (len(asked) + len(wrong))
         parts.extend(wrong)
     return score, parts, supporting
+
+
+def _stated_wrong(whole: Context, contract: AnswerContract,
+                  structured: Mapping[str, Any] | None,
+                  vocab_of: Callable[[FactSpec], dict[str, list[str]]]) -> list[Part]:
+    """The unasked facts the answer states wrong. A fact the text does not ask for is not
+    graded, but an answer that states it wrong (a forecast for the wrong hour, the wrong
+    band) is not right: each counts as a miss."""
+    reference, abs_tol, rel_tol = whole.reference, whole.abs_tol, whole.rel_tol
+    keyed = _units_from_keys(contract)
+    told = whole if keyed is contract else Context(
+        whole.text, whole.question, keyed, abs_tol, rel_tol, present=whole.present,
+        reference=reference)
+    return [c for f in keyed.facts if not f.asked and reference.get(f.key) is not None
+            and not _given_at_key(f, reference[f.key], structured, abs_tol, rel_tol)
+            for c in [contradicted(told, f, reference[f.key], vocab_of(f))] if c]
 
 
 def _given_at_key(fact: FactSpec, value: Any, structured: Mapping[str, Any] | None,
