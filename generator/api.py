@@ -34,6 +34,7 @@ without breaking a class. Stable names:
   :func:`call_output`, :func:`decoy`, :class:`DecoyInput`;
 - blocking work off the event loop: :func:`to_thread`;
 - operate tasks (:mod:`generator.operate`): :func:`operate_family`, :class:`OperateDraw`,
+  :func:`task_instructions`, :func:`tool_use_form`,
   :class:`OperateTask`, :class:`ActionSpec`, :class:`Constraint`, :class:`LimitExcess`,
   :class:`Outcome`, the oracle :func:`search` with :class:`Heuristic` and :class:`GateFailure`,
   and the operate tools' bodies and models (:func:`describe_action_space`,
@@ -83,7 +84,12 @@ from generator.generate.draw.negatives import (
 from generator.generate.model import ForbiddenClaim, Rubric, RubricFact, TaskSeed, ToolCall
 from generator.heldout.decoys import DecoyInput, decoy
 from generator.heldout.margins import MarginResult, call_output, margin
-from generator.operate.families import OperateDraw, operate_family
+from generator.operate.families import (
+    OperateDraw,
+    operate_family,
+    task_instructions,
+    tool_use_form,
+)
 from generator.operate.model import (
     ActionSpec,
     Constraint,
@@ -193,10 +199,12 @@ __all__ = [
     "search",
     "simulate_plan",
     "submit_plan",
+    "task_instructions",
     "timeseries",
     "to_thread",
     "tool",
     "tool_accepts",
+    "tool_use_form",
     "unique_argmax",
     "values_of",
     "window_end_readings",

@@ -59,6 +59,8 @@ from generator.api import (
     OperateTask,
     operate_family,
     search,
+    task_instructions,
+    tool_use_form,
 )
 
 BUDGET = 10
@@ -278,14 +280,11 @@ async def stage_chillers_for_forecast_load(store: Any, rng: np.random.Generator
         "chilled-water supply setpoint, so that the load is met every hour with each running "
         "unit at or above its minimum part-load ratio, at the least total energy (the plant's "
         "electric energy plus the stated air-side energy of the reset). "
-        "describe_action_space gives the actions, the hourly forecast and the units; "
-        f"simulate_plan checks a plan (budget: {BUDGET} calls); submit_plan records it. "
-        'Answer with the plan as JSON {"actions": [{"id": ..., "value": ...}]}.'
+        + task_instructions("the actions, the hourly forecast and the units", BUDGET)
     )
     oracle = json.dumps({"actions": [p.model_dump() for p in ref.oracle.plan]})
     form = (
-        "Reads the action space (describe_action_space), checks plans with simulate_plan "
-        f"within the budget of {BUDGET}, submits (submit_plan) and states the feasible plan "
+        tool_use_form(BUDGET) + "the feasible plan "
         f"of least energy, e.g. {oracle} ({ref.oracle.cost:g} kWh: "
         f"{ref.oracle.operating_cost:g} kWh plant energy + {ref.oracle.action_cost:g} kWh "
         "reset); every feasible plan of that cost scores 1."

@@ -42,6 +42,8 @@ from generator.api import (
     OperateTask,
     operate_family,
     search,
+    task_instructions,
+    tool_use_form,
 )
 
 BUDGET = 10
@@ -162,14 +164,11 @@ async def relieve_forecast_overload(store: Any, rng: np.random.Generator) -> Ope
         f"{target.get('lv_kv')} kV busbar) and interrupt contracted interruptible load. Find "
         "the cheapest plan that keeps both units within the IEC 60076-7 normal cyclic limits "
         "(current, hot spot, top oil) with no more than normal insulation ageing over the day. "
-        "describe_action_space gives the actions, their costs and the forecast; simulate_plan "
-        f"checks a plan (budget: {BUDGET} calls); submit_plan records it. Answer with the plan "
-        'as JSON {"actions": [{"id": ..., "value": ...}]}.'
+        + task_instructions("the actions, their costs and the forecast", BUDGET)
     )
     oracle = json.dumps({"actions": [p.model_dump() for p in reference.oracle.plan]})
     form = (
-        "Reads the action space (describe_action_space), checks plans with simulate_plan "
-        f"within the budget of {BUDGET}, submits (submit_plan) and states a plan of least "
+        tool_use_form(BUDGET) + "a plan of least "
         f"action cost that is feasible, e.g. {oracle} (action cost "
         f"{reference.oracle.action_cost:g}); every feasible plan of that cost scores 1."
     )

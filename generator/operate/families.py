@@ -22,6 +22,24 @@ from generator.operate.model import OperateTask
 from generator.registry import Registry
 
 
+def task_instructions(gives: str, budget: int) -> str:
+    """The closing sentences of an operate request: what the three tools do and the answer's
+    form (``gives``: what describe_action_space gives, e.g. "the actions and the forecast")."""
+    return (
+        f"describe_action_space gives {gives}; simulate_plan checks a plan (budget: {budget} "
+        'calls); submit_plan records it. Answer with the plan as JSON {"actions": [{"id": ..., '
+        '"value": ...}]}.'
+    )
+
+
+def tool_use_form(budget: int) -> str:
+    """The opening of an operate record's characteristic form: the tools used in order."""
+    return (
+        "Reads the action space (describe_action_space), checks plans with simulate_plan "
+        f"within the budget of {budget}, submits (submit_plan) and states "
+    )
+
+
 @dataclass(frozen=True)
 class OperateDraw:
     """A family's draw: the task and the words the record needs."""
