@@ -51,10 +51,15 @@ import re
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from functools import cache
 from typing import Any
 
-from eval.asset_words import asset_nouns_pattern
+from eval.answer_text import (
+    FAULT_NAMES,
+    MAX_DEPTH,
+    MAX_NODES,
+    refuses,
+    safe_text,
+)
 from eval.extract import (
     FAULT_CODES,
     UNITS,
@@ -71,8 +76,6 @@ from generator.contract import AnswerContract, FactSpec, complete, contract_of_r
 from generator.errors import UserError
 from generator.generate.tolerance import within
 
-MAX_DEPTH = 64
-MAX_NODES = 20_000
 _SHOWN = 200
 
 # Key suffix → (canonical unit, factor of the key's unit to it): `load_mva` is in MVA.
@@ -95,58 +98,6 @@ _STOPWORDS = frozenset({
     "have", "had", "flag", "status", "value",
 })
 _EMPTY_WORDS = re.compile(r"\b(?:no|none|zero|0|nothing|empty)\b")
-
-# Refusal: the answer says the request cannot be answered from what is available.
-REFUSAL_PATTERNS: tuple[str, ...] = (
-    r"\bcannot\b", r"\bcan ?not\b", r"\bcan't\b", r"\bcould not\b", r"\bcouldn't\b",
-    r"\bunable to\b", r"\bnot (?:be )?(?:possible|determin|answer|availab|predict|know)",
-    r"\bimpossible\b", r"\bno (?:data|records?|readings?|samples?|telemetry|information|tool)\b",
-    r"\b(?:does|do|did) not (?:contain|exist|hold|have|include|provide)",
-    r"\b(?:doesn't|don't|didn't) (?:contain|exist|hold|have|include|provide)",
-    r"\bnot (?:found|in the (?:data|store|database))\b", r"\bunknown (?:asset|unit)\b",
-    r"\bno such\b", r"\binsufficient\b", r"\bnot enough\b", r"\boutside (?:the )?(?:available|"
-    r"data|recorded|stored)", r"\bno (?:available|registered) tool\b", r"\bnot supported\b",
-    r"\bnothing to report\b", r"\bno (?:figure|value|answer|number|result)\b",
-    r"\b(?:is|are|was|were)(?:n't| not) (?:a single|any)\b",
-    r"\bthere(?:['’]s| is| are| was| were) no\b",
-    r"\bnot (?:on record|in the (?:register|fleet|list))",
-    # "there's no way to get a date out of that", "I'm not able to do that".
-    r"\bno way (?:to|of)\b", r"\bnot able to\b",
-    # "has no refrigerant leak detector", "no tank vibration sensor": the instrument absent.
-    r"\bno (?:[\w/-]+ ){0,4}(?:sensors?|detectors?|monitors?|probes?|gauges?|meters?|"
-    r"transducers?|instruments?|channels?)\b",
-    # "no phase 1 voltage record", "no kW/ton readings": the data named, then said absent.
-    r"\bno (?:[\w/-]+ ){1,4}(?:data|records?|readings?|samples?|measurements?|telemetry)\b",
-    # "the store rejects EAST-TX09 as unknown": a tool's refusal of the id, reported.
-    r"\b(?:rejects?|rejected|flags?|flagged)\b[^.;]{0,40}\bas (?:an? )?unknown\b",
-    # "that isn't something the standard gives", "none of the tools computes it": the thing
-    # asked put out of reach.
-    r"\b(?:is|are)(?:n['’]t| not) (?:something|anything)\b",
-    r"\bnone of (?:the |my |our )?(?:available )?tools\b",
-    # "Not done: my tools are read-only": an action declined.
-    r"(?:^|[.!?\n]\s*)not done\b", r"\b(?:tools?|access) (?:is |are )?read[- ]only\b",
-    # "I haven't calculated a mean", "we won't give a date": the figure asked withheld.
-    r"\b(?:i|we)(?:['’]d| would)? (?:have(?:n['’]t| not)|did(?:n['’]t| not)|won['’]t|will not|"
-    r"(?:can|could|would)(?:n['’]t| not)|rather not|am not going to|['’]m not going to) "
-    r"(?:\w+ )?(?:calculat|comput|work(?:ed)? out|estimat|predict|deriv|produc|give|given|"
-    r"provid|quot|guess|speculat|invent|make up)",
-    # "any average would be meaningless", "isn't possible", "makes no sense": no answer exists.
-    r"\bmeaningless\b", r"\b(?:is|are|was|were)(?:n['’]t| not) (?:possible|feasible|meaningful|"
-    r"defined|answerable)\b", r"\b(?:makes?|made) no sense\b",
-    r"\b(?:does|do|did)(?:n['’]t| not) make (?:any )?sense\b",
-    r"\bnothing to (?:report|calculate|compute|average|give|show|predict|return)\b",
-    # "I'm not authorised to", "that is beyond what I may do": an action out of bounds.
-    r"\bnot (?:allowed|permitted|authori[sz]ed|able|in a position) to\b",
-    r"\b(?:beyond|outside) what (?:i|we) (?:can|may|am able to|am allowed to|are allowed to)\b",
-)
-
-
-@cache
-def _refusal_re() -> re.Pattern[str]:
-    """REFUSAL_PATTERNS, and "unknown <noun>" for every asset class's noun (its vocabulary)."""
-    unknown_class = r"\bunknown (?:" + asset_nouns_pattern() + r")\b"
-    return re.compile("|".join((*REFUSAL_PATTERNS, unknown_class)), re.IGNORECASE)
-
 
 # -- scenario fields ----------------------------------------------------------------------
 
@@ -250,32 +201,6 @@ def facts_of(reference: Mapping[str, Any]) -> list[Fact]:
 
 # -- answer normalisation -----------------------------------------------------------------
 
-
-def safe_text(obj: Any) -> str:
-    """Text of any JSON-like value (keys and scalars), without recursion, bounded."""
-    parts: list[str] = []
-    stack: list[tuple[Any, int]] = [(obj, 0)]
-    nodes = 0
-    while stack and nodes < MAX_NODES:
-        value, depth = stack.pop()
-        nodes += 1
-        if depth > MAX_DEPTH:
-            continue
-        if isinstance(value, dict):
-            for k, v in reversed(list(value.items())):
-                stack.append((v, depth + 1))
-                stack.append((f"{k}:", depth + 1))
-        elif isinstance(value, list | tuple):
-            stack.extend((v, depth + 1) for v in reversed(value))
-        elif isinstance(value, bytes):
-            parts.append(value.decode("utf-8", errors="replace"))
-        elif isinstance(value, float) and not math.isfinite(value):
-            parts.append("nan" if math.isnan(value) else "inf")
-        elif isinstance(value, int) and not isinstance(value, bool) and abs(value) > 10**300:
-            parts.append("<huge integer>")
-        else:
-            parts.append(str(value))
-    return " ".join(parts)
 
 
 # A JSON key's last word that names the unit of its number ("life_consumed_min": 671 is
@@ -753,12 +678,6 @@ def _vocabulary(asset_class: str | None) -> Callable[[FactSpec], dict[str, list[
     return vocab
 
 
-FAULT_NAMES = {
-    "PD": "partial discharge", "D1": "low-energy discharge", "D2": "high-energy discharge",
-    "DT": "thermal and electrical fault", "T1": "thermal fault below 300 °C",
-    "T2": "thermal fault between 300 and 700 °C", "T3": "thermal fault above 700 °C",
-}
-
 
 # Sensor units as asset.yaml writes them -> the units a contract names.
 _SENSOR_UNITS = {"degC": "°C", "°C": "°C", "ton": "ton", "kW": "kW", "kW/ton": "kW/ton",
@@ -972,12 +891,6 @@ def _asked_given(scenario: Mapping[str, Any], text: str) -> list[str] | None:
     if _SUBSTITUTES.search(text[:100_000]):
         return None
     return asked_statements(scenario, text, _allowed_values(scenario)[1], year_of(scenario))
-
-
-def refuses(text: str) -> bool:
-    """True when the text says the request cannot be answered (see REFUSAL_PATTERNS; an
-    "unknown <asset noun>" of any class counts too)."""
-    return _refusal_re().search(text[:100_000]) is not None
 
 
 def grade_refusal(scenario: Mapping[str, Any], answer: Any, sid: str, *,

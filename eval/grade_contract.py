@@ -2152,7 +2152,7 @@ def grade_facts(scenario: Mapping[str, Any], contract: AnswerContract, answer_te
                 score += direct.ok / len(asked)
                 parts.append(direct)
                 continue
-            from eval.grade import safe_text
+            from eval.answer_text import safe_text
 
             ctx = Context(read(given if isinstance(given, str) else safe_text(given),
                                year=year), question, contract, abs_tol, rel_tol, bind=False)

@@ -299,7 +299,7 @@ def _action_claims(text: Text) -> list[str]:
 
 
 def _declines(text: Text, s0: int, s1: int) -> bool:
-    from eval.grade import refuses
+    from eval.answer_text import refuses
 
     return refuses(text.raw[s0:s1])
 

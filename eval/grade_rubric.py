@@ -185,7 +185,7 @@ def fact_found(fact: RubricFact, text: str) -> bool:
         spec = FactSpec(key=fact.id, kind="quantity")
         vocab = {}
     elif fact.kind == "fault_code":
-        from eval.grade import FAULT_NAMES
+        from eval.answer_text import FAULT_NAMES
 
         spec = FactSpec(key=fact.id, kind="label")
         vocab = {code: [name] for code, name in FAULT_NAMES.items()}

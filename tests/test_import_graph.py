@@ -36,7 +36,6 @@ KNOWN_LAZY_PACKAGE_CYCLES: set[frozenset[str]] = set()
 KNOWN_LAZY_MODULE_CYCLES: set[frozenset[str]] = {
     frozenset({"generator.cli", "generator.cli_fuzz", "generator.fuzz_inputs",
                "generator.fuzzing"}),
-    frozenset({"eval.grade", "eval.grade_contract", "eval.grade_negative", "eval.grade_rubric"}),
 }
 
 
