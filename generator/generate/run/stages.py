@@ -500,37 +500,13 @@ async def prepare(
         # The fleet loads (worker thread) while the budget proposal's LLM call is in flight.
         snapshot_task = FleetSnapshot.start_load(asset, settings)
     try:
-        proposal: dict[str, float] | None = None
-        if client is not None and config.budget is None and not config.baseline:
-            proposal = await propose_budget(profile, config.n, client)
-        budget = allocate(
-            profile,
-            policies,
-            config.n,
-            multiagent_cap=config.multiagent_cap,
-            override=config.budget,
-            proposal=proposal,
-        )
-        llm = LLMVerbaliser(client, asset.asset_class) if client is not None else None
-        if on_budget is not None:
-            on_budget(budget, policies, llm)  # e.g. LLM calls that need no snapshot start now
-        # What needs no snapshot is set up while it loads.
-        load_tools()
-        families = {
-            d: families_of(asset, d) for d in budget.per_domain if budget.per_domain[d] > 0
-        }
-        check_share_targets(asset, policies)
-        template = TemplateVerbaliser(config.seed, asset.asset_class)
-        dedup = DedupIndex(threshold=config.dedup_threshold)
-        against = (
-            against_index(Path(config.against), config.dedup_threshold)
-            if config.against
-            else None
-        )
+        setup = await _while_the_snapshot_loads(asset, profile, config, client, policies,
+                                               on_budget)
     except BaseException:
         if snapshot_task is not None:
             snapshot_task.cancel()
         raise
+    budget, llm, template, dedup = setup.budget, setup.llm, setup.template, setup.dedup
     snapshot = await snapshot_task if snapshot_task is not None else None
     tools_ctx = ToolContext(asset, settings, store=snapshot)
     family_ctx = FamilyContext(profile, tools_ctx, config.seed)
@@ -543,7 +519,7 @@ async def prepare(
     checks = CheckContext.with_registered_tools(
         policies,
         dedup=dedup,
-        against=against,
+        against=setup.against,
         against_tasks=against_tasks(Path(config.against)) if config.against else {},
         grounding=GroundingSets.from_profile(profile),
         recompute=_recompute,
@@ -554,25 +530,10 @@ async def prepare(
     async def prevet(seed: TaskSeed) -> Prevetted:
         return await prevet_seed(seed, template, checks, asset.asset_class)
 
-    # The set-up's objects live as long as the run: frozen out of the collector's sweeps
-    # (before the fork, so the workers inherit them frozen); not in --baseline, which keeps
-    # the interpreter's defaults.
-    heap = None if config.baseline else freeze()
-    # Lanes are pure functions of the pinned snapshot, so workers may make them ahead
-    # (forked here, once the families and tools are loaded); on the template path the
-    # workers also word and vet the slot seeds they make.
-    try:
-        ahead = (
-            DrawAhead(
-                family_ctx, workers, prevet if llm is None and not config.baseline else None
-            )
-            if snapshot is not None and workers > 0
-            else None
-        )
-    except BaseException:
-        if heap is not None:
-            thaw(heap)
-        raise
+    heap, ahead = _frozen_with_workers(
+        config, family_ctx, workers, prevet if llm is None and not config.baseline else None,
+        snapshot is not None,
+    )
     return RunEnv(
         asset=asset,
         profile=profile,
@@ -585,8 +546,78 @@ async def prepare(
         template=template,
         llm=llm,
         model_label=client.label if client is not None else "none",
-        families=families,
+        families=setup.families,
         snapshot=snapshot,
         ahead=ahead,
         heap=heap,
     )
+
+
+@dataclass
+class _Setup:
+    """What a run sets up before it needs the fleet snapshot."""
+
+    budget: Budget
+    llm: LLMVerbaliser | None
+    families: dict[str, list[FamilySpec]]
+    template: TemplateVerbaliser
+    dedup: DedupIndex
+    against: Any
+
+
+async def _while_the_snapshot_loads(
+    asset: AssetClass,
+    profile: AssetProfile,
+    config: GenerateConfig,
+    client: LLMClient | None,
+    policies: dict[str, DomainPolicy],
+    on_budget: Callable[[Budget, dict[str, DomainPolicy], LLMVerbaliser | None], None]
+    | None,
+) -> _Setup:
+    """The budget (the proposal's LLM call in flight while the fleet loads), then what needs
+    no snapshot: tools, families, the template verbaliser and the duplicate indexes."""
+    proposal: dict[str, float] | None = None
+    if client is not None and config.budget is None and not config.baseline:
+        proposal = await propose_budget(profile, config.n, client)
+    budget = allocate(
+        profile,
+        policies,
+        config.n,
+        multiagent_cap=config.multiagent_cap,
+        override=config.budget,
+        proposal=proposal,
+    )
+    llm = LLMVerbaliser(client, asset.asset_class) if client is not None else None
+    if on_budget is not None:
+        on_budget(budget, policies, llm)  # e.g. LLM calls that need no snapshot start now
+    load_tools()
+    families = {
+        d: families_of(asset, d) for d in budget.per_domain if budget.per_domain[d] > 0
+    }
+    check_share_targets(asset, policies)
+    return _Setup(
+        budget=budget, llm=llm, families=families,
+        template=TemplateVerbaliser(config.seed, asset.asset_class),
+        dedup=DedupIndex(threshold=config.dedup_threshold),
+        against=(against_index(Path(config.against), config.dedup_threshold)
+                 if config.against else None),
+    )
+
+
+def _frozen_with_workers(
+    config: GenerateConfig, family_ctx: FamilyContext, workers: int, prevet: Any,
+    pinned: bool,
+) -> tuple[HeapState | None, DrawAhead | None]:
+    """The set-up's objects live as long as the run: frozen out of the collector's sweeps
+    (before the fork, so the workers inherit them frozen); not in --baseline, which keeps the
+    interpreter's defaults. Lanes are pure functions of the pinned snapshot, so workers may
+    make them ahead (forked here, once the families and tools are loaded); on the template
+    path the workers also word and vet the slot seeds they make."""
+    heap = None if config.baseline else freeze()
+    try:
+        ahead = DrawAhead(family_ctx, workers, prevet) if pinned and workers > 0 else None
+    except BaseException:
+        if heap is not None:
+            thaw(heap)
+        raise
+    return heap, ahead
