@@ -575,6 +575,13 @@ def grade(scenario: Mapping[str, Any], answer: Any, *, index: int | None = None)
     contract = contract_of_record(scenario)
     if contract is not None:
         return _grade_by_contract(scenario, answer, sid, reference, contract)
+    return _grade_by_facts(scenario, answer, sid, reference)
+
+
+def _grade_by_facts(scenario: Mapping[str, Any], answer: Any, sid: str,
+                    reference: dict[str, Any]) -> GradeResult:
+    """A record without an answer contract: every fact of the reference, matched in the
+    structured answer or read in the text."""
     facts = facts_of(reference)
     if not facts:
         return _result(scenario, sid, feasible=False, score=0.0, gradable=False, violations=[

@@ -1671,50 +1671,68 @@ def _match_record_list(ctx: Context, path: str, fact: FactSpec, expected: list[A
     """Each record found by its first asked field; its other fields read in that field's
     clause or in its segment: up to the next record's first field when the records write
     their values after it ("TX04 28.1, TX01 53.1"), from the previous one when before."""
-    rows = [(i, r, [f for f in fact.fields if f.key in r and f.asked])
-            for i, r in enumerate(expected) if isinstance(r, Mapping)]
-    spots = {i: _head_spots(ctx, specs[0], r[specs[0].key], vocab)
-             for i, r, specs in rows if specs}
-    starts = sorted({p for ps in spots.values() for p in ps})
+    return _RecordList(ctx, path, fact, expected, vocab).match()
 
-    def segments(where: int) -> tuple[tuple[int, int], tuple[int, int], tuple[int, int]]:
-        s0, s1 = ctx.text.sentence_of(where)
-        nxt = min([p for p in starts if p > where] + [s1])
-        prv = max([p + 1 for p in starts if p < where] + [s0])
-        return ctx.text.clause_of(where, where + 1), (where, max(nxt, where + 1)), (prv, where)
 
-    def alone(where: int) -> bool:
+class _RecordList:
+    """The records of a list fact as the text writes them (see :func:`_match_record_list`)."""
+
+    def __init__(self, ctx: Context, path: str, fact: FactSpec, expected: list[Any],
+                 vocab: Mapping[str, list[str]]) -> None:
+        self.ctx, self.path, self.fact, self.expected, self.vocab = (
+            ctx, path, fact, expected, vocab)
+        self.rows = [(i, r, [f for f in fact.fields if f.key in r and f.asked])
+                     for i, r in enumerate(expected) if isinstance(r, Mapping)]
+        self.spots = {i: _head_spots(ctx, specs[0], r[specs[0].key], vocab)
+                      for i, r, specs in self.rows if specs}
+        self.starts = sorted({p for ps in self.spots.values() for p in ps})
+
+    def segments(self, where: int) -> tuple[tuple[int, int], tuple[int, int], tuple[int, int]]:
+        s0, s1 = self.ctx.text.sentence_of(where)
+        nxt = min([p for p in self.starts if p > where] + [s1])
+        prv = max([p + 1 for p in self.starts if p < where] + [s0])
+        return self.ctx.text.clause_of(where, where + 1), (where, max(nxt, where + 1)), (
+            prv, where)
+
+    def alone(self, where: int) -> bool:
         """Whether a record's first field is the only one written in its sentence (a line
         of a JSON answer): the whole sentence is that record's."""
-        s0, s1 = ctx.text.sentence_of(where)
-        return not any(s0 <= p < s1 and p != where for p in starts)
+        s0, s1 = self.ctx.text.sentence_of(where)
+        return not any(s0 <= p < s1 and p != where for p in self.starts)
 
-    def shared(key: str) -> bool:
-        values = [json_key(r.get(key)) for _, r, _ in rows]
+    def shared(self, key: str) -> bool:
+        values = [json_key(r.get(key)) for _, r, _ in self.rows]
         return len(values) > 1 and len(set(values)) == 1
 
-    def fields(i: int, record: Mapping[str, Any], specs: list[FactSpec], where: int | None,
-               mode: int, whole: bool = True) -> list[Part]:
-        out = []
+    def windows(self, f: FactSpec, where: int | None, mode: int,
+                whole: bool) -> list[tuple[int, int] | None]:
+        """Where a record's field is read: its first field's clause and side of the text
+        (``mode`` 1: after it, -1: before it), more when that side holds nothing of its
+        kind or the sentence is the record's alone, the whole text for a shared value."""
+        if where is None:
+            return [None]
+        clause, after, before = self.segments(where)
+        side, other = (after, before) if mode == 1 else (before, after)
+        windows: list[tuple[int, int] | None] = [clause, side]
+        if whole and not _holds_kind(self.ctx, f, side):
+            windows.append(other)  # nothing of its kind on the text's side: this
+            # line writes it on the other ("- 16:57 WTI alarm", "- WO-4, 21 Jul")
+        if whole and self.alone(where):
+            windows.append(self.ctx.text.sentence_of(where))
+        if self.shared(f.key):
+            windows.append(None)  # one value for every record, said once
+        return windows
+
+    def fields(self, i: int, record: Mapping[str, Any], specs: list[FactSpec],
+               where: int | None, mode: int, whole: bool = True) -> list[Part]:
+        ctx, out = self.ctx, []
         for f in specs[1:]:
-            sub = f"{path}[{i}].{f.key}"
-            windows: list[tuple[int, int] | None] = [None]
-            if where is not None:
-                clause, after, before = segments(where)
-                side, other = (after, before) if mode == 1 else (before, after)
-                windows = [clause, side]
-                if whole and not _holds_kind(ctx, f, side):
-                    windows.append(other)  # nothing of its kind on the text's side: this
-                    # line writes it on the other ("- 16:57 WTI alarm", "- WO-4, 21 Jul")
-                if whole and alone(where):
-                    windows.append(ctx.text.sentence_of(where))
-                if shared(f.key):
-                    windows.append(None)  # one value for every record, said once
+            sub = f"{self.path}[{i}].{f.key}"
             part = Part(sub, False, record[f.key], None, "not stated with its record")
-            for span in windows:
+            for span in self.windows(f, where, mode, whole):
                 ctx.windowed = span is not None
                 try:
-                    part = _match_value(ctx, sub, f, record[f.key], vocab, span)
+                    part = _match_value(ctx, sub, f, record[f.key], self.vocab, span)
                 finally:
                     ctx.windowed = False
                 if part.ok:
@@ -1722,44 +1740,53 @@ def _match_record_list(ctx: Context, path: str, fact: FactSpec, expected: list[A
             out.append(part)
         return out
 
-    # Do this text's records write their values after their first field, or before it?
-    # The first record whose values are found on one side only tells ("NORTH-TX02 tripped
-    # at 17:30." names no step; "WTI alarm 16:18 → OTI alarm 17:03" writes them before).
-    mode = 1
-    for where0, i0 in sorted((p, i) for i, ps in spots.items() for p in ps):
-        _, r0, specs0 = next(row for row in rows if row[0] == i0)
-        if not specs0[1:]:
-            break
-        after = all(p.ok for p in fields(i0, r0, specs0, where0, 1, False))
-        if after != all(p.ok for p in fields(i0, r0, specs0, where0, -1, False)):
-            mode = 1 if after else -1
-            break
-    parts: list[Part] = []
-    for i, record in enumerate(expected):
-        if not isinstance(record, Mapping):
-            parts.append(_match_scalar(ctx, f"{path}[{i}]", fact, record, vocab))
-            continue
-        specs = [f for f in fact.fields if f.key in record and f.asked]
-        if not specs:
-            continue
-        head = specs[0]
-        head_part = _match_value(ctx, f"{path}[{i}].{head.key}", head, record[head.key], vocab)
-        parts.append(head_part)
-        best: list[Part] | None = None
-        candidates: list[int | None] = list(spots.get(i) or []) if head_part.ok else []
-        for where in candidates or [None]:
-            got = fields(i, record, specs, where, mode)
-            if best is None or sum(p.ok for p in got) > sum(p.ok for p in best):
-                best = got
-        parts.extend(best or [])
-    if fact.ordered and _sequence_reversed(ctx, [spots.get(i, []) for i, _, _ in rows]):
-        parts.append(Part(f"{path}.order", False, expected, None,
-                          "states a sequence against the order asked"))
-    extra = _extra_steps(ctx, [specs[0] for _, _, specs in rows if specs], expected, vocab)
-    if extra and all(p.ok for p in parts):
-        parts.append(Part(f"{path}.extra", False, expected, extra,
-                          "states a step no record has"))
-    return parts
+    def mode(self) -> int:
+        """Do this text's records write their values after their first field (1), or before
+        it (-1)? The first record whose values are found on one side only tells
+        ("NORTH-TX02 tripped at 17:30." names no step; "WTI alarm 16:18 → OTI alarm 17:03"
+        writes them before)."""
+        for where0, i0 in sorted((p, i) for i, ps in self.spots.items() for p in ps):
+            _, r0, specs0 = next(row for row in self.rows if row[0] == i0)
+            if not specs0[1:]:
+                break
+            after = all(p.ok for p in self.fields(i0, r0, specs0, where0, 1, False))
+            if after != all(p.ok for p in self.fields(i0, r0, specs0, where0, -1, False)):
+                return 1 if after else -1
+        return 1
+
+    def match(self) -> list[Part]:
+        ctx, path, fact, expected, vocab = (
+            self.ctx, self.path, self.fact, self.expected, self.vocab)
+        mode = self.mode()
+        parts: list[Part] = []
+        for i, record in enumerate(expected):
+            if not isinstance(record, Mapping):
+                parts.append(_match_scalar(ctx, f"{path}[{i}]", fact, record, vocab))
+                continue
+            specs = [f for f in fact.fields if f.key in record and f.asked]
+            if not specs:
+                continue
+            head = specs[0]
+            head_part = _match_value(ctx, f"{path}[{i}].{head.key}", head, record[head.key],
+                                     vocab)
+            parts.append(head_part)
+            best: list[Part] | None = None
+            candidates: list[int | None] = list(self.spots.get(i) or []) if head_part.ok else []
+            for where in candidates or [None]:
+                got = self.fields(i, record, specs, where, mode)
+                if best is None or sum(p.ok for p in got) > sum(p.ok for p in best):
+                    best = got
+            parts.extend(best or [])
+        if fact.ordered and _sequence_reversed(ctx, [self.spots.get(i, [])
+                                                     for i, _, _ in self.rows]):
+            parts.append(Part(f"{path}.order", False, expected, None,
+                              "states a sequence against the order asked"))
+        extra = _extra_steps(ctx, [specs[0] for _, _, specs in self.rows if specs], expected,
+                             vocab)
+        if extra and all(p.ok for p in parts):
+            parts.append(Part(f"{path}.extra", False, expected, extra,
+                              "states a step no record has"))
+        return parts
 
 
 def _extra_steps(ctx: Context, heads: list[FactSpec], expected: list[Any],

@@ -1,9 +1,7 @@
-"""No function over 80 lines in the pipeline, the judges, the scorers and the CLI (issue 33).
+"""No function over 80 lines in the pipeline, the judges, the graders, the scorers, the dry
+runs and the CLI (issue 33); every CLI command a module-level function.
 
-``python -m scripts.structure`` prints the longest functions and the largest modules. The
-functions still over the limit are recorded here with their length: the record may only
-shrink. A new long function, or a recorded one that grew, fails; one that is now within the
-limit fails until its entry is removed.
+``python -m scripts.structure`` prints the longest functions and the largest modules.
 """
 
 from __future__ import annotations
@@ -25,13 +23,6 @@ AREAS = (
     "eval/dryrun*.py",
     "eval/cli*.py",
 )
-# (module, function) -> lines when recorded; owned by issue 33's restructuring.
-KNOWN_LONG: dict[tuple[str, str], int] = {
-    ("eval/grade_contract.py", "_match_record_list"): 94,
-    ("eval/grade.py", "grade"): 90,
-}
-
-
 def _long() -> dict[tuple[str, str], int]:
     return {
         (f.module, f.name): f.lines
@@ -40,14 +31,8 @@ def _long() -> dict[tuple[str, str], int]:
     }
 
 
-def test_long_functions_only_shrink() -> None:
-    found = _long()
-    new = sorted(k for k in found if k not in KNOWN_LONG)
-    grown = sorted(k for k in found if k in KNOWN_LONG and found[k] > KNOWN_LONG[k])
-    gone = sorted(k for k in KNOWN_LONG if k not in found)
-    assert new == [], f"functions over {LIMIT} lines (split them into named parts)"
-    assert grown == [], "recorded long functions grew"
-    assert gone == [], "now within the limit: remove from KNOWN_LONG"
+def test_no_long_functions_in_the_named_areas() -> None:
+    assert _long() == {}, f"functions over {LIMIT} lines (split them into named parts)"
 
 
 def test_lengths_count_from_def_to_last_line(tmp_path: Path) -> None:
