@@ -11,6 +11,7 @@ import typer
 # typer >= 0.20 vendors click as typer._click: its usage errors are not click's classes.
 from typer._click import exceptions as click_errors
 
+from generator import fuzz_run
 from generator.errors import ExitCode, Interrupted, UserError
 
 if TYPE_CHECKING:
@@ -453,6 +454,8 @@ def main(argv: list[str] | None = None) -> None:
         typer.echo("interrupted: stopped by Ctrl-C", err=True)
     sys.exit(rc if isinstance(rc, int) else 0)
 
+
+fuzz_run.use_cli(main)  # `bench fuzz` runs this entry in-process
 
 if __name__ == "__main__":
     main()

@@ -197,7 +197,7 @@ def special_case(rng: random.Random, work: Path, specials: dict[str, Path]) -> C
         return read, f"{name}({kind})"
 
     def run() -> str:
-        from generator.fuzzing import run_cli
+        from generator.fuzz_run import run_cli
 
         outcome = run_cli(argv)
         if outcome == "ok":
@@ -262,7 +262,7 @@ def names_case(rng: random.Random, work: Path) -> Case:
             class_folder(name)
             outcome = "ok"
         else:
-            from generator.fuzzing import run_cli
+            from generator.fuzz_run import run_cli
 
             outcome = run_cli(argv)
         if sorted(os.listdir(ASSETS_DIR)) != before:
@@ -290,7 +290,7 @@ def valid_id(value: object) -> bool:
 def id_frame(rng: random.Random) -> tuple[str, str, Any]:
     """``(kind, line, id)``: a request, a notification or a response with an id of any
     JSON type (kind ``request``, ``notification`` or ``response``)."""
-    from generator.fuzzing import random_value
+    from generator.fuzz_run import random_value
 
     rid = rng.choice(ID_VALUES) if rng.random() < 0.8 else random_value(rng)
     if isinstance(rid, float) and not math.isfinite(rid):

@@ -3,7 +3,8 @@
 Targets, each fed inputs built by a local ``random.Random`` from (seed, target, index):
 
 * ``cli``: argument vectors for ``scenariogen`` (mutated valid commands: ``tools call``,
-  ``generate`` options, ``validate``), run in-process through :func:`generator.cli.main`;
+  ``generate`` options, ``validate``), run in-process through :func:`generator.cli.main`
+  (:func:`generator.fuzz_run.run_cli`);
 * ``tools``: argument objects for every registered tool through
   :func:`generator.tools.registry.call_tool` (results must be strict JSON);
 * ``yaml``: mutated ``asset.yaml`` and policy files through their loaders;
@@ -28,7 +29,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
-import io
 import json
 import os
 import random
@@ -47,25 +47,13 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from generator import fuzz_inputs
 from generator.errors import UserError
+from generator.fuzz_run import NASTY_NUMBERS, NASTY_STRINGS, random_value, run_cli
 
 TARGETS = ("cli", "tools", "yaml", "json", "llm", "special", "names", "ids", "scalars")
 OUTCOMES = (
     "ok", "user_error", "other_exit", "not_one_line", "non_strict_json", "traceback", "hang",
 )
 BAD_OUTCOMES = ("not_one_line", "non_strict_json", "traceback", "hang")
-
-# Tokens that broke something once, or are classic trouble for parsers and validators.
-NASTY_STRINGS = (
-    "", " ", "\x00", "\u202e", "\u2066", "\ud7ff", "'", '"', "\\", "{", "[", "}", "]", "*a",
-    "&a", "!!python/object:os.system", "%s%n", "../../etc/passwd", "/", "NaN", "Infinity",
-    "-Infinity", "1e308", "-1", "0", "9" * 5000, "A" * 100_000, "EAST-TX01", "true", "null",
-    "2026-13-45", "2026-06-01T25:61:00", "𝔘𝔫𝔦𝔠𝔬𝔡𝔢", "é" * 300, "<script>", "${HOME}",
-)
-NASTY_NUMBERS: tuple[Any, ...] = (
-    0, -1, 1, 2**31, 2**63, -(2**63), 10**30, 1e308, -1e308, 5e-324, float("nan"),
-    float("inf"), float("-inf"), 0.5, -0.0, 1e6 + 1, 300.0, -61.0, True, False, None,
-)
-
 
 class TargetCounts(BaseModel):
     """Outcomes of one target."""
@@ -151,25 +139,6 @@ def mutate_text(rng: random.Random, text: str, rounds: int = 3) -> str:
         else:
             text = text[:pos] + "".join(chr(rng.randrange(32, 127)) for _ in range(5)) + text[pos:]
     return text
-
-
-def random_value(rng: random.Random, depth: int = 0) -> Any:
-    """A random JSON-ish value (floats may be NaN or infinite: tools get them directly)."""
-    kind = rng.randrange(7 if depth < 3 else 4)
-    if kind == 0:
-        return rng.choice(NASTY_STRINGS)
-    if kind == 1:
-        return rng.choice(NASTY_NUMBERS)
-    if kind == 2:
-        return rng.uniform(-1e4, 1e4)
-    if kind == 3:
-        return "".join(chr(rng.randrange(32, 0x2100)) for _ in range(rng.randint(0, 20)))
-    if kind == 4:
-        return [random_value(rng, depth + 1) for _ in range(rng.randint(0, 4))]
-    if kind == 5:
-        return {rng.choice(("a", "asset_id", "x", "")): random_value(rng, depth + 1)
-                for _ in range(rng.randint(0, 3))}
-    return rng.choice((None, True, False))
 
 
 # -- running one input ---------------------------------------------------------------------
@@ -319,28 +288,6 @@ def _unreachable_store() -> Iterator[None]:
             os.environ.pop("COUCHDB_URL", None)
         else:
             os.environ["COUCHDB_URL"] = previous
-
-
-def run_cli(argv: list[str]) -> str:
-    """Run ``scenariogen argv`` in this process: its outcome (see the module doc)."""
-    from generator.cli import main
-
-    err = io.StringIO()
-    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err):
-        try:
-            main(argv)
-            code = 0
-        except SystemExit as exc:
-            code = exc.code if isinstance(exc.code, int) else 1
-    text = err.getvalue()
-    if "Traceback" in text:
-        return "traceback|" + text[-200:]
-    if code == 0:
-        return "ok"
-    if code == 2:
-        lines = [line for line in text.splitlines() if line.strip()]
-        return "user_error" if len(lines) == 1 else "not_one_line|" + text[:200]
-    return "other_exit"
 
 
 def _tool_args(rng: random.Random, schema: dict[str, Any]) -> dict[str, Any]:

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 
 import pytest
 
+import generator.cli  # noqa: F401  (registers the CLI entry the ``cli`` target runs)
 from generator.assetdef import load_asset_class
 from generator.config import StoreSettings
 from generator.fuzzing import BAD_OUTCOMES, TARGETS, fuzz, fuzz_mcp, mutate_text
