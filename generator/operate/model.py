@@ -15,7 +15,7 @@ plant for a day's load. The record carries (PowerAgentBench-style, seed paper 00
   time), the do-nothing outcome and the costliest plan's cost, which normalise the score.
 
 Action cost = Σ cost_per_step·|value|/step over the actions (steps away from 0). A family
-whose outcome itself costs something (a chiller plant's electric energy over the day) has its
+whose outcome itself costs something (a plant's electric energy over the day) has its
 simulator return it as the outcome's **operating cost**; the plan's cost C is then the action
 cost plus the operating cost, in one unit (0 operating cost: C is the action cost alone).
 
