@@ -65,10 +65,10 @@ def as_langchain_tool(session: ClientSession, tool: Any) -> BaseTool:
 
 
 @asynccontextmanager
-async def mcp_tools(
+async def mcp_session(
     env: dict[str, str] | None = None, errlog: Path | None = None
-) -> AsyncIterator[list[BaseTool]]:
-    """Start the tool server, yield its tools as langchain tools, stop it on exit.
+) -> AsyncIterator[ClientSession]:
+    """A client session with a fresh ``scenariogen serve-tools`` child (stopped on exit).
 
     Args:
         env: Extra environment for the server (store URL, database prefix).
@@ -82,7 +82,17 @@ async def mcp_tools(
         async with stdio_client(server_parameters(env), errlog=sink) as (read, write), \
                 ClientSession(read, write) as session:
             await session.initialize()
-            tools = await compat.list_all_tools(session)
-            yield [as_langchain_tool(session, t) for t in tools]
+            yield session
     finally:
         sink.close()
+
+
+@asynccontextmanager
+async def mcp_tools(
+    env: dict[str, str] | None = None, errlog: Path | None = None
+) -> AsyncIterator[list[BaseTool]]:
+    """Start the tool server, yield its tools as langchain tools, stop it on exit
+    (arguments as :func:`mcp_session`)."""
+    async with mcp_session(env, errlog) as session:
+        tools = await compat.list_all_tools(session)
+        yield [as_langchain_tool(session, t) for t in tools]

@@ -6,12 +6,9 @@ tools over the MCP tool server, as an LLM agent does (behaviours and candidates 
 from __future__ import annotations
 
 import json
-import os
 import time
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, Any
 
 from eval.dryrun_attempt import Attempt, steps_json
 from eval.dryrun_operate import _TASK_ID, DESCRIBE, SIMULATE, SUBMIT, is_operate
@@ -22,27 +19,6 @@ if TYPE_CHECKING:
 
 
 # -- the tool server over MCP ----------------------------------------------------------------
-
-
-@asynccontextmanager
-async def mcp_session(env: dict[str, str] | None, errlog: Path | None
-                      ) -> AsyncIterator[Any]:
-    """A client session with a fresh ``scenariogen serve-tools`` child (stopped on exit)."""
-    from mcp import ClientSession, stdio_client
-
-    from eval.dryrun_mcp import server_parameters
-
-    sink: TextIO = (
-        errlog.open("a", encoding="utf-8") if errlog is not None
-        else open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115 (closed below)
-    )
-    try:
-        async with stdio_client(server_parameters(env), errlog=sink) as (read, write), \
-                ClientSession(read, write) as session:
-            await session.initialize()
-            yield session
-    finally:
-        sink.close()
 
 
 class _Caller:
@@ -115,6 +91,8 @@ class ScriptedAgent:
         found = _TASK_ID.search(str(scenario.get("text") or ""))
         task_id = found.group(0) if found else str(task["task_id"])
         env = {**self.server_env, ASSET_CLASS_ENV: scenario_class(scenario)}
+        from eval.dryrun_mcp import mcp_session
+
         async with mcp_session(env, self.errlog) as session:
             call = _Caller(session, attempt)
             view = await call(DESCRIBE, {"task_id": task_id})
