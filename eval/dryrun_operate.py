@@ -32,7 +32,7 @@ doing nothing, every action at its largest magnitude, and the record's oracle pl
 scripted agents know the answer; they test the path, not a search). Behaviours:
 
 * ``good`` (``scripted``): simulates the candidates (within the budget) and submits the
-  cheapest one the simulations report feasible;
+  one the simulations report feasible at the least cost (action plus operating cost);
 * ``over_budget``: simulates the candidates in turn until it has made budget + 1 calls (the
   last is refused), then submits as ``good`` does;
 * ``invalid_plan``: simulates the first two candidates, then submits a plan whose first

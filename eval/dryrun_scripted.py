@@ -58,6 +58,18 @@ def candidates(actions: list[dict[str, Any]], oracle: list[dict[str, Any]]
     return [[], most, list(oracle)]
 
 
+def cheapest_feasible(
+    tried: list[tuple[list[dict[str, Any]], dict[str, Any]]],
+) -> list[dict[str, Any]] | None:
+    """The feasible simulated plan of least cost (action cost plus the outcome's operating
+    cost, as the oracle counts it; the first on a tie), None when none is feasible."""
+    feasible = [
+        (float(o["action_cost"]) + float(o.get("operating_cost") or 0.0), i, p)
+        for i, (p, o) in enumerate(tried) if o.get("feasible")
+    ]
+    return min(feasible)[2] if feasible else None
+
+
 def off_grid(actions: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """A plan whose first action is half a step off its grid (inside its range)."""
     a = actions[0]
@@ -116,9 +128,8 @@ class ScriptedAgent:
                 out = await call(SIMULATE, {"task_id": task_id, "plan": {"actions": plan}})
                 if out is not None and out.get("ok"):
                     tried.append((plan, out))
-            feasible = [(float(o["action_cost"]), i, p) for i, (p, o) in enumerate(tried)
-                        if o.get("feasible")]
-            final = min(feasible)[2] if feasible else plans[-1]
+            best = cheapest_feasible(tried)
+            final = best if best is not None else plans[-1]
             await call(SUBMIT, {"task_id": task_id, "plan": {"actions": final}})
             self._answer(attempt, final)
 

@@ -114,3 +114,22 @@ def test_a_run_folder_gives_its_operate_records_too(tmp_path: Path) -> None:
     (tmp_path / "scenarios.json").write_text("[]")
     (tmp_path / "operate_scenarios.json").write_text(json.dumps([_record()]))
     assert [r["kind"] for r in load_scenarios(tmp_path)] == ["operate"]
+
+
+def test_the_scripted_agent_submits_the_plan_of_least_total_cost() -> None:
+    """A plan's cost is its action cost plus its outcome's operating cost (a chiller plant's
+    kWh): the scripted agent picks the feasible candidate least in that sum, not in the
+    action cost alone. Here: A costs 2 + 500 = 502, B 5 + 100 = 105, C (infeasible) 0."""
+    from eval.dryrun_scripted import cheapest_feasible
+
+    a, b, c = [{"id": "x", "value": 1}], [{"id": "x", "value": 2}], []
+    tried = [
+        (a, {"ok": True, "feasible": True, "action_cost": 2.0, "operating_cost": 500.0}),
+        (b, {"ok": True, "feasible": True, "action_cost": 5.0, "operating_cost": 100.0}),
+        (c, {"ok": True, "feasible": False, "action_cost": 0.0, "operating_cost": 0.0}),
+    ]
+    assert cheapest_feasible(tried) == b
+    # without an operating cost (the transformer's outcomes) the action cost decides
+    no_op = [(p, {k: v for k, v in o.items() if k != "operating_cost"}) for p, o in tried]
+    assert cheapest_feasible(no_op) == a
+    assert cheapest_feasible([tried[2]]) is None
